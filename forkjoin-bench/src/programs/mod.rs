@@ -1,0 +1,192 @@
+//! The benchmark programs. Each program has a sequential version (the same code with
+//! `join` replaced by two plain calls), a forkjoin version, a rayon version and, where its
+//! API fits, a chili version, and checks its own answer.
+
+/// Problem sizes: `Test` is tiny (every program in well under a second), `Default` is the
+/// suite's default run, `Paper` the sizes of Lea's paper.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    Test,
+    Default,
+    Paper,
+}
+
+/// The runtime a run uses. The harness has already entered the runtime's pool: a
+/// forkjoin run executes inside `Pool::install`, a rayon run inside `ThreadPool::install`,
+/// and a chili run gets the pool's scope.
+pub enum Ctx<'a, 's> {
+    Sequential,
+    Forkjoin,
+    Rayon,
+    Chili(&'a mut chili::Scope<'s>),
+}
+
+impl Ctx<'_, '_> {
+    pub fn runtime(&self) -> Runtime {
+        match self {
+            Ctx::Sequential => Runtime::Sequential,
+            Ctx::Forkjoin => Runtime::Forkjoin,
+            Ctx::Rayon => Runtime::Rayon,
+            Ctx::Chili(_) => Runtime::Chili,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Runtime {
+    Sequential,
+    Forkjoin,
+    Rayon,
+    Chili,
+    Java,
+}
+
+impl Runtime {
+    pub fn name(self) -> &'static str {
+        match self {
+            Runtime::Sequential => "sequential",
+            Runtime::Forkjoin => "forkjoin",
+            Runtime::Rayon => "rayon",
+            Runtime::Chili => "chili",
+            Runtime::Java => "java",
+        }
+    }
+}
+
+/// One prepared instance of a program at one size: input built, ready to run many times.
+pub trait Workload: Send {
+    /// Restores the input before a timed run (e.g. re-copies the unsorted keys). Not timed.
+    fn reset(&mut self) {}
+    /// Runs the computation once with `ctx`. Timed. Keeps whatever `verify` needs.
+    fn run(&mut self, ctx: &mut Ctx<'_, '_>);
+    /// Checks the answer of the last `run` against a known value or the sequential result.
+    /// The error says what was expected and what was found.
+    fn verify(&self) -> Result<(), String>;
+    /// Which runtimes this program supports (sequential, forkjoin and rayon always).
+    fn supports(&self, rt: Runtime) -> bool {
+        matches!(rt, Runtime::Sequential | Runtime::Forkjoin | Runtime::Rayon)
+    }
+    /// Tasks forked by one run (joins plus spawns), where the program can count them
+    /// (for the paper's task-rate figure). `None` if not known.
+    fn tasks_per_run(&self) -> Option<u64> {
+        None
+    }
+}
+
+/// The one place where the programs fork: each algorithm is written once, generic over
+/// `J: Join`, so the sequential baseline is exactly the parallel code with `join` replaced
+/// by two plain calls, compiled with the same flags.
+pub trait Join: Sized {
+    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&mut Self) -> RA + Send,
+        B: FnOnce(&mut Self) -> RB + Send,
+        RA: Send,
+        RB: Send;
+}
+
+/// Two plain calls: the sequential baseline.
+pub struct Seq;
+impl Join for Seq {
+    #[inline(always)]
+    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&mut Self) -> RA + Send,
+        B: FnOnce(&mut Self) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        (a(self), b(self))
+    }
+}
+
+/// `forkjoin::join` (inside the pool the harness installed).
+pub struct Fj;
+impl Join for Fj {
+    #[inline(always)]
+    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&mut Self) -> RA + Send,
+        B: FnOnce(&mut Self) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        forkjoin::join(|| a(&mut Fj), || b(&mut Fj))
+    }
+}
+
+/// `rayon::join` (inside the rayon pool the harness installed).
+pub struct Rayon;
+impl Join for Rayon {
+    #[inline(always)]
+    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&mut Self) -> RA + Send,
+        B: FnOnce(&mut Self) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        rayon::join(|| a(&mut Rayon), || b(&mut Rayon))
+    }
+}
+
+/// chili's `Scope::join` (the scope of the pool the harness built).
+pub struct Chili<'a, 's>(pub &'a mut chili::Scope<'s>);
+impl Join for Chili<'_, '_> {
+    #[inline(always)]
+    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&mut Self) -> RA + Send,
+        B: FnOnce(&mut Self) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.0.join(
+            |s| {
+                // SAFETY: only the lifetimes differ: chili hands the closure a scope borrowed
+                // for the call, and `Chili` is a plain wrapper around that borrow.
+                let mut c: Chili<'_, '_> = Chili(unsafe { std::mem::transmute::<&mut chili::Scope<'_>, &mut chili::Scope<'_>>(s) });
+                a(unsafe { std::mem::transmute::<&mut Chili<'_, '_>, &mut Self>(&mut c) })
+            },
+            |s| {
+                // SAFETY: as above.
+                let mut c: Chili<'_, '_> = Chili(unsafe { std::mem::transmute::<&mut chili::Scope<'_>, &mut chili::Scope<'_>>(s) });
+                b(unsafe { std::mem::transmute::<&mut Chili<'_, '_>, &mut Self>(&mut c) })
+            },
+        )
+    }
+}
+
+/// A program of the suite: its name, a one-line description, and a factory.
+pub struct Program {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub make: fn(Size) -> Box<dyn Workload>,
+}
+
+pub mod fib;
+pub mod integrate;
+pub mod jacobi;
+pub mod lu;
+pub mod matmul;
+pub mod micro;
+pub mod nqueens;
+pub mod sort;
+pub mod submit;
+pub mod uts;
+
+/// Every program of the suite, in the order the report lists them.
+pub fn all() -> Vec<Program> {
+    let mut v = Vec::new();
+    v.extend(fib::programs());
+    v.extend(integrate::programs());
+    v.extend(micro::programs());
+    v.extend(sort::programs());
+    v.extend(matmul::programs());
+    v.extend(lu::programs());
+    v.extend(jacobi::programs());
+    v.extend(submit::programs());
+    v.extend(nqueens::programs());
+    v.extend(uts::programs());
+    v
+}

@@ -1,0 +1,291 @@
+//! The runtime's bar, measured: fork/join overhead against the sequential code, forkjoin
+//! beside rayon and chili, all in one run (this machine is shared and noisy: compare only
+//! within a run).
+//!
+//! `cargo run --release -p forkjoin --example overhead [-- --quick]`
+//!
+//! 1. fib(32) with no sequential threshold: every call forks (pure overhead). Ts is the
+//!    same code with `join` replaced by two plain calls.
+//! 2. Sum over a 1023-node binary tree, repeated inside the pool: a parallel region too
+//!    small to be worth sharing.
+//! 3. `join` of two closures that each sleep 50 ms, in a 2-worker pool.
+//! 4. CPU time the pool's threads use in the second after a burst of work.
+//!
+//! Each time is the mean of the K fastest of M interleaved runs (seed 003's K-best method).
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const K: usize = 3;
+
+fn fib_seq(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = (fib_seq(n - 1), fib_seq(n - 2));
+    a + b
+}
+
+fn fib_fj(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = forkjoin::join(|| fib_fj(n - 1), || fib_fj(n - 2));
+    a + b
+}
+
+fn fib_rayon(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = rayon::join(|| fib_rayon(n - 1), || fib_rayon(n - 2));
+    a + b
+}
+
+fn fib_chili(s: &mut chili::Scope<'_>, n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = s.join(|s| fib_chili(s, n - 1), |s| fib_chili(s, n - 2));
+    a + b
+}
+
+struct Node {
+    value: u64,
+    children: Option<Box<(Node, Node)>>,
+}
+
+/// A complete binary tree of `2^depth - 1` nodes.
+fn tree(depth: u32, next: &mut u64) -> Node {
+    *next += 1;
+    let value = *next;
+    let children = (depth > 1).then(|| Box::new((tree(depth - 1, next), tree(depth - 1, next))));
+    Node { value, children }
+}
+
+fn sum_seq(n: &Node) -> u64 {
+    match &n.children {
+        None => n.value,
+        Some(c) => {
+            let (a, b) = (sum_seq(&c.0), sum_seq(&c.1));
+            n.value + a + b
+        }
+    }
+}
+
+fn sum_fj(n: &Node) -> u64 {
+    match &n.children {
+        None => n.value,
+        Some(c) => {
+            let (a, b) = forkjoin::join(|| sum_fj(&c.0), || sum_fj(&c.1));
+            n.value + a + b
+        }
+    }
+}
+
+fn sum_rayon(n: &Node) -> u64 {
+    match &n.children {
+        None => n.value,
+        Some(c) => {
+            let (a, b) = rayon::join(|| sum_rayon(&c.0), || sum_rayon(&c.1));
+            n.value + a + b
+        }
+    }
+}
+
+fn sum_chili(s: &mut chili::Scope<'_>, n: &Node) -> u64 {
+    match &n.children {
+        None => n.value,
+        Some(c) => {
+            let (a, b) = s.join(|s| sum_chili(s, &c.0), |s| sum_chili(s, &c.1));
+            n.value + a + b
+        }
+    }
+}
+
+/// The mean of the `K` smallest.
+fn k_best(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[..K.min(v.len())].iter().sum::<f64>() / K.min(v.len()) as f64
+}
+
+fn secs(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+fn chili_pool(threads: usize) -> chili::ThreadPool {
+    chili::ThreadPool::with_config(chili::Config {
+        thread_count: std::num::NonZero::new(threads),
+        ..Default::default()
+    })
+}
+
+fn rayon_pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("rayon pool")
+}
+
+/// CPU time of the whole process (all threads).
+fn process_cpu() -> Duration {
+    // SAFETY: `ru` is a valid out-pointer for getrusage.
+    let ru = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        ru
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// CPU used by the process during one second in which the main thread sleeps.
+fn idle_cpu_ms() -> f64 {
+    let before = process_cpu();
+    std::thread::sleep(Duration::from_secs(1));
+    (process_cpu() - before).as_secs_f64() * 1e3
+}
+
+struct Row {
+    name: &'static str,
+    cells: Vec<String>,
+}
+
+fn print_table(header: &[&str], rows: &[Row]) {
+    print!("{:<10}", header[0]);
+    for h in &header[1..] {
+        print!("{h:>14}");
+    }
+    println!();
+    for r in rows {
+        print!("{:<10}", r.name);
+        for c in &r.cells {
+            print!("{c:>14}");
+        }
+        println!();
+    }
+}
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let runs = if quick { 5 } else { 15 };
+    let fib_n = 32;
+    let expected = fib_seq(fib_n);
+
+    let fj = [forkjoin::Pool::new(1).unwrap(), forkjoin::Pool::new(2).unwrap()];
+    let ry = [rayon_pool(1), rayon_pool(2)];
+    let ch = [chili_pool(1), chili_pool(2)];
+
+    println!("forkjoin overhead benchmark (K-best: mean of the {K} fastest of {runs} interleaved runs)\n");
+
+    // 1. fib(32), no threshold.
+    let mut seq = Vec::new();
+    let mut t: [[Vec<f64>; 2]; 3] = Default::default();
+    for _ in 0..runs {
+        seq.push(secs(|| assert_eq!(black_box(fib_seq(black_box(fib_n))), expected)));
+        for i in 0..2 {
+            t[0][i].push(secs(|| assert_eq!(fj[i].install(|| fib_fj(black_box(fib_n))), expected)));
+            t[1][i].push(secs(|| assert_eq!(ry[i].install(|| fib_rayon(black_box(fib_n))), expected)));
+            t[2][i].push(secs(|| assert_eq!(ch[i].scope().join(|s| fib_chili(s, black_box(fib_n)), |_| 0).0, expected)));
+        }
+    }
+    let ts = k_best(seq);
+    println!("1. fib({fib_n}), no threshold: Ts = {:.2} ms", ts * 1e3);
+    let names = ["forkjoin", "rayon", "chili"];
+    let rows: Vec<Row> = (0..3)
+        .map(|r| Row {
+            name: names[r],
+            cells: (0..2).map(|i| format!("{:.2}", k_best(t[r][i].clone()) / ts)).collect(),
+        })
+        .collect();
+    print_table(&["runtime", "T1/Ts", "T2/Ts"], &rows);
+
+    // 2. A 1023-node tree, summed many times inside the pool.
+    let mut next = 0;
+    let root = tree(10, &mut next);
+    let expected = sum_seq(&root);
+    let reps = 2000;
+    let mut seq = Vec::new();
+    let mut t: [[Vec<f64>; 2]; 3] = Default::default();
+    for _ in 0..runs {
+        seq.push(secs(|| {
+            for _ in 0..reps {
+                assert_eq!(sum_seq(black_box(&root)), expected);
+            }
+        }));
+        for i in 0..2 {
+            t[0][i].push(fj[i].install(|| {
+                secs(|| {
+                    for _ in 0..reps {
+                        assert_eq!(sum_fj(black_box(&root)), expected);
+                    }
+                })
+            }));
+            t[1][i].push(ry[i].install(|| {
+                secs(|| {
+                    for _ in 0..reps {
+                        assert_eq!(sum_rayon(black_box(&root)), expected);
+                    }
+                })
+            }));
+            let mut scope = ch[i].scope();
+            t[2][i].push(secs(|| {
+                for _ in 0..reps {
+                    assert_eq!(sum_chili(&mut scope, black_box(&root)), expected);
+                }
+            }));
+        }
+    }
+    let ts = k_best(seq);
+    println!("\n2. sum over a 1023-node tree ({reps} times inside the pool): Ts = {:.2} us per sum", ts / reps as f64 * 1e6);
+    let rows: Vec<Row> = (0..3)
+        .map(|r| Row {
+            name: names[r],
+            cells: (0..2).map(|i| format!("{:.2}", k_best(t[r][i].clone()) / ts)).collect(),
+        })
+        .collect();
+    print_table(&["runtime", "T1/Ts", "T2/Ts"], &rows);
+
+    // 3. Two blocking closures in a 2-worker pool.
+    let nap = || std::thread::sleep(Duration::from_millis(50));
+    let cells = [
+        secs(|| {
+            fj[1].install(|| forkjoin::join(nap, nap));
+        }),
+        secs(|| {
+            ry[1].install(|| rayon::join(nap, nap));
+        }),
+        secs(|| {
+            ch[1].scope().join(|_| nap(), |_| nap());
+        }),
+    ];
+    println!("\n3. join of two 50 ms sleeps, 2 workers (ms):");
+    let rows: Vec<Row> =
+        (0..3).map(|r| Row { name: names[r], cells: vec![format!("{:.1}", cells[r] * 1e3)] }).collect();
+    print_table(&["runtime", "wall ms"], &rows);
+    drop((fj, ry, ch));
+
+    // 4. CPU used in the second after a burst, one pool alive at a time.
+    std::thread::sleep(Duration::from_millis(200));
+    let mut cells = Vec::new();
+    {
+        let p = forkjoin::Pool::new(2).unwrap();
+        p.install(|| fib_fj(fib_n));
+        let own = p.cpu_time().unwrap();
+        let process = idle_cpu_ms();
+        let own = (p.cpu_time().unwrap() - own).as_secs_f64() * 1e3;
+        cells.push(format!("{own:.2} ({process:.2})"));
+    }
+    {
+        let p = rayon_pool(2);
+        p.install(|| fib_rayon(fib_n));
+        cells.push(format!("- ({:.2})", idle_cpu_ms()));
+    }
+    {
+        let p = chili_pool(2);
+        p.scope().join(|s| fib_chili(s, fib_n), |_| 0);
+        cells.push(format!("- ({:.2})", idle_cpu_ms()));
+    }
+    println!("\n4. CPU ms used by the pool's threads in the second after a burst (whole process in brackets):");
+    let rows: Vec<Row> = (0..3).map(|r| Row { name: names[r], cells: vec![cells[r].clone()] }).collect();
+    print_table(&["runtime", "cpu ms"], &rows);
+}

@@ -1,0 +1,404 @@
+//! The work-stealing deque: Chase and Lev's growable circular array ("Dynamic Circular
+//! Work-Stealing Deque", SPAA 2005) with the memory orderings proved correct for C11 by
+//! Lê, Pop, Cohen and Zappa Nardelli ("Correct and Efficient Work-Stealing for Weak Memory
+//! Models", PPoPP 2013).
+//!
+//! The owner pushes and pops at the bottom (LIFO); thieves take from the top (FIFO), so a
+//! thief gets the oldest task, which in a divide-and-conquer program is the largest (seed
+//! 000, section 2.1). Compared with the paper's FJTask deque this one keeps the same
+//! `top`/`base` idea but needs no lock at all: the single-element race is settled by a CAS
+//! on `top`.
+//!
+//! Costs, by seed 004's lesson: `push` publishes with a release store (Java's `lazySet`),
+//! no fence. `pop` and `steal` each pay one SeqCst fence, the Dekker pattern between the
+//! owner's write of `bottom` and a thief's write of `top`. In this runtime `push` is rare
+//! anyway: a `join` only pushes when it is promoted (see `join.rs`).
+//!
+//! Buffers replaced by a grow are kept until the deque is dropped, because a thief may still
+//! be reading the old one; they are at most as large as the live buffer in total.
+
+use crate::padded::CachePadded;
+use crate::sync::{fence, AtomicIsize, AtomicPtr};
+use std::cell::UnsafeCell;
+use std::ptr::{self, NonNull};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+
+const INITIAL_CAPACITY: usize = 64;
+
+struct Buffer<T> {
+    mask: usize,
+    slots: Box<[AtomicPtr<T>]>,
+}
+
+impl<T> Buffer<T> {
+    fn alloc(capacity: usize) -> *mut Buffer<T> {
+        debug_assert!(capacity.is_power_of_two());
+        let slots = (0..capacity).map(|_| AtomicPtr::new(ptr::null_mut())).collect();
+        Box::into_raw(Box::new(Buffer { mask: capacity - 1, slots }))
+    }
+
+    fn capacity(&self) -> usize {
+        self.mask + 1
+    }
+
+    fn slot(&self, index: isize) -> &AtomicPtr<T> {
+        &self.slots[index as usize & self.mask]
+    }
+}
+
+/// What a steal attempt found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Steal<T> {
+    Empty,
+    /// Lost a race with the owner or another thief; the deque may still hold work.
+    Retry,
+    Success(T),
+}
+
+/// A Chase-Lev deque of non-null pointers. One thread, the owner, may call `push` and
+/// `pop`; any thread may call `steal`, `is_empty` and `len`.
+pub(crate) struct Deque<T> {
+    /// Written by the owner only; read by thieves.
+    bottom: CachePadded<AtomicIsize>,
+    /// Advanced by CAS, by thieves and by the owner taking the last element.
+    top: CachePadded<AtomicIsize>,
+    /// Replaced by the owner only, on growth.
+    buffer: CachePadded<AtomicPtr<Buffer<T>>>,
+    /// Buffers replaced by growth; touched by the owner only, freed on drop.
+    retired: UnsafeCell<Vec<*mut Buffer<T>>>,
+}
+
+// SAFETY: the deque hands pointers between threads; the pointees' own thread-safety is the
+// caller's business (jobs are `Send` by construction). `retired` is only touched by the
+// owner (push) and by drop, which has exclusive access.
+unsafe impl<T> Send for Deque<T> {}
+// SAFETY: as above; every shared field is atomic.
+unsafe impl<T> Sync for Deque<T> {}
+
+impl<T> Deque<T> {
+    pub(crate) fn new() -> Self {
+        Self::with_capacity(INITIAL_CAPACITY)
+    }
+
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
+        Deque {
+            bottom: CachePadded(AtomicIsize::new(0)),
+            top: CachePadded(AtomicIsize::new(0)),
+            buffer: CachePadded(AtomicPtr::new(Buffer::alloc(capacity.next_power_of_two()))),
+            retired: UnsafeCell::new(Vec::new()),
+        }
+    }
+
+    /// Pushes at the bottom.
+    ///
+    /// # Safety
+    /// Only the owner thread may call `push` and `pop`.
+    pub(crate) unsafe fn push(&self, item: NonNull<T>) {
+        // Relaxed: only this thread writes `bottom`.
+        let b = self.bottom.load(Relaxed);
+        // Acquire: pairs with the SeqCst CAS of a thief that advanced `top`, so that its read
+        // of the slot happens before we overwrite that slot after wrapping around.
+        let t = self.top.load(Acquire);
+        // Relaxed: only this thread writes `buffer`.
+        let mut buf = self.buffer.load(Relaxed);
+        // SAFETY: the live buffer is never freed while the deque exists.
+        if b - t >= (*buf).capacity() as isize {
+            buf = self.grow(buf, t, b);
+        }
+        // Relaxed: the release store of `bottom` below publishes it.
+        (*buf).slot(b).store(item.as_ptr(), Relaxed);
+        // Release (the `lazySet` of seed 004): a thief that reads the new `bottom` with
+        // Acquire sees the slot. No StoreLoad fence: nothing here must be ordered before a
+        // later load.
+        self.bottom.store(b + 1, Release);
+    }
+
+    /// Doubles the buffer, copying the live elements `t..b`.
+    unsafe fn grow(&self, old: *mut Buffer<T>, t: isize, b: isize) -> *mut Buffer<T> {
+        let new = Buffer::alloc((*old).capacity() * 2);
+        for i in t..b {
+            // Relaxed: these slots were written by this thread.
+            (*new).slot(i).store((*old).slot(i).load(Relaxed), Relaxed);
+        }
+        // Release: a thief that loads the new buffer (Acquire) sees the copied slots.
+        self.buffer.store(new, Release);
+        // SAFETY: only the owner touches `retired`.
+        (*self.retired.get()).push(old);
+        new
+    }
+
+    /// Pops from the bottom (the most recently pushed item).
+    ///
+    /// # Safety
+    /// Only the owner thread may call `push` and `pop`.
+    pub(crate) unsafe fn pop(&self) -> Option<NonNull<T>> {
+        // Relaxed: only this thread writes `bottom` and `buffer`.
+        let b = self.bottom.load(Relaxed) - 1;
+        let buf = self.buffer.load(Relaxed);
+        self.bottom.store(b, Relaxed);
+        // The Dekker pattern: our store of `bottom` must be visible before we read `top`,
+        // and a thief's CAS of `top` before it reads `bottom`; otherwise both could take the
+        // last element.
+        fence(SeqCst);
+        let t = self.top.load(Relaxed);
+        if t > b {
+            // Empty: restore.
+            self.bottom.store(b + 1, Relaxed);
+            return None;
+        }
+        // Relaxed: this thread wrote the slot.
+        let item = (*buf).slot(b).load(Relaxed);
+        if t == b {
+            // The last element: race the thieves for it.
+            let won = self.top.compare_exchange(t, t + 1, SeqCst, Relaxed).is_ok();
+            self.bottom.store(b + 1, Relaxed);
+            if !won {
+                return None;
+            }
+        }
+        NonNull::new(item)
+    }
+
+    /// Takes the item at the top (the oldest). Any thread.
+    pub(crate) fn steal(&self) -> Steal<NonNull<T>> {
+        // Acquire: pairs with the SeqCst CAS of other thieves.
+        let t = self.top.load(Acquire);
+        // The other half of the Dekker pattern in `pop`.
+        fence(SeqCst);
+        // Acquire: pairs with the release store in `push`, making the slot visible.
+        let b = self.bottom.load(Acquire);
+        if t >= b {
+            return Steal::Empty;
+        }
+        // Acquire: pairs with the release store in `grow`, making the copied slots visible.
+        let buf = self.buffer.load(Acquire);
+        // SAFETY: buffers live as long as the deque. If the owner has wrapped around and
+        // overwritten this slot, `top` has moved on and the CAS below fails, so a stale
+        // value is never returned.
+        let item = unsafe { (*buf).slot(t).load(Relaxed) };
+        if self.top.compare_exchange(t, t + 1, SeqCst, Relaxed).is_err() {
+            return Steal::Retry;
+        }
+        match NonNull::new(item) {
+            Some(item) => Steal::Success(item),
+            None => Steal::Retry,
+        }
+    }
+
+    /// Whether the deque looks empty. Exact for the owner; for other threads a snapshot.
+    /// Relaxed loads: callers that need this to take part in a Dekker pattern (the sleep
+    /// protocol) issue their own SeqCst fence first.
+    pub(crate) fn is_empty(&self) -> bool {
+        let b = self.bottom.load(Relaxed);
+        let t = self.top.load(Relaxed);
+        b <= t
+    }
+
+    /// Number of items, as a snapshot (exact for the owner when no thief is active).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        let b = self.bottom.load(Relaxed);
+        let t = self.top.load(Relaxed);
+        (b - t).max(0) as usize
+    }
+}
+
+impl<T> Drop for Deque<T> {
+    fn drop(&mut self) {
+        // SAFETY: `&mut self`: no other thread can use the deque any more; every buffer was
+        // made by `Box::into_raw` and is freed once.
+        unsafe {
+            drop(Box::from_raw(self.buffer.load(Relaxed)));
+            for old in (*self.retired.get()).drain(..) {
+                drop(Box::from_raw(old));
+            }
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, AtomicUsize as StdAtomicUsize};
+    use std::sync::Arc;
+
+    fn item(v: usize) -> NonNull<usize> {
+        NonNull::new(Box::into_raw(Box::new(v))).unwrap()
+    }
+
+    fn take(p: NonNull<usize>) -> usize {
+        // SAFETY: made by `item`, taken exactly once (what the tests check).
+        unsafe { *Box::from_raw(p.as_ptr()) }
+    }
+
+    #[test]
+    fn lifo_for_owner_fifo_for_thief() {
+        let d = Deque::with_capacity(2);
+        // SAFETY: this thread is the owner.
+        unsafe {
+            for v in 0..10 {
+                d.push(item(v));
+            }
+            assert_eq!(d.len(), 10);
+            assert_eq!(take(d.pop().unwrap()), 9);
+            match d.steal() {
+                Steal::Success(p) => assert_eq!(take(p), 0),
+                other => panic!("expected success, got {other:?}"),
+            }
+            let rest: Vec<usize> = std::iter::from_fn(|| d.pop()).map(take).collect();
+            assert_eq!(rest, vec![8, 7, 6, 5, 4, 3, 2, 1]);
+            assert!(d.pop().is_none());
+            assert_eq!(d.steal(), Steal::Empty);
+            assert!(d.is_empty());
+        }
+    }
+
+    /// Owner pushes and pops while three thieves steal: every item is taken exactly once.
+    #[test]
+    fn concurrent_exactly_once() {
+        const N: usize = 200_000;
+        let d = Arc::new(Deque::with_capacity(4));
+        let done = Arc::new(AtomicBool::new(false));
+        let sum = Arc::new(StdAtomicUsize::new(0));
+        let count = Arc::new(StdAtomicUsize::new(0));
+        let thieves: Vec<_> = (0..3)
+            .map(|_| {
+                let (d, done, sum, count) = (d.clone(), done.clone(), sum.clone(), count.clone());
+                std::thread::spawn(move || loop {
+                    match d.steal() {
+                        Steal::Success(p) => {
+                            sum.fetch_add(take(p), Relaxed);
+                            count.fetch_add(1, Relaxed);
+                        }
+                        Steal::Retry => {}
+                        Steal::Empty if done.load(Acquire) => break,
+                        Steal::Empty => std::hint::spin_loop(),
+                    }
+                })
+            })
+            .collect();
+        let mut own = 0usize;
+        let mut own_count = 0usize;
+        for v in 1..=N {
+            // SAFETY: this thread is the owner.
+            unsafe {
+                d.push(item(v));
+                if v % 3 == 0 {
+                    if let Some(p) = d.pop() {
+                        own += take(p);
+                        own_count += 1;
+                    }
+                }
+            }
+        }
+        // SAFETY: this thread is the owner.
+        while let Some(p) = unsafe { d.pop() } {
+            own += take(p);
+            own_count += 1;
+        }
+        done.store(true, Release);
+        for t in thieves {
+            t.join().unwrap();
+        }
+        assert_eq!(own_count + count.load(Relaxed), N);
+        assert_eq!(own + sum.load(Relaxed), N * (N + 1) / 2);
+    }
+}
+
+/// Model checks of the races the deque must survive: run with
+/// `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --release --lib deque::loom_tests`.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    fn item(v: usize) -> NonNull<usize> {
+        NonNull::new(Box::into_raw(Box::new(v))).unwrap()
+    }
+
+    fn take(p: NonNull<usize>) -> usize {
+        // SAFETY: made by `item`; the assertions check it is taken exactly once.
+        unsafe { *Box::from_raw(p.as_ptr()) }
+    }
+
+    fn steal_once(d: &Deque<usize>) -> Option<usize> {
+        loop {
+            match d.steal() {
+                Steal::Success(p) => return Some(take(p)),
+                Steal::Empty => return None,
+                Steal::Retry => thread::yield_now(),
+            }
+        }
+    }
+
+    /// The last element: the owner's pop and a thief's steal race; exactly one wins.
+    #[test]
+    fn last_element_race() {
+        loom::model(|| {
+            let d = Arc::new(Deque::with_capacity(2));
+            // SAFETY: the model's main thread is the owner.
+            unsafe { d.push(item(7)) };
+            let thief = {
+                let d = d.clone();
+                thread::spawn(move || steal_once(&d))
+            };
+            // SAFETY: owner.
+            let mine = unsafe { d.pop() }.map(take);
+            let theirs = thief.join().unwrap();
+            assert_eq!(mine.is_some() as u8 + theirs.is_some() as u8, 1);
+            assert_eq!(mine.or(theirs), Some(7));
+        });
+    }
+
+    /// Push, pop and steal interleaved, with two thieves: each item exactly once.
+    #[test]
+    fn push_pop_steal() {
+        loom::model(|| {
+            let d = Arc::new(Deque::with_capacity(4));
+            let thieves: Vec<_> = (0..2)
+                .map(|_| {
+                    let d = d.clone();
+                    thread::spawn(move || steal_once(&d).unwrap_or(0))
+                })
+                .collect();
+            // SAFETY: owner.
+            let mut got = unsafe {
+                d.push(item(1));
+                d.push(item(2));
+                d.pop().map(take).unwrap_or(0)
+            };
+            // SAFETY: owner.
+            while let Some(p) = unsafe { d.pop() } {
+                got += take(p);
+            }
+            for t in thieves {
+                got += t.join().unwrap();
+            }
+            assert_eq!(got, 3);
+        });
+    }
+
+    /// A push that grows the buffer while a thief reads the old one.
+    #[test]
+    fn growth_while_stealing() {
+        loom::model(|| {
+            let d = Arc::new(Deque::with_capacity(1));
+            // SAFETY: owner.
+            unsafe { d.push(item(1)) };
+            let thief = {
+                let d = d.clone();
+                thread::spawn(move || steal_once(&d).unwrap_or(0))
+            };
+            // SAFETY: owner; this push finds the buffer full and grows it.
+            unsafe { d.push(item(2)) };
+            let mut got = 0;
+            // SAFETY: owner.
+            while let Some(p) = unsafe { d.pop() } {
+                got += take(p);
+            }
+            got += thief.join().unwrap();
+            assert_eq!(got, 3);
+        });
+    }
+}

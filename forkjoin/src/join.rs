@@ -1,0 +1,308 @@
+//! `join`: fork two closures, potentially in parallel (FJTask's `coInvoke`).
+//!
+//! The seed design pushes the second closure onto the deque at every fork, so that a thief
+//! can take it. That push, and the pop with its SeqCst fence that takes it back, is most of
+//! the cost of a fork (about 15 ns in rayon), and in a well-balanced run almost every
+//! forked task is taken back by its owner. Following the work-first principle (Cilk) and
+//! lazy task creation (Mohr, Kranz and Halstead 1991; the heartbeat scheduling of Acar,
+//! Charguéraud and Rainey, PLDI 2018), a join here only records the second closure in a
+//! frame on the worker's own stack and pushes a pointer to it onto an array only this worker
+//! touches: a few plain stores, no atomic read-modify-write, no fence. The frame becomes
+//! stealable ("promoted": pushed onto the Chase-Lev deque) only when the worker sees its
+//! heartbeat flag at a join and some worker is idle; then the *oldest* private frame is
+//! promoted, which is the largest piece of work, exactly what a FIFO steal would take.
+//!
+//! On return from the first closure the worker pops its frame: if it was never promoted, it
+//! calls the second closure inline. If it was, it pops the deque: the frame is either still
+//! there (run it inline) or stolen, and then the worker helps (`Worker::wait_until`) until
+//! the thief sets the frame's latch.
+
+use crate::job::{JobHeader, JobRef};
+use crate::latch::CoreLatch;
+use crate::panic::{catch, Panic};
+use crate::registry::{self, Worker, FRAMES};
+use std::cell::UnsafeCell;
+use std::marker::PhantomData;
+use std::mem::{self, ManuallyDrop, MaybeUninit};
+use std::ptr::NonNull;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Runs `a` and `b`, potentially in parallel, and returns both results.
+///
+/// Inside a pool it uses that pool; outside any pool it uses the global pool (one worker per
+/// core, created on first use). If either closure panics, the panic is re-raised here after
+/// both have finished (the other one's result is dropped; if both panic, `a`'s is raised).
+///
+/// ```
+/// fn fib(n: u64) -> u64 {
+///     if n < 2 {
+///         return n;
+///     }
+///     let (x, y) = forkjoin::join(|| fib(n - 1), || fib(n - 2));
+///     x + y
+/// }
+/// assert_eq!(fib(20), 6765);
+/// ```
+#[inline]
+pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let worker = Worker::current();
+    if worker.is_null() {
+        return join_outside(a, b);
+    }
+    // SAFETY: the current thread's worker lives as long as the thread runs it.
+    unsafe { join_on(&*worker, a, b) }
+}
+
+#[cold]
+#[inline(never)]
+fn join_outside<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    registry::in_worker(crate::pool::global_registry(), |_| join(a, b))
+}
+
+/// The fast path: one load and compare decide that neither the frame stack is full nor a
+/// heartbeat is pending (the heartbeat sets the worker's `limit` to zero).
+///
+/// # Safety
+/// `worker` is the current thread's worker.
+#[inline(always)]
+unsafe fn join_on<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let st = worker.owner_state();
+    let idx = (*st).len;
+    // Relaxed: the heartbeat's store is a request with nothing to synchronise.
+    if idx >= worker.limit.load(Relaxed) {
+        return join_slow(worker, a, b);
+    }
+    join_body::<false, _, _, _, _>(worker, idx, a, b)
+}
+
+/// A heartbeat is pending, or the frame stack is full.
+#[cold]
+#[inline(never)]
+unsafe fn join_slow<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let idx = (*worker.owner_state()).len;
+    if idx >= FRAMES {
+        return join_unshared(a, b);
+    }
+    join_body::<true, _, _, _, _>(worker, idx, a, b)
+}
+
+/// Records `b` in a frame, runs `a`, then runs or collects `b`.
+///
+/// # Safety
+/// `worker` is the current thread's worker and `idx < FRAMES` its frame count.
+#[inline(always)]
+unsafe fn join_body<const HEARTBEAT: bool, A, B, RA, RB>(worker: &Worker, idx: usize, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let st = worker.owner_state();
+    let frame = JoinFrame::new(b);
+    *(*st).frames.get_unchecked_mut(idx) = &frame.head;
+    (*st).len = idx + 1;
+    if HEARTBEAT {
+        // After the push, so that this frame can be the one shared.
+        worker.on_heartbeat();
+    }
+    let guard = UnwindGuard::<B, RB>(PhantomData);
+    let ra = a();
+    mem::forget(guard);
+    let rb = frame.complete(worker, idx);
+    (ra, rb)
+}
+
+/// Beyond `FRAMES` nested joins: run both here, with the same panic semantics.
+#[cold]
+fn join_unshared<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB,
+{
+    let ra = catch(a);
+    let rb = b();
+    match ra {
+        Ok(ra) => (ra, rb),
+        Err(p) => p.resume(),
+    }
+}
+
+/// What a thief needs to run a frame and signal its owner. Written by the owner when it
+/// promotes the frame, before the deque's release store publishes it.
+pub(crate) struct FrameLatch {
+    core: CoreLatch,
+    owner: usize,
+    /// The worker that took the frame: the owner steals back from it while waiting.
+    thief: AtomicUsize,
+}
+
+/// The type-erased start of every join frame. `#[repr(C)]` so that a `*const FrameHead`
+/// is also a `*const JobHeader`.
+#[repr(C)]
+pub(crate) struct FrameHead {
+    job: JobHeader,
+    /// Initialised only when the frame is promoted.
+    latch: UnsafeCell<MaybeUninit<FrameLatch>>,
+}
+
+impl FrameHead {
+    /// Fills in the latch before the frame is pushed onto the deque.
+    ///
+    /// # Safety
+    /// `head` is a live frame on the calling worker's stack that has not been shared.
+    pub(crate) unsafe fn prepare_for_sharing(head: *const FrameHead, owner: usize) {
+        (*(*head).latch.get()).write(FrameLatch {
+            core: CoreLatch::new(),
+            owner,
+            thief: AtomicUsize::new(usize::MAX),
+        });
+    }
+
+    /// # Safety
+    /// The frame has been promoted.
+    unsafe fn latch(&self) -> &FrameLatch {
+        (*self.latch.get()).assume_init_ref()
+    }
+}
+
+/// A join's second closure, on the joining worker's stack.
+#[repr(C)]
+struct JoinFrame<B, RB> {
+    head: FrameHead,
+    func: UnsafeCell<ManuallyDrop<B>>,
+    /// Written by whoever runs a promoted frame.
+    result: UnsafeCell<MaybeUninit<Result<RB, Panic>>>,
+}
+
+impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
+    #[inline(always)]
+    fn new(func: B) -> Self {
+        JoinFrame {
+            head: FrameHead {
+                job: JobHeader { execute: Self::execute },
+                latch: UnsafeCell::new(MaybeUninit::uninit()),
+            },
+            func: UnsafeCell::new(ManuallyDrop::new(func)),
+            result: UnsafeCell::new(MaybeUninit::uninit()),
+        }
+    }
+
+    /// Takes the closure out to run it here.
+    ///
+    /// # Safety
+    /// Called at most once, and only if no other thread has taken or will take the frame.
+    #[inline(always)]
+    unsafe fn take_func(&self) -> B {
+        ManuallyDrop::take(&mut *self.func.get())
+    }
+
+    /// Pops the frame after `a` returned and produces `b`'s result.
+    ///
+    /// # Safety
+    /// On the owner's thread, `idx` being this frame's index, after every younger join on
+    /// this worker has completed.
+    #[inline(always)]
+    unsafe fn complete(&self, worker: &Worker, idx: usize) -> RB {
+        let st = worker.owner_state();
+        (*st).len = idx;
+        if idx < (*st).shared {
+            (*st).shared = idx;
+            return self.complete_promoted(worker);
+        }
+        registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
+        self.take_func()()
+    }
+
+    /// The frame was promoted: take it back if it is still in the deque, else help until the
+    /// thief is done.
+    #[cold]
+    #[inline(never)]
+    unsafe fn complete_promoted(&self, worker: &Worker) -> RB {
+        let me = JobRef(NonNull::from(&self.head.job));
+        let latch = self.head.latch();
+        loop {
+            if latch.core.probe() {
+                break;
+            }
+            match worker.deque.pop() {
+                Some(job) if job == me.0 => return self.take_func()(),
+                // A job pushed after ours and not yet taken (e.g. a `submit` from inside `a`):
+                // run it, then look again.
+                Some(job) => worker.execute(JobRef(job)),
+                None => {
+                    // Relaxed: only a hint for where to steal; stale values are harmless.
+                    let thief = latch.thief.load(Relaxed);
+                    worker.wait_until(&|| latch.core.probe(), Some(thief));
+                    break;
+                }
+            }
+        }
+        // The latch's Acquire probe made the thief's write of the result visible.
+        match (*self.result.get()).assume_init_read() {
+            Ok(rb) => rb,
+            Err(p) => p.resume(),
+        }
+    }
+
+    /// Run by whoever takes the promoted frame from the deque.
+    unsafe fn execute(this: *const JobHeader, worker: &Worker) {
+        // SAFETY: `this` is the head of a promoted `JoinFrame<B, RB>`; its owner keeps it on
+        // its stack until the latch is set, and the deque hands it to one taker only.
+        let frame = &*(this as *const Self);
+        let latch = frame.head.latch();
+        // Relaxed: a steal-back hint for the owner.
+        latch.thief.store(worker.index, Relaxed);
+        let result = catch(frame.take_func());
+        (*frame.result.get()).write(result);
+        let owner = latch.owner;
+        // After this store the owner may return and pop the frame: no more access to it.
+        CoreLatch::set_raw(&latch.core);
+        worker.registry().sleep.fence_and_wake(owner);
+    }
+}
+
+/// Runs only if `a` unwinds: `b` must still run (or be waited for, if a thief has it)
+/// before the frame on this stack goes away. `b`'s own panic, if any, is dropped; `a`'s
+/// continues. It carries nothing, so the fast path stores nothing for it: younger joins have
+/// completed (their own guards ran first), so our frame is the youngest on the worker.
+struct UnwindGuard<B: FnOnce() -> RB + Send, RB: Send>(PhantomData<fn(B) -> RB>);
+
+impl<B: FnOnce() -> RB + Send, RB: Send> Drop for UnwindGuard<B, RB> {
+    fn drop(&mut self) {
+        // SAFETY: unwinding out of `a` on the owner's thread, whose worker pushed the frame
+        // at `len - 1` and whose younger frames are gone; the frame has type
+        // `JoinFrame<B, RB>` because this guard was made next to it.
+        let _ = catch(|| unsafe {
+            let worker = &*Worker::current();
+            let idx = (*worker.owner_state()).len - 1;
+            let frame = &*((*worker.owner_state()).frames[idx] as *const JoinFrame<B, RB>);
+            frame.complete(worker, idx)
+        });
+    }
+}

@@ -1,0 +1,105 @@
+//! Latches: one-shot "done" signals a waiter checks. A worker never blocks on a latch while
+//! there is work: it helps (`Worker::wait_until`) and parks only when it finds none, after
+//! announcing itself to the sleep protocol, so the setter wakes it (`sleep.rs`). A thread
+//! outside the pool blocks on a `LockLatch`.
+//!
+//! Setting a latch is the last thing the setter does with the latch's memory: the waiter
+//! may return and free it at once. So `set` takes a raw pointer, and copies out whatever it
+//! needs afterwards before the store.
+
+use crate::registry::Registry;
+use std::sync::atomic::{AtomicU32, Ordering::Acquire, Ordering::Release};
+use std::sync::{Arc, Condvar, Mutex};
+
+const UNSET: u32 = 0;
+const SET: u32 = 1;
+
+/// Something a job sets when it completes.
+pub(crate) trait Latch {
+    /// # Safety
+    /// `this` is live until the call starts; it may be freed as soon as the latch is set.
+    unsafe fn set(this: *const Self);
+}
+
+/// The state every worker-waited latch has.
+pub(crate) struct CoreLatch {
+    state: AtomicU32,
+}
+
+impl CoreLatch {
+    pub(crate) const fn new() -> Self {
+        CoreLatch { state: AtomicU32::new(UNSET) }
+    }
+
+    /// Acquire: pairs with the Release in `set_raw`, so the waiter sees everything the job
+    /// wrote (its result) once it sees the latch set.
+    #[inline]
+    pub(crate) fn probe(&self) -> bool {
+        self.state.load(Acquire) == SET
+    }
+
+    /// Sets the latch. The caller then wakes the waiter through the sleep protocol (which
+    /// begins with the SeqCst fence of the Dekker pattern).
+    ///
+    /// # Safety
+    /// `this` may be freed by the waiter as soon as this store is visible.
+    #[inline]
+    pub(crate) unsafe fn set_raw(this: *const Self) {
+        // Release: publishes the job's result to the waiter's Acquire probe.
+        (*this).state.store(SET, Release);
+    }
+}
+
+/// For a thread outside the pool: blocks without spinning.
+pub(crate) struct LockLatch {
+    done: Mutex<bool>,
+    condvar: Condvar,
+}
+
+impl LockLatch {
+    pub(crate) fn new() -> Self {
+        LockLatch { done: Mutex::new(false), condvar: Condvar::new() }
+    }
+
+    pub(crate) fn wait(&self) {
+        let mut done = self.done.lock().unwrap();
+        while !*done {
+            done = self.condvar.wait(done).unwrap();
+        }
+    }
+}
+
+impl Latch for LockLatch {
+    unsafe fn set(this: *const Self) {
+        // The waiter can only observe `true` by taking the mutex, which it gets after we
+        // release it: the latch outlives this guard.
+        let mut done = (*this).done.lock().unwrap();
+        *done = true;
+        (*this).condvar.notify_all();
+    }
+}
+
+/// For a worker of one pool waiting on a job it sent into another pool (`install` across
+/// pools): the waiter keeps working for its own pool meanwhile.
+pub(crate) struct CrossLatch {
+    pub(crate) core: CoreLatch,
+    /// The waiter's pool, kept alive for the wake-up that follows the set.
+    registry: Arc<Registry>,
+    index: usize,
+}
+
+impl CrossLatch {
+    pub(crate) fn new(registry: Arc<Registry>, index: usize) -> Self {
+        CrossLatch { core: CoreLatch::new(), registry, index }
+    }
+}
+
+impl Latch for CrossLatch {
+    unsafe fn set(this: *const Self) {
+        // Copy out before the set: afterwards `this` may be gone.
+        let registry = Arc::clone(&(*this).registry);
+        let index = (*this).index;
+        CoreLatch::set_raw(&(*this).core);
+        registry.sleep.fence_and_wake(index);
+    }
+}

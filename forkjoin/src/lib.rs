@@ -1,0 +1,64 @@
+//! # forkjoin
+//!
+//! A work-stealing fork/join runtime: Doug Lea's Fork/Join design (a worker per core, a
+//! deque per worker, LIFO for the owner, FIFO random stealing, joins that help instead of
+//! blocking, external submission queues), with joins that cost little more than a function
+//! call until another worker actually needs work. `DESIGN.md` at the repository root
+//! explains the scheduler.
+//!
+//! ```
+//! fn sum(v: &[u64]) -> u64 {
+//!     if v.len() <= 1024 {
+//!         return v.iter().sum();
+//!     }
+//!     let (l, r) = v.split_at(v.len() / 2);
+//!     let (a, b) = forkjoin::join(|| sum(l), || sum(r));
+//!     a + b
+//! }
+//! let v: Vec<u64> = (0..100_000).collect();
+//! let pool = forkjoin::Pool::new(2).unwrap();
+//! assert_eq!(pool.install(|| sum(&v)), 4_999_950_000);
+//! ```
+
+#![warn(missing_docs)]
+#![allow(clippy::missing_safety_doc)]
+
+mod deque;
+mod padded;
+mod sleep;
+mod sync;
+
+#[cfg(not(loom))]
+mod iter;
+#[cfg(not(loom))]
+mod job;
+#[cfg(not(loom))]
+mod join;
+#[cfg(not(loom))]
+mod latch;
+#[cfg(not(loom))]
+mod panic;
+#[cfg(not(loom))]
+mod pool;
+#[cfg(not(loom))]
+mod registry;
+#[cfg(not(loom))]
+mod scope;
+#[cfg(not(loom))]
+mod stats;
+
+#[cfg(not(loom))]
+pub use iter::{
+    for_each, for_each_slice, for_each_slice_mut, map_reduce, map_reduce_deterministic, map_reduce_slice,
+    map_reduce_slice_deterministic, DETERMINISTIC_LEAF,
+};
+#[cfg(not(loom))]
+pub use join::join;
+#[cfg(not(loom))]
+pub use panic::Panic;
+#[cfg(not(loom))]
+pub use pool::{current_num_threads, current_thread_index, BuildError, Pool, PoolBuilder, Task};
+#[cfg(not(loom))]
+pub use scope::{scope, Scope};
+#[cfg(not(loom))]
+pub use stats::{Stats, WorkerStats};

@@ -1,0 +1,610 @@
+//! The pool's shared state (`Registry`), its workers, and the scheduling loop: where a
+//! worker looks for work, how it helps while it waits, when it parks, and the heartbeat
+//! that decides when a join is worth sharing.
+
+use crate::deque::{Deque, Steal};
+use crate::job::{HeapJob, JobHeader, JobRef};
+use crate::join::FrameHead;
+use crate::latch::{CrossLatch, Latch, LockLatch};
+use crate::padded::CachePadded;
+use crate::panic::{catch, Panic};
+use crate::sleep::Sleep;
+use std::cell::{Cell, UnsafeCell};
+use std::collections::VecDeque;
+use std::ptr::{self, NonNull};
+use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// Joins nested deeper than this on one worker run without a frame (never shared). They are
+/// the smallest tasks of a divide-and-conquer tree; 4096 levels is far beyond any balanced one.
+pub(crate) const FRAMES: usize = 4096;
+
+/// How often a busy worker is told to consider sharing its oldest unshared join. Only
+/// ticks while some workers are busy and some idle.
+const HEARTBEAT: Duration = Duration::from_micros(50);
+
+/// Search rounds with exponential `spin_loop` back-off, then rounds of `yield_now`, before an
+/// idle worker parks (seed 000, section 2.3: "yield, then sleep").
+const SPIN_ROUNDS: u32 = 24;
+const YIELD_ROUNDS: u32 = 8;
+
+thread_local! {
+    /// The worker this thread is, or null. `const`-initialised with no destructor, so an
+    /// access is a single thread-pointer-relative load.
+    static CURRENT: Cell<*const Worker> = const { Cell::new(ptr::null()) };
+}
+
+/// Per-worker counters. Each is written only by its worker, with a relaxed load and store
+/// (no read-modify-write: nobody else writes it), and read by `Pool::stats` as a snapshot:
+/// no ordering is needed for statistics.
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) executed: AtomicU64,
+    pub(crate) stolen: AtomicU64,
+    pub(crate) failed_steals: AtomicU64,
+    pub(crate) parks: AtomicU64,
+    pub(crate) promoted: AtomicU64,
+}
+
+#[inline(always)]
+pub(crate) fn bump(counter: &AtomicU64) {
+    // Relaxed load and store: only the owning worker writes (see `Counters`).
+    counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
+}
+
+/// What only the owning worker touches on every join: its stack of join frames.
+/// `frames[..shared]` have been promoted (pushed onto the deque), `frames[shared..len]` are
+/// private. Accessed through raw pointers only, never through a long-lived `&mut`, because
+/// joins nest.
+pub(crate) struct OwnerState {
+    pub(crate) len: usize,
+    pub(crate) shared: usize,
+    /// Joins whose second closure ran on this worker without ever being shared. Written by
+    /// the owner (relaxed load and store), read by `Pool::stats`.
+    pub(crate) inline_joins: AtomicU64,
+    /// The worker started a job since its last heartbeat: share its first join even if
+    /// nobody is idle yet, so that a worker that becomes idle while the job's first closure
+    /// blocks or runs long can take the second.
+    fresh: bool,
+    rng: u64,
+    pub(crate) frames: [*const FrameHead; FRAMES],
+}
+
+/// One worker: the thread-private join stack, and what other threads touch, each on its own
+/// cache line (seeds 003 and 004).
+pub(crate) struct Worker {
+    owner: CachePadded<UnsafeCell<OwnerState>>,
+    /// How many frames a join may push before taking the slow path: `FRAMES`, or 0 when a
+    /// heartbeat is pending. Folding the heartbeat flag into the bound check leaves one
+    /// load and compare on the fast path. Set to 0 by the heartbeat thread (and when the
+    /// worker starts a job); read by the owner at every join.
+    pub(crate) limit: CachePadded<AtomicUsize>,
+    pub(crate) deque: Deque<JobHeader>,
+    pub(crate) counters: CachePadded<Counters>,
+    pub(crate) index: usize,
+    registry: *const Registry,
+}
+
+// SAFETY: `owner` is only accessed by the thread running as this worker (and the
+// `inline_joins` counter, an atomic, by `stats`); everything else is atomic or immutable.
+unsafe impl Sync for Worker {}
+// SAFETY: as above; the raw registry pointer points into the `Arc` that owns the worker.
+unsafe impl Send for Worker {}
+
+impl Worker {
+    /// The worker this thread is, or null.
+    #[inline(always)]
+    pub(crate) fn current() -> *const Worker {
+        CURRENT.with(Cell::get)
+    }
+
+    #[inline(always)]
+    pub(crate) fn owner_state(&self) -> *mut OwnerState {
+        self.owner.get()
+    }
+
+    #[inline(always)]
+    pub(crate) fn registry(&self) -> &Registry {
+        // SAFETY: a worker lives inside its registry.
+        unsafe { &*self.registry }
+    }
+
+    pub(crate) fn inline_joins(&self) -> u64 {
+        // SAFETY: a shared reference to the atomic field only; the owner never makes a
+        // `&mut` to the whole state.
+        unsafe { (*ptr::addr_of!((*self.owner_state()).inline_joins)).load(Relaxed) }
+    }
+
+    fn next_random(&self) -> u64 {
+        let st = self.owner_state();
+        // SAFETY: owner-only field, accessed by the owner.
+        unsafe {
+            let mut x = (*st).rng;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (*st).rng = x;
+            x
+        }
+    }
+
+    /// Pushes a job onto this worker's deque and lets an idle worker know.
+    ///
+    /// # Safety
+    /// Must be called on this worker's own thread.
+    pub(crate) unsafe fn push(&self, job: JobRef) {
+        self.deque.push(job.0);
+        self.registry().notify_work(false);
+    }
+
+    /// Runs a job taken from a queue. Starting a job counts as a heartbeat: if workers are
+    /// idle, its first join is shared at once, so a fresh job spreads without waiting for
+    /// the next tick (and two long closures joined at the top run in parallel).
+    ///
+    /// # Safety
+    /// On this worker's thread, with a job nobody else will execute.
+    pub(crate) unsafe fn execute(&self, job: JobRef) {
+        (*self.owner_state()).fresh = true;
+        // Relaxed: a request to ourselves; the heartbeat thread's stores are hints too.
+        self.limit.store(0, Relaxed);
+        bump(&self.counters.executed);
+        job.execute(self);
+    }
+
+    /// Whether a heartbeat is pending (loops split their range then).
+    #[inline(always)]
+    pub(crate) fn heartbeat_pending(&self) -> bool {
+        // Relaxed: a hint, see `limit`.
+        self.limit.load(Relaxed) == 0
+    }
+
+    /// The heartbeat arrived at a join: share the oldest private frame if someone is idle
+    /// and nothing of ours is already on offer.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn on_heartbeat(&self) {
+        // Relaxed: only this thread acts on it; a tick lost to the race with the heartbeat
+        // thread delays sharing by one period.
+        self.limit.store(FRAMES, Relaxed);
+        let registry = self.registry();
+        let st = self.owner_state();
+        // SAFETY: owner-only state on the owner's thread; frames in `shared..len` belong to
+        // joins still running on this stack, so their heads are live.
+        unsafe {
+            let fresh = std::mem::take(&mut (*st).fresh);
+            // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the idle
+            // worker keeps looking or is woken by the next promotion.
+            if (!fresh && registry.idle.load(Relaxed) == 0)
+                || !self.deque.is_empty()
+                || registry.workers.len() == 1
+            {
+                return;
+            }
+            let i = (*st).shared;
+            if i >= (*st).len {
+                return;
+            }
+            let head = (*st).frames[i];
+            FrameHead::prepare_for_sharing(head, self.index);
+            (*st).shared = i + 1;
+            bump(&self.counters.promoted);
+            self.push(JobRef(NonNull::new_unchecked(head as *mut JobHeader)));
+        }
+    }
+
+    /// Finds a job: own deque first (LIFO), then the hinted victim (the thief of the job we
+    /// wait for: stealing back its subtasks helps it finish ours, seed 001), then a sweep of
+    /// the other deques and the submission queues from a random start (FIFO steals).
+    pub(crate) fn find_work(&self, hint: Option<usize>) -> Option<JobRef> {
+        // SAFETY: `find_work` runs on this worker's thread.
+        if let Some(job) = unsafe { self.deque.pop() } {
+            return Some(JobRef(job));
+        }
+        let registry = self.registry();
+        if let Some(victim) = hint.filter(|&v| v != self.index && v < registry.workers.len()) {
+            if let Steal::Success(job) = registry.workers[victim].deque.steal() {
+                bump(&self.counters.stolen);
+                return Some(JobRef(job));
+            }
+        }
+        let workers = registry.workers.len();
+        let total = workers + registry.queues.len();
+        loop {
+            let mut contended = false;
+            let start = (self.next_random() % total as u64) as usize;
+            for k in 0..total {
+                let i = (start + k) % total;
+                if i < workers {
+                    if i == self.index {
+                        continue;
+                    }
+                    match registry.workers[i].deque.steal() {
+                        Steal::Success(job) => {
+                            bump(&self.counters.stolen);
+                            return Some(JobRef(job));
+                        }
+                        Steal::Retry => contended = true,
+                        Steal::Empty => {}
+                    }
+                } else if let Some(job) = registry.queues[i - workers].take() {
+                    bump(&self.counters.stolen);
+                    return Some(job);
+                }
+            }
+            if !contended {
+                bump(&self.counters.failed_steals);
+                return None;
+            }
+        }
+    }
+
+    /// Runs other work until `done()` holds; never blocks while work exists. With nothing
+    /// to do it spins, yields, then parks, and whoever makes `done()` true wakes it.
+    pub(crate) fn wait_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>) {
+        while !done() {
+            match self.find_work(hint) {
+                // SAFETY: on this worker's thread; the job was taken from a queue.
+                Some(job) => unsafe { self.execute(job) },
+                None => {
+                    if self.idle_until(done, hint) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The idle phase. Returns true when `done()` became true, false after running a job.
+    fn idle_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>) -> bool {
+        let registry = self.registry();
+        registry.idle_changed(1);
+        let mut round = 0u32;
+        loop {
+            if done() {
+                registry.idle_changed(-1);
+                return true;
+            }
+            if let Some(job) = self.find_work(hint) {
+                registry.idle_changed(-1);
+                // SAFETY: on this worker's thread; the job was taken from a queue.
+                unsafe { self.execute(job) };
+                return false;
+            }
+            round += 1;
+            if round <= SPIN_ROUNDS {
+                for _ in 0..(1u32 << round.min(6)) {
+                    std::hint::spin_loop();
+                }
+            } else if round <= SPIN_ROUNDS + YIELD_ROUNDS {
+                std::thread::yield_now();
+            } else {
+                // Counted before parking, so that a snapshot taken while it sleeps shows it.
+                bump(&self.counters.parks);
+                if !registry.sleep.sleep(self.index, || done() || registry.has_work()) {
+                    let parks = &self.counters.parks;
+                    // Relaxed load and store: only this worker writes the counter.
+                    parks.store(parks.load(Relaxed) - 1, Relaxed);
+                }
+                round = 0;
+            }
+        }
+    }
+}
+
+/// A submission queue for jobs from outside the pool (seed 001: Java 8's external queues).
+/// Submitters pick a queue by a per-thread random probe and move to another on contention;
+/// workers take from them FIFO as from any victim.
+struct SubmissionQueue {
+    /// Number of queued jobs: a hint that spares idle workers the mutex.
+    len: AtomicUsize,
+    jobs: Mutex<VecDeque<JobRef>>,
+}
+
+impl SubmissionQueue {
+    fn take(&self) -> Option<JobRef> {
+        // Relaxed: a hint; the mutex orders the queue itself. The sleep protocol's fences
+        // order it against parking.
+        if self.len.load(Relaxed) == 0 {
+            return None;
+        }
+        let mut jobs = self.jobs.lock().unwrap();
+        let job = jobs.pop_front();
+        self.len.store(jobs.len(), Relaxed);
+        job
+    }
+}
+
+struct Heartbeat {
+    /// The heartbeat thread is waiting for the pool to be partly idle.
+    parked: AtomicBool,
+    mutex: Mutex<()>,
+    condvar: Condvar,
+}
+
+/// A pool's shared state. Worker threads and the heartbeat thread each hold an `Arc`.
+pub(crate) struct Registry {
+    pub(crate) workers: Box<[Worker]>,
+    queues: Box<[CachePadded<SubmissionQueue>]>,
+    pub(crate) sleep: Sleep,
+    /// Workers looking for work or parked. Read (relaxed) by busy workers at heartbeats.
+    pub(crate) idle: CachePadded<AtomicUsize>,
+    terminating: AtomicBool,
+    heartbeat: Heartbeat,
+    pub(crate) external_submissions: AtomicU64,
+}
+
+thread_local! {
+    /// This thread's probe into the submission queues (JDK: `ThreadLocalRandom` probe).
+    static PROBE: Cell<u32> = const { Cell::new(0) };
+}
+
+impl Registry {
+    pub(crate) fn new(threads: usize) -> Arc<Registry> {
+        let queues = (threads * 2).next_power_of_two();
+        Arc::new_cyclic(|me| Registry {
+            workers: (0..threads)
+                .map(|index| Worker {
+                    owner: CachePadded(UnsafeCell::new(OwnerState {
+                        len: 0,
+                        shared: 0,
+                        inline_joins: AtomicU64::new(0),
+                        fresh: false,
+                        rng: 0x2545_F491_4F6C_DD1D ^ ((index as u64 + 1) * 0x9E37_79B9_7F4A_7C15),
+                        frames: [ptr::null(); FRAMES],
+                    })),
+                    limit: CachePadded(AtomicUsize::new(FRAMES)),
+                    deque: Deque::new(),
+                    counters: CachePadded(Counters::default()),
+                    index,
+                    registry: me.as_ptr(),
+                })
+                .collect(),
+            queues: (0..queues)
+                .map(|_| {
+                    CachePadded(SubmissionQueue {
+                        len: AtomicUsize::new(0),
+                        jobs: Mutex::new(VecDeque::new()),
+                    })
+                })
+                .collect(),
+            sleep: Sleep::new(threads),
+            // Every worker starts out idle (it is counted out when it finds its first job), so
+            // a job that arrives before a worker thread has even started sees it as idle.
+            idle: CachePadded(AtomicUsize::new(threads)),
+            terminating: AtomicBool::new(false),
+            heartbeat: Heartbeat {
+                parked: AtomicBool::new(false),
+                mutex: Mutex::new(()),
+                condvar: Condvar::new(),
+            },
+            external_submissions: AtomicU64::new(0),
+        })
+    }
+
+    pub(crate) fn num_threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Any queued work anywhere (a snapshot; see the sleep protocol for when it is exact).
+    pub(crate) fn has_work(&self) -> bool {
+        self.workers.iter().any(|w| !w.deque.is_empty())
+            || self.queues.iter().any(|q| q.len.load(Relaxed) > 0)
+    }
+
+    /// Wakes a parked worker for new work. `external`: the job came from outside the pool,
+    /// so wake a sleeper even if some worker is searching (it may be about to run a long
+    /// job of its own and leave ours waiting).
+    pub(crate) fn notify_work(&self, external: bool) {
+        self.sleep.notify_work(|| {
+            if external {
+                0
+            } else {
+                self.idle.load(Relaxed).saturating_sub(self.sleep.sleepers())
+            }
+        });
+    }
+
+    /// Queues a job from outside the pool.
+    pub(crate) fn inject(&self, job: JobRef) {
+        let n = self.queues.len();
+        let mut probe = PROBE.with(|p| {
+            if p.get() == 0 {
+                // Seed from the address of a thread-local: distinct per live thread.
+                p.set((p as *const Cell<u32> as usize as u32) | 1);
+            }
+            p.get()
+        });
+        let mut attempts = 0;
+        loop {
+            let queue = &self.queues[probe as usize & (n - 1)];
+            let guard = if attempts < n {
+                queue.jobs.try_lock().ok()
+            } else {
+                Some(queue.jobs.lock().unwrap())
+            };
+            if let Some(mut jobs) = guard {
+                jobs.push_back(job);
+                // Relaxed: the sleep protocol's fence (in `notify_work`) orders it.
+                queue.len.store(jobs.len(), Relaxed);
+                break;
+            }
+            // Contended: move to another queue, as the JDK pool does.
+            probe ^= probe << 13;
+            probe ^= probe >> 17;
+            probe ^= probe << 5;
+            attempts += 1;
+        }
+        PROBE.with(|p| p.set(probe));
+        // Relaxed: a statistic.
+        self.external_submissions.fetch_add(1, Relaxed);
+        self.notify_work(true);
+    }
+
+    /// Records a worker entering (+1) or leaving (-1) the idle state, and starts the
+    /// heartbeat when the pool becomes partly idle.
+    fn idle_changed(&self, delta: isize) {
+        // SeqCst, with the SeqCst load of `parked`: the Dekker pattern against the heartbeat
+        // thread, which sets `parked` and then reads `idle`.
+        let now = if delta > 0 {
+            self.idle.fetch_add(1, SeqCst) + 1
+        } else {
+            self.idle.fetch_sub(1, SeqCst) - 1
+        };
+        if now > 0 && now < self.workers.len() && self.heartbeat.parked.load(SeqCst) {
+            let _guard = self.heartbeat.mutex.lock().unwrap();
+            self.heartbeat.condvar.notify_one();
+        }
+    }
+
+    pub(crate) fn is_terminating(&self) -> bool {
+        self.terminating.load(Acquire)
+    }
+
+    /// Asks the workers to finish the queued work and exit.
+    pub(crate) fn terminate(&self) {
+        self.terminating.store(true, Release);
+        self.sleep.wake_all();
+        let _guard = self.heartbeat.mutex.lock().unwrap();
+        self.heartbeat.condvar.notify_all();
+    }
+
+    /// The heartbeat thread: every `HEARTBEAT` while some workers are busy and some idle,
+    /// flags every worker; a busy one then shares its oldest private join at its next join.
+    /// Parked otherwise, so an idle pool (and a fully busy one) pays nothing.
+    pub(crate) fn heartbeat_loop(&self) {
+        set_precise_timer();
+        loop {
+            {
+                let mut guard = self.heartbeat.mutex.lock().unwrap();
+                loop {
+                    if self.is_terminating() {
+                        return;
+                    }
+                    self.heartbeat.parked.store(true, SeqCst);
+                    let idle = self.idle.load(SeqCst);
+                    if idle > 0 && idle < self.workers.len() {
+                        break;
+                    }
+                    guard = self.heartbeat.condvar.wait(guard).unwrap();
+                }
+                self.heartbeat.parked.store(false, Relaxed);
+            }
+            std::thread::sleep(HEARTBEAT);
+            for w in self.workers.iter() {
+                // Relaxed: a request to look at the idle count, which the owner reads itself.
+                w.limit.store(0, Relaxed);
+            }
+        }
+    }
+
+    /// A worker thread's life.
+    pub(crate) fn worker_main(self: &Arc<Registry>, index: usize) {
+        let worker = &self.workers[index];
+        CURRENT.with(|c| c.set(worker));
+        // Counted idle from the start (see `idle`); `wait_until` counts it again as soon
+        // as it finds nothing.
+        self.idle_changed(-1);
+        worker.wait_until(&|| self.is_terminating(), None);
+        // Drain: everything queued before the pool was dropped still runs.
+        while let Some(job) = worker.find_work(None) {
+            // SAFETY: on this worker's thread; the job was taken from a queue.
+            unsafe { worker.execute(job) };
+        }
+        CURRENT.with(|c| c.set(ptr::null()));
+    }
+}
+
+/// Linux rounds sleeps up by the thread's timer slack (50 us by default), which would double
+/// the heartbeat period.
+fn set_precise_timer() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_TIMERSLACK takes a value in nanoseconds and touches only this thread.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong);
+    }
+}
+
+/// A job that runs a closure for a waiter on another thread, and its latch.
+#[repr(C)]
+struct InstallJob<L, F, R> {
+    header: JobHeader,
+    func: UnsafeCell<Option<F>>,
+    result: UnsafeCell<Option<Result<R, Panic>>>,
+    latch: L,
+}
+
+impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
+    fn new(func: F, latch: L) -> Self {
+        InstallJob {
+            header: JobHeader { execute: Self::execute },
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(None),
+            latch,
+        }
+    }
+
+    fn job_ref(&self) -> JobRef {
+        JobRef(NonNull::from(&self.header))
+    }
+
+    unsafe fn execute(this: *const JobHeader, worker: &Worker) {
+        // SAFETY: `this` is the header of a live `InstallJob` (the waiter keeps it on its
+        // stack until the latch is set), executed once.
+        let job = &*(this as *const Self);
+        let func = (*job.func.get()).take().expect("install job executed twice");
+        let result = catch(|| func(worker));
+        *job.result.get() = Some(result);
+        L::set(&job.latch);
+    }
+
+    fn into_result(self) -> R {
+        match self.result.into_inner().expect("install job not executed") {
+            Ok(r) => r,
+            Err(p) => p.resume(),
+        }
+    }
+}
+
+/// Runs `op` on a worker of `registry`: directly if this thread is one, else by injecting it
+/// and waiting (a worker of another pool keeps working for its own pool while it waits).
+pub(crate) fn in_worker<R: Send>(registry: &Arc<Registry>, op: impl FnOnce(&Worker) -> R + Send) -> R {
+    let current = Worker::current();
+    if current.is_null() {
+        let job = InstallJob::new(op, LockLatch::new());
+        registry.inject(job.job_ref());
+        job.latch.wait();
+        return job.into_result();
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    let current = unsafe { &*current };
+    if ptr::eq(current.registry(), &**registry) {
+        return op(current);
+    }
+    // A worker of another pool. Its registry is alive (its thread holds an Arc); take one
+    // for the latch, which must outlive the job's completion.
+    // SAFETY: `current.registry` points into an `Arc<Registry>` held by this thread.
+    let own = unsafe {
+        Arc::increment_strong_count(current.registry);
+        Arc::from_raw(current.registry)
+    };
+    let job = InstallJob::new(op, CrossLatch::new(own, current.index));
+    registry.inject(job.job_ref());
+    current.wait_until(&|| job.latch.core.probe(), None);
+    job.into_result()
+}
+
+/// Queues a `'static` job: on the current worker's deque if this thread is a worker of
+/// `registry`, else into a submission queue.
+pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) {
+    let job = HeapJob::into_job_ref(func);
+    let current = Worker::current();
+    // SAFETY: this thread's worker, live while the thread runs it.
+    if !current.is_null() && ptr::eq(unsafe { (*current).registry() }, registry) {
+        // SAFETY: `push` on the worker's own thread.
+        unsafe { (*current).push(job) };
+    } else {
+        registry.inject(job);
+    }
+}
