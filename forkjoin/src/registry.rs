@@ -24,6 +24,8 @@ pub(crate) const FRAMES: usize = 4096;
 /// How often a busy worker is told to consider sharing its oldest unshared join. Only
 /// ticks while some workers are busy and some idle.
 const HEARTBEAT: Duration = Duration::from_micros(50);
+/// Ticks with nothing to do before the heartbeat thread parks (about a millisecond).
+const HEARTBEAT_LINGER_TICKS: u32 = 20;
 
 /// Search rounds with exponential `spin_loop` back-off, then rounds of `yield_now`, before an
 /// idle worker parks (seed 000, section 2.3: "yield, then sleep").
@@ -136,7 +138,7 @@ impl Worker {
     /// Must be called on this worker's own thread.
     pub(crate) unsafe fn push(&self, job: JobRef) {
         self.deque.push(job.0);
-        self.registry().notify_work(false);
+        self.registry().notify_work();
     }
 
     /// Runs a job taken from a queue. Starting a job counts as a heartbeat: if workers are
@@ -268,6 +270,11 @@ impl Worker {
             }
             if let Some(job) = self.find_work(hint) {
                 registry.idle_changed(-1);
+                // Pass the signal on (the JDK pool's signalWork): a wake-up may have been
+                // spared because we were searching, and we are about to be busy.
+                if registry.has_work() {
+                    registry.notify_work();
+                }
                 // SAFETY: on this worker's thread; the job was taken from a queue.
                 unsafe { self.execute(job) };
                 return false;
@@ -351,7 +358,7 @@ impl Registry {
                         shared: 0,
                         inline_joins: AtomicU64::new(0),
                         fresh: false,
-                        rng: 0x2545_F491_4F6C_DD1D ^ ((index as u64 + 1) * 0x9E37_79B9_7F4A_7C15),
+                        rng: 0x2545_F491_4F6C_DD1D ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                         frames: [ptr::null(); FRAMES],
                     })),
                     limit: CachePadded(AtomicUsize::new(FRAMES)),
@@ -393,17 +400,11 @@ impl Registry {
             || self.queues.iter().any(|q| q.len.load(Relaxed) > 0)
     }
 
-    /// Wakes a parked worker for new work. `external`: the job came from outside the pool,
-    /// so wake a sleeper even if some worker is searching (it may be about to run a long
-    /// job of its own and leave ours waiting).
-    pub(crate) fn notify_work(&self, external: bool) {
-        self.sleep.notify_work(|| {
-            if external {
-                0
-            } else {
-                self.idle.load(Relaxed).saturating_sub(self.sleep.sleepers())
-            }
-        });
+    /// Wakes a parked worker for new work, unless some worker is awake and searching: it
+    /// will find the work (it looks again after announcing itself, before it could park),
+    /// and when it takes a job it passes the signal on if more work is queued.
+    pub(crate) fn notify_work(&self) {
+        self.sleep.notify_work(|| self.idle.load(Relaxed).saturating_sub(self.sleep.sleepers()));
     }
 
     /// Queues a job from outside the pool.
@@ -439,7 +440,7 @@ impl Registry {
         PROBE.with(|p| p.set(probe));
         // Relaxed: a statistic.
         self.external_submissions.fetch_add(1, Relaxed);
-        self.notify_work(true);
+        self.notify_work();
     }
 
     /// Records a worker entering (+1) or leaving (-1) the idle state, and starts the
@@ -475,8 +476,15 @@ impl Registry {
     /// Parked otherwise, so an idle pool (and a fully busy one) pays nothing.
     pub(crate) fn heartbeat_loop(&self) {
         set_precise_timer();
+        let mut quiet_ticks = 0;
         loop {
-            {
+            let idle = self.idle.load(SeqCst);
+            let useful = idle > 0 && idle < self.workers.len();
+            quiet_ticks = if useful { 0 } else { quiet_ticks + 1 };
+            // Linger a while before parking: with many short jobs the pool flips between
+            // partly and fully busy, and each wake-up of a parked heartbeat costs a worker
+            // a syscall.
+            if quiet_ticks > HEARTBEAT_LINGER_TICKS {
                 let mut guard = self.heartbeat.mutex.lock().unwrap();
                 loop {
                     if self.is_terminating() {
@@ -490,6 +498,10 @@ impl Registry {
                     guard = self.heartbeat.condvar.wait(guard).unwrap();
                 }
                 self.heartbeat.parked.store(false, Relaxed);
+                quiet_ticks = 0;
+            }
+            if self.is_terminating() {
+                return;
             }
             std::thread::sleep(HEARTBEAT);
             for w in self.workers.iter() {

@@ -52,6 +52,7 @@ impl Sleep {
     }
 
     /// Number of parked workers (a snapshot).
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn sleepers(&self) -> usize {
         self.sleepers.load(Relaxed)
     }
@@ -130,6 +131,7 @@ impl Sleep {
 
     /// Wakes every parked worker (pool shutdown). The caller has set the flag that
     /// `stay_awake` reads.
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn wake_all(&self) {
         fence(SeqCst);
         for i in 0..self.slots.len() {
@@ -203,10 +205,20 @@ mod loom_tests {
     use loom::sync::Arc;
     use loom::thread;
 
+    /// Explores every interleaving with at most three preemptions (bounded as tokio does; the
+    /// races here need at most two), unless `LOOM_MAX_PREEMPTIONS` says otherwise.
+    fn model(f: impl Fn() + Sync + Send + 'static) {
+        let mut builder = loom::model::Builder::new();
+        if builder.preemption_bound.is_none() {
+            builder.preemption_bound = Some(3);
+        }
+        builder.check(f);
+    }
+
     /// A worker going to sleep while another publishes work and notifies.
     #[test]
     fn no_lost_wakeup_for_work() {
-        loom::model(|| {
+        model(|| {
             let sleep = Arc::new(Sleep::new(1));
             let work = Arc::new(AtomicBool::new(false));
             let worker = {
@@ -227,7 +239,7 @@ mod loom_tests {
     /// A worker waiting for its latch, and the thread that sets it.
     #[test]
     fn no_lost_wakeup_for_latch() {
-        loom::model(|| {
+        model(|| {
             let sleep = Arc::new(Sleep::new(2));
             let latch = Arc::new(AtomicBool::new(false));
             let waiter = {
@@ -247,7 +259,7 @@ mod loom_tests {
     /// Two sleepers, two pieces of work, two notifications: both wake.
     #[test]
     fn two_sleepers_two_items() {
-        loom::model(|| {
+        model(|| {
             let sleep = Arc::new(Sleep::new(2));
             let items = Arc::new(AtomicUsize::new(0));
             let workers: Vec<_> = (0..2)

@@ -1,5 +1,252 @@
-use super::Program;
+//! `fib` and `fib-nothreshold`: Fibonacci by naive double recursion, Lea's first example.
+//!
+//! `fib(n)` joins `fib(n - 1)` and `fib(n - 2)`; at or below the sequential threshold it
+//! calls the plain recursive function instead. Lea's `Fib` task (section 2 of the paper)
+//! tests `n <= threshold` with threshold 13, and so does this one. `fib-nothreshold` uses
+//! threshold 1, so every call with `n >= 2` forks: nothing but fork/join overhead.
+//!
+//! Sizes (`n`): `fib` Test 24, Default 40 (about 0.3 s sequentially on the development
+//! machine), Paper 47; `fib-nothreshold` Test 20, Default 30, Paper 32.
+//!
+//! This file also holds [`CountJoins`] and the test kit the other programs share.
+
+use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
 
 pub fn programs() -> Vec<Program> {
-    Vec::new()
+    vec![
+        Program {
+            name: "fib",
+            about: "Fibonacci by double recursion, sequential at n <= 13 (Lea: n = 47)",
+            make: |size| Box::new(Fib::new(FIB, size)),
+        },
+        Program {
+            name: "fib-nothreshold",
+            about: "Fibonacci forking at every call: pure fork/join overhead",
+            make: |size| Box::new(Fib::new(FIB_NOTHRESHOLD, size)),
+        },
+    ]
+}
+
+/// One of the two programs: its threshold and `n` per size.
+struct Variant {
+    threshold: u32,
+    test: u32,
+    default: u32,
+    paper: u32,
+}
+
+const FIB: Variant = Variant {
+    threshold: 13,
+    test: 24,
+    default: 40,
+    paper: 47,
+};
+const FIB_NOTHRESHOLD: Variant = Variant {
+    threshold: 1,
+    test: 20,
+    default: 30,
+    paper: 32,
+};
+
+struct Fib {
+    n: u32,
+    threshold: u32,
+    /// The exact answer, from an iterative loop.
+    expected: u64,
+    result: Option<u64>,
+}
+
+impl Fib {
+    fn new(v: Variant, size: Size) -> Fib {
+        let n = match size {
+            Size::Test => v.test,
+            Size::Default => v.default,
+            Size::Paper => v.paper,
+        };
+        Fib {
+            n,
+            threshold: v.threshold,
+            expected: fib_iterative(n),
+            result: None,
+        }
+    }
+}
+
+impl Workload for Fib {
+    fn reset(&mut self) {
+        self.result = None;
+    }
+
+    fn run(&mut self, ctx: &mut Ctx<'_, '_>) {
+        let (n, t) = (self.n, self.threshold);
+        self.result = Some(match ctx {
+            Ctx::Sequential => fib(&mut Seq, n, t),
+            Ctx::Forkjoin => fib(&mut Fj, n, t),
+            Ctx::Rayon => fib(&mut Rayon, n, t),
+            Ctx::Chili(s) => fib(&mut Chili(s), n, t),
+        });
+    }
+
+    fn verify(&self) -> Result<(), String> {
+        match self.result {
+            Some(r) if r == self.expected => Ok(()),
+            Some(r) => Err(format!(
+                "fib({}): expected {}, found {r}",
+                self.n, self.expected
+            )),
+            None => Err(format!("fib({}): no result (run did not complete)", self.n)),
+        }
+    }
+
+    fn supports(&self, _rt: Runtime) -> bool {
+        true
+    }
+
+    fn tasks_per_run(&self) -> Option<u64> {
+        Some(fib_joins(self.n, self.threshold))
+    }
+}
+
+fn fib<J: Join>(j: &mut J, n: u32, threshold: u32) -> u64 {
+    if n <= threshold {
+        return seq_fib(n);
+    }
+    let (a, b) = j.join(|j| fib(j, n - 1, threshold), |j| fib(j, n - 2, threshold));
+    a + b
+}
+
+/// The plain recursive function below the threshold (Lea's `seqFib`).
+fn seq_fib(n: u32) -> u64 {
+    if n <= 1 {
+        n as u64
+    } else {
+        seq_fib(n - 1) + seq_fib(n - 2)
+    }
+}
+
+fn fib_iterative(n: u32) -> u64 {
+    let (mut a, mut b) = (0u64, 1u64);
+    for _ in 0..n {
+        (a, b) = (b, a + b);
+    }
+    a
+}
+
+/// Joins in `fib(n)`: `joins(m) = 0` for `m <= threshold`, else
+/// `1 + joins(m - 1) + joins(m - 2)`, evaluated bottom-up.
+fn fib_joins(n: u32, threshold: u32) -> u64 {
+    let (mut prev, mut cur) = (0u64, 0u64); // joins(m - 1), joins(m) for m = threshold
+    for _ in threshold..n {
+        (prev, cur) = (cur, 1 + cur + prev);
+    }
+    cur
+}
+
+/// A `Join` that runs both closures in order, exactly like `Seq`, and counts the joins.
+/// Programs whose task tree depends on the data (integrate, sort) count their tasks with
+/// it; the others' tests use it to check their closed-form counts. Shared by the programs
+/// of this directory; its natural home is `mod.rs`, next to `Seq`.
+pub(super) struct CountJoins(pub(super) u64);
+
+impl Join for CountJoins {
+    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&mut Self) -> RA + Send,
+        B: FnOnce(&mut Self) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.0 += 1;
+        (a(self), b(self))
+    }
+}
+
+/// Helpers for the programs' unit tests: run a workload on every runtime with two workers.
+#[cfg(test)]
+pub(super) mod testkit {
+    use super::super::{Ctx, Runtime, Workload};
+    use std::num::NonZero;
+
+    pub const RUNTIMES: [Runtime; 4] = [
+        Runtime::Sequential,
+        Runtime::Forkjoin,
+        Runtime::Rayon,
+        Runtime::Chili,
+    ];
+
+    /// `reset` then `run` on `rt` (inside a fresh two-thread pool), then `verify`.
+    pub fn run_on(w: &mut dyn Workload, rt: Runtime) -> Result<(), String> {
+        w.reset();
+        match rt {
+            Runtime::Sequential => w.run(&mut Ctx::Sequential),
+            Runtime::Forkjoin => forkjoin::Pool::new(2)
+                .unwrap()
+                .install(|| w.run(&mut Ctx::Forkjoin)),
+            Runtime::Rayon => rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap()
+                .install(|| w.run(&mut Ctx::Rayon)),
+            Runtime::Chili => {
+                let pool = chili::ThreadPool::with_config(chili::Config {
+                    thread_count: NonZero::new(2),
+                    ..Default::default()
+                });
+                let mut scope = pool.scope();
+                w.run(&mut Ctx::Chili(&mut scope));
+            }
+            Runtime::Java => unreachable!("not a Rust runtime"),
+        }
+        w.verify()
+    }
+
+    /// Runs `w` twice on each runtime it supports (the second run checks that `reset`
+    /// restores the input) and panics on the first failed `verify`. Every program of
+    /// this directory supports all four runtimes, which this asserts too.
+    pub fn check_all_runtimes(w: &mut dyn Workload) {
+        for rt in RUNTIMES {
+            assert!(w.supports(rt), "{} not supported", rt.name());
+            for round in 0..2 {
+                if let Err(e) = run_on(w, rt) {
+                    panic!("{} run {round}: {e}", rt.name());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testkit::check_all_runtimes;
+    use super::*;
+
+    #[test]
+    fn runs_on_all_runtimes() {
+        check_all_runtimes(&mut Fib::new(FIB, Size::Test));
+        check_all_runtimes(&mut Fib::new(FIB_NOTHRESHOLD, Size::Test));
+    }
+
+    #[test]
+    fn verify_rejects_a_wrong_answer() {
+        let mut w = Fib::new(FIB, Size::Test);
+        w.run(&mut Ctx::Sequential);
+        assert!(w.verify().is_ok());
+        w.result = w.result.map(|r| r + 1);
+        assert!(w.verify().is_err());
+        w.reset();
+        assert!(w.verify().is_err(), "verify must fail when no run happened");
+    }
+
+    #[test]
+    fn exact_values_and_task_counts() {
+        assert_eq!(fib_iterative(47), 2_971_215_073);
+        assert_eq!(seq_fib(20), fib_iterative(20));
+        for (n, t) in [(24, 13), (20, 1), (13, 13), (5, 13)] {
+            let mut count = CountJoins(0);
+            assert_eq!(fib(&mut count, n, t), fib_iterative(n));
+            assert_eq!(count.0, fib_joins(n, t), "fib({n}), threshold {t}");
+        }
+        // Every call with n >= 2 forks: joins = F(n + 1) - 1.
+        assert_eq!(fib_joins(30, 1), fib_iterative(31) - 1);
+    }
 }
