@@ -259,7 +259,7 @@ mod tests {
     /// Owner pushes and pops while three thieves steal: every item is taken exactly once.
     #[test]
     fn concurrent_exactly_once() {
-        const N: usize = 200_000;
+        const N: usize = if cfg!(miri) { 300 } else { 200_000 };
         let d = Arc::new(Deque::with_capacity(4));
         let done = Arc::new(AtomicBool::new(false));
         let sum = Arc::new(StdAtomicUsize::new(0));
@@ -314,17 +314,8 @@ mod tests {
 mod loom_tests {
     use super::*;
     use loom::sync::Arc;
+    use crate::sync::model;
     use loom::thread;
-
-    /// Explores every interleaving with at most three preemptions (bounded as tokio does; the
-    /// races here need at most two), unless `LOOM_MAX_PREEMPTIONS` says otherwise.
-    fn model(f: impl Fn() + Sync + Send + 'static) {
-        let mut builder = loom::model::Builder::new();
-        if builder.preemption_bound.is_none() {
-            builder.preemption_bound = Some(3);
-        }
-        builder.check(f);
-    }
 
     fn item(v: usize) -> NonNull<usize> {
         NonNull::new(Box::into_raw(Box::new(v))).unwrap()

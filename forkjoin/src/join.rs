@@ -125,7 +125,8 @@ where
 {
     let st = worker.owner_state();
     let frame = JoinFrame::new(b);
-    *(*st).frames.get_unchecked_mut(idx) = &frame.head;
+    // A pointer to the whole frame (its head is the first field): a thief reads all of it.
+    *(*st).frames.get_unchecked_mut(idx) = (&frame as *const JoinFrame<B, RB>).cast();
     (*st).len = idx + 1;
     if HEARTBEAT {
         // After the push, so that this frame can be the one shared.
@@ -244,7 +245,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     #[cold]
     #[inline(never)]
     unsafe fn complete_promoted(&self, worker: &Worker) -> RB {
-        let me = JobRef(NonNull::from(&self.head.job));
+        let me = JobRef(NonNull::from(self).cast());
         let latch = self.head.latch();
         loop {
             if latch.core.probe() {

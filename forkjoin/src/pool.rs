@@ -298,7 +298,7 @@ impl Pool {
             done: AtomicBool::new(false),
             waiter: AtomicUsize::new(NO_WAITER),
             registry: Arc::as_ptr(&self.registry) as usize,
-            result: Mutex::new(None),
+            result: Mutex::new(TaskSlot { result: None, blocked: false }),
             condvar: Condvar::new(),
         });
         let s = Arc::clone(&state);
@@ -441,16 +441,28 @@ struct TaskState<T> {
     waiter: AtomicUsize,
     /// The pool's registry, for identity only.
     registry: usize,
-    result: Mutex<Option<Result<T, Panic>>>,
+    result: Mutex<TaskSlot<T>>,
     condvar: Condvar,
+}
+
+struct TaskSlot<T> {
+    result: Option<Result<T, Panic>>,
+    /// A thread outside the pool is blocked on the condvar. Notifying costs a syscall even
+    /// with nobody waiting, so it is only done when someone is.
+    blocked: bool,
 }
 
 impl<T> TaskState<T> {
     fn complete(&self, result: Result<T, Panic>, worker: &Worker) {
-        *self.result.lock().unwrap() = Some(result);
-        // Release: pairs with the Acquire in `is_done`; the mutex already orders the result.
-        self.done.store(true, Release);
-        self.condvar.notify_all();
+        {
+            let mut slot = self.result.lock().unwrap();
+            slot.result = Some(result);
+            // Release: pairs with the Acquire in `is_done`; the mutex orders the result.
+            self.done.store(true, Release);
+            if slot.blocked {
+                self.condvar.notify_all();
+            }
+        }
         // The setter's half of the Dekker pattern with a worker waiting in `join`.
         fence(SeqCst);
         let waiter = self.waiter.load(SeqCst);
@@ -484,13 +496,14 @@ impl<T> Task<T> {
                 w.wait_until(&|| state.done.load(SeqCst), None);
             }
             _ => {
-                let mut result = state.result.lock().unwrap();
-                while result.is_none() {
-                    result = state.condvar.wait(result).unwrap();
+                let mut slot = state.result.lock().unwrap();
+                while slot.result.is_none() {
+                    slot.blocked = true;
+                    slot = state.condvar.wait(slot).unwrap();
                 }
             }
         }
-        let result = state.result.lock().unwrap().take();
+        let result = state.result.lock().unwrap().result.take();
         result.expect("a finished task has a result")
     }
 }

@@ -10,7 +10,6 @@ use crate::padded::CachePadded;
 use crate::panic::{catch, Panic};
 use crate::sleep::Sleep;
 use std::cell::{Cell, UnsafeCell};
-use std::collections::VecDeque;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
@@ -301,25 +300,25 @@ impl Worker {
 }
 
 /// A submission queue for jobs from outside the pool (seed 001: Java 8's external queues).
-/// Submitters pick a queue by a per-thread random probe and move to another on contention;
-/// workers take from them FIFO as from any victim.
+/// As in the JDK pool, submitters push under a lock (several threads may share a queue) and
+/// workers take from the other end lock-free, exactly as they steal from a worker's deque:
+/// it *is* a deque, whose owner role passes to whoever holds the lock. Submitters pick a
+/// queue by a per-thread random probe and move to another on contention.
 struct SubmissionQueue {
-    /// Number of queued jobs: a hint that spares idle workers the mutex.
-    len: AtomicUsize,
-    jobs: Mutex<VecDeque<JobRef>>,
+    push_lock: Mutex<()>,
+    deque: Deque<JobHeader>,
 }
 
 impl SubmissionQueue {
+    /// Takes the oldest job (FIFO), lock-free.
     fn take(&self) -> Option<JobRef> {
-        // Relaxed: a hint; the mutex orders the queue itself. The sleep protocol's fences
-        // order it against parking.
-        if self.len.load(Relaxed) == 0 {
-            return None;
+        loop {
+            match self.deque.steal() {
+                Steal::Success(job) => return Some(JobRef(job)),
+                Steal::Empty => return None,
+                Steal::Retry => std::hint::spin_loop(),
+            }
         }
-        let mut jobs = self.jobs.lock().unwrap();
-        let job = jobs.pop_front();
-        self.len.store(jobs.len(), Relaxed);
-        job
     }
 }
 
@@ -369,12 +368,7 @@ impl Registry {
                 })
                 .collect(),
             queues: (0..queues)
-                .map(|_| {
-                    CachePadded(SubmissionQueue {
-                        len: AtomicUsize::new(0),
-                        jobs: Mutex::new(VecDeque::new()),
-                    })
-                })
+                .map(|_| CachePadded(SubmissionQueue { push_lock: Mutex::new(()), deque: Deque::new() }))
                 .collect(),
             sleep: Sleep::new(threads),
             // Every worker starts out idle (it is counted out when it finds its first job), so
@@ -396,8 +390,7 @@ impl Registry {
 
     /// Any queued work anywhere (a snapshot; see the sleep protocol for when it is exact).
     pub(crate) fn has_work(&self) -> bool {
-        self.workers.iter().any(|w| !w.deque.is_empty())
-            || self.queues.iter().any(|q| q.len.load(Relaxed) > 0)
+        self.workers.iter().any(|w| !w.deque.is_empty()) || self.queues.iter().any(|q| !q.deque.is_empty())
     }
 
     /// Wakes a parked worker for new work, unless some worker is awake and searching: it
@@ -421,14 +414,14 @@ impl Registry {
         loop {
             let queue = &self.queues[probe as usize & (n - 1)];
             let guard = if attempts < n {
-                queue.jobs.try_lock().ok()
+                queue.push_lock.try_lock().ok()
             } else {
-                Some(queue.jobs.lock().unwrap())
+                Some(queue.push_lock.lock().unwrap())
             };
-            if let Some(mut jobs) = guard {
-                jobs.push_back(job);
-                // Relaxed: the sleep protocol's fence (in `notify_work`) orders it.
-                queue.len.store(jobs.len(), Relaxed);
+            if let Some(_owner) = guard {
+                // SAFETY: holding the queue's lock makes this thread its deque's owner; the
+                // mutex orders this push after the previous owner's.
+                unsafe { queue.deque.push(job.0) };
                 break;
             }
             // Contended: move to another queue, as the JDK pool does.
@@ -531,7 +524,7 @@ impl Registry {
 /// Linux rounds sleeps up by the thread's timer slack (50 us by default), which would double
 /// the heartbeat period.
 fn set_precise_timer() {
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", not(miri)))]
     // SAFETY: PR_SET_TIMERSLACK takes a value in nanoseconds and touches only this thread.
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong);
@@ -558,7 +551,8 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
     }
 
     fn job_ref(&self) -> JobRef {
-        JobRef(NonNull::from(&self.header))
+        // From the whole job, not the header field: `execute` reads all of it.
+        JobRef(NonNull::from(self).cast())
     }
 
     unsafe fn execute(this: *const JobHeader, worker: &Worker) {

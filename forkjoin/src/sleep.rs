@@ -203,17 +203,8 @@ mod loom_tests {
     use super::*;
     use loom::sync::atomic::AtomicBool;
     use loom::sync::Arc;
+    use crate::sync::model;
     use loom::thread;
-
-    /// Explores every interleaving with at most three preemptions (bounded as tokio does; the
-    /// races here need at most two), unless `LOOM_MAX_PREEMPTIONS` says otherwise.
-    fn model(f: impl Fn() + Sync + Send + 'static) {
-        let mut builder = loom::model::Builder::new();
-        if builder.preemption_bound.is_none() {
-            builder.preemption_bound = Some(3);
-        }
-        builder.check(f);
-    }
 
     /// A worker going to sleep while another publishes work and notifies.
     #[test]

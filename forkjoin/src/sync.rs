@@ -11,3 +11,15 @@ pub(crate) use loom::sync::{Condvar, Mutex};
 pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicUsize};
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Condvar, Mutex};
+
+/// Runs a loom model check exploring every interleaving with at most three preemptions
+/// (bounded as tokio does; the races checked here need at most two), unless
+/// `LOOM_MAX_PREEMPTIONS` says otherwise.
+#[cfg(all(test, loom))]
+pub(crate) fn model(f: impl Fn() + Sync + Send + 'static) {
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(3);
+    }
+    builder.check(f);
+}

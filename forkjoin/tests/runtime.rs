@@ -258,8 +258,9 @@ fn task_is_done_and_join_from_inside_the_pool() {
 #[test]
 fn invoke_all_keeps_order() {
     let pool = Pool::new(3).unwrap();
-    let jobs: Vec<_> = (0..100u64).map(|i| move || fib(i % 15)).collect();
-    let expected: Vec<u64> = (0..100u64).map(|i| fib_exact(i % 15)).collect();
+    let m = size(15, 6);
+    let jobs: Vec<_> = (0..100u64).map(|i| move || fib(i % m)).collect();
+    let expected: Vec<u64> = (0..100u64).map(|i| fib_exact(i % m)).collect();
     assert_eq!(pool.invoke_all(jobs), expected);
     assert_eq!(pool.invoke_all(Vec::<fn() -> u8>::new()), Vec::<u8>::new());
 }
@@ -287,11 +288,11 @@ fn nested_pools_do_not_deadlock() {
     let outer = Pool::new(1).unwrap();
     let inner = Pool::new(1).unwrap();
     let r = outer.install(|| {
-        let x = inner.install(|| outer.install(|| fib(12)) + inner.install(|| fib(10)));
-        let (a, b) = join(|| inner.install(|| fib(11)), || fib(9));
+        let x = inner.install(|| outer.install(|| fib(9)) + inner.install(|| fib(8)));
+        let (a, b) = join(|| inner.install(|| fib(7)), || fib(6));
         x + a + b
     });
-    assert_eq!(r, fib_exact(12) + fib_exact(10) + fib_exact(11) + fib_exact(9));
+    assert_eq!(r, fib_exact(9) + fib_exact(8) + fib_exact(7) + fib_exact(6));
 }
 
 #[test]
@@ -356,13 +357,13 @@ fn panics_propagate_and_the_pool_survives() {
         "left"
     );
     assert_eq!(ran_b.load(SeqCst), 1, "the right closure still ran, once");
-    assert_eq!(panic_of(|| pool.install(|| join(|| fib(15), || -> u64 { panic!("right") }))), "right");
+    assert_eq!(panic_of(|| pool.install(|| join(|| fib(size(15, 6)), || -> u64 { panic!("right") }))), "right");
     assert_eq!(panic_of(|| pool.install(|| join(|| -> u8 { panic!("both-a") }, || -> u8 { panic!("both-b") }))), "both-a");
     assert_eq!(
         panic_of(|| pool.install(|| scope(|s| {
             s.spawn(|_| panic!("scope task"));
             s.spawn(|_| {
-                fib(10);
+                fib(size(10, 5));
             });
         }))),
         "scope task"
@@ -380,9 +381,9 @@ fn panics_propagate_and_the_pool_survives() {
         let (a, b) = join(|| boom(n - 1), || boom(n - 2));
         a + b
     }
-    assert_eq!(panic_of(|| pool.install(|| boom(20))), "deep");
+    assert_eq!(panic_of(|| pool.install(|| boom(size(20, 9)))), "deep");
     // Still fully usable.
-    assert_eq!(pool.install(|| fib(20)), fib_exact(20));
+    assert_eq!(pool.install(|| fib(size(20, 8))), fib_exact(size(20, 8)));
     assert_eq!(pool.submit(|| 5).join().unwrap(), 5);
 }
 
