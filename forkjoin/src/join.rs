@@ -72,8 +72,11 @@ where
     registry::in_worker(crate::pool::global_registry(), |_| join(a, b))
 }
 
-/// The fast path: one load and compare decide that neither the frame stack is full nor a
-/// heartbeat is pending (the heartbeat sets the worker's `limit` to zero).
+/// The fast path. A join records a frame only while the worker has fewer than
+/// `PRIVATE_FRAMES` private frames: those are the outermost joins on its stack, the ones a
+/// promotion would share. Deeper joins (almost all of them in a divide-and-conquer tree)
+/// are two plain calls. One load and compare against the worker's `limit` decides; a
+/// pending heartbeat sets `limit` to zero, which sends the join to the slow path.
 ///
 /// # Safety
 /// `worker` is the current thread's worker.
@@ -87,11 +90,44 @@ where
 {
     let st = worker.owner_state();
     let idx = (*st).len;
-    // Relaxed: the heartbeat's store is a request with nothing to synchronise.
-    if idx >= worker.limit.load(Relaxed) {
+    // Relaxed: the owner's own bound, or the heartbeat's request, which has nothing to
+    // synchronise.
+    let limit = worker.limit.load(Relaxed);
+    if idx < limit {
+        return join_body::<false, _, _, _, _>(worker, idx, a, b);
+    }
+    if limit == 0 {
         return join_slow(worker, a, b);
     }
-    join_body::<false, _, _, _, _>(worker, idx, a, b)
+    registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
+    join_plain(a, b)
+}
+
+/// Two plain calls, with the panic semantics of a join: if `a` panics, `b` still runs
+/// (its own panic is dropped) and `a`'s panic continues.
+#[inline(always)]
+fn join_plain<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB,
+{
+    let mut b = ManuallyDrop::new(b);
+    let guard = PlainGuard(&mut b);
+    let ra = a();
+    mem::forget(guard);
+    // SAFETY: taken once; the guard that could also take it was forgotten.
+    (ra, unsafe { ManuallyDrop::take(&mut b) }())
+}
+
+/// Runs `b` if `a` unwinds out of a plain join.
+struct PlainGuard<'a, B: FnOnce() -> RB, RB>(&'a mut ManuallyDrop<B>);
+
+impl<B: FnOnce() -> RB, RB> Drop for PlainGuard<'_, B, RB> {
+    fn drop(&mut self) {
+        // SAFETY: only reached while unwinding out of `a`: `b` was not taken.
+        let b = unsafe { ManuallyDrop::take(self.0) };
+        let _ = catch(b);
+    }
 }
 
 /// A heartbeat is pending, or the frame stack is full.
@@ -106,7 +142,7 @@ where
 {
     let idx = (*worker.owner_state()).len;
     if idx >= FRAMES {
-        return join_unshared(a, b);
+        return join_plain(a, b);
     }
     join_body::<true, _, _, _, _>(worker, idx, a, b)
 }
@@ -137,21 +173,6 @@ where
     mem::forget(guard);
     let rb = frame.complete(worker, idx);
     (ra, rb)
-}
-
-/// Beyond `FRAMES` nested joins: run both here, with the same panic semantics.
-#[cold]
-fn join_unshared<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA,
-    B: FnOnce() -> RB,
-{
-    let ra = catch(a);
-    let rb = b();
-    match ra {
-        Ok(ra) => (ra, rb),
-        Err(p) => p.resume(),
-    }
 }
 
 /// What a thief needs to run a frame and signal its owner. Written by the owner when it
@@ -234,6 +255,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
         (*st).len = idx;
         if idx < (*st).shared {
             (*st).shared = idx;
+            worker.refresh_limit();
             return self.complete_promoted(worker);
         }
         registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
@@ -252,7 +274,11 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
                 break;
             }
             match worker.deque.pop() {
-                Some(job) if job == me.0 => return self.take_func()(),
+                Some(job) if job == me.0 => {
+                    // Shared but taken back: it still counts as a task this worker ran.
+                    registry::bump(&worker.counters.executed);
+                    return self.take_func()();
+                }
                 // A job pushed after ours and not yet taken (e.g. a `submit` from inside `a`):
                 // run it, then look again.
                 Some(job) => worker.execute(JobRef(job)),

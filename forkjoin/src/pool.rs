@@ -491,7 +491,7 @@ impl<T> Task<T> {
         // SAFETY: this thread's worker, if any.
         let worker = (!current.is_null()).then(|| unsafe { &*current });
         match worker {
-            Some(w) if ptr::eq(w.registry(), state.registry as *const Registry) => {
+            Some(w) if w.registry() as *const Registry as usize == state.registry => {
                 state.waiter.store(w.index, SeqCst);
                 w.wait_until(&|| state.done.load(SeqCst), None);
             }

@@ -16,9 +16,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-/// Joins nested deeper than this on one worker run without a frame (never shared). They are
-/// the smallest tasks of a divide-and-conquer tree; 4096 levels is far beyond any balanced one.
+/// Capacity of a worker's frame array (promoted frames plus at most `PRIVATE_FRAMES`).
 pub(crate) const FRAMES: usize = 4096;
+
+/// How many private (unshared) join frames a worker records: the outermost joins on its
+/// stack, whose second closures are the largest pieces of work. Joins nested deeper run as
+/// plain calls until a heartbeat or a promotion makes room. 16 levels of a binary tree is
+/// 2^16 leaves: below that, a piece is small enough that not offering it costs little.
+pub(crate) const PRIVATE_FRAMES: usize = 16;
 
 /// How often a busy worker is told to consider sharing its oldest unshared join. Only
 /// ticks while some workers are busy and some idle.
@@ -77,10 +82,10 @@ pub(crate) struct OwnerState {
 /// cache line (seeds 003 and 004).
 pub(crate) struct Worker {
     owner: CachePadded<UnsafeCell<OwnerState>>,
-    /// How many frames a join may push before taking the slow path: `FRAMES`, or 0 when a
-    /// heartbeat is pending. Folding the heartbeat flag into the bound check leaves one
-    /// load and compare on the fast path. Set to 0 by the heartbeat thread (and when the
-    /// worker starts a job); read by the owner at every join.
+    /// Frames below this index may be recorded: `min(FRAMES, shared + PRIVATE_FRAMES)`, or 0
+    /// when a heartbeat is pending. Folding the heartbeat flag into the bound leaves one load
+    /// and compare on the fast path. Set to 0 by the heartbeat thread (and when the worker
+    /// starts a job); otherwise written by the owner; read by the owner at every join.
     pub(crate) limit: CachePadded<AtomicUsize>,
     pub(crate) deque: Deque<JobHeader>,
     pub(crate) counters: CachePadded<Counters>,
@@ -154,6 +159,16 @@ impl Worker {
         job.execute(self);
     }
 
+    /// Recomputes `limit` after `shared` changed or a heartbeat was handled.
+    #[inline]
+    pub(crate) fn refresh_limit(&self) {
+        // SAFETY: owner-only state, on the owner's thread.
+        let shared = unsafe { (*self.owner_state()).shared };
+        // Relaxed: only this thread acts on it; overwriting a concurrent heartbeat loses one
+        // tick, which only delays sharing by a period.
+        self.limit.store((shared + PRIVATE_FRAMES).min(FRAMES), Relaxed);
+    }
+
     /// Whether a heartbeat is pending (loops split their range then).
     #[inline(always)]
     pub(crate) fn heartbeat_pending(&self) -> bool {
@@ -166,9 +181,7 @@ impl Worker {
     #[cold]
     #[inline(never)]
     pub(crate) fn on_heartbeat(&self) {
-        // Relaxed: only this thread acts on it; a tick lost to the race with the heartbeat
-        // thread delays sharing by one period.
-        self.limit.store(FRAMES, Relaxed);
+        self.refresh_limit();
         let registry = self.registry();
         let st = self.owner_state();
         // SAFETY: owner-only state on the owner's thread; frames in `shared..len` belong to
@@ -190,6 +203,7 @@ impl Worker {
             let head = (*st).frames[i];
             FrameHead::prepare_for_sharing(head, self.index);
             (*st).shared = i + 1;
+            self.refresh_limit();
             bump(&self.counters.promoted);
             self.push(JobRef(NonNull::new_unchecked(head as *mut JobHeader)));
         }
@@ -360,7 +374,7 @@ impl Registry {
                         rng: 0x2545_F491_4F6C_DD1D ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                         frames: [ptr::null(); FRAMES],
                     })),
-                    limit: CachePadded(AtomicUsize::new(FRAMES)),
+                    limit: CachePadded(AtomicUsize::new(PRIVATE_FRAMES)),
                     deque: Deque::new(),
                     counters: CachePadded(Counters::default()),
                     index,
