@@ -1,7 +1,226 @@
-//! `fj`: the forkjoin benchmark suite's command (under construction).
+//! `fj`: the forkjoin benchmark suite's command. `fj bench` measures the programs of Lea's
+//! paper on forkjoin, rayon, chili and the JDK's ForkJoinPool, prints a table and writes a
+//! report; `fj uts` searches one UTS tree; `fj experiments` checks the source documents'
+//! claims about memory and threads on this machine.
+
+mod bench;
+mod cli;
+mod engine;
+mod experiments;
+mod java;
+mod kbest;
+mod plots;
 mod programs;
-fn main() {
-    for p in programs::all() {
-        println!("{}: {}", p.name, p.about);
+mod report;
+mod results;
+mod table;
+mod uts_cmd;
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::Parser;
+
+use cli::{BenchArgs, Cli, Command};
+use kbest::Method;
+use programs::{Program, Runtime};
+
+/// Why `fj` stops early.
+pub enum Failure {
+    /// A mistake on the command line: exit status 2.
+    Usage(String),
+    /// Anything else (a file that cannot be written): exit status 1.
+    Other(String),
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A bad value is one line; clap's other errors (an unknown flag, a missing
+        // subcommand) come with its usage text, and help and version are not errors.
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::ValueValidation | ErrorKind::InvalidValue
+            ) =>
+        {
+            let text = e.render().to_string();
+            eprintln!(
+                "fj: {}",
+                text.lines().next().unwrap_or("error: invalid value")
+            );
+            return ExitCode::from(2);
+        }
+        Err(e) => e.exit(),
+    };
+    let outcome = match &cli.command {
+        Command::Bench(args) => bench_command(args),
+        Command::Uts(args) => uts_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Experiments(args) => experiments_command(&args.names, args.quick),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(Failure::Usage(msg)) => {
+            eprintln!("fj: error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(msg)) => {
+            eprintln!("fj: error: {msg}");
+            ExitCode::FAILURE
+        }
     }
+}
+
+/// `fj bench`: exit status 0 when every answer was verified, 1 otherwise.
+fn bench_command(args: &BenchArgs) -> Result<ExitCode, Failure> {
+    if args.list {
+        for p in programs::all() {
+            println!("{:<16} {}", p.name, p.about);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let plan = bench::Plan {
+        programs: choose_programs(&args.programs)?,
+        size: args.size,
+        threads: args.threads.clone().unwrap_or_else(cli::default_threads).0,
+        peers: args.peers.clone().unwrap_or_else(cli::all_peers).0,
+        method: method(args)?,
+    };
+    check_outputs(args)?;
+    let peers: Vec<&str> = plan.peers.iter().map(|p| p.name()).collect();
+    let threads: Vec<String> = plan.threads.iter().map(|t| t.to_string()).collect();
+    println!(
+        "fj bench: {} program(s), size {}, workers {}, peers {}",
+        plan.programs.len(),
+        cli::size_name(plan.size),
+        threads.join(","),
+        if peers.is_empty() {
+            "none".to_string()
+        } else {
+            peers.join(",")
+        }
+    );
+    let mut method_text = plan.method.to_string();
+    if plan.method.budget.is_some() && plan.peers.contains(&Runtime::Java) {
+        method_text += "; java (no budget of its own): M lowered to the runs that fit in the budget at the program's sequential time";
+    }
+    println!("{method_text}");
+
+    let mut notes = Vec::new();
+    let rows = bench::run(&plan, &mut notes);
+
+    println!();
+    print!("{}", table::render_text(&table::grid(&rows, false)));
+    for note in table::footnotes(&rows) {
+        println!("{note}");
+    }
+    for note in &notes {
+        println!("note: {note}");
+    }
+    if let Some(path) = &args.json {
+        results::write_json(path, &rows).map_err(Failure::Other)?;
+    }
+    if !args.no_report {
+        let info = report::RunInfo {
+            command: std::env::args().collect::<Vec<_>>().join(" "),
+            size: cli::size_name(plan.size).to_string(),
+            threads: plan.threads.clone(),
+            method: method_text,
+            notes,
+        };
+        report::write(&args.report, &rows, &info).map_err(Failure::Other)?;
+        println!("report: {}", args.report.join("index.html").display());
+    }
+    let all_verified = rows.iter().all(|r| r.verified);
+    Ok(if all_verified {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `fj experiments`: an unknown name is a usage error (2); a wrong answer in a run, 1.
+fn experiments_command(names: &[String], quick: bool) -> Result<ExitCode, Failure> {
+    if let Some(unknown) = names.iter().find(|n| !experiments::names().contains(&n.as_str())) {
+        return Err(Failure::Usage(format!(
+            "unknown experiment '{unknown}' (known: {})",
+            experiments::names().join(", ")
+        )));
+    }
+    let outcomes = experiments::run(names, quick).map_err(Failure::Other)?;
+    experiments::print(&outcomes);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Fails now, not after a long run, if the results could not be written.
+fn check_outputs(args: &BenchArgs) -> Result<(), Failure> {
+    if let Some(dir) = args.json.as_deref().and_then(Path::parent) {
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            return Err(Failure::Usage(format!(
+                "--json: directory {} does not exist",
+                dir.display()
+            )));
+        }
+    }
+    if !args.no_report {
+        std::fs::create_dir_all(&args.report)
+            .map_err(|e| Failure::Other(format!("cannot create {}: {e}", args.report.display())))?;
+    }
+    Ok(())
+}
+
+/// The programs named, in the order given (each once), or every program.
+fn choose_programs(names: &[String]) -> Result<Vec<Program>, Failure> {
+    let all = programs::all();
+    if names.is_empty() {
+        return Ok(all);
+    }
+    if let Some(unknown) = names
+        .iter()
+        .find(|n| !all.iter().any(|p| p.name == n.as_str()))
+    {
+        let known: Vec<&str> = all.iter().map(|p| p.name).collect();
+        return Err(Failure::Usage(format!(
+            "unknown program '{unknown}' (programs: {})",
+            known.join(", ")
+        )));
+    }
+    let mut slots: Vec<Option<Program>> = all.into_iter().map(Some).collect();
+    Ok(names
+        .iter()
+        .filter_map(|n| {
+            slots
+                .iter_mut()
+                .find(|s| s.as_ref().is_some_and(|p| p.name == n.as_str()))?
+                .take()
+        })
+        .collect())
+}
+
+/// The K-best parameters: the preset (quick or `--rigorous`) with the options given on top.
+fn method(args: &BenchArgs) -> Result<Method, Failure> {
+    let preset = if args.rigorous {
+        Method::RIGOROUS
+    } else {
+        Method::QUICK
+    };
+    let k = args.k.map_or(preset.k, |k| k as usize);
+    let max_runs = match args.max_runs {
+        Some(m) if (m as usize) < k => {
+            return Err(Failure::Usage(format!(
+                "--max-runs {m} is less than K = {k}"
+            )));
+        }
+        Some(m) => m as usize,
+        // A larger --k alone raises the preset's M with it.
+        None => preset.max_runs.max(k),
+    };
+    Ok(Method {
+        k,
+        epsilon: args.epsilon.unwrap_or(preset.epsilon),
+        max_runs,
+        warmup: args.warmup.map_or(preset.warmup, |w| w as usize),
+        budget: args.budget.map_or(preset.budget, |b| b.0),
+    })
 }

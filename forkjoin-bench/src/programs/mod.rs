@@ -21,17 +21,6 @@ pub enum Ctx<'a, 's> {
     Chili(&'a mut chili::Scope<'s>),
 }
 
-impl Ctx<'_, '_> {
-    pub fn runtime(&self) -> Runtime {
-        match self {
-            Ctx::Sequential => Runtime::Sequential,
-            Ctx::Forkjoin => Runtime::Forkjoin,
-            Ctx::Rayon => Runtime::Rayon,
-            Ctx::Chili(_) => Runtime::Chili,
-        }
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Runtime {
     Sequential,
@@ -69,6 +58,13 @@ pub trait Workload: Send {
     /// Tasks forked by one run (joins plus spawns), where the program can count them
     /// (for the paper's task-rate figure). `None` if not known.
     fn tasks_per_run(&self) -> Option<u64> {
+        None
+    }
+    /// The Java peer's program and parameters (`peers/java/README.md`) for the same
+    /// computation at this workload's size, e.g. `["fib", "40", "13"]`. `None`: not stated
+    /// here, and the harness's own table (`java::java_args`) decides, which also knows the
+    /// programs without a Java equivalent.
+    fn java_args(&self) -> Option<Vec<String>> {
         None
     }
 }

@@ -1,0 +1,299 @@
+//! The command line: clap's definitions and the parsers of the values clap cannot check by
+//! itself (worker lists, sizes, peers). Every mistake in a value becomes one line on stderr
+//! and exit status 2 (see `main`).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::programs::{Runtime, Size};
+
+/// More workers than this is a typo, not a machine.
+const MAX_WORKERS: usize = 1024;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "fj",
+    version,
+    about = "The forkjoin benchmark suite: Lea's fork/join programs measured against rayon, chili and the JDK's ForkJoinPool",
+    subcommand_required = true,
+    arg_required_else_help = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Measure programs on forkjoin and its peers; print a table and write a report.
+    ///
+    /// With no arguments: every program at the default size, on 1 worker and on one worker
+    /// per core, against every peer present, with the report in fj-report/. Exit status: 0
+    /// when every answer was verified, 1 when one was not, 2 for a usage error.
+    Bench(BenchArgs),
+    /// Search one UTS tree (the standard UTS options) in a forkjoin pool and print its node
+    /// count, depth, leaf count and the time taken.
+    ///
+    /// Example: fj uts --threads 2 -t 1 -a 3 -d 10 -b 4 -r 19  (T1: 4,130,071 nodes)
+    Uts(UtsArgs),
+    /// Check the source documents' claims on this machine: false sharing, a lock that
+    /// serialises two threads, CPU pinning (003); SeqCst versus release (lazySet) publishing
+    /// and cursor padding in a ring buffer (004); sort by key width and Jacobi barriers
+    /// (000, 4.3 and 4.4). Each prints the claim, the ratio measured in one run, and whether
+    /// it held.
+    Experiments(ExperimentsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ExperimentsArgs {
+    /// Experiments to run (default: all): false-sharing, lock, pinning, lazyset,
+    /// sort-width, jacobi-barrier.
+    #[arg(value_name = "NAME")]
+    pub names: Vec<String>,
+
+    /// Smaller sizes and fewer runs (seconds instead of about a minute).
+    #[arg(long)]
+    pub quick: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Programs to run, by exact name (default: all; --list shows them).
+    #[arg(value_name = "PROGRAM")]
+    pub programs: Vec<String>,
+
+    /// Problem size: test (tiny, seconds for the whole suite), default, or paper (Lea's sizes).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "default")]
+    pub size: Size,
+
+    /// Worker counts to measure, e.g. 1,2,4 [default: 1 and the number of cores].
+    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_parser = parse_thread_list)]
+    pub threads: Option<ThreadList>,
+
+    /// Peers to measure forkjoin against: a list of rayon, chili, java, or none
+    /// [default: all present].
+    #[arg(long, value_name = "LIST", value_parser = parse_peers)]
+    pub peers: Option<Peers>,
+
+    /// Write one JSON object per (program, runtime, workers) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+
+    /// Directory for the report (index.html with tables and plots, results.json).
+    #[arg(long, value_name = "DIR", default_value = "fj-report")]
+    pub report: PathBuf,
+
+    /// Write no report.
+    #[arg(long, conflicts_with = "report")]
+    pub no_report: bool,
+
+    /// K-best: average the K fastest runs [default: 3; --rigorous: 10].
+    #[arg(long, allow_negative_numbers = true, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    pub k: Option<u32>,
+
+    /// K-best: converged when the K-th fastest is within (1 + E) of the fastest
+    /// [default: 0.05; --rigorous: 0.02].
+    #[arg(long, allow_negative_numbers = true, value_name = "E", value_parser = parse_epsilon)]
+    pub epsilon: Option<f64>,
+
+    /// K-best: at most M timed runs per measurement [default: 10; --rigorous: 200].
+    #[arg(long, allow_negative_numbers = true, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_runs: Option<u32>,
+
+    /// Untimed warm-up runs before the timed ones [default: 1; --rigorous: 2].
+    #[arg(long, allow_negative_numbers = true, value_name = "W", value_parser = clap::value_parser!(u32))]
+    pub warmup: Option<u32>,
+
+    /// Seed 003's method: K=10, epsilon=0.02, M=200, no time budget.
+    #[arg(long)]
+    pub rigorous: bool,
+
+    /// Stop a measurement once its timed runs took SECONDS and it has K runs, converged or
+    /// not; `none` for no limit [default: 1.5; --rigorous: none].
+    #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", value_parser = parse_budget)]
+    pub budget: Option<Budget>,
+
+    /// List the programs and exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct UtsArgs {
+    /// Workers of the forkjoin pool [default: the number of cores].
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = parse_worker_count)]
+    pub threads: Option<usize>,
+
+    /// The UTS options: -t type, -b b0, -r seed, -q, -m, -d, -a shape, -f, -g.
+    #[arg(
+        value_name = "UTS OPTION",
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub options: Vec<String>,
+}
+
+/// Worker counts, ascending, without repeats.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ThreadList(pub Vec<usize>);
+
+/// The peer runtimes chosen, in the order of [`Runtime`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Peers(pub Vec<Runtime>);
+
+/// A measurement's time budget in seconds; `None`: no limit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget(pub Option<f64>);
+
+fn parse_size(s: &str) -> Result<Size, String> {
+    match s {
+        "test" => Ok(Size::Test),
+        "default" => Ok(Size::Default),
+        "paper" => Ok(Size::Paper),
+        _ => Err("expected test, default or paper".to_string()),
+    }
+}
+
+pub fn size_name(size: Size) -> &'static str {
+    match size {
+        Size::Test => "test",
+        Size::Default => "default",
+        Size::Paper => "paper",
+    }
+}
+
+pub fn parse_worker_count(s: &str) -> Result<usize, String> {
+    let n: usize = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a worker count"))?;
+    if n == 0 {
+        return Err("worker counts must be at least 1".to_string());
+    }
+    if n > MAX_WORKERS {
+        return Err(format!("{n} workers: at most {MAX_WORKERS}"));
+    }
+    Ok(n)
+}
+
+/// Parses `1,2,4`: sorted and deduplicated, so plots run left to right.
+pub fn parse_thread_list(s: &str) -> Result<ThreadList, String> {
+    if s.trim().is_empty() {
+        return Err("empty list; expected worker counts like 1,2,4".to_string());
+    }
+    let mut counts = s
+        .split(',')
+        .map(|part| {
+            parse_worker_count(part).map_err(|e| format!("{e} (expected a list like 1,2,4)"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    counts.sort_unstable();
+    counts.dedup();
+    Ok(ThreadList(counts))
+}
+
+/// The default worker counts: 1 and one per core.
+pub fn default_threads() -> ThreadList {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut counts = vec![1, cores];
+    counts.dedup();
+    ThreadList(counts)
+}
+
+fn parse_peers(s: &str) -> Result<Peers, String> {
+    const EXPECTED: &str = "expected a list of rayon, chili, java, or none";
+    if s.trim() == "none" {
+        return Ok(Peers(Vec::new()));
+    }
+    let mut peers = s
+        .split(',')
+        .map(|p| match p.trim() {
+            "rayon" => Ok(Runtime::Rayon),
+            "chili" => Ok(Runtime::Chili),
+            "java" => Ok(Runtime::Java),
+            other => Err(format!("unknown peer '{other}' ({EXPECTED})")),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    peers.sort_unstable();
+    peers.dedup();
+    Ok(Peers(peers))
+}
+
+pub fn all_peers() -> Peers {
+    Peers(vec![Runtime::Rayon, Runtime::Chili, Runtime::Java])
+}
+
+fn parse_epsilon(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(e) if e.is_finite() && e >= 0.0 => Ok(e),
+        _ => Err("expected a number >= 0, e.g. 0.05".to_string()),
+    }
+}
+
+fn parse_budget(s: &str) -> Result<Budget, String> {
+    if s == "none" {
+        return Ok(Budget(None));
+    }
+    match s.parse::<f64>() {
+        Ok(b) if b.is_finite() && b > 0.0 => Ok(Budget(Some(b))),
+        _ => Err("expected seconds > 0 or none".to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thread_lists() {
+        assert_eq!(parse_thread_list("1,2,4"), Ok(ThreadList(vec![1, 2, 4])));
+        assert_eq!(parse_thread_list("4, 1,2,1"), Ok(ThreadList(vec![1, 2, 4])));
+        assert_eq!(parse_thread_list("3"), Ok(ThreadList(vec![3])));
+        for bad in [
+            "", " ", "0", "1,0", "a,b", "1,,2", "2,", "-1", "1.5", "99999",
+        ] {
+            assert!(parse_thread_list(bad).is_err(), "{bad:?} accepted");
+        }
+        assert!(parse_thread_list("0").unwrap_err().contains("at least 1"));
+    }
+
+    #[test]
+    fn default_threads_start_at_one() {
+        let t = default_threads().0;
+        assert_eq!(t[0], 1);
+        assert!(t.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn peers() {
+        assert_eq!(parse_peers("none"), Ok(Peers(vec![])));
+        assert_eq!(
+            parse_peers("java,rayon,java"),
+            Ok(Peers(vec![Runtime::Rayon, Runtime::Java]))
+        );
+        assert!(parse_peers("foo").unwrap_err().contains("'foo'"));
+        assert!(parse_peers("").is_err());
+        assert!(
+            parse_peers("forkjoin").is_err(),
+            "forkjoin is not a peer of itself"
+        );
+    }
+
+    #[test]
+    fn sizes_and_numbers() {
+        assert_eq!(parse_size("paper"), Ok(Size::Paper));
+        assert!(parse_size("huge").is_err());
+        assert_eq!(parse_budget("none"), Ok(Budget(None)));
+        assert_eq!(parse_budget("1.5"), Ok(Budget(Some(1.5))));
+        assert!(parse_budget("0").is_err() && parse_budget("nan").is_err());
+        assert_eq!(parse_epsilon("0"), Ok(0.0));
+        assert!(parse_epsilon("-0.1").is_err() && parse_epsilon("inf").is_err());
+    }
+
+    #[test]
+    fn clap_definitions_are_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,282 @@
+//! The K-best measuring method of seed 003: time a computation repeatedly, keep the K
+//! fastest runs, and stop once the K-th fastest is within (1 + epsilon) of the fastest
+//! (converged) or after at most M runs (not converged). The figure reported is the mean of
+//! the K fastest. Slow runs are noise (another process, a page fault storm), never signal,
+//! so the fastest runs are the best estimate of what the code costs.
+//!
+//! This module is the bookkeeping only, fed with times by the caller, so the stopping rule
+//! can be tested with synthetic timing sequences.
+
+use std::fmt;
+
+/// The method's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Method {
+    /// How many of the fastest runs are kept and averaged.
+    pub k: usize,
+    /// Converged when the K-th fastest time is at most (1 + epsilon) times the fastest.
+    pub epsilon: f64,
+    /// The most timed runs of one measurement.
+    pub max_runs: usize,
+    /// Untimed runs before the timed ones (caches, page faults, thread wake-up, JIT).
+    pub warmup: usize,
+    /// Measured seconds after which a measurement stops once it has K runs, converged or
+    /// not: keeps a whole suite within a time limit on a noisy machine. `None`: no limit.
+    pub budget: Option<f64>,
+}
+
+impl Method {
+    /// The default run: small K and M so the whole suite at the default size fits in
+    /// about ten minutes on two cores (with the budget as the backstop on a noisy machine).
+    pub const QUICK: Method = Method {
+        k: 3,
+        epsilon: 0.05,
+        max_runs: 10,
+        warmup: 1,
+        budget: Some(1.5),
+    };
+
+    /// Seed 003's parameters: K = 10, epsilon = 2 %, M = 200; no time budget.
+    pub const RIGOROUS: Method = Method {
+        k: 10,
+        epsilon: 0.02,
+        max_runs: 200,
+        warmup: 2,
+        budget: None,
+    };
+}
+
+impl Method {
+    /// This method for a harness that cannot stop on a time budget (the Java peer): M
+    /// lowered to the runs that fit in the budget at `run_seconds` a run, but never below K.
+    pub fn budget_as_max_runs(&self, run_seconds: f64) -> Method {
+        let Some(budget) = self.budget.filter(|_| run_seconds > 0.0) else {
+            return *self;
+        };
+        let fit = (budget / run_seconds).ceil().min(self.max_runs as f64) as usize;
+        Method {
+            max_runs: fit.max(self.k),
+            ..*self
+        }
+    }
+}
+
+// `KBest::new` would refuse a preset with K > M.
+const _: () = assert!(Method::QUICK.k <= Method::QUICK.max_runs);
+const _: () = assert!(Method::RIGOROUS.k <= Method::RIGOROUS.max_runs);
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "K-best: K={}, epsilon={}, M={} runs at most, {} warm-up run(s), ",
+            self.k, self.epsilon, self.max_runs, self.warmup
+        )?;
+        match self.budget {
+            Some(b) => write!(f, "budget {b} s of measured time per measurement"),
+            None => write!(f, "no time budget"),
+        }
+    }
+}
+
+/// The state of one measurement: feed it each run's time with [`KBest::record`] until
+/// [`KBest::done`].
+#[derive(Clone, Debug)]
+pub struct KBest {
+    method: Method,
+    /// The fastest times so far, ascending, at most K of them.
+    fastest: Vec<f64>,
+    runs: usize,
+    /// The sum of every recorded time, for the budget.
+    measured: f64,
+}
+
+/// What a finished measurement reports.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    /// The mean of the K fastest times (of all of them if fewer than K runs were made).
+    pub mean: f64,
+    /// The fastest time.
+    pub best: f64,
+    pub converged: bool,
+    /// Timed runs made (warm-ups not counted).
+    pub runs: usize,
+}
+
+impl KBest {
+    pub fn new(method: Method) -> KBest {
+        assert!(
+            method.k >= 1 && method.max_runs >= method.k,
+            "need 1 <= K <= M"
+        );
+        KBest {
+            method,
+            fastest: Vec::with_capacity(method.k + 1),
+            runs: 0,
+            measured: 0.0,
+        }
+    }
+
+    /// Records one run's time in seconds.
+    pub fn record(&mut self, seconds: f64) {
+        self.runs += 1;
+        self.measured += seconds;
+        let at = self.fastest.partition_point(|&t| t <= seconds);
+        if at < self.method.k {
+            self.fastest.insert(at, seconds);
+            self.fastest.truncate(self.method.k);
+        }
+    }
+
+    /// Whether the K fastest runs agree within (1 + epsilon).
+    pub fn converged(&self) -> bool {
+        self.fastest.len() == self.method.k
+            && self.fastest[self.method.k - 1] <= (1.0 + self.method.epsilon) * self.fastest[0]
+    }
+
+    /// Whether to stop: converged, M runs made, or the budget spent with K runs made.
+    pub fn done(&self) -> bool {
+        let over_budget = self.method.budget.is_some_and(|b| self.measured >= b);
+        self.converged()
+            || self.runs >= self.method.max_runs
+            || (over_budget && self.runs >= self.method.k)
+    }
+
+    /// The result so far; `None` before the first run.
+    pub fn summary(&self) -> Option<Summary> {
+        let best = *self.fastest.first()?;
+        Some(Summary {
+            mean: self.fastest.iter().sum::<f64>() / self.fastest.len() as f64,
+            best,
+            converged: self.converged(),
+            runs: self.runs,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn method(k: usize, epsilon: f64, max_runs: usize, budget: Option<f64>) -> Method {
+        Method {
+            k,
+            epsilon,
+            max_runs,
+            warmup: 0,
+            budget,
+        }
+    }
+
+    /// Feeds `times` until done; returns the summary and how many times were used.
+    fn measure(m: Method, times: &[f64]) -> (Summary, usize) {
+        let mut kb = KBest::new(m);
+        for (used, &t) in times.iter().enumerate() {
+            kb.record(t);
+            if kb.done() {
+                return (kb.summary().unwrap(), used + 1);
+            }
+        }
+        panic!("ran out of times before the measurement finished");
+    }
+
+    #[test]
+    fn converges_when_kth_fastest_is_within_epsilon() {
+        // After 3 runs the fastest are 1.0, 1.2, 1.3: 1.3 > 1.05. The 4th (1.02) makes them
+        // 1.0, 1.02, 1.2; the 5th (1.04) makes them 1.0, 1.02, 1.04: converged.
+        let (s, used) = measure(
+            method(3, 0.05, 100, None),
+            &[1.2, 1.0, 1.3, 1.02, 1.04, 9.0],
+        );
+        assert_eq!(used, 5);
+        assert!(s.converged);
+        assert_eq!(s.runs, 5);
+        assert_eq!(s.best, 1.0);
+        assert_eq!(s.mean, (1.0 + 1.02 + 1.04) / 3.0);
+    }
+
+    #[test]
+    fn exactly_at_the_bound_converges() {
+        let (s, used) = measure(method(2, 0.5, 10, None), &[2.0, 3.0]);
+        assert_eq!((used, s.converged, s.mean), (2, true, 2.5));
+    }
+
+    #[test]
+    fn never_converges_before_k_runs() {
+        // Two identical runs, K = 3: not done until the third.
+        let mut kb = KBest::new(method(3, 0.05, 10, None));
+        kb.record(1.0);
+        kb.record(1.0);
+        assert!(!kb.converged() && !kb.done());
+        kb.record(1.0);
+        assert!(kb.converged() && kb.done());
+    }
+
+    #[test]
+    fn max_runs_cuts_off_without_converging() {
+        // Times alternate widely: the 3 fastest are 1.0, 2.0, 3.0 after run 4, never within 5 %.
+        let (s, used) = measure(method(3, 0.05, 4, None), &[4.0, 3.0, 2.0, 1.0, 1.0]);
+        assert_eq!(used, 4);
+        assert!(!s.converged);
+        assert_eq!(s.runs, 4);
+        assert_eq!(s.mean, 2.0);
+        assert_eq!(s.best, 1.0);
+    }
+
+    #[test]
+    fn mean_is_of_the_k_fastest_only() {
+        let (s, _) = measure(method(2, 0.0, 5, None), &[5.0, 1.0, 7.0, 3.0, 2.0]);
+        assert!(!s.converged);
+        assert_eq!(s.mean, 1.5);
+    }
+
+    #[test]
+    fn budget_stops_after_k_runs_only() {
+        // Budget 1 s, K = 2: the first run alone spends it, but a second run is still made.
+        let (s, used) = measure(method(2, 0.01, 100, Some(1.0)), &[1.5, 2.0, 1.0]);
+        assert_eq!(used, 2);
+        assert!(!s.converged);
+        assert_eq!(s.mean, 1.75);
+        // Under budget, the measurement goes on.
+        let (_, used) = measure(method(2, 0.01, 100, Some(10.0)), &[1.5, 2.0, 1.0, 3.0, 4.0]);
+        assert_eq!(used, 5);
+    }
+
+    #[test]
+    fn equal_times_keep_k() {
+        let mut kb = KBest::new(method(2, 0.0, 10, None));
+        for _ in 0..4 {
+            kb.record(1.0);
+        }
+        let s = kb.summary().unwrap();
+        assert_eq!((s.mean, s.runs, s.converged), (1.0, 4, true));
+    }
+
+    #[test]
+    fn budget_as_max_runs() {
+        let m = method(3, 0.05, 10, Some(1.5));
+        assert_eq!(m.budget_as_max_runs(0.5).max_runs, 3);
+        assert_eq!(m.budget_as_max_runs(0.2).max_runs, 8);
+        assert_eq!(m.budget_as_max_runs(2.0).max_runs, 3, "never below K");
+        assert_eq!(m.budget_as_max_runs(0.001).max_runs, 10, "never above M");
+        let unlimited = method(3, 0.05, 10, None);
+        assert_eq!(unlimited.budget_as_max_runs(0.5), unlimited);
+    }
+
+    #[test]
+    fn no_summary_before_a_run() {
+        assert!(KBest::new(Method::QUICK).summary().is_none());
+    }
+
+    #[test]
+    fn presets() {
+        assert_eq!(
+            (
+                Method::RIGOROUS.k,
+                Method::RIGOROUS.epsilon,
+                Method::RIGOROUS.max_runs
+            ),
+            (10, 0.02, 200)
+        );
+    }
+}

@@ -1,0 +1,251 @@
+//! The `fj` binary end to end: a small benchmark run at the test size, the report, `fj uts`,
+//! and the command-line mistakes that must give one line on stderr and exit status 2.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn fj(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fj"))
+        .args(args)
+        .output()
+        .expect("fj runs")
+}
+
+/// A fresh directory for one test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("fj-cli-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn rows(path: &std::path::Path) -> Vec<serde_json::Value> {
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    json.as_array().expect("a JSON array").clone()
+}
+
+#[test]
+fn bench_test_size_verifies_every_row() {
+    let dir = scratch("bench");
+    let json = dir.join("rows.json");
+    let out = fj(&[
+        "bench",
+        "fib",
+        "nqueens",
+        "--size",
+        "test",
+        "--peers",
+        "none",
+        "--threads",
+        "1,2",
+        "--json",
+        json.to_str().unwrap(),
+        "--no-report",
+    ]);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let rows = rows(&json);
+    // Per program: sequential, and forkjoin at 1 and 2 workers.
+    assert_eq!(rows.len(), 6, "{rows:#?}");
+    for row in &rows {
+        assert_eq!(row["verified"], true, "{row}");
+        for field in [
+            "program",
+            "runtime",
+            "threads",
+            "seconds",
+            "converged",
+            "runs",
+            "k",
+            "sequential_seconds",
+            "speedup",
+            "tasks",
+            "steals",
+        ] {
+            assert!(row.get(field).is_some(), "no {field} in {row}");
+        }
+        let (seq, t, speedup) = (
+            row["sequential_seconds"].as_f64().unwrap(),
+            row["seconds"].as_f64().unwrap(),
+            row["speedup"].as_f64().unwrap(),
+        );
+        assert!((speedup - seq / t).abs() <= 1e-9 * speedup, "{row}");
+        match row["runtime"].as_str().unwrap() {
+            "sequential" => assert_eq!(row["threads"], 1),
+            "forkjoin" => assert!(row["tasks"].as_f64().unwrap() > 0.0, "{row}"),
+            other => panic!("unexpected runtime {other}"),
+        }
+    }
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("K-best: K=3"),
+        "the method used is printed: {stdout}"
+    );
+    assert!(
+        stdout.lines().any(|l| l.starts_with("nqueens")),
+        "a table line per program: {stdout}"
+    );
+}
+
+/// The issue's bar: every program on every runtime present (the JDK's too when installed),
+/// every answer verified.
+#[test]
+fn whole_suite_at_test_size_verifies() {
+    let dir = scratch("suite");
+    let json = dir.join("rows.json");
+    let out = fj(&[
+        "bench",
+        "--size",
+        "test",
+        "--threads",
+        "1,2",
+        "--json",
+        json.to_str().unwrap(),
+        "--no-report",
+    ]);
+    assert!(
+        out.status.success(),
+        "stdout: {}\nstderr: {}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let rows = rows(&json);
+    let unverified: Vec<_> = rows.iter().filter(|r| r["verified"] != true).collect();
+    assert!(unverified.is_empty(), "{unverified:#?}");
+    for rt in ["sequential", "forkjoin", "rayon", "chili"] {
+        assert!(rows.iter().any(|r| r["runtime"] == rt), "no {rt} rows");
+    }
+    let stdout = text(&out.stdout);
+    for program in [
+        "fib",
+        "integrate",
+        "micro",
+        "sort",
+        "matmul",
+        "lu",
+        "jacobi",
+        "submit-1600",
+        "nqueens",
+        "uts-t1",
+        "uts-t3",
+    ] {
+        assert!(
+            rows.iter().any(|r| r["program"] == program),
+            "no {program} rows"
+        );
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(program)),
+            "no {program} line: {stdout}"
+        );
+    }
+}
+
+#[test]
+fn report_has_the_tables_plots_and_json() {
+    let dir = scratch("report");
+    let report = dir.join("report");
+    let out = fj(&[
+        "bench",
+        "fib",
+        "--size",
+        "test",
+        "--peers",
+        "rayon,chili",
+        "--threads",
+        "1,2",
+        "--k",
+        "2",
+        "--max-runs",
+        "4",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        html.contains("<table>") && html.matches("<svg").count() >= 3,
+        "table, speedup, task and steal rate figures"
+    );
+    let rows = rows(&report.join("results.json"));
+    let runtimes: Vec<&str> = rows
+        .iter()
+        .map(|r| r["runtime"].as_str().unwrap())
+        .collect();
+    for rt in ["sequential", "forkjoin", "rayon", "chili"] {
+        assert!(runtimes.contains(&rt), "{rt} missing: {runtimes:?}");
+    }
+    assert!(rows
+        .iter()
+        .all(|r| r["verified"] == true && r["k"] == 2 && r["runs"].as_u64().unwrap() <= 4));
+}
+
+#[test]
+fn uts_prints_the_tree() {
+    let out = fj(&[
+        "uts",
+        "--threads",
+        "2",
+        "-t",
+        "1",
+        "-a",
+        "3",
+        "-d",
+        "7",
+        "-b",
+        "4",
+        "-r",
+        "19",
+    ]);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("nodes 63914, depth 7, leaves 51124"),
+        "{stdout}"
+    );
+}
+
+/// Exit status 2 and exactly one line on stderr, naming the problem.
+fn assert_usage_error(args: &[&str], mentions: &str) {
+    let out = fj(args);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "fj {args:?}: {stderr}");
+    assert_eq!(
+        stderr.lines().count(),
+        1,
+        "fj {args:?}: one line, got {stderr:?}"
+    );
+    assert!(
+        stderr.starts_with("fj: error: ") && stderr.contains(mentions),
+        "fj {args:?}: {stderr:?}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "fj {args:?} printed {:?}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn usage_errors_are_one_line_and_exit_2() {
+    assert_usage_error(&["bench", "nosuch"], "unknown program 'nosuch'");
+    assert_usage_error(&["bench", "--threads", "0"], "at least 1");
+    assert_usage_error(&["bench", "--threads", "x"], "'x' is not a worker count");
+    assert_usage_error(&["bench", "--threads", "1,,2"], "worker count");
+    assert_usage_error(&["bench", "--threads", ""], "empty list");
+    assert_usage_error(&["bench", "--size", "huge"], "test, default or paper");
+    assert_usage_error(&["bench", "--peers", "foo"], "unknown peer 'foo'");
+    assert_usage_error(&["bench", "--epsilon", "-1"], "number >= 0");
+    assert_usage_error(&["bench", "--k", "5", "--max-runs", "3"], "less than K");
+    assert_usage_error(
+        &["bench", "--json", "/nonexistent/dir/rows.json"],
+        "does not exist",
+    );
+    assert_usage_error(&["uts", "-z", "1"], "unknown option");
+    assert_usage_error(&["uts", "-t", "1", "--threads", "0"], "at least 1");
+}
