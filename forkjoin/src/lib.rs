@@ -48,6 +48,8 @@ mod registry;
 mod scope;
 #[cfg(not(loom))]
 mod stats;
+#[cfg(not(loom))]
+mod task;
 
 #[cfg(not(loom))]
 pub use iter::{
@@ -59,8 +61,10 @@ pub use join::join;
 #[cfg(not(loom))]
 pub use panic::Panic;
 #[cfg(not(loom))]
-pub use pool::{current_num_threads, current_thread_index, BuildError, Pool, PoolBuilder, Task};
+pub use pool::{current_num_threads, current_thread_index, BuildError, Pool, PoolBuilder};
 #[cfg(not(loom))]
 pub use scope::{scope, Scope};
 #[cfg(not(loom))]
 pub use stats::{Stats, WorkerStats};
+#[cfg(not(loom))]
+pub use task::Task;

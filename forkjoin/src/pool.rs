@@ -1,14 +1,13 @@
 //! `Pool`: building, using and dropping a pool of workers; external submission (`Task`).
 
-use crate::panic::{catch, Panic};
 use crate::registry::{self, Registry, Worker};
 use crate::stats::{Stats, WorkerStats};
+use crate::task::Task;
 use std::fmt;
 use std::io;
 use std::ptr;
-use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
-use std::sync::atomic::{fence, AtomicBool, AtomicUsize};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -294,16 +293,9 @@ impl Pool {
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        let state = Arc::new(TaskState {
-            done: AtomicBool::new(false),
-            waiter: AtomicUsize::new(NO_WAITER),
-            registry: Arc::as_ptr(&self.registry) as usize,
-            result: Mutex::new(TaskSlot { result: None, blocked: false }),
-            condvar: Condvar::new(),
-        });
-        let s = Arc::clone(&state);
-        registry::spawn_job(&self.registry, move |worker: &Worker| s.complete(catch(job), worker));
-        Task { state }
+        let (task, job) = crate::task::new(job, &self.registry);
+        registry::submit_job(&self.registry, job);
+        task
     }
 
     /// Runs every closure, potentially in parallel, and returns their results in order.
@@ -433,83 +425,3 @@ pub fn current_num_threads() -> usize {
     }
 }
 
-const NO_WAITER: usize = usize::MAX;
-
-struct TaskState<T> {
-    done: AtomicBool,
-    /// The index of a worker of the task's pool waiting in `Task::join`, or `NO_WAITER`.
-    waiter: AtomicUsize,
-    /// The pool's registry, for identity only.
-    registry: usize,
-    result: Mutex<TaskSlot<T>>,
-    condvar: Condvar,
-}
-
-struct TaskSlot<T> {
-    result: Option<Result<T, Panic>>,
-    /// A thread outside the pool is blocked on the condvar. Notifying costs a syscall even
-    /// with nobody waiting, so it is only done when someone is.
-    blocked: bool,
-}
-
-impl<T> TaskState<T> {
-    fn complete(&self, result: Result<T, Panic>, worker: &Worker) {
-        {
-            let mut slot = self.result.lock().unwrap();
-            slot.result = Some(result);
-            // Release: pairs with the Acquire in `is_done`; the mutex orders the result.
-            self.done.store(true, Release);
-            if slot.blocked {
-                self.condvar.notify_all();
-            }
-        }
-        // The setter's half of the Dekker pattern with a worker waiting in `join`.
-        fence(SeqCst);
-        let waiter = self.waiter.load(SeqCst);
-        if waiter != NO_WAITER {
-            worker.registry().sleep.wake(waiter);
-        }
-    }
-}
-
-/// A job submitted with [`Pool::submit`].
-pub struct Task<T> {
-    state: Arc<TaskState<T>>,
-}
-
-impl<T> Task<T> {
-    /// Whether the job has finished (its result is ready).
-    pub fn is_done(&self) -> bool {
-        self.state.done.load(Acquire)
-    }
-
-    /// Waits for the job and returns its result, or its panic. A worker of the same pool
-    /// runs other work while it waits; any other thread blocks without spinning.
-    pub fn join(self) -> Result<T, Panic> {
-        let state = &*self.state;
-        let current = Worker::current();
-        // SAFETY: this thread's worker, if any.
-        let worker = (!current.is_null()).then(|| unsafe { &*current });
-        match worker {
-            Some(w) if w.registry() as *const Registry as usize == state.registry => {
-                state.waiter.store(w.index, SeqCst);
-                w.wait_until(&|| state.done.load(SeqCst), None);
-            }
-            _ => {
-                let mut slot = state.result.lock().unwrap();
-                while slot.result.is_none() {
-                    slot.blocked = true;
-                    slot = state.condvar.wait(slot).unwrap();
-                }
-            }
-        }
-        let result = state.result.lock().unwrap().result.take();
-        result.expect("a finished task has a result")
-    }
-}
-
-impl<T> fmt::Debug for Task<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Task").field("done", &self.is_done()).finish()
-    }
-}

@@ -71,8 +71,8 @@ pub(crate) struct OwnerState {
     /// the owner (relaxed load and store), read by `Pool::stats`.
     pub(crate) inline_joins: AtomicU64,
     /// The worker started a job since its last heartbeat: share its first join even if
-    /// nobody is idle yet, so that a worker that becomes idle while the job's first closure
-    /// blocks or runs long can take the second.
+    /// nobody is idle yet (unless other work is queued), so that a worker that becomes idle
+    /// while the job's first closure blocks or runs long can take the second.
     fresh: bool,
     rng: u64,
     pub(crate) frames: [*const FrameHead; FRAMES],
@@ -188,12 +188,20 @@ impl Worker {
         // joins still running on this stack, so their heads are live.
         unsafe {
             let fresh = std::mem::take(&mut (*st).fresh);
-            // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the idle
-            // worker keeps looking or is woken by the next promotion.
-            if (!fresh && registry.idle.load(Relaxed) == 0)
-                || !self.deque.is_empty()
-                || registry.workers.len() == 1
-            {
+            if registry.workers.len() == 1 || !self.deque.is_empty() {
+                return;
+            }
+            let share = if fresh {
+                // The first join of a job just started: share it unless other queued work
+                // is waiting (idle workers take that instead; splitting a stream of small
+                // submitted jobs across workers would only add traffic).
+                !registry.has_work()
+            } else {
+                // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the idle
+                // worker keeps looking or is woken by the next promotion.
+                registry.idle.load(Relaxed) > 0
+            };
+            if !share {
                 return;
             }
             let i = (*st).shared;
@@ -615,10 +623,15 @@ pub(crate) fn in_worker<R: Send>(registry: &Arc<Registry>, op: impl FnOnce(&Work
     job.into_result()
 }
 
-/// Queues a `'static` job: on the current worker's deque if this thread is a worker of
+/// Queues a boxed job: on the current worker's deque if this thread is a worker of
 /// `registry`, else into a submission queue.
 pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) {
-    let job = HeapJob::into_job_ref(func);
+    submit_job(registry, HeapJob::into_job_ref(func));
+}
+
+/// Queues a job: on the current worker's deque if this thread is a worker of `registry`
+/// (FJTask's `fork`), else into a submission queue (seed 001).
+pub(crate) fn submit_job(registry: &Registry, job: JobRef) {
     let current = Worker::current();
     // SAFETY: this thread's worker, live while the thread runs it.
     if !current.is_null() && ptr::eq(unsafe { (*current).registry() }, registry) {
