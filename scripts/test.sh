@@ -30,9 +30,11 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
             rustup +nightly component add miri rust-src >/dev/null 2>&1 || true
     fi
     if cargo +nightly miri --version >/dev/null 2>&1; then
-        # Stacked-borrows checks; the scheduler's randomness comes from Miri's seeded RNG.
-        MIRIFLAGS="-Zmiri-disable-isolation" cargo +nightly miri test -p forkjoin --lib -- deque::tests sleep::tests
-        MIRIFLAGS="-Zmiri-disable-isolation" cargo +nightly miri test -p forkjoin --test runtime -- \
+        # Stacked Borrows and data-race checks. The global pool's threads are never joined
+        # (it lives for the whole process), hence -Zmiri-ignore-leaks.
+        export MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks"
+        cargo +nightly miri test -p forkjoin --lib -- deque::tests sleep::tests
+        cargo +nightly miri test -p forkjoin --test runtime -- \
             fib_exact_at_many_worker_counts scope_borrows_the_stack panics_propagate loops_are_exact \
             invoke_all_keeps_order nested_pools task_is_done bad_input
     else
