@@ -140,8 +140,8 @@ fn area<J: Join>(j: &mut J, l: f64, r: f64, fl: f64, fr: f64, a: f64, tolerance:
         return alr;
     }
     let (x, y) = j.join(
-        |j| area(j, l, c, fl, fc, al, tolerance),
-        |j| area(j, c, r, fc, fr, ar, tolerance),
+        move |j| area(j, l, c, fl, fc, al, tolerance),
+        move |j| area(j, c, r, fc, fr, ar, tolerance),
     );
     x + y
 }

@@ -224,8 +224,8 @@ fn best_of<J: Join>(
     }
     let (left, right) = moves.split_at(moves.len() / 2);
     let (a, b) = j.join(
-        |j| best_of(j, pos, left, first, depth),
-        |j| best_of(j, pos, right, first + left.len(), depth),
+        move |j| best_of(j, pos, left, first, depth),
+        move |j| best_of(j, pos, right, first + left.len(), depth),
     );
     if b.0 > a.0 {
         b

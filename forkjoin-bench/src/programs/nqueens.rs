@@ -81,8 +81,8 @@ fn split<J: Join>(
             }
             let low = free ^ high;
             let (a, b) = j.join(
-                |j| split(j, full, row, cols, left, right, low),
-                |j| split(j, full, row, cols, left, right, high),
+                move |j| split(j, full, row, cols, left, right, low),
+                move |j| split(j, full, row, cols, left, right, high),
             );
             a + b
         }

@@ -112,7 +112,7 @@ fn compute<J: Join>(j: &mut J, kind: Kind, x: f64) -> f64 {
         Kind::Sin => x.sin(),
         Kind::Cos => x.cos(),
         Kind::Tan => {
-            let (sin, cos) = j.join(|_| x.sin(), |_| x.cos());
+            let (sin, cos) = j.join(move |_| x.sin(), move |_| x.cos());
             sin / cos
         }
     }
