@@ -96,35 +96,36 @@ impl Join for Seq {
     }
 }
 
-/// `forkjoin::join` (inside the pool the harness installed).
-pub struct Fj;
-impl Join for Fj {
-    #[inline(always)]
-    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce(&mut Self) -> RA + Send,
-        B: FnOnce(&mut Self) -> RB + Send,
-        RA: Send,
-        RB: Send,
-    {
-        forkjoin::join(|| a(&mut Fj), || b(&mut Fj))
-    }
+/// A `Join` that forwards to a runtime's free `join` function.
+macro_rules! join_through {
+    ($(#[$doc:meta])* $name:ident, $join:path) => {
+        $(#[$doc])*
+        pub struct $name;
+        impl Join for $name {
+            #[inline(always)]
+            fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
+            where
+                A: FnOnce(&mut Self) -> RA + Send,
+                B: FnOnce(&mut Self) -> RB + Send,
+                RA: Send,
+                RB: Send,
+            {
+                $join(|| a(&mut $name), || b(&mut $name))
+            }
+        }
+    };
 }
 
-/// `rayon::join` (inside the rayon pool the harness installed).
-pub struct Rayon;
-impl Join for Rayon {
-    #[inline(always)]
-    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
-    where
-        A: FnOnce(&mut Self) -> RA + Send,
-        B: FnOnce(&mut Self) -> RB + Send,
-        RA: Send,
-        RB: Send,
-    {
-        rayon::join(|| a(&mut Rayon), || b(&mut Rayon))
-    }
-}
+join_through!(
+    /// `forkjoin::join` (inside the pool the harness installed).
+    Fj,
+    forkjoin::join
+);
+join_through!(
+    /// `rayon::join` (inside the rayon pool the harness installed).
+    Rayon,
+    rayon::join
+);
 
 /// chili's `Scope::join` (the scope of the pool the harness built).
 pub struct Chili<'a, 's>(pub &'a mut chili::Scope<'s>);
