@@ -25,6 +25,9 @@ pub(crate) const FRAMES: usize = 4096;
 /// 2^16 leaves: below that, a piece is small enough that not offering it costs little.
 pub(crate) const PRIVATE_FRAMES: usize = 16;
 
+/// `OwnerState::source` of a job popped from the worker's own deque.
+const SOURCE_OWN: usize = usize::MAX;
+
 /// How often a busy worker is told to consider sharing its oldest unshared join. Only
 /// ticks while some workers are busy and some idle.
 const HEARTBEAT: Duration = Duration::from_micros(50);
@@ -74,6 +77,10 @@ pub(crate) struct OwnerState {
     /// nobody is idle yet (unless other work is queued), so that a worker that becomes idle
     /// while the job's first closure blocks or runs long can take the second.
     fresh: bool,
+    /// Where the running job was taken from (`SOURCE_OWN`, a worker's index, or the number
+    /// of workers plus a submission queue's index): its first join is not shared while that
+    /// place still holds work, which idle workers can take instead.
+    source: usize,
     rng: u64,
     pub(crate) frames: [*const FrameHead; FRAMES],
 }
@@ -192,10 +199,10 @@ impl Worker {
                 return;
             }
             let share = if fresh {
-                // The first join of a job just started: share it unless other queued work
-                // is waiting (idle workers take that instead; splitting a stream of small
-                // submitted jobs across workers would only add traffic).
-                !registry.has_work()
+                // The first join of a job just started: share it unless the queue the job
+                // came from holds more (idle workers take that instead; splitting a stream
+                // of small submitted jobs across workers would only add traffic).
+                !registry.holds_work((*st).source)
             } else {
                 // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the idle
                 // worker keeps looking or is woken by the next promotion.
@@ -221,15 +228,25 @@ impl Worker {
     /// wait for: stealing back its subtasks helps it finish ours, seed 001), then a sweep of
     /// the other deques and the submission queues from a random start (FIFO steals).
     pub(crate) fn find_work(&self, hint: Option<usize>) -> Option<JobRef> {
+        let found = self.search(hint);
+        if let Some((_, source)) = found {
+            // SAFETY: owner-only state, on the owner's thread.
+            unsafe { (*self.owner_state()).source = source };
+        }
+        found.map(|(job, _)| job)
+    }
+
+    /// `find_work`'s search; also says where the job came from (see `OwnerState::source`).
+    fn search(&self, hint: Option<usize>) -> Option<(JobRef, usize)> {
         // SAFETY: `find_work` runs on this worker's thread.
         if let Some(job) = unsafe { self.deque.pop() } {
-            return Some(JobRef(job));
+            return Some((JobRef(job), SOURCE_OWN));
         }
         let registry = self.registry();
         if let Some(victim) = hint.filter(|&v| v != self.index && v < registry.workers.len()) {
             if let Steal::Success(job) = registry.workers[victim].deque.steal() {
                 bump(&self.counters.stolen);
-                return Some(JobRef(job));
+                return Some((JobRef(job), victim));
             }
         }
         let workers = registry.workers.len();
@@ -246,14 +263,14 @@ impl Worker {
                     match registry.workers[i].deque.steal() {
                         Steal::Success(job) => {
                             bump(&self.counters.stolen);
-                            return Some(JobRef(job));
+                            return Some((JobRef(job), i));
                         }
                         Steal::Retry => contended = true,
                         Steal::Empty => {}
                     }
                 } else if let Some(job) = registry.queues[i - workers].take() {
                     bump(&self.counters.stolen);
-                    return Some(job);
+                    return Some((job, i));
                 }
             }
             if !contended {
@@ -379,6 +396,7 @@ impl Registry {
                         shared: 0,
                         inline_joins: AtomicU64::new(0),
                         fresh: false,
+                        source: SOURCE_OWN,
                         rng: 0x2545_F491_4F6C_DD1D ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
                         frames: [ptr::null(); FRAMES],
                     })),
@@ -413,6 +431,18 @@ impl Registry {
     /// Any queued work anywhere (a snapshot; see the sleep protocol for when it is exact).
     pub(crate) fn has_work(&self) -> bool {
         self.workers.iter().any(|w| !w.deque.is_empty()) || self.queues.iter().any(|q| !q.deque.is_empty())
+    }
+
+    /// Whether the place a job came from (see `OwnerState::source`) still holds work.
+    fn holds_work(&self, source: usize) -> bool {
+        let workers = self.workers.len();
+        if source < workers {
+            !self.workers[source].deque.is_empty()
+        } else if let Some(queue) = source.checked_sub(workers).and_then(|q| self.queues.get(q)) {
+            !queue.deque.is_empty()
+        } else {
+            false
+        }
     }
 
     /// Wakes a parked worker for new work, unless some worker is awake and searching: it
