@@ -19,20 +19,11 @@ use std::sync::atomic::Ordering::Relaxed;
 /// Leaf size of the deterministic reductions.
 pub const DETERMINISTIC_LEAF: usize = 512;
 
-/// Runs `op` on a worker: here if this thread is one, else in the global pool.
-fn on_worker<R: Send>(op: impl FnOnce() -> R + Send) -> R {
-    if Worker::current().is_null() {
-        registry::in_worker(crate::pool::global_registry(), |_| op())
-    } else {
-        op()
-    }
-}
-
 /// Whether the current worker should split the rest of its loop now.
 #[inline(always)]
 fn wants_split() -> bool {
     let w = Worker::current();
-    // SAFETY: loops run on a worker (see `on_worker`); it lives while its thread runs it.
+    // SAFETY: loops run on a worker (see `registry::on_worker`); it lives while its thread runs it.
     // Relaxed: both are hints; see `Worker::on_heartbeat`.
     unsafe { (*w).heartbeat_pending() && (*w).registry().idle.load(Relaxed) > 0 }
 }
@@ -49,7 +40,7 @@ pub fn for_each<F>(range: Range<usize>, f: F)
 where
     F: Fn(usize) + Sync + Send,
 {
-    on_worker(|| for_each_split(range.start, range.end, &f))
+    registry::on_worker(|_| for_each_split(range.start, range.end, &f))
 }
 
 fn for_each_split<F: Fn(usize) + Sync>(mut i: usize, end: usize, f: &F) {
@@ -80,7 +71,7 @@ where
     R: Fn(T, T) -> T + Sync + Send,
 {
     let ops = (&identity, &map, &reduce);
-    on_worker(|| map_reduce_split(range.start, range.end, ops))
+    registry::on_worker(|_| map_reduce_split(range.start, range.end, ops))
 }
 
 fn map_reduce_split<T, ID, M, R>(mut i: usize, end: usize, ops: (&ID, &M, &R)) -> T
@@ -122,7 +113,7 @@ where
     R: Fn(T, T) -> T + Sync + Send,
 {
     let ops = (&identity, &map, &reduce);
-    on_worker(|| map_reduce_fixed(range.start, range.end, ops))
+    registry::on_worker(|_| map_reduce_fixed(range.start, range.end, ops))
 }
 
 fn map_reduce_fixed<T, ID, M, R>(lo: usize, hi: usize, ops: (&ID, &M, &R)) -> T
@@ -162,7 +153,7 @@ where
     T: Send,
     F: Fn(&mut T) + Sync + Send,
 {
-    on_worker(|| for_each_mut_split(slice, &f))
+    registry::on_worker(|_| for_each_mut_split(slice, &f))
 }
 
 fn for_each_mut_split<T: Send, F: Fn(&mut T) + Sync>(mut rest: &mut [T], f: &F) {

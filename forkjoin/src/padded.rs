@@ -1,10 +1,9 @@
 //! Cache-line padding (seed 003's false-sharing lesson, seed 004's Disruptor cursors).
 
-use std::ops::{Deref, DerefMut};
+use std::ops::Deref;
 
 /// Aligns and pads `T` to 128 bytes: a 64-byte line plus the adjacent line that Intel's
 /// spatial prefetcher pulls in with it, so two padded values never share either.
-#[derive(Default)]
 #[repr(align(128))]
 pub(crate) struct CachePadded<T>(pub(crate) T);
 
@@ -13,12 +12,5 @@ impl<T> Deref for CachePadded<T> {
     #[inline(always)]
     fn deref(&self) -> &T {
         &self.0
-    }
-}
-
-impl<T> DerefMut for CachePadded<T> {
-    #[inline(always)]
-    fn deref_mut(&mut self) -> &mut T {
-        &mut self.0
     }
 }

@@ -5,7 +5,6 @@ use crate::stats::{Stats, WorkerStats};
 use crate::task::Task;
 use std::fmt;
 use std::io;
-use std::ptr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, OnceLock};
 use std::thread::JoinHandle;
@@ -375,9 +374,7 @@ impl Drop for Pool {
         self.registry.terminate();
         // Joining from one of our own workers would wait for ourselves: leave the threads
         // to finish on their own then.
-        let current = Worker::current();
-        // SAFETY: this thread's worker, if any.
-        if !current.is_null() && ptr::eq(unsafe { (*current).registry() }, &*self.registry) {
+        if Worker::current_of(&self.registry).is_some() {
             return;
         }
         for h in self.handles.drain(..) {

@@ -113,6 +113,15 @@ impl Worker {
         CURRENT.with(Cell::get)
     }
 
+    /// The worker this thread is, if it belongs to `registry`. The worker lives inside the
+    /// registry, so it lives as long as the borrow.
+    pub(crate) fn current_of(registry: &Registry) -> Option<&Worker> {
+        let current = Worker::current();
+        // SAFETY: a non-null `CURRENT` is this thread's worker, which lives in its registry;
+        // it is only dereferenced after checking that this is `registry`.
+        (!current.is_null() && ptr::eq(unsafe { (*current).registry }, registry)).then(|| unsafe { &*current })
+    }
+
     #[inline(always)]
     pub(crate) fn owner_state(&self) -> *mut OwnerState {
         self.owner.get()
@@ -628,6 +637,9 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
 /// Runs `op` on a worker of `registry`: directly if this thread is one, else by injecting it
 /// and waiting (a worker of another pool keeps working for its own pool while it waits).
 pub(crate) fn in_worker<R: Send>(registry: &Arc<Registry>, op: impl FnOnce(&Worker) -> R + Send) -> R {
+    if let Some(worker) = Worker::current_of(registry) {
+        return op(worker);
+    }
     let current = Worker::current();
     if current.is_null() {
         let job = InstallJob::new(op, LockLatch::new());
@@ -637,9 +649,6 @@ pub(crate) fn in_worker<R: Send>(registry: &Arc<Registry>, op: impl FnOnce(&Work
     }
     // SAFETY: this thread's worker, live while the thread runs it.
     let current = unsafe { &*current };
-    if ptr::eq(current.registry(), &**registry) {
-        return op(current);
-    }
     // A worker of another pool. Its registry is alive (its thread holds an Arc); take one
     // for the latch, which must outlive the job's completion.
     // SAFETY: `current.registry` points into an `Arc<Registry>` held by this thread.
@@ -662,12 +671,20 @@ pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) 
 /// Queues a job: on the current worker's deque if this thread is a worker of `registry`
 /// (FJTask's `fork`), else into a submission queue (seed 001).
 pub(crate) fn submit_job(registry: &Registry, job: JobRef) {
-    let current = Worker::current();
-    // SAFETY: this thread's worker, live while the thread runs it.
-    if !current.is_null() && ptr::eq(unsafe { (*current).registry() }, registry) {
+    match Worker::current_of(registry) {
         // SAFETY: `push` on the worker's own thread.
-        unsafe { (*current).push(job) };
-    } else {
-        registry.inject(job);
+        Some(worker) => unsafe { worker.push(job) },
+        None => registry.inject(job),
     }
+}
+
+/// Runs `op` on a worker: this thread's if it is one (of any pool), else one of the global
+/// pool's.
+pub(crate) fn on_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
+    let current = Worker::current();
+    if current.is_null() {
+        return in_worker(crate::pool::global_registry(), op);
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    op(unsafe { &*current })
 }

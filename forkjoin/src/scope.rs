@@ -48,12 +48,7 @@ where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    let current = Worker::current();
-    if current.is_null() {
-        return registry::in_worker(crate::pool::global_registry(), |w| scope_on(w, op));
-    }
-    // SAFETY: this thread's worker.
-    scope_on(unsafe { &*current }, op)
+    registry::on_worker(|w| scope_on(w, op))
 }
 
 fn scope_on<'scope, OP, R>(worker: &Worker, op: OP) -> R

@@ -292,8 +292,8 @@ fn relax_row(out: &mut [f64], up: &[f64], mid: &[f64], down: &[f64]) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fib::testkit::check_all_runtimes;
-    use super::super::fib::CountJoins;
+    use super::super::testkit::check_all_runtimes;
+    use super::super::CountJoins;
     use super::*;
 
     #[test]

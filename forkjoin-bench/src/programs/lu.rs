@@ -280,8 +280,8 @@ fn to_row_major(n: usize, m: &[f64]) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fib::testkit::check_all_runtimes;
-    use super::super::fib::CountJoins;
+    use super::super::testkit::check_all_runtimes;
+    use super::super::CountJoins;
     use super::*;
 
     #[test]

@@ -150,29 +150,21 @@ pub(super) fn multiply<J: Join>(j: &mut J, c: &mut [f64], a: &[f64], b: &[f64], 
     let [a00, a01, a10, a11] = quarters(a);
     let [b00, b01, b10, b11] = quarters(b);
     // The two halves of k go into the same C quadrant, so they run one after the other.
+    let quadrant = |j: &mut J, c: &mut [f64], a0: &[f64], a1: &[f64], b0: &[f64], b1: &[f64]| {
+        multiply(j, c, a0, b0, h, op);
+        multiply(j, c, a1, b1, h, op);
+    };
     j.join(
         |j| {
             j.join(
-                |j| {
-                    multiply(j, c00, a00, b00, h, op);
-                    multiply(j, c00, a01, b10, h, op);
-                },
-                |j| {
-                    multiply(j, c01, a00, b01, h, op);
-                    multiply(j, c01, a01, b11, h, op);
-                },
+                |j| quadrant(j, c00, a00, a01, b00, b10),
+                |j| quadrant(j, c01, a00, a01, b01, b11),
             )
         },
         |j| {
             j.join(
-                |j| {
-                    multiply(j, c10, a10, b00, h, op);
-                    multiply(j, c10, a11, b10, h, op);
-                },
-                |j| {
-                    multiply(j, c11, a10, b01, h, op);
-                    multiply(j, c11, a11, b11, h, op);
-                },
+                |j| quadrant(j, c10, a10, a11, b00, b10),
+                |j| quadrant(j, c11, a10, a11, b01, b11),
             )
         },
     );
@@ -280,8 +272,8 @@ pub(super) fn first_difference(
 
 #[cfg(test)]
 mod tests {
-    use super::super::fib::testkit::check_all_runtimes;
-    use super::super::fib::CountJoins;
+    use super::super::testkit::check_all_runtimes;
+    use super::super::CountJoins;
     use super::*;
 
     #[test]

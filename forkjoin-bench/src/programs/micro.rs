@@ -27,7 +27,7 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use super::fib::CountJoins;
+use super::CountJoins;
 use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
 
 const SIDE: usize = 7;
@@ -337,7 +337,7 @@ impl Workload for Micro {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fib::testkit::check_all_runtimes;
+    use super::super::testkit::check_all_runtimes;
     use super::*;
 
     #[test]

@@ -96,6 +96,78 @@ impl Join for Seq {
     }
 }
 
+/// A `Join` that runs both closures in order, exactly like `Seq`, and counts the joins.
+/// Programs whose task tree depends on the data (integrate, sort) count their tasks with
+/// it; the others' tests use it to check their closed-form counts.
+pub struct CountJoins(pub u64);
+
+impl Join for CountJoins {
+    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&mut Self) -> RA + Send,
+        B: FnOnce(&mut Self) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        self.0 += 1;
+        (a(self), b(self))
+    }
+}
+
+/// Helpers for the programs' unit tests: run a workload on every runtime with two workers.
+#[cfg(test)]
+pub mod testkit {
+    use super::{Ctx, Runtime, Workload};
+    use std::num::NonZero;
+
+    pub const RUNTIMES: [Runtime; 4] = [
+        Runtime::Sequential,
+        Runtime::Forkjoin,
+        Runtime::Rayon,
+        Runtime::Chili,
+    ];
+
+    /// `reset` then `run` on `rt` (inside a fresh two-thread pool), then `verify`.
+    pub fn run_on(w: &mut dyn Workload, rt: Runtime) -> Result<(), String> {
+        w.reset();
+        match rt {
+            Runtime::Sequential => w.run(&mut Ctx::Sequential),
+            Runtime::Forkjoin => forkjoin::Pool::new(2)
+                .unwrap()
+                .install(|| w.run(&mut Ctx::Forkjoin)),
+            Runtime::Rayon => rayon::ThreadPoolBuilder::new()
+                .num_threads(2)
+                .build()
+                .unwrap()
+                .install(|| w.run(&mut Ctx::Rayon)),
+            Runtime::Chili => {
+                let pool = chili::ThreadPool::with_config(chili::Config {
+                    thread_count: NonZero::new(2),
+                    ..Default::default()
+                });
+                let mut scope = pool.scope();
+                w.run(&mut Ctx::Chili(&mut scope));
+            }
+            Runtime::Java => unreachable!("not a Rust runtime"),
+        }
+        w.verify()
+    }
+
+    /// Runs `w` twice on each runtime it supports (the second run checks that `reset`
+    /// restores the input) and panics on the first failed `verify`. Every program of
+    /// this directory supports all four runtimes, which this asserts too.
+    pub fn check_all_runtimes(w: &mut dyn Workload) {
+        for rt in RUNTIMES {
+            assert!(w.supports(rt), "{} not supported", rt.name());
+            for round in 0..2 {
+                if let Err(e) = run_on(w, rt) {
+                    panic!("{} run {round}: {e}", rt.name());
+                }
+            }
+        }
+    }
+}
+
 /// A `Join` that forwards to a runtime's free `join` function.
 macro_rules! join_through {
     ($(#[$doc:meta])* $name:ident, $join:path) => {

@@ -181,8 +181,8 @@ impl Workload for NQueens {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fib::testkit::check_all_runtimes;
-    use super::super::fib::CountJoins;
+    use super::super::testkit::check_all_runtimes;
+    use super::super::CountJoins;
     use super::*;
 
     #[test]

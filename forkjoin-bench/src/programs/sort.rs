@@ -18,7 +18,7 @@
 
 use std::sync::OnceLock;
 
-use super::fib::CountJoins;
+use super::CountJoins;
 use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
 
 pub fn programs() -> Vec<Program> {
@@ -278,7 +278,7 @@ impl Checksum {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fib::testkit::check_all_runtimes;
+    use super::super::testkit::check_all_runtimes;
     use super::*;
 
     #[test]

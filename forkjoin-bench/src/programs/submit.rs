@@ -267,7 +267,7 @@ impl Workload for Submit {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fib::testkit::run_on;
+    use super::super::testkit::run_on;
     use super::super::Runtime;
     use super::*;
 

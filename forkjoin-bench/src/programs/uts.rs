@@ -465,7 +465,7 @@ impl Workload for Uts {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fib::testkit::check_all_runtimes;
+    use super::super::testkit::check_all_runtimes;
     use super::*;
 
     fn parse(line: &str) -> Result<UtsParams, String> {
