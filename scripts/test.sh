@@ -19,6 +19,9 @@ fi
 
 say "workspace tests (release)"
 cargo test --workspace --release
+# The runtime alone, without the `profile` feature the benchmark crate turns on: the
+# default build must build and pass on its own.
+cargo test -p forkjoin --release --lib --tests
 
 say "loom model checks (deque, sleep/wake)"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --release --lib loom_tests

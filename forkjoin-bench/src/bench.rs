@@ -150,7 +150,7 @@ fn failed(program: &str, rt: Runtime, threads: usize, method: &Method, error: St
 
 /// Warm-up runs, then K-best timed runs of `w` on `engine`, then `verify`. A panic in the
 /// program becomes the row's error rather than the end of the whole suite.
-fn measure(
+pub fn measure(
     program: &str,
     engine: &Engine,
     rt: Runtime,

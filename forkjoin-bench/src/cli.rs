@@ -43,6 +43,75 @@ pub enum Command {
     /// (000, 4.3 and 4.4). Each prints the claim, the ratio measured in one run, and whether
     /// it held.
     Experiments(ExperimentsArgs),
+    /// Measure the runtime's primitive costs on this machine (join, share, steal, wake,
+    /// submit) and save them as JSON for `fj profile`, `predict` and `validate`.
+    Calibrate(CalibrateArgs),
+    /// Profile one program: work, span, parallelism, burdened parallelism, and its predicted
+    /// speedup at 1 to 64 workers beside Cilkview's bounds (a table and an SVG plot).
+    Profile(ProfileArgs),
+    /// Predict one program's time at the given worker counts from one profile.
+    Predict(PredictArgs),
+    /// For every program (or those named): predicted against measured time at each worker
+    /// count, with the error in percent.
+    Validate(ValidateArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CalibrateArgs {
+    /// Where to save the costs.
+    #[arg(long, value_name = "FILE", default_value = "fj-costs.json")]
+    pub out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct ProfileArgs {
+    /// The program (fj bench --list shows them).
+    #[arg(value_name = "PROGRAM")]
+    pub program: String,
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "default")]
+    pub size: Size,
+    /// Costs saved by `fj calibrate` [default: fj-costs.json if present, else measured now].
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
+    /// Where to write the plot [default: fj-profile-PROGRAM.svg].
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// The program (fj bench --list shows them).
+    #[arg(value_name = "PROGRAM")]
+    pub program: String,
+    /// Worker counts to predict, e.g. 1,2,4,8,16.
+    #[arg(long, required = true, allow_negative_numbers = true, value_name = "LIST", value_parser = parse_thread_list)]
+    pub threads: ThreadList,
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "default")]
+    pub size: Size,
+    /// Costs saved by `fj calibrate` [default: fj-costs.json if present, else measured now].
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
+    /// Write one JSON object per worker count to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    /// Programs to validate (default: every program that can be profiled).
+    #[arg(value_name = "PROGRAM")]
+    pub programs: Vec<String>,
+    /// Worker counts [default: 1 and the number of cores].
+    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_parser = parse_thread_list)]
+    pub threads: Option<ThreadList>,
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "default")]
+    pub size: Size,
+    /// Costs saved by `fj calibrate` [default: fj-costs.json if present, else measured now].
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
+    /// Write one JSON object per (program, workers) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

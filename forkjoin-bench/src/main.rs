@@ -10,6 +10,7 @@ mod experiments;
 mod java;
 mod kbest;
 mod plots;
+mod predict;
 mod programs;
 mod report;
 mod results;
@@ -58,6 +59,10 @@ fn main() -> ExitCode {
         Command::Bench(args) => bench_command(args),
         Command::Uts(args) => uts_cmd::run(args).map(|()| ExitCode::SUCCESS),
         Command::Experiments(args) => experiments_command(&args.names, args.quick),
+        Command::Calibrate(args) => predict::calibrate(&args.out).map(|()| ExitCode::SUCCESS),
+        Command::Profile(args) => profile_command(args),
+        Command::Predict(args) => predict_command(args),
+        Command::Validate(args) => validate_command(args),
     };
     match outcome {
         Ok(code) => code,
@@ -138,6 +143,48 @@ fn bench_command(args: &BenchArgs) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// The one program named, or a usage error.
+fn one_program(name: &str) -> Result<Program, Failure> {
+    Ok(choose_programs(&[name.to_string()])?.remove(0))
+}
+
+/// Fails now, not after a long run, if `path` could not be written.
+fn check_output_file(flag: &str, path: Option<&Path>) -> Result<(), Failure> {
+    if let Some(dir) = path.and_then(Path::parent) {
+        if !dir.as_os_str().is_empty() && !dir.is_dir() {
+            return Err(Failure::Usage(format!("{flag}: directory {} does not exist", dir.display())));
+        }
+    }
+    Ok(())
+}
+
+fn profile_command(args: &cli::ProfileArgs) -> Result<ExitCode, Failure> {
+    let program = one_program(&args.program)?;
+    let svg = args.svg.clone().unwrap_or_else(|| format!("fj-profile-{}.svg", program.name).into());
+    check_output_file("--svg", Some(&svg))?;
+    let costs = predict::load_costs(args.costs.as_deref())?;
+    predict::profile_command(&program, args.size, &costs, &svg)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn predict_command(args: &cli::PredictArgs) -> Result<ExitCode, Failure> {
+    let program = one_program(&args.program)?;
+    check_output_file("--json", args.json.as_deref())?;
+    let costs = predict::load_costs(args.costs.as_deref())?;
+    predict::predict_command(&program, args.size, &args.threads.0, &costs, args.json.as_ref())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `fj validate`: exit status 0 when every prediction is within 10%, 1 otherwise.
+fn validate_command(args: &cli::ValidateArgs) -> Result<ExitCode, Failure> {
+    let programs = choose_programs(&args.programs)?;
+    check_output_file("--json", args.json.as_deref())?;
+    let costs = predict::load_costs(args.costs.as_deref())?;
+    let threads = args.threads.clone().unwrap_or_else(cli::default_threads).0;
+    let rows = predict::validate_command(&programs, args.size, &threads, &costs, &Method::QUICK, args.json.as_ref())?;
+    Ok(if rows.iter().all(|r| r.error_percent.abs() <= 10.0) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 /// `fj experiments`: an unknown name is a usage error (2); a wrong answer in a run, 1.

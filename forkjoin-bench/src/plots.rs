@@ -35,6 +35,7 @@ const PALETTE: [RGBColor; 10] = [
 const IDEAL: RGBColor = RGBColor(150, 150, 150);
 
 /// A line of a chart: a label, a colour, whether dashed, and its points.
+#[derive(Clone)]
 struct Series {
     label: String,
     color: RGBColor,
@@ -293,4 +294,61 @@ fn legend(area: &DrawingArea<SVGBackend<'_>, Shift>, series: &[Series]) -> Resul
             .map_err(err)?;
     }
     Ok(())
+}
+
+/// Workers, predicted speedup, lower bound, upper bound.
+pub type PredictionPoint = (usize, f64, f64, f64);
+
+/// `fj profile`'s figure: predicted speedup against workers (log scale, 1 to 64) beside
+/// Cilkview's lower and upper bounds and the perfect line. `points`: (workers, predicted,
+/// lower, upper).
+pub fn prediction(program: &str, points: &[PredictionPoint]) -> Result<String> {
+    let x = |p: usize| (p as f64).log2();
+    let line = |label: &str, color: RGBColor, dashed: bool, y: &dyn Fn(&PredictionPoint) -> f64| Series {
+        label: label.to_string(),
+        color,
+        dashed,
+        points: points.iter().map(|pt| (x(pt.0), y(pt))).collect(),
+    };
+    let series = [
+        line("predicted", PALETTE[0], false, &|p| p.1),
+        line("upper bound", PALETTE[2], true, &|p| p.3),
+        line("lower bound", PALETTE[3], true, &|p| p.2),
+    ];
+    let max_p = points.iter().map(|p| p.0).max().unwrap_or(1);
+    let top = points.iter().map(|p| p.1.max(p.3)).fold(1.0, f64::max) * 1.1;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (560, 320)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let (plot, side) = root.split_horizontally(420);
+        let mut chart = ChartBuilder::on(&plot)
+            .caption(format!("{program}: predicted speedup"), ("sans-serif", 16))
+            .margin(8)
+            .x_label_area_size(32)
+            .y_label_area_size(44)
+            .build_cartesian_2d(-0.2..x(max_p) + 0.2, 0.0..top)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("workers")
+            .y_desc("speedup")
+            .x_labels(x(max_p) as usize + 1)
+            .x_label_formatter(&|v| format!("{}", 2f64.powf(v.round()) as u64))
+            .y_label_formatter(&|y| format!("{y:.0}"))
+            .light_line_style(TRANSPARENT)
+            .label_style(("sans-serif", 11))
+            .draw()
+            .map_err(err)?;
+        let perfect: Vec<(f64, f64)> = points.iter().map(|p| (x(p.0), p.0 as f64)).filter(|p| p.1 <= top).collect();
+        chart
+            .draw_series(DashedLineSeries::new(perfect, 4, 4, IDEAL.stroke_width(1)))
+            .map_err(err)?;
+        draw_series(&mut chart, &series)?;
+        let mut with_ideal = series.to_vec();
+        with_ideal.push(Series { label: "perfect".into(), color: IDEAL, dashed: true, points: Vec::new() });
+        legend(&side, &with_ideal)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg)
 }

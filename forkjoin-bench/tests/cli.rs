@@ -249,3 +249,70 @@ fn usage_errors_are_one_line_and_exit_2() {
     assert_usage_error(&["uts", "-z", "1"], "unknown option");
     assert_usage_error(&["uts", "-t", "1", "--threads", "0"], "at least 1");
 }
+
+#[test]
+fn calibrate_profile_predict_and_validate() {
+    let dir = scratch("predict");
+    let costs = dir.join("costs.json");
+    let out = fj(&["calibrate", "--out", costs.to_str().unwrap()]);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&costs).unwrap()).unwrap();
+    for field in ["join_ns", "promote_ns", "steal_ns", "failed_steal_ns", "wake_ns", "submit_ns", "heartbeat_ns"] {
+        assert!(saved[field].as_f64().is_some_and(|v| v >= 0.0), "{field}: {saved}");
+    }
+    let c = costs.to_str().unwrap();
+
+    let svg = dir.join("fib.svg");
+    let out = fj(&["profile", "fib", "--size", "test", "--costs", c, "--svg", svg.to_str().unwrap()]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    for line in ["work (T1)", "span (T_inf)", "burdened parallelism", "joins on the span"] {
+        assert!(stdout.contains(line), "{stdout}");
+    }
+    // fib(24) with threshold 13 at the test size: F(n+1) - 1 internal calls above the
+    // threshold is not what is counted; the joins are the calls with n >= 13.
+    assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
+
+    let json = dir.join("predict.json");
+    let out = fj(&["predict", "fib", "--size", "test", "--threads", "1,2,4", "--costs", c, "--json", json.to_str().unwrap()]);
+    assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    let predicted = rows(&json);
+    assert_eq!(predicted.len(), 3);
+    for (row, threads) in predicted.iter().zip([1, 2, 4]) {
+        assert_eq!(row["threads"], threads);
+        assert_eq!(row["simulated"], true);
+        let (s, lo, hi) = (row["speedup"].as_f64().unwrap(), row["speedup_lower"].as_f64().unwrap(), row["speedup_upper"].as_f64().unwrap());
+        assert!(s > 0.0 && lo <= hi * 1.0001 && s <= hi * 1.0001, "{row}");
+    }
+
+    let json = dir.join("validate.json");
+    let out = fj(&["validate", "fib", "nqueens", "submit-200", "--size", "test", "--threads", "1,2", "--costs", c, "--json", json.to_str().unwrap()]);
+    // 0: every prediction within 10%; 1: not (tiny runs on a shared machine are noisy).
+    assert!(matches!(out.status.code(), Some(0 | 1)), "stderr: {}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("submit-200: not modelled"), "{}", text(&out.stdout));
+    let validated = rows(&json);
+    assert_eq!(validated.len(), 4, "{validated:#?}");
+    for row in &validated {
+        let (m, p, e) = (
+            row["measured_seconds"].as_f64().unwrap(),
+            row["predicted_seconds"].as_f64().unwrap(),
+            row["error_percent"].as_f64().unwrap(),
+        );
+        assert!(m > 0.0 && p > 0.0, "{row}");
+        assert!((e - 100.0 * (p - m) / m).abs() < 1e-6, "{row}");
+    }
+}
+
+#[test]
+fn profiler_usage_errors_are_one_line_and_exit_2() {
+    let dir = scratch("predict-errors");
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"join_ns\": \"fast\"}").unwrap();
+    assert_usage_error(&["profile", "nosuch"], "unknown program 'nosuch'");
+    assert_usage_error(&["profile", "fib", "--costs", bad.to_str().unwrap()], "is not a forkjoin costs file");
+    assert_usage_error(&["profile", "fib", "--costs", "/nonexistent/costs.json"], "cannot access costs file");
+    assert_usage_error(&["predict", "fib", "--threads", "0"], "at least 1");
+    assert_usage_error(&["predict", "fib", "--threads", "1", "--json", "/nonexistent/d/p.json"], "does not exist");
+    assert_usage_error(&["validate", "--threads", "1,x"], "'x' is not a worker count");
+    assert_usage_error(&["validate", "fib", "--size", "big"], "test, default or paper");
+}

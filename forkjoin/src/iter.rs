@@ -25,7 +25,16 @@ fn wants_split() -> bool {
     let w = Worker::current();
     // SAFETY: loops run on a worker (see `registry::on_worker`); it lives while its thread runs it.
     // Relaxed: both are hints; see `Worker::on_heartbeat`.
-    unsafe { (*w).heartbeat_pending() && (*w).registry().idle.load(Relaxed) > 0 }
+    unsafe {
+        let registry = (*w).registry();
+        // A profile splits every loop all the way down, so that the task graph shows all the
+        // parallelism the loop offers, not what the idle workers of this run happened to take.
+        #[cfg(feature = "profile")]
+        if registry.profiling() {
+            return true;
+        }
+        (*w).heartbeat_pending() && registry.idle.load(Relaxed) > 0
+    }
 }
 
 /// Calls `f(i)` for every `i` in `range`, potentially in parallel.

@@ -140,6 +140,25 @@ where
     RA: Send,
     RB: Send,
 {
+    #[cfg(feature = "profile")]
+    if worker.registry().profiling() {
+        return crate::profile::join(worker, a, b);
+    }
+    join_unprofiled_slow(worker, a, b)
+}
+
+/// `join_slow` without the profiling check; the profiler calls it with its timed closures.
+///
+/// # Safety
+/// `worker` is the current thread's worker.
+#[inline(always)]
+pub(crate) unsafe fn join_unprofiled_slow<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
     let idx = (*worker.owner_state()).len;
     if idx >= FRAMES {
         return join_plain(a, b);

@@ -42,6 +42,8 @@ mod latch;
 mod panic;
 #[cfg(not(loom))]
 mod pool;
+#[cfg(all(feature = "profile", not(loom)))]
+pub mod profile;
 #[cfg(not(loom))]
 mod registry;
 #[cfg(not(loom))]

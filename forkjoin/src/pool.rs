@@ -239,6 +239,11 @@ pub struct Pool {
 }
 
 impl Pool {
+    #[cfg(feature = "profile")]
+    pub(crate) fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
     /// A pool of `threads` workers.
     ///
     /// ```

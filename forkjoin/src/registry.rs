@@ -30,7 +30,7 @@ const SOURCE_OWN: usize = usize::MAX;
 
 /// How often a busy worker is told to consider sharing its oldest unshared join. Only
 /// ticks while some workers are busy and some idle.
-const HEARTBEAT: Duration = Duration::from_micros(50);
+pub(crate) const HEARTBEAT: Duration = Duration::from_micros(50);
 /// Ticks with nothing to do before the heartbeat thread parks (about a millisecond).
 const HEARTBEAT_LINGER_TICKS: u32 = 20;
 
@@ -172,6 +172,10 @@ impl Worker {
         // Relaxed: a request to ourselves; the heartbeat thread's stores are hints too.
         self.limit.store(0, Relaxed);
         bump(&self.counters.executed);
+        #[cfg(feature = "profile")]
+        if self.registry().profiling() {
+            return crate::profile::detached(|| job.execute(self));
+        }
         job.execute(self);
     }
 
@@ -180,9 +184,14 @@ impl Worker {
     pub(crate) fn refresh_limit(&self) {
         // SAFETY: owner-only state, on the owner's thread.
         let shared = unsafe { (*self.owner_state()).shared };
+        // While a profile runs every join takes the slow path, where it is measured.
+        #[cfg(feature = "profile")]
+        let limit = if self.registry().profiling() { 0 } else { (shared + PRIVATE_FRAMES).min(FRAMES) };
+        #[cfg(not(feature = "profile"))]
+        let limit = (shared + PRIVATE_FRAMES).min(FRAMES);
         // Relaxed: only this thread acts on it; overwriting a concurrent heartbeat loses one
         // tick, which only delays sharing by a period.
-        self.limit.store((shared + PRIVATE_FRAMES).min(FRAMES), Relaxed);
+        self.limit.store(limit, Relaxed);
     }
 
     /// Whether a heartbeat is pending (loops split their range then).
@@ -387,6 +396,10 @@ pub(crate) struct Registry {
     terminating: AtomicBool,
     heartbeat: Heartbeat,
     pub(crate) external_submissions: AtomicU64,
+    /// Set while `profile::run` measures a run on this pool: every join then takes the
+    /// slow path (see `Worker::refresh_limit`), where it is timed.
+    #[cfg(feature = "profile")]
+    pub(crate) profiling: AtomicBool,
 }
 
 thread_local! {
@@ -430,11 +443,22 @@ impl Registry {
                 condvar: Condvar::new(),
             },
             external_submissions: AtomicU64::new(0),
+            #[cfg(feature = "profile")]
+            profiling: AtomicBool::new(false),
         })
     }
 
     pub(crate) fn num_threads(&self) -> usize {
         self.workers.len()
+    }
+
+    /// Whether a profile is being taken on this pool.
+    #[cfg(feature = "profile")]
+    #[inline]
+    pub(crate) fn profiling(&self) -> bool {
+        // Relaxed: set before the profiled closure starts on this pool; every worker that
+        // runs part of it got that part through a queue (release/acquire) after the store.
+        self.profiling.load(Relaxed)
     }
 
     /// Any queued work anywhere (a snapshot; see the sleep protocol for when it is exact).

@@ -1,0 +1,324 @@
+//! `fj calibrate`, `fj profile`, `fj predict` and `fj validate`: the scalability profiler
+//! and predictor (`forkjoin::profile`) applied to the suite's programs.
+//!
+//! A program is profiled on a pool of one worker (so that its strands are timed without
+//! other workers competing for the memory system, as Cilkscale does on a serial run); the
+//! profile's task graph is then simulated on P workers with the costs `fj calibrate`
+//! measured.
+
+use std::path::{Path, PathBuf};
+
+use forkjoin::profile::{self, Costs, Prediction, Profile};
+use serde::Serialize;
+
+use crate::bench;
+use crate::kbest::Method;
+use crate::programs::{Ctx, Program, Runtime, Size};
+use crate::Failure;
+
+/// Where `fj calibrate` saves the costs and the other commands look for them.
+pub const DEFAULT_COSTS: &str = "fj-costs.json";
+
+/// Worker counts of `fj profile`'s table and plot.
+const PROFILE_WORKERS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// Why a program cannot be profiled, or `None` if it can.
+pub fn not_modelled(program: &str) -> Option<&'static str> {
+    program.starts_with("submit-").then_some(
+        "submits from a thread outside its pool, into a pool of its own: the profiler sees joins on one pool only",
+    )
+}
+
+/// `fj calibrate`: measures the costs and saves them.
+pub fn calibrate(out: &Path) -> Result<(), Failure> {
+    println!("fj calibrate: measuring the runtime's primitive costs on this machine (a few seconds)");
+    let costs = Costs::measure();
+    print_costs(&costs);
+    costs.save(out).map_err(|e| Failure::Other(e.to_string()))?;
+    println!("saved: {}", out.display());
+    Ok(())
+}
+
+fn print_costs(c: &Costs) {
+    let rows = [
+        ("join, fast path", c.join_ns),
+        ("share and take back", c.promote_ns),
+        ("steal by a spinning worker", c.steal_ns),
+        ("failed sweep of all queues", c.failed_steal_ns),
+        ("wake a parked worker (extra)", c.wake_ns),
+        ("external submit and join", c.submit_ns),
+        ("search before parking", c.spin_ns),
+        ("heartbeat period", c.heartbeat_ns),
+        ("profiler, per strand", c.timer_ns),
+    ];
+    println!("costs on {}:", c.machine);
+    for (name, ns) in rows {
+        println!("  {name:<30} {:>12.1} ns", ns);
+    }
+}
+
+/// The costs from `--costs FILE`, else `fj-costs.json` if present, else measured now.
+pub fn load_costs(path: Option<&Path>) -> Result<Costs, Failure> {
+    if let Some(path) = path {
+        return Costs::load(path).map_err(|e| Failure::Usage(e.to_string()));
+    }
+    if Path::new(DEFAULT_COSTS).exists() {
+        let costs = Costs::load(DEFAULT_COSTS).map_err(|e| Failure::Usage(e.to_string()))?;
+        println!("costs: {DEFAULT_COSTS} ({})", costs.machine);
+        return Ok(costs);
+    }
+    println!("costs: measuring now (`fj calibrate` saves them to {DEFAULT_COSTS})");
+    Ok(Costs::measure())
+}
+
+/// A program's profile: as measured, and scaled to an unprofiled run on one worker.
+pub struct Profiled {
+    pub raw: Profile,
+    pub scaled: Profile,
+    /// The unprofiled one-worker time the scale comes from (best of up to ten runs).
+    pub one_worker: std::time::Duration,
+}
+
+/// Profiles `program` at `size` on one worker: a warm-up run, the best (least work) of
+/// `repeats` profiles, and the best of up to ten unprofiled runs to fix the time scale (see
+/// `Profile::scaled_to`). The answer of every run is verified.
+pub fn profile_program(program: &Program, size: Size, repeats: usize, costs: &Costs) -> Result<Profiled, Failure> {
+    let raw = profile_raw(program, size, 1, repeats)?;
+    let pool = forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?;
+    let mut w = (program.make)(size);
+    // The fastest of up to ten runs (at least three, at most about a second): short runs
+    // need a few to settle (caches, page faults, clock frequency).
+    let mut one_worker = std::time::Duration::MAX;
+    let started = std::time::Instant::now();
+    for run in 0..10 {
+        if run >= 3 && started.elapsed().as_secs_f64() > 1.0 {
+            break;
+        }
+        w.reset();
+        let t = std::time::Instant::now();
+        pool.install(|| w.run(&mut Ctx::Forkjoin));
+        one_worker = one_worker.min(t.elapsed());
+    }
+    w.verify().map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))?;
+    let scaled = raw.scaled_to(one_worker, costs);
+    Ok(Profiled { raw, scaled, one_worker })
+}
+
+fn profile_raw(program: &Program, size: Size, workers: usize, repeats: usize) -> Result<Profile, Failure> {
+    if let Some(why) = not_modelled(program.name) {
+        return Err(Failure::Usage(format!("{} cannot be profiled: it {why}", program.name)));
+    }
+    let pool = forkjoin::Pool::new(workers).map_err(|e| Failure::Usage(e.to_string()))?;
+    let mut w = (program.make)(size);
+    w.reset();
+    pool.install(|| w.run(&mut Ctx::Forkjoin));
+    let mut best: Option<Profile> = None;
+    for _ in 0..repeats.max(1) {
+        w.reset();
+        let ((), p) = profile::run(&pool, || w.run(&mut Ctx::Forkjoin));
+        w.verify().map_err(|e| Failure::Other(format!("{}: wrong answer while profiling: {e}", program.name)))?;
+        if best.as_ref().is_none_or(|b| p.work() < b.work()) {
+            best = Some(p);
+        }
+    }
+    Ok(best.expect("at least one profile"))
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// `fj profile PROGRAM`.
+pub fn profile_command(program: &Program, size: Size, costs: &Costs, svg: &Path) -> Result<(), Failure> {
+    let profiled = profile_program(program, size, 1, costs)?;
+    let p = &profiled.scaled;
+    println!("{} (size {}), profiled on 1 worker:", program.name, crate::cli::size_name(size));
+    println!(
+        "  one worker, unprofiled {:>12.3} ms (strand times scaled by {:.3} to match it)",
+        ms(profiled.one_worker),
+        profiled.raw.work_scale(profiled.one_worker, costs)
+    );
+    println!("  work (T1)              {:>12.3} ms", ms(p.work()));
+    println!("  span (T_inf)           {:>12.3} ms", ms(p.span()));
+    println!("  parallelism            {:>12.1}", p.parallelism());
+    println!("  burdened span          {:>12.3} ms", ms(p.burdened_span()));
+    println!("  burdened parallelism   {:>12.1}", p.burdened_parallelism());
+    println!("  joins                  {:>12}", p.joins());
+    println!("  joins on the span      {:>12}", p.span_joins());
+    println!(
+        "  profiled run           {:>12.3} ms ({} strands, {:.1} ns each subtracted for the timer)",
+        ms(profiled.raw.wall()),
+        p.strands(),
+        p.timer_overhead().as_nanos()
+    );
+    if let Some(g) = p.graph() {
+        println!("  task graph             {:>12} steps (chunks below {} ns of work)", g.size(), p.chunk_threshold());
+    }
+    println!();
+    println!("{:>8} {:>14} {:>10} {:>10} {:>10}", "workers", "predicted ms", "speedup", "lower", "upper");
+    let mut points = Vec::new();
+    for workers in PROFILE_WORKERS {
+        let pr = p.predict(workers, costs);
+        println!(
+            "{:>8} {:>14.3} {:>10.2} {:>10.2} {:>10.2}",
+            workers,
+            pr.seconds * 1e3,
+            pr.speedup,
+            pr.speedup_lower,
+            pr.speedup_upper
+        );
+        points.push((workers, pr.speedup, pr.speedup_lower, pr.speedup_upper));
+    }
+    let text = crate::plots::prediction(program.name, &points).map_err(Failure::Other)?;
+    std::fs::write(svg, text).map_err(|e| Failure::Other(format!("cannot write {}: {e}", svg.display())))?;
+    println!("plot: {}", svg.display());
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct PredictRow<'a> {
+    program: &'a str,
+    threads: usize,
+    predicted_seconds: f64,
+    speedup: f64,
+    speedup_lower: f64,
+    speedup_upper: f64,
+    simulated: bool,
+}
+
+/// `fj predict PROGRAM --threads LIST`.
+pub fn predict_command(
+    program: &Program,
+    size: Size,
+    threads: &[usize],
+    costs: &Costs,
+    json: Option<&PathBuf>,
+) -> Result<(), Failure> {
+    let p = profile_program(program, size, 3, costs)?.scaled;
+    println!(
+        "{}: work {:.3} ms, span {:.3} ms, parallelism {:.1}",
+        program.name,
+        ms(p.work()),
+        ms(p.span()),
+        p.parallelism()
+    );
+    println!("{:>8} {:>14} {:>10} {:>10} {:>10}", "workers", "predicted ms", "speedup", "lower", "upper");
+    let mut rows = Vec::new();
+    for &t in threads {
+        let pr: Prediction = p.predict(t, costs);
+        println!(
+            "{:>8} {:>14.3} {:>10.2} {:>10.2} {:>10.2}",
+            t,
+            pr.seconds * 1e3,
+            pr.speedup,
+            pr.speedup_lower,
+            pr.speedup_upper
+        );
+        rows.push(PredictRow {
+            program: program.name,
+            threads: t,
+            predicted_seconds: pr.seconds,
+            speedup: pr.speedup,
+            speedup_lower: pr.speedup_lower,
+            speedup_upper: pr.speedup_upper,
+            simulated: pr.simulated,
+        });
+    }
+    if let Some(path) = json {
+        write_json(path, &rows)?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+pub struct ValidateRow {
+    pub program: String,
+    pub threads: usize,
+    pub measured_seconds: f64,
+    pub predicted_seconds: f64,
+    pub error_percent: f64,
+    /// The error of the profile as measured, before scaling to the one-worker run.
+    pub unscaled_error_percent: f64,
+    pub work_seconds: f64,
+    pub span_seconds: f64,
+    pub converged: bool,
+}
+
+/// `fj validate`: every program that can be profiled, predicted against measured at each
+/// worker count. Returns the rows (for the caller's exit status).
+pub fn validate_command(
+    programs: &[Program],
+    size: Size,
+    threads: &[usize],
+    costs: &Costs,
+    method: &Method,
+    json: Option<&PathBuf>,
+) -> Result<Vec<ValidateRow>, Failure> {
+    println!("{method}");
+    println!(
+        "{:<16} {:>7} {:>13} {:>13} {:>9} {:>13}",
+        "program", "workers", "measured ms", "predicted ms", "error %", "unscaled err%"
+    );
+    let mut rows = Vec::new();
+    let mut skipped = Vec::new();
+    for program in programs {
+        if let Some(why) = not_modelled(program.name) {
+            skipped.push(format!("{}: not modelled; it {why}", program.name));
+            continue;
+        }
+        let profiled = profile_program(program, size, 3, costs)?;
+        let profile = &profiled.scaled;
+        for &t in threads {
+            let engine = crate::engine::Engine::new(Runtime::Forkjoin, t).map_err(Failure::Usage)?;
+            let mut w = (program.make)(size);
+            let row = bench::measure(program.name, &engine, Runtime::Forkjoin, t, w.as_mut(), method);
+            let Some(measured) = row.seconds.filter(|_| row.verified) else {
+                return Err(Failure::Other(format!(
+                    "{} at {t} workers: {}",
+                    program.name,
+                    row.error.unwrap_or_else(|| "not measured".into())
+                )));
+            };
+            let predicted = profile.predict(t, costs).seconds;
+            let error = 100.0 * (predicted - measured) / measured;
+            let raw_error = 100.0 * (profiled.raw.predict(t, costs).seconds - measured) / measured;
+            println!(
+                "{:<16} {:>7} {:>13.3} {:>13.3} {:>+9.1} {:>+13.1}",
+                program.name,
+                t,
+                measured * 1e3,
+                predicted * 1e3,
+                error,
+                raw_error
+            );
+            rows.push(ValidateRow {
+                program: program.name.to_string(),
+                threads: t,
+                measured_seconds: measured,
+                predicted_seconds: predicted,
+                error_percent: error,
+                unscaled_error_percent: raw_error,
+                work_seconds: profile.work().as_secs_f64(),
+                span_seconds: profile.span().as_secs_f64(),
+                converged: row.converged,
+            });
+        }
+    }
+    for s in &skipped {
+        println!("note: {s}");
+    }
+    if !rows.is_empty() {
+        let worst = rows.iter().map(|r| r.error_percent.abs()).fold(0.0, f64::max);
+        let within = rows.iter().filter(|r| r.error_percent.abs() <= 10.0).count();
+        println!("{within} of {} predictions within 10%; worst error {worst:.1}%", rows.len());
+    }
+    if let Some(path) = json {
+        write_json(path, &rows)?;
+    }
+    Ok(rows)
+}
+
+fn write_json<T: Serialize>(path: &Path, rows: &T) -> Result<(), Failure> {
+    let text = serde_json::to_string_pretty(rows).expect("rows serialise");
+    std::fs::write(path, text + "\n").map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))
+}

@@ -1,0 +1,438 @@
+//! The predictor: a discrete-event simulation of this runtime's scheduler over a recorded
+//! task graph, with a model clock per worker (ParJava's logical processes).
+//!
+//! What is modelled, as the runtime does it (`join.rs`, `registry.rs`):
+//! - A join costs `join_ns` and records its second closure in a private frame; the worker
+//!   goes on with the first closure.
+//! - A frame becomes stealable only when its worker *promotes* it (`promote_ns`): at the
+//!   first join of a job the worker just took from a queue, or at a join after a heartbeat
+//!   tick that came while some worker was idle; the oldest private frame is promoted, and
+//!   only while the worker's deque is empty.
+//! - An idle worker takes a promoted frame `steal_ns` after it appears (plus `wake_ns` if it
+//!   had been idle longer than `spin_ns` and so had parked). Thieves take the oldest frame of
+//!   a random victim (FIFO); the waiting owner of a stolen frame first tries its thief.
+//! - After its first closure, the owner runs an unshared (or not yet stolen) second closure
+//!   itself; if it was stolen, it helps: it steals other work, or waits until the thief
+//!   finishes and signals it.
+//! - A chunk (a coarsened subtree) runs on one worker for its work plus `join_ns` per join.
+//!
+//! Events are processed in model-time order (always the running worker with the smallest
+//! clock next), so a steal sees a deque as it is at the thief's time.
+
+use super::{Costs, Profile, Step, TaskNode};
+
+/// A predicted run on some number of workers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prediction {
+    /// Workers predicted for.
+    pub workers: usize,
+    /// Predicted wall time in seconds.
+    pub seconds: f64,
+    /// Predicted speedup over the same program on one worker.
+    pub speedup: f64,
+    /// Cilkview's lower bound on the speedup: T1 / (T1/P + 1.7 (1 - 1/P) burdened span).
+    pub speedup_lower: f64,
+    /// Cilkview's upper bound: min(P, T1 / span).
+    pub speedup_upper: f64,
+    /// Whether `seconds` comes from simulating the recorded graph; if not (no graph), it is
+    /// the time of the work spread evenly plus the burdened span, the bounds' estimate.
+    pub simulated: bool,
+}
+
+pub(crate) fn predict(profile: &Profile, workers: usize, costs: &Costs) -> Prediction {
+    let p = workers as f64;
+    let t1 = profile.work as f64;
+    let span = profile.span.max(1) as f64;
+    // The bounds use the costs given here, not those of the profile run.
+    let bspan = profile.span as f64
+        + (profile.burdened_span.saturating_sub(profile.span)) as f64 * costs.burden_ns()
+            / profile.burden().max(1) as f64;
+    let speedup_lower = t1 / (t1 / p + 1.7 * (1.0 - 1.0 / p) * bspan).max(1.0);
+    let speedup_upper = p.min(t1 / span);
+    match profile.graph() {
+        Some(graph) => {
+            let seconds = simulate(graph, workers, costs) * 1e-9;
+            let one = if workers == 1 { seconds } else { simulate(graph, 1, costs) * 1e-9 };
+            Prediction {
+                workers,
+                seconds,
+                speedup: one / seconds.max(1e-12),
+                speedup_lower,
+                speedup_upper,
+                simulated: true,
+            }
+        }
+        None => {
+            let t1_costs = t1 + profile.joins as f64 * costs.join_ns;
+            let seconds = (t1_costs / p + (1.0 - 1.0 / p) * bspan) * 1e-9;
+            Prediction {
+                workers,
+                seconds,
+                speedup: t1_costs * 1e-9 / seconds.max(1e-12),
+                speedup_lower,
+                speedup_upper,
+                simulated: false,
+            }
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum FrameState {
+    Private,
+    Promoted,
+    Stolen { thief: usize },
+    Done { at: f64 },
+}
+
+struct Frame<'g> {
+    b: &'g TaskNode,
+    state: FrameState,
+}
+
+#[derive(Clone, Copy)]
+enum Entry<'g> {
+    /// Running a task's steps; `pos` is the next one.
+    Run { task: &'g TaskNode, pos: usize },
+    /// A join in progress: its first closure runs above, or (`inline_b`) its second.
+    Join { frame: usize, inline_b: bool },
+    /// A stolen frame's second closure runs above; when it ends the frame is done.
+    Stolen { frame: usize },
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum State {
+    Running,
+    Idle { since: f64 },
+}
+
+struct SimWorker<'g> {
+    clock: f64,
+    state: State,
+    stack: Vec<Entry<'g>>,
+    /// Promoted frames, oldest first.
+    deque: std::collections::VecDeque<usize>,
+    /// Started a job since its last promotion check: its first join is shared.
+    fresh: bool,
+}
+
+/// The frame index standing for the root job (its completion ends the run).
+const ROOT: usize = 0;
+
+struct Sim<'g> {
+    workers: Vec<SimWorker<'g>>,
+    frames: Vec<Frame<'g>>,
+    costs: Costs,
+    rng: u64,
+    finished: Option<f64>,
+}
+
+/// Simulated nanoseconds for `root` on `workers` workers, including the root's submission.
+pub(crate) fn simulate(root: &TaskNode, workers: usize, costs: &Costs) -> f64 {
+    let mut sim = Sim {
+        workers: (0..workers)
+            .map(|_| SimWorker {
+                clock: 0.0,
+                // Parked since long ago: the pool was idle before the run.
+                state: State::Idle { since: -1e18 },
+                stack: Vec::new(),
+                deque: Default::default(),
+                fresh: false,
+            })
+            .collect(),
+        frames: vec![Frame { b: root, state: FrameState::Stolen { thief: 0 } }],
+        costs: costs.clone(),
+        rng: 0x9E37_79B9_7F4A_7C15,
+        finished: None,
+    };
+    let w0 = &mut sim.workers[0];
+    w0.state = State::Running;
+    w0.fresh = true;
+    w0.stack.push(Entry::Stolen { frame: ROOT });
+    w0.stack.push(Entry::Run { task: root, pos: 0 });
+    sim.run() + costs.submit_ns
+}
+
+impl<'g> Sim<'g> {
+    fn run(&mut self) -> f64 {
+        loop {
+            if let Some(t) = self.finished {
+                return t;
+            }
+            let w = self
+                .workers
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| w.state == State::Running)
+                .min_by(|(_, a), (_, b)| a.clock.total_cmp(&b.clock))
+                .map(|(i, _)| i)
+                .expect("the simulation cannot stall: some worker runs the unfinished root");
+            self.step(w);
+        }
+    }
+
+    fn step(&mut self, w: usize) {
+        match self.workers[w].stack.last().copied() {
+            Some(Entry::Run { task, pos }) if pos < task.steps.len() => {
+                if let Some(Entry::Run { pos, .. }) = self.workers[w].stack.last_mut() {
+                    *pos += 1;
+                }
+                match &task.steps[pos] {
+                    Step::Work(ns) => self.workers[w].clock += *ns as f64,
+                    Step::Chunk { work, joins, .. } => {
+                        if *joins > 0 {
+                            self.maybe_promote(w);
+                        }
+                        self.workers[w].clock += *work as f64 + *joins as f64 * self.costs.join_ns;
+                    }
+                    Step::Join(a, b) => {
+                        let frame = self.frames.len();
+                        self.frames.push(Frame { b, state: FrameState::Private });
+                        let me = &mut self.workers[w];
+                        me.clock += self.costs.join_ns;
+                        me.stack.push(Entry::Join { frame, inline_b: false });
+                        me.stack.push(Entry::Run { task: a, pos: 0 });
+                        self.maybe_promote(w);
+                    }
+                }
+            }
+            Some(Entry::Run { .. }) => {
+                self.workers[w].stack.pop();
+                self.settle(w);
+            }
+            _ => self.settle(w),
+        }
+    }
+
+    /// The closure above the stack's top entry has finished (or an idle worker was woken):
+    /// decide what the worker does next.
+    fn settle(&mut self, w: usize) {
+        match self.workers[w].stack.last().copied() {
+            Some(Entry::Join { frame, inline_b: false }) => match self.frames[frame].state {
+                FrameState::Private | FrameState::Promoted => {
+                    if self.frames[frame].state == FrameState::Promoted {
+                        self.workers[w].deque.retain(|&f| f != frame);
+                    }
+                    self.frames[frame].state = FrameState::Done { at: f64::NAN };
+                    let b = self.frames[frame].b;
+                    let me = &mut self.workers[w];
+                    me.stack.pop();
+                    me.stack.push(Entry::Join { frame, inline_b: true });
+                    me.stack.push(Entry::Run { task: b, pos: 0 });
+                }
+                FrameState::Done { at } => {
+                    let me = &mut self.workers[w];
+                    me.clock = me.clock.max(at);
+                    me.stack.pop();
+                    me.state = State::Running;
+                }
+                FrameState::Stolen { thief } => {
+                    // Help: steal (from the thief first), or wait to be signalled.
+                    if !self.steal(w, Some(thief)) {
+                        self.go_idle(w);
+                    }
+                }
+            },
+            Some(Entry::Join { inline_b: true, .. }) => {
+                self.workers[w].stack.pop();
+            }
+            Some(Entry::Stolen { frame }) => {
+                self.workers[w].stack.pop();
+                let at = self.workers[w].clock;
+                if frame == ROOT {
+                    self.finished = Some(at);
+                    return;
+                }
+                self.frames[frame].state = FrameState::Done { at };
+                // The owner is waiting on this frame if its stack's top is the join.
+                if let Some(owner) = self.owner_waiting_on(frame) {
+                    self.wake(owner, at);
+                }
+                if self.workers[w].stack.is_empty() && !self.steal(w, None) {
+                    self.go_idle(w);
+                }
+            }
+            Some(Entry::Run { .. }) => unreachable!("settle is called with a finished closure popped"),
+            None => {
+                if !self.steal(w, None) {
+                    self.go_idle(w);
+                }
+            }
+        }
+    }
+
+    fn owner_waiting_on(&self, frame: usize) -> Option<usize> {
+        self.workers.iter().position(|o| {
+            matches!(o.state, State::Idle { .. })
+                && matches!(o.stack.last(), Some(Entry::Join { frame: f, inline_b: false }) if *f == frame)
+        })
+    }
+
+    fn go_idle(&mut self, w: usize) {
+        let me = &mut self.workers[w];
+        me.clock += self.costs.failed_steal_ns;
+        me.state = State::Idle { since: me.clock };
+    }
+
+    /// Lets idle worker `w` react at model time `at` (a frame it waits for finished, or work
+    /// appeared): after the signal's latency, and a wake-up if it had parked.
+    fn wake(&mut self, w: usize, at: f64) {
+        if let State::Idle { since } = self.workers[w].state {
+            let parked = at - since > self.costs.spin_ns;
+            let me = &mut self.workers[w];
+            me.clock = since.max(at) + self.costs.steal_ns + if parked { self.costs.wake_ns } else { 0.0 };
+            me.state = State::Running;
+        }
+    }
+
+    /// Takes the oldest promoted frame of a victim (`hint` first, else a random one that has
+    /// any) and starts its second closure. False if every deque is empty.
+    fn steal(&mut self, w: usize, hint: Option<usize>) -> bool {
+        let victims: Vec<usize> =
+            (0..self.workers.len()).filter(|&v| v != w && !self.workers[v].deque.is_empty()).collect();
+        if victims.is_empty() {
+            return false;
+        }
+        let victim = match hint.filter(|h| victims.contains(h)) {
+            Some(h) => h,
+            None => {
+                self.rng ^= self.rng << 13;
+                self.rng ^= self.rng >> 7;
+                self.rng ^= self.rng << 17;
+                victims[(self.rng % victims.len() as u64) as usize]
+            }
+        };
+        let frame = self.workers[victim].deque.pop_front().expect("victim has a frame");
+        self.frames[frame].state = FrameState::Stolen { thief: w };
+        let b = self.frames[frame].b;
+        let me = &mut self.workers[w];
+        me.clock += self.costs.steal_ns;
+        me.state = State::Running;
+        me.fresh = true;
+        me.stack.push(Entry::Stolen { frame });
+        me.stack.push(Entry::Run { task: b, pos: 0 });
+        true
+    }
+
+    /// At a join: share the oldest private frame if this worker just started a job, or if a
+    /// heartbeat tick came after some worker went idle; only while its deque is empty.
+    fn maybe_promote(&mut self, w: usize) {
+        let n = self.workers.len();
+        let now = self.workers[w].clock;
+        let eager = self.costs.heartbeat_ns == 0.0;
+        if n == 1 || (!eager && !self.workers[w].deque.is_empty()) {
+            self.workers[w].fresh = false;
+            return;
+        }
+        if self.costs.heartbeat_ns == 0.0 {
+            // No heartbeat period: every join is shared at once (the seed design's eager
+            // push), which makes the zero-cost model the ideal work-stealing scheduler.
+            if let Some(&Entry::Join { frame, inline_b: false }) = self.workers[w].stack.iter().rev().nth(1) {
+                self.promote(w, frame, now);
+            }
+            return;
+        }
+        let half_tick = self.costs.heartbeat_ns / 2.0;
+        let fresh = std::mem::take(&mut self.workers[w].fresh);
+        let idle = self
+            .workers
+            .iter()
+            .position(|o| matches!(o.state, State::Idle { since } if since + half_tick <= now));
+        if !fresh && idle.is_none() {
+            return;
+        }
+        let oldest = self.workers[w].stack.iter().find_map(|e| match *e {
+            Entry::Join { frame, inline_b: false } if self.frames[frame].state == FrameState::Private => Some(frame),
+            _ => None,
+        });
+        if let Some(frame) = oldest {
+            self.promote(w, frame, now);
+        }
+    }
+
+    fn promote(&mut self, w: usize, frame: usize, now: f64) {
+        self.frames[frame].state = FrameState::Promoted;
+        let me = &mut self.workers[w];
+        me.deque.push_back(frame);
+        me.clock += self.costs.promote_ns;
+        // Wake one idle worker (the runtime's notify_work); it steals when its clock comes.
+        if let Some(u) = self.workers.iter().position(|o| matches!(o.state, State::Idle { .. })) {
+            self.wake(u, now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn leaves(n: usize, ns: u64) -> TaskNode {
+        // A balanced binary tree of joins over `n` leaves of `ns` each.
+        fn build(n: usize, ns: u64) -> TaskNode {
+            if n == 1 {
+                return TaskNode::new().work(ns);
+            }
+            TaskNode::new().join(build(n / 2, ns), build(n - n / 2, ns))
+        }
+        build(n, ns)
+    }
+
+    fn sim_ns(g: &TaskNode, p: usize) -> f64 {
+        simulate(g, p, &Costs::zero())
+    }
+
+    #[test]
+    fn a_chain_has_no_speedup() {
+        let mut g = TaskNode::new();
+        for _ in 0..100 {
+            g = g.work(1_000);
+        }
+        for p in [1, 2, 8, 64] {
+            assert_eq!(sim_ns(&g, p), 100_000.0);
+        }
+    }
+
+    #[test]
+    fn equal_leaves_with_zero_costs_take_t1_over_p_in_whole_leaves() {
+        for (n, p) in [(64, 1), (64, 2), (64, 4), (64, 8), (64, 64), (100, 8), (7, 2), (3, 4)] {
+            let g = leaves(n, 1_000);
+            let expected = n.div_ceil(p) as f64 * 1_000.0;
+            assert_eq!(sim_ns(&g, p), expected, "n={n} p={p}");
+        }
+    }
+
+    #[test]
+    fn a_dominating_span_bounds_the_time() {
+        // One long strand beside many short ones: nothing finishes before the long one.
+        let g = TaskNode::new().join(TaskNode::new().work(1_000_000), leaves(32, 1_000));
+        for p in [2, 4, 16] {
+            assert_eq!(sim_ns(&g, p), 1_000_000.0, "p={p}");
+        }
+        assert_eq!(sim_ns(&g, 1), 1_032_000.0);
+    }
+
+    #[test]
+    fn predictions_respect_the_lower_bounds() {
+        let costs = Costs::typical();
+        let g = TaskNode::new().work(5_000).join(leaves(300, 20_000), leaves(7, 90_000)).work(3_000);
+        let profile = Profile::from_graph(g, &costs);
+        let t1 = profile.work().as_nanos() as f64 * 1e-9;
+        let span = profile.span().as_nanos() as f64 * 1e-9;
+        for p in [1, 2, 3, 4, 8, 16, 64] {
+            let pred = profile.predict(p, &costs);
+            assert!(pred.simulated);
+            assert!(pred.seconds >= t1 / p as f64 && pred.seconds >= span, "p={p} {pred:?}");
+            assert!(pred.speedup <= pred.speedup_upper * 1.0001, "p={p} {pred:?}");
+        }
+    }
+
+    #[test]
+    fn costs_are_charged() {
+        let mut costs = Costs::zero();
+        costs.join_ns = 10.0;
+        costs.submit_ns = 100.0;
+        let g = leaves(8, 1_000);
+        // One worker: 7 joins inline, no sharing.
+        assert_eq!(simulate(&g, 1, &costs), 8_000.0 + 70.0 + 100.0);
+    }
+}
