@@ -36,6 +36,13 @@ pub enum Failure {
 }
 
 fn main() -> ExitCode {
+    // `fj ... | head` should stop quietly when the reader goes away, as other command-line
+    // tools do, not panic on the failed write (Rust ignores SIGPIPE by default).
+    #[cfg(unix)]
+    // SAFETY: restores the default disposition of one signal before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // A bad value is one line; clap's other errors (an unknown flag, a missing
