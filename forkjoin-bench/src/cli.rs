@@ -63,16 +63,24 @@ pub struct CalibrateArgs {
     pub out: PathBuf,
 }
 
+/// The problem size and the costs, shared by `fj profile`, `predict` and `validate`.
 #[derive(Args, Debug)]
-pub struct ProfileArgs {
-    /// The program (fj bench --list shows them).
-    #[arg(value_name = "PROGRAM")]
-    pub program: String,
+pub struct ModelArgs {
+    /// Problem size: test, default, or paper.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "default")]
     pub size: Size,
     /// Costs saved by `fj calibrate` [default: fj-costs.json if present, else measured now].
     #[arg(long, value_name = "FILE")]
     pub costs: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct ProfileArgs {
+    /// The program (fj bench --list shows them).
+    #[arg(value_name = "PROGRAM")]
+    pub program: String,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Where to write the plot [default: fj-profile-PROGRAM.svg].
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
@@ -86,11 +94,8 @@ pub struct PredictArgs {
     /// Worker counts to predict, e.g. 1,2,4,8,16.
     #[arg(long, required = true, allow_negative_numbers = true, value_name = "LIST", value_parser = parse_thread_list)]
     pub threads: ThreadList,
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "default")]
-    pub size: Size,
-    /// Costs saved by `fj calibrate` [default: fj-costs.json if present, else measured now].
-    #[arg(long, value_name = "FILE")]
-    pub costs: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Write one JSON object per worker count to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -104,11 +109,8 @@ pub struct ValidateArgs {
     /// Worker counts [default: 1 and the number of cores].
     #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_parser = parse_thread_list)]
     pub threads: Option<ThreadList>,
-    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "default")]
-    pub size: Size,
-    /// Costs saved by `fj calibrate` [default: fj-costs.json if present, else measured now].
-    #[arg(long, value_name = "FILE")]
-    pub costs: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Write one JSON object per (program, workers) to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,

@@ -171,16 +171,16 @@ fn profile_command(args: &cli::ProfileArgs) -> Result<ExitCode, Failure> {
     let program = one_program(&args.program)?;
     let svg = args.svg.clone().unwrap_or_else(|| format!("fj-profile-{}.svg", program.name).into());
     check_output_file("--svg", Some(&svg))?;
-    let costs = predict::load_costs(args.costs.as_deref())?;
-    predict::profile_command(&program, args.size, &costs, &svg)?;
+    let costs = predict::load_costs(args.model.costs.as_deref())?;
+    predict::profile_command(&program, args.model.size, &costs, &svg)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn predict_command(args: &cli::PredictArgs) -> Result<ExitCode, Failure> {
     let program = one_program(&args.program)?;
     check_output_file("--json", args.json.as_deref())?;
-    let costs = predict::load_costs(args.costs.as_deref())?;
-    predict::predict_command(&program, args.size, &args.threads.0, &costs, args.json.as_ref())?;
+    let costs = predict::load_costs(args.model.costs.as_deref())?;
+    predict::predict_command(&program, args.model.size, &args.threads.0, &costs, args.json.as_ref())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -188,9 +188,9 @@ fn predict_command(args: &cli::PredictArgs) -> Result<ExitCode, Failure> {
 fn validate_command(args: &cli::ValidateArgs) -> Result<ExitCode, Failure> {
     let programs = choose_programs(&args.programs)?;
     check_output_file("--json", args.json.as_deref())?;
-    let costs = predict::load_costs(args.costs.as_deref())?;
+    let costs = predict::load_costs(args.model.costs.as_deref())?;
     let threads = args.threads.clone().unwrap_or_else(cli::default_threads).0;
-    let rows = predict::validate_command(&programs, args.size, &threads, &costs, &Method::QUICK, args.json.as_ref())?;
+    let rows = predict::validate_command(&programs, args.model.size, &threads, &costs, &Method::QUICK, args.json.as_ref())?;
     Ok(if rows.iter().all(|r| r.error_percent.abs() <= 10.0) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
