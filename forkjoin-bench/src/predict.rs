@@ -81,13 +81,19 @@ pub struct Profiled {
 
 /// Profiles `program` at `size` on one worker: a warm-up run, the best (least work) of
 /// `repeats` profiles, and the best of up to ten unprofiled runs to fix the time scale (see
-/// `Profile::scaled_to`). The answer of every run is verified.
+/// `Profile::scaled_to`), all on one pool and one workload. Every answer is verified.
 pub fn profile_program(program: &Program, size: Size, repeats: usize, costs: &Costs) -> Result<Profiled, Failure> {
-    let raw = profile_raw(program, size, 1, repeats)?;
+    if let Some(why) = not_modelled(program.name) {
+        return Err(Failure::Usage(format!("{} cannot be profiled: it {why}", program.name)));
+    }
     let pool = forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?;
     let mut w = (program.make)(size);
-    // The fastest of up to ten runs (at least three, at most about a second): short runs
-    // need a few to settle (caches, page faults, clock frequency).
+    let verify = |w: &dyn crate::programs::Workload| {
+        w.verify().map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))
+    };
+    // The fastest of up to ten unprofiled runs (at least three, at most about a second):
+    // short runs need a few to settle (caches, page faults, clock frequency). The first
+    // also warms up for the profiles.
     let mut one_worker = std::time::Duration::MAX;
     let started = std::time::Instant::now();
     for run in 0..10 {
@@ -99,29 +105,35 @@ pub fn profile_program(program: &Program, size: Size, repeats: usize, costs: &Co
         pool.install(|| w.run(&mut Ctx::Forkjoin));
         one_worker = one_worker.min(t.elapsed());
     }
-    w.verify().map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))?;
+    verify(w.as_ref())?;
+    let mut raw: Option<Profile> = None;
+    for _ in 0..repeats.max(1) {
+        w.reset();
+        let ((), p) = profile::run(&pool, || w.run(&mut Ctx::Forkjoin));
+        verify(w.as_ref())?;
+        if raw.as_ref().is_none_or(|b| p.work() < b.work()) {
+            raw = Some(p);
+        }
+    }
+    let raw = raw.expect("at least one profile");
     let scaled = raw.scaled_to(one_worker, costs);
     Ok(Profiled { raw, scaled, one_worker })
 }
 
-fn profile_raw(program: &Program, size: Size, workers: usize, repeats: usize) -> Result<Profile, Failure> {
-    if let Some(why) = not_modelled(program.name) {
-        return Err(Failure::Usage(format!("{} cannot be profiled: it {why}", program.name)));
-    }
-    let pool = forkjoin::Pool::new(workers).map_err(|e| Failure::Usage(e.to_string()))?;
-    let mut w = (program.make)(size);
-    w.reset();
-    pool.install(|| w.run(&mut Ctx::Forkjoin));
-    let mut best: Option<Profile> = None;
-    for _ in 0..repeats.max(1) {
-        w.reset();
-        let ((), p) = profile::run(&pool, || w.run(&mut Ctx::Forkjoin));
-        w.verify().map_err(|e| Failure::Other(format!("{}: wrong answer while profiling: {e}", program.name)))?;
-        if best.as_ref().is_none_or(|b| p.work() < b.work()) {
-            best = Some(p);
-        }
-    }
-    Ok(best.expect("at least one profile"))
+/// The header of a table of predictions.
+fn print_prediction_header() {
+    println!("{:>8} {:>14} {:>10} {:>10} {:>10}", "workers", "predicted ms", "speedup", "lower", "upper");
+}
+
+fn print_prediction(pr: &Prediction) {
+    println!(
+        "{:>8} {:>14.3} {:>10.2} {:>10.2} {:>10.2}",
+        pr.workers,
+        pr.seconds * 1e3,
+        pr.speedup,
+        pr.speedup_lower,
+        pr.speedup_upper
+    );
 }
 
 fn ms(d: std::time::Duration) -> f64 {
@@ -155,18 +167,11 @@ pub fn profile_command(program: &Program, size: Size, costs: &Costs, svg: &Path)
         println!("  task graph             {:>12} steps (chunks below {} ns of work)", g.size(), p.chunk_threshold());
     }
     println!();
-    println!("{:>8} {:>14} {:>10} {:>10} {:>10}", "workers", "predicted ms", "speedup", "lower", "upper");
+    print_prediction_header();
     let mut points = Vec::new();
     for workers in PROFILE_WORKERS {
         let pr = p.predict(workers, costs);
-        println!(
-            "{:>8} {:>14.3} {:>10.2} {:>10.2} {:>10.2}",
-            workers,
-            pr.seconds * 1e3,
-            pr.speedup,
-            pr.speedup_lower,
-            pr.speedup_upper
-        );
+        print_prediction(&pr);
         points.push((workers, pr.speedup, pr.speedup_lower, pr.speedup_upper));
     }
     let text = crate::plots::prediction(program.name, &points).map_err(Failure::Other)?;
@@ -202,18 +207,11 @@ pub fn predict_command(
         ms(p.span()),
         p.parallelism()
     );
-    println!("{:>8} {:>14} {:>10} {:>10} {:>10}", "workers", "predicted ms", "speedup", "lower", "upper");
+    print_prediction_header();
     let mut rows = Vec::new();
     for &t in threads {
-        let pr: Prediction = p.predict(t, costs);
-        println!(
-            "{:>8} {:>14.3} {:>10.2} {:>10.2} {:>10.2}",
-            t,
-            pr.seconds * 1e3,
-            pr.speedup,
-            pr.speedup_lower,
-            pr.speedup_upper
-        );
+        let pr = p.predict(t, costs);
+        print_prediction(&pr);
         rows.push(PredictRow {
             program: program.name,
             threads: t,

@@ -184,11 +184,13 @@ impl Worker {
     pub(crate) fn refresh_limit(&self) {
         // SAFETY: owner-only state, on the owner's thread.
         let shared = unsafe { (*self.owner_state()).shared };
+        #[allow(unused_mut)]
+        let mut limit = (shared + PRIVATE_FRAMES).min(FRAMES);
         // While a profile runs every join takes the slow path, where it is measured.
         #[cfg(feature = "profile")]
-        let limit = if self.registry().profiling() { 0 } else { (shared + PRIVATE_FRAMES).min(FRAMES) };
-        #[cfg(not(feature = "profile"))]
-        let limit = (shared + PRIVATE_FRAMES).min(FRAMES);
+        if self.registry().profiling() {
+            limit = 0;
+        }
         // Relaxed: only this thread acts on it; overwriting a concurrent heartbeat loses one
         // tick, which only delays sharing by a period.
         self.limit.store(limit, Relaxed);

@@ -215,7 +215,7 @@ pub(super) fn quarters_mut(m: &mut [f64]) -> [&mut [f64]; 4] {
 pub(super) fn valid_side(n: usize) -> bool {
     let mut side = n;
     while side > MAX_TILE {
-        if side % 2 != 0 {
+        if !side.is_multiple_of(2) {
             return false;
         }
         side /= 2;

@@ -197,8 +197,7 @@ impl Profile {
     /// varies with the program's closures. One unprofiled run fixes the scale; the profile
     /// still supplies the shape (which strands run in parallel, and their relative lengths).
     pub fn scaled_to(&self, one_worker: Duration, costs: &Costs) -> Profile {
-        let target = one_worker.as_nanos() as f64 - costs.submit_ns - self.joins as f64 * costs.join_ns;
-        let factor = if self.work == 0 { 1.0 } else { (target / self.work as f64).max(0.05) };
+        let factor = self.work_scale(one_worker, costs);
         let scale = |ns: u64| (ns as f64 * factor).round() as u64;
         Profile {
             work: scale(self.work),
@@ -209,14 +208,26 @@ impl Profile {
         }
     }
 
-    /// The factor by which strand times would be scaled to reach `one_worker`.
+    /// The factor by which [`Profile::scaled_to`] multiplies strand times to reach
+    /// `one_worker` (at least 0.05).
     pub fn work_scale(&self, one_worker: Duration, costs: &Costs) -> f64 {
-        self.scaled_to(one_worker, costs).work as f64 / self.work.max(1) as f64
+        let target = one_worker.as_nanos() as f64 - costs.submit_ns - self.joins as f64 * costs.join_ns;
+        if self.work == 0 {
+            1.0
+        } else {
+            (target / self.work as f64).max(0.05)
+        }
     }
 
     pub(crate) fn burden(&self) -> u64 {
         self.burden_ns
     }
+}
+
+/// The burdened span of a join of children with burdened spans `a` and `b`: the second
+/// child is the one a thief takes, so its path pays the burden.
+fn burdened_join(a: u64, b: u64, burden: u64) -> u64 {
+    a.max(b + burden)
 }
 
 /// Burdened span and depth in joins of a hand-made graph.
@@ -232,7 +243,7 @@ fn burdened(node: &TaskNode, burden: u64) -> (u64, u64) {
             Step::Join(a, b) => {
                 let (ba, da) = burdened(a, burden);
                 let (bb, db) = burdened(b, burden);
-                bspan += ba.max(bb + burden);
+                bspan += burdened_join(ba, bb, burden);
                 depth += 1 + da.max(db);
             }
         }
@@ -387,7 +398,7 @@ impl Acc {
         let record = s.record;
         self.work += a.work + b.work;
         self.span += a.span.max(b.span);
-        self.bspan += a.bspan.max(b.bspan + burden);
+        self.bspan += burdened_join(a.bspan, b.bspan, burden);
         self.joins += 1 + a.joins + b.joins;
         self.depth += 1 + a.depth.max(b.depth);
         self.strands += a.strands + b.strands;
