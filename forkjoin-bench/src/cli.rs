@@ -54,6 +54,54 @@ pub enum Command {
     /// For every program (or those named): predicted against measured time at each worker
     /// count, with the error in percent.
     Validate(ValidateArgs),
+    /// NAS FT over MPI: `mpiexec -n N fj ft --class C --mode processes|hybrid`. Prints the
+    /// checksum of every iteration, the time and whether the result verified (exit 1 if
+    /// not); with --model NET also the run time predicted by per-process model clocks.
+    Ft(FtArgs),
+    /// Measure this machine's MPI latency and bandwidth by ping-pong and save them as the
+    /// network profile `local`: `mpiexec -n 2 fj calibrate-network`.
+    CalibrateNetwork(CalibrateNetworkArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FtArgs {
+    /// NPB class: S, W, A or B.
+    #[arg(long, value_name = "CLASS", value_parser = crate::ft::Class::parse, default_value = "S")]
+    pub class: crate::ft::Class,
+    /// processes (FT: 2-D pencils, one process per core) or hybrid (FT_T: 1-D slabs, a pool
+    /// per process).
+    #[arg(long, value_name = "MODE", default_value = "hybrid")]
+    pub mode: String,
+    /// Keep a model clock per process with this network profile (local, infiniband,
+    /// ethernet-10g) and print the predicted time beside the measured one.
+    #[arg(long, value_name = "NETWORK")]
+    pub model: Option<String>,
+    /// Where the `local` profile is.
+    #[arg(long, value_name = "FILE", default_value = forkjoin_mpi::network::DEFAULT_FILE)]
+    pub network_file: PathBuf,
+    /// Costs saved by `fj calibrate` [default: fj-costs.json if present, else measured now].
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
+    /// Workers per process [default: the node's cores divided by its processes].
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = parse_worker_count)]
+    pub threads: Option<usize>,
+    /// Pin each worker to one of its process's cores.
+    #[arg(long)]
+    pub pin: bool,
+    /// Fail unless the run has exactly N processes (catches a binary started by another
+    /// MPI's launcher, which runs N separate copies of rank 0).
+    #[arg(long, value_name = "N")]
+    pub expect_processes: Option<usize>,
+    /// Write the run's result (times, checksums, verified) as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct CalibrateNetworkArgs {
+    /// Where to save the profile.
+    #[arg(long, value_name = "FILE", default_value = forkjoin_mpi::network::DEFAULT_FILE)]
+    pub out: PathBuf,
 }
 
 #[derive(Args, Debug)]

@@ -7,6 +7,8 @@ mod bench;
 mod cli;
 mod engine;
 mod experiments;
+mod ft;
+mod ft_cmd;
 mod java;
 mod kbest;
 mod plots;
@@ -70,6 +72,8 @@ fn main() -> ExitCode {
         Command::Profile(args) => profile_command(args),
         Command::Predict(args) => predict_command(args),
         Command::Validate(args) => validate_command(args),
+        Command::Ft(args) => ft_cmd::ft(args),
+        Command::CalibrateNetwork(args) => ft_cmd::calibrate_network(args),
     };
     match outcome {
         Ok(code) => code,

@@ -234,6 +234,7 @@ pub struct Program {
 }
 
 pub mod fib;
+pub mod ft;
 pub mod integrate;
 pub mod jacobi;
 pub mod lu;
@@ -255,6 +256,7 @@ pub fn all() -> Vec<Program> {
     v.extend(lu::programs());
     v.extend(jacobi::programs());
     v.extend(submit::programs());
+    v.extend(ft::programs());
     v.extend(nqueens::programs());
     v.extend(uts::programs());
     v

@@ -1,0 +1,320 @@
+//! NAS FT over MPI, in the two decompositions of the ParJava paper:
+//!
+//! - `Processes` (NPB's FT): a 2-D (pencil) decomposition over a pr x pc grid of
+//!   processes, one per core; each FFT transforms the local whole axis, then two
+//!   all-to-alls (within a grid column, then within a grid row) bring the next axis whole.
+//! - `Hybrid` (FT_T): a 1-D (slab) decomposition, one process per node; each process's
+//!   pool transforms its planes in x and y, one all-to-all makes z whole.
+//!
+//! Every compute phase runs on the process's pool through `Comm::compute`, so a run with a
+//! network model charges it to the process's model clock; the transposes go through
+//! `Comm::all_to_all`.
+
+use std::time::Instant;
+
+use forkjoin::Pool;
+use forkjoin_mpi::Comm;
+use rustfft::num_complex::Complex64;
+
+use super::{checksum, SharedMut, evolve, fft_axis, initial_conditions, par_range, Class, Direction, Layout, Plans, Twiddle};
+use crate::programs::Fj;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Processes,
+    Hybrid,
+}
+
+impl Mode {
+    pub fn parse(s: &str) -> Result<Mode, String> {
+        match s {
+            "processes" => Ok(Mode::Processes),
+            "hybrid" => Ok(Mode::Hybrid),
+            _ => Err(format!("unknown mode `{s}` (expected processes or hybrid)")),
+        }
+    }
+}
+
+/// The process grid of the pencil decomposition: pr x pc = p, pr the largest divisor of p
+/// not above its square root.
+pub fn grid(p: usize) -> (usize, usize) {
+    let pr = (1..=p).filter(|d| p % d == 0 && d * d <= p).max().unwrap_or(1);
+    (pr, p / pr)
+}
+
+/// One exchange between layouts: every member of the group holds the whole of global
+/// dimension `split` and its piece of `gather`; afterwards it holds its piece of `split`
+/// and the whole of `gather`. `src` and `dst` are this member's layouts before and after.
+struct Transpose {
+    src: Layout,
+    dst: Layout,
+    split: usize,
+    gather: usize,
+}
+
+/// The local axis of `l` that carries global dimension `g`.
+fn axis_of(l: &Layout, g: usize) -> usize {
+    (0..3).find(|&a| l.global[a] == g).expect("every layout carries x, y and z")
+}
+
+impl Transpose {
+    /// The sub-box of `from` (a member's source layout) bound for member q: its `split`
+    /// axis cut to q's piece.
+    fn block(&self, from: &Layout, q: usize, p: usize) -> Layout {
+        let a = axis_of(from, self.split);
+        let mut b = *from;
+        b.dims[a] = from.dims[a] / p;
+        b.offset[a] = q * b.dims[a];
+        b
+    }
+
+    /// Member p's source layout: this member's with the `gather` piece moved to p's.
+    fn source_of(&self, p: usize) -> Layout {
+        let a = axis_of(&self.src, self.gather);
+        let mut l = self.src;
+        l.offset[a] = p * l.dims[a];
+        l
+    }
+
+    /// Exchanges `src` (laid out as `self.src`) into `dst` (as `self.dst`) through the
+    /// reusable buffers `buf`.
+    fn run(&self, comm: &Comm, pool: &Pool, src: &[Complex64], dst: &mut [Complex64], buf: &mut Buffers) {
+        let p = comm.size();
+        let me = comm.rank();
+        let block_len = src.len() / p;
+        // Pack: block q holds the sub-box bound for q, in source order.
+        comm.compute(pool, || {
+            let out = SharedMut::new(as_complex_mut(&mut buf.send));
+            par_range(&mut Fj, 0..p, &|q| {
+                let b = self.block(&self.src, q, p);
+                // SAFETY: leaf q writes block q of the send buffer only.
+                let out = unsafe { out.slice(q * block_len..(q + 1) * block_len) };
+                let mut n = 0;
+                for_each_row(&b, |g, len| {
+                    let i = self.src.local_index(g).expect("the box lies inside the layout");
+                    out[n..n + len].copy_from_slice(&src[i..i + len]);
+                    n += len;
+                });
+            });
+        });
+        // One member: the packed buffer is already what it would receive.
+        let received: &[f64] = if p == 1 {
+            &buf.send
+        } else {
+            comm.all_to_all(&buf.send, &mut buf.recv);
+            &buf.recv
+        };
+        // Unpack: block `from` is the sub-box of that member's source bound for me, in its
+        // source order; its rows run along x, which is local axis 0 of every layout here.
+        debug_assert_eq!(self.dst.global[0], self.src.global[0]);
+        comm.compute(pool, || {
+            let out = SharedMut::new(dst);
+            let received = as_complex(received);
+            par_range(&mut Fj, 0..p, &|from| {
+                let b = self.block(&self.source_of(from), me, p);
+                let block = &received[from * block_len..(from + 1) * block_len];
+                let mut n = 0;
+                for_each_row(&b, |g, len| {
+                    let i = self.dst.local_index(g).expect("a received point belongs to this member");
+                    // SAFETY: the blocks of different senders cover disjoint rows of `dst`
+                    // (their `gather` pieces differ).
+                    unsafe { out.slice(i..i + len) }.copy_from_slice(&block[n..n + len]);
+                    n += len;
+                });
+            });
+        });
+    }
+}
+
+/// The send and receive buffers of the exchanges, allocated once per run.
+struct Buffers {
+    send: Vec<f64>,
+    recv: Vec<f64>,
+}
+
+/// Calls `f(global coordinates of the row's first point, row length)` for every row (line
+/// along local axis 0) of `b`, in `b`'s order.
+fn for_each_row(b: &Layout, mut f: impl FnMut([usize; 3], usize)) {
+    let mut g = [0; 3];
+    g[b.global[0]] = b.offset[0];
+    for c in 0..b.dims[2] {
+        g[b.global[2]] = b.offset[2] + c;
+        for y in 0..b.dims[1] {
+            g[b.global[1]] = b.offset[1] + y;
+            f(g, b.dims[0]);
+        }
+    }
+}
+
+fn as_complex(v: &[f64]) -> &[Complex64] {
+    // SAFETY: Complex64 is #[repr(C)] { re: f64, im: f64 }: two f64 with f64's alignment,
+    // so 2n f64 are n Complex64; the length is halved (the buffers have even lengths).
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast(), v.len() / 2) }
+}
+
+fn as_complex_mut(v: &mut [f64]) -> &mut [Complex64] {
+    // SAFETY: as in `as_complex`; the borrow is unique.
+    unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast(), v.len() / 2) }
+}
+
+/// What a run measured.
+pub struct Outcome {
+    pub sums: Vec<Complex64>,
+    /// The slowest rank's wall time of the timed part.
+    pub seconds: f64,
+    /// The latest model clock at the end, when a model was asked for.
+    pub model_seconds: Option<f64>,
+}
+
+/// The layouts of one decomposition and its exchanges: each transpose of the forward FFT
+/// is followed by the transform of the local axis it made whole, and runs in one of the
+/// plan's communicators; the inverse FFT runs its own list.
+struct Plan {
+    /// Physical space: x whole, where the run starts and ends.
+    physical: Layout,
+    forward: Vec<(Transpose, usize, usize)>,
+    inverse: Vec<(Transpose, usize, usize)>,
+    groups: Vec<Comm>,
+}
+
+fn plan(class: Class, mode: Mode, world: &Comm) -> Result<Plan, String> {
+    let [nx, ny, nz] = class.dims();
+    let p = world.size();
+    let me = world.rank();
+    let name = class.name();
+    match mode {
+        Mode::Hybrid => {
+            if nz % p != 0 || ny % p != 0 {
+                return Err(format!(
+                    "class {name} in hybrid mode needs the number of processes ({p}) to divide ny = {ny} and nz = {nz}"
+                ));
+            }
+            // Slabs of z planes; after the exchange, slabs of y planes stored (x, z, y).
+            let physical = Layout { dims: [nx, ny, nz / p], global: [0, 1, 2], offset: [0, 0, me * nz / p] };
+            let spectral = Layout { dims: [nx, nz, ny / p], global: [0, 2, 1], offset: [0, 0, me * ny / p] };
+            Ok(Plan {
+                physical,
+                forward: vec![(Transpose { src: physical, dst: spectral, split: 1, gather: 2 }, 1, 0)],
+                inverse: vec![(Transpose { src: spectral, dst: physical, split: 2, gather: 1 }, 1, 0)],
+                groups: vec![world.split(0, me)],
+            })
+        }
+        Mode::Processes => {
+            let (pr, pc) = grid(p);
+            if nx % pr != 0 || ny % pr != 0 || ny % pc != 0 || nz % pc != 0 {
+                return Err(format!(
+                    "class {name} in processes mode on a {pr} x {pc} grid needs {pr} to divide nx = {nx} and ny = {ny}, and {pc} to divide ny and nz = {nz}"
+                ));
+            }
+            let (r, c) = (me / pc, me % pc);
+            // x pencils, y pencils, z pencils, all stored (x, y, z).
+            let a = Layout { dims: [nx, ny / pr, nz / pc], global: [0, 1, 2], offset: [0, r * ny / pr, c * nz / pc] };
+            let b = Layout { dims: [nx / pr, ny, nz / pc], global: [0, 1, 2], offset: [r * nx / pr, 0, c * nz / pc] };
+            let z = Layout { dims: [nx / pr, ny / pc, nz], global: [0, 1, 2], offset: [r * nx / pr, c * ny / pc, 0] };
+            // Group 0: the grid column c (members r = 0..pr); group 1: the grid row r.
+            let groups = vec![world.split(c, r), world.split(pc + r, c)];
+            Ok(Plan {
+                physical: a,
+                forward: vec![
+                    (Transpose { src: a, dst: b, split: 0, gather: 1 }, 1, 0),
+                    (Transpose { src: b, dst: z, split: 1, gather: 2 }, 2, 1),
+                ],
+                inverse: vec![
+                    (Transpose { src: z, dst: b, split: 2, gather: 1 }, 1, 1),
+                    (Transpose { src: b, dst: a, split: 1, gather: 0 }, 0, 0),
+                ],
+                groups,
+            })
+        }
+    }
+}
+
+/// Runs FT once: `on_iteration(t, checksum)` is called on every rank after each
+/// iteration's checksum (all ranks hold the same sum).
+pub fn run(
+    class: Class,
+    mode: Mode,
+    world: &Comm,
+    pool: &Pool,
+    mut on_iteration: impl FnMut(usize, Complex64),
+) -> Result<Outcome, String> {
+    let n = class.dims();
+    let plan = plan(class, mode, world)?;
+    let plans = Plans::new(n);
+    let twiddle = Twiddle::new(n);
+    let physical = plan.physical;
+    let len = physical.len();
+    let mut cur = vec![Complex64::default(); len];
+    let mut tmp = vec![Complex64::default(); len];
+    let mut work = vec![Complex64::default(); len];
+    let mut buf = Buffers { send: vec![0.0; 2 * len], recv: vec![0.0; 2 * len] };
+
+    world.reset_clock();
+    let start = Instant::now();
+    // Forward: x (and, in slabs, y) locally, then exchange and transform.
+    world.compute(pool, || {
+        initial_conditions(&mut Fj, &mut cur, &physical, n);
+        fft_axis(&mut Fj, &mut cur, &physical, 0, Direction::Forward, &plans);
+        if mode == Mode::Hybrid {
+            fft_axis(&mut Fj, &mut cur, &physical, 1, Direction::Forward, &plans);
+        }
+    });
+    let mut spectral = physical;
+    for (t, axis, g) in &plan.forward {
+        t.run(&plan.groups[*g], pool, &cur, &mut tmp, &mut buf);
+        std::mem::swap(&mut cur, &mut tmp);
+        spectral = t.dst;
+        world.compute(pool, || fft_axis(&mut Fj, &mut cur, &spectral, *axis, Direction::Forward, &plans));
+    }
+    let mut spectrum = cur;
+    let z = axis_of(&spectral, 2);
+
+    let mut sums = Vec::with_capacity(class.iterations());
+    for iter in 1..=class.iterations() {
+        world.compute(pool, || {
+            evolve(&mut Fj, &mut spectrum, &spectral, &twiddle);
+            work.copy_from_slice(&spectrum);
+            fft_axis(&mut Fj, &mut work, &spectral, z, Direction::Inverse, &plans);
+        });
+        for (t, axis, g) in &plan.inverse {
+            t.run(&plan.groups[*g], pool, &work, &mut tmp, &mut buf);
+            std::mem::swap(&mut work, &mut tmp);
+            let layout = t.dst;
+            world.compute(pool, || {
+                fft_axis(&mut Fj, &mut work, &layout, *axis, Direction::Inverse, &plans);
+                if mode == Mode::Hybrid {
+                    fft_axis(&mut Fj, &mut work, &layout, 0, Direction::Inverse, &plans);
+                }
+            });
+        }
+        let local = checksum(&work, &physical, n);
+        let mut total = [0.0f64; 2];
+        world.all_reduce_sum(&[local.re, local.im], &mut total);
+        let sum = Complex64::new(total[0], total[1]);
+        on_iteration(iter, sum);
+        sums.push(sum);
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let model = world.clock();
+    // After the timed part: the slowest rank's times (not modelled).
+    let seconds = max_over(world, seconds);
+    let model_seconds = model.map(|m| max_over(world, m));
+    Ok(Outcome { sums, seconds, model_seconds })
+}
+
+fn max_over(world: &Comm, x: f64) -> f64 {
+    use forkjoin_mpi::mpi::collective::{CommunicatorCollectives, SystemOperation};
+    let mut m = 0.0f64;
+    world.raw.all_reduce_into(&x, &mut m, SystemOperation::max());
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_are_near_square() {
+        assert_eq!([1, 2, 3, 4, 6, 8, 16].map(grid), [(1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (2, 4), (4, 4)]);
+    }
+}
