@@ -61,6 +61,38 @@ pub enum Command {
     /// Measure this machine's MPI latency and bandwidth by ping-pong and save them as the
     /// network profile `local`: `mpiexec -n 2 fj calibrate-network`.
     CalibrateNetwork(CalibrateNetworkArgs),
+    /// Predict NAS FT's run time on N nodes of C cores, FT (pencils, a process per core)
+    /// against FT_T (slabs, a pool per node), from phase costs measured here and a network
+    /// profile: a table and an SVG plot. Needs no MPI.
+    FtPredict(FtPredictArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct FtPredictArgs {
+    /// NPB class: S, W, A or B.
+    #[arg(long, value_name = "CLASS", value_parser = crate::ft::Class::parse, default_value = "A")]
+    pub class: crate::ft::Class,
+    /// The network between nodes: infiniband, ethernet-10g, or local.
+    #[arg(long, value_name = "NETWORK", default_value = "infiniband")]
+    pub network: String,
+    /// Where the `local` profile is (used within a node when present).
+    #[arg(long, value_name = "FILE", default_value = forkjoin_mpi::network::DEFAULT_FILE)]
+    pub network_file: PathBuf,
+    /// Node counts.
+    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_parser = parse_thread_list, default_value = "1,2,4,8,16,64")]
+    pub nodes: ThreadList,
+    /// Cores per node.
+    #[arg(long, allow_negative_numbers = true, value_name = "C", value_parser = parse_worker_count, default_value = "16")]
+    pub cores: usize,
+    /// Costs saved by `fj calibrate` [default: fj-costs.json if present, else measured now].
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
+    /// Where to write the plot.
+    #[arg(long, value_name = "FILE", default_value = "fj-ft-predict.svg")]
+    pub svg: PathBuf,
+    /// Write one JSON object per node count to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -82,7 +114,8 @@ pub struct FtArgs {
     /// Costs saved by `fj calibrate` [default: fj-costs.json if present, else measured now].
     #[arg(long, value_name = "FILE")]
     pub costs: Option<PathBuf>,
-    /// Workers per process [default: the node's cores divided by its processes].
+    /// Workers per process [default: hybrid, the node's cores divided by its processes;
+    /// processes, 1].
     #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = parse_worker_count)]
     pub threads: Option<usize>,
     /// Pin each worker to one of its process's cores.

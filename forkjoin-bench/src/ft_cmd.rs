@@ -4,7 +4,12 @@
 
 use std::path::Path;
 
-use crate::cli::{CalibrateNetworkArgs, FtArgs};
+use std::process::ExitCode;
+
+use forkjoin_mpi::Network;
+
+use crate::cli::{CalibrateNetworkArgs, FtArgs, FtPredictArgs};
+use crate::ft::cluster::{self, Decomposition};
 use crate::Failure;
 
 /// NPB's `%.12e`: a mantissa with 12 decimals and a signed exponent of at least two digits.
@@ -15,16 +20,88 @@ pub fn npb_e(x: f64) -> String {
     format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
 }
 
+/// `fj ft-predict`: FT and FT_T on N nodes of C cores, from this machine's phase costs.
+pub fn ft_predict(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
+    let class = args.class;
+    let net = Network::lookup(&args.network, &args.network_file).map_err(|e| Failure::Usage(e.to_string()))?;
+    let local = match Network::lookup("local", &args.network_file) {
+        Ok(l) => l,
+        Err(_) => {
+            println!(
+                "note: no `local` profile in {} (`mpiexec -n 2 fj calibrate-network` writes it): messages within a node are charged as {}",
+                args.network_file.display(),
+                net.name
+            );
+            net.clone()
+        }
+    };
+    let costs = crate::predict::load_costs(args.costs.as_deref())?;
+    println!("fj ft-predict: NAS FT class {}, nodes of {} cores, network {} (alpha {:.2} us, {:.2} GB/s)", class.name(), args.cores, net.name, net.alpha_s * 1e6, 1e-9 / net.beta_s_per_byte.max(1e-30));
+    println!("  network source: {}", net.source);
+    println!("  within a node: {} (alpha {:.2} us, {:.2} GB/s in exchanges)", local.name, local.alpha_s * 1e6, 1e-9 / local.exchange_beta().max(1e-30));
+    println!("measuring the phase costs here (class {}, one worker)...", class.name());
+    let phase = cluster::measure(class, 3);
+    println!(
+        "  ns per point: init {:.2}, FFT x {:.2}, y {:.2}, z {:.2}, evolve+copy {:.2}, transpose copy {:.2}",
+        phase.init, phase.fft[0], phase.fft[1], phase.fft[2], phase.evolve, phase.copy
+    );
+    // The baseline: one process, one worker, slabs (one transpose per FFT, a local copy).
+    let one = cluster::predict(class, Decomposition::Slabs, 1, 1, &phase, &local, &net, &costs).map_err(Failure::Usage)?;
+    println!("one core (one process, one worker): {one:.3} s; speedups are over it\n");
+    println!("{:>6} {:>7} {:>12} {:>9} {:>12} {:>9} {:>10}", "nodes", "cores", "FT (s)", "speedup", "FT_T (s)", "speedup", "FT_T/FT");
+    let mut rows = Vec::new();
+    let (mut ft_line, mut ftt_line, mut perfect) = (Vec::new(), Vec::new(), Vec::new());
+    for &nodes in &args.nodes.0 {
+        let ft = cluster::predict(class, Decomposition::Pencils, nodes, args.cores, &phase, &local, &net, &costs);
+        let ftt = cluster::predict(class, Decomposition::Slabs, nodes, args.cores, &phase, &local, &net, &costs);
+        let cell = |t: &Result<f64, String>| match t {
+            Ok(t) => (format!("{t:12.4}"), format!("{:9.1}", one / t)),
+            Err(_) => (format!("{:>12}", "n/a"), format!("{:>9}", "-")),
+        };
+        let (a, b) = (cell(&ft), cell(&ftt));
+        let ratio = match (&ft, &ftt) {
+            (Ok(f), Ok(t)) => format!("{:10.3}", t / f),
+            _ => format!("{:>10}", "-"),
+        };
+        println!("{nodes:>6} {:>7} {} {} {} {} {ratio}", nodes * args.cores, a.0, a.1, b.0, b.1);
+        if let Ok(t) = ft {
+            ft_line.push((nodes, one / t));
+        }
+        if let Ok(t) = ftt {
+            ftt_line.push((nodes, one / t));
+        }
+        perfect.push((nodes, (nodes * args.cores) as f64));
+        rows.push(serde_json::json!({
+            "class": class.name().to_string(), "network": net.name, "nodes": nodes, "cores": args.cores,
+            "ft_seconds": ft.as_ref().ok(), "ft_t_seconds": ftt.as_ref().ok(),
+            "ft_speedup": ft.as_ref().ok().map(|t| one / t), "ft_t_speedup": ftt.as_ref().ok().map(|t| one / t),
+            "one_core_seconds": one,
+        }));
+    }
+    println!("n/a: the class's grid does not divide among that many processes");
+    let title = format!("FT class {} on nodes of {} cores, {}", class.name(), args.cores, net.name);
+    let svg = crate::plots::cluster(&title, &[("FT (pencils)".into(), ft_line), ("FT_T (slabs + pool)".into(), ftt_line)], &perfect)
+        .map_err(Failure::Other)?;
+    std::fs::write(&args.svg, svg).map_err(|e| Failure::Other(format!("cannot write {}: {e}", args.svg.display())))?;
+    println!("plot: {}", args.svg.display());
+    if let Some(path) = &args.json {
+        std::fs::write(path, serde_json::to_string_pretty(&rows).expect("plain JSON") + "\n")
+            .map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))?;
+        println!("json: {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 #[cfg(not(feature = "mpi"))]
 const NO_MPI: &str = "this fj was built without MPI: install Open MPI (apt-get install libopenmpi-dev openmpi-bin libclang1-14 libclang-common-14-dev pkg-config) and build with `cargo build --release -p forkjoin-bench --features mpi`";
 
 #[cfg(not(feature = "mpi"))]
-pub fn ft(_args: &FtArgs) -> Result<std::process::ExitCode, Failure> {
+pub fn ft(_args: &FtArgs) -> Result<ExitCode, Failure> {
     Err(Failure::Other(NO_MPI.into()))
 }
 
 #[cfg(not(feature = "mpi"))]
-pub fn calibrate_network(_args: &CalibrateNetworkArgs) -> Result<std::process::ExitCode, Failure> {
+pub fn calibrate_network(_args: &CalibrateNetworkArgs) -> Result<ExitCode, Failure> {
     Err(Failure::Other(NO_MPI.into()))
 }
 
@@ -34,11 +111,10 @@ pub use with_mpi::{calibrate_network, ft};
 #[cfg(feature = "mpi")]
 mod with_mpi {
     use super::*;
-    use std::process::ExitCode;
     use std::time::Instant;
 
     use forkjoin::profile::Costs;
-    use forkjoin_mpi::{start, Comm, Network, StartOptions};
+    use forkjoin_mpi::{start, Comm, StartOptions};
 
     use crate::ft::dist::{self, Mode};
     use crate::ft::{self as kernel};
@@ -67,7 +143,9 @@ mod with_mpi {
                 Some((net, costs))
             }
         };
-        let cluster = start_cluster(args.threads, args.pin)?;
+        // FT is processes only: one worker each, unless told otherwise.
+        let threads = args.threads.or((mode == Mode::Processes).then_some(1));
+        let cluster = start_cluster(threads, args.pin)?;
         let world = Comm::new(cluster.world.duplicate(), model.clone());
         let lead = cluster.rank == 0;
         if args.expect_processes.is_some_and(|n| n != cluster.size) {
@@ -88,7 +166,7 @@ mod with_mpi {
             println!(" Workers per process :     {:10}", cluster.pool.num_threads());
             let layout = match mode {
                 Mode::Processes => {
-                    let (pr, pc) = dist::grid(cluster.size);
+                    let (pr, pc) = crate::ft::grid(cluster.size);
                     format!("processes (FT: 2-D pencils on a {pr} x {pc} grid)")
                 }
                 Mode::Hybrid => format!("hybrid (FT_T: 1-D slabs, {} worker(s) per process)", cluster.pool.num_threads()),
@@ -148,6 +226,31 @@ mod with_mpi {
     /// Message sizes of the ping-pong, bytes.
     const SIZES: [usize; 8] = [8, 1 << 10, 1 << 14, 1 << 17, 1 << 20, 1 << 22, 1 << 24, 1 << 26];
 
+    /// One-way seconds per message of each of `SIZES` bytes: `round(send, receive)` moves
+    /// messages and returns how many one-way messages it took, on buffers of `blocks`
+    /// messages each, allocated and touched before the clock starts; best of 3 batches.
+    fn time_sizes(comm: &Comm, blocks: usize, mut round: impl FnMut(&mut [f64], &mut [f64]) -> usize) -> Vec<(usize, f64)> {
+        let mut out = Vec::new();
+        for &bytes in &SIZES {
+            let mut buf = vec![1.0f64; blocks * bytes / 8];
+            let mut recv = vec![1.0f64; blocks * bytes / 8];
+            // Repetitions: about 50 ms of messages, at least 3.
+            let reps = (50_000_000 / (bytes + 20_000)).clamp(3, 2000);
+            let mut best = f64::INFINITY;
+            for _ in 0..3 {
+                comm.barrier();
+                let t = Instant::now();
+                let mut messages = 0;
+                for _ in 0..reps {
+                    messages += round(&mut buf, &mut recv);
+                }
+                best = best.min(t.elapsed().as_secs_f64() / messages as f64);
+            }
+            out.push((bytes, best));
+        }
+        out
+    }
+
     pub fn calibrate_network(args: &CalibrateNetworkArgs) -> Result<ExitCode, Failure> {
         let cluster = start_cluster(Some(1), false)?;
         if cluster.size != 2 {
@@ -158,50 +261,64 @@ mod with_mpi {
         }
         let comm = Comm::new(cluster.world.duplicate(), None);
         let me = cluster.rank;
-        let mut samples = Vec::new();
-        for &bytes in &SIZES {
-            let mut buf = vec![1.0f64; bytes / 8];
-            // Repetitions: enough to take about 50 ms, at least 3, best of 3 batches.
-            let reps = (50_000_000 / (bytes + 20_000)).clamp(3, 2000);
-            let mut best = f64::INFINITY;
-            for _ in 0..3 {
-                comm.barrier();
-                let t = Instant::now();
-                for _ in 0..reps {
-                    if me == 0 {
-                        comm.send(1, &buf);
-                        comm.receive(1, &mut buf);
-                    } else {
-                        comm.receive(0, &mut buf);
-                        comm.send(0, &buf);
-                    }
-                }
-                best = best.min(t.elapsed().as_secs_f64() / (2 * reps) as f64);
+        // Ping-pong: one message in flight, one way at a time.
+        let ping_pong = time_sizes(&comm, 1, |buf, _| {
+            if me == 0 {
+                comm.send(1, buf);
+                comm.receive(1, buf);
+            } else {
+                comm.receive(0, buf);
+                comm.send(0, buf);
             }
-            samples.push((bytes, best));
-        }
+            2
+        });
+        // Pairwise exchange: both send at once (an all-to-all of two), the pattern the model
+        // charges an all-to-all as.
+        let exchange = time_sizes(&comm, 2, |send, recv| {
+            comm.all_to_all(send, recv);
+            1
+        });
         if me != 0 {
             return Ok(ExitCode::SUCCESS);
         }
-        println!("fj calibrate-network: ping-pong between two processes (one-way time, best of 3 batches)");
-        for (b, t) in &samples {
-            println!("  {:>10} bytes  {:>12.3} us  {:>8.3} GB/s", b, t * 1e6, *b as f64 / t / 1e9);
+        println!("fj calibrate-network: two processes; one-way time per message, best of 3 batches");
+        println!("  {:>10}  {:>24}  {:>24}", "bytes", "ping-pong", "exchange (both at once)");
+        for ((b, t), (_, x)) in ping_pong.iter().zip(&exchange) {
+            println!(
+                "  {:>10}  {:>12.3} us {:>7.2} GB/s  {:>12.3} us {:>7.2} GB/s",
+                b,
+                t * 1e6,
+                *b as f64 / t / 1e9,
+                x * 1e6,
+                *b as f64 / x / 1e9
+            );
         }
-        // Latency from the smallest message; the inverse bandwidth from the large ones,
-        // the regime of FT's all-to-alls.
-        let alpha = samples[0].1;
-        let large: Vec<(usize, f64)> = samples.iter().copied().filter(|s| s.0 >= 1 << 20).collect();
-        let (_, beta) = forkjoin_mpi::network::fit(&large);
+        // Latency from the smallest message; the inverse bandwidths from the large ones, the
+        // regime of FT's all-to-alls.
+        let alpha = ping_pong[0].1;
+        let large = |s: &[(usize, f64)]| -> f64 {
+            let l: Vec<(usize, f64)> = s.iter().copied().filter(|s| s.0 >= 1 << 20).collect();
+            forkjoin_mpi::network::fit(&l).1
+        };
+        let (beta, exchange_beta) = (large(&ping_pong), large(&exchange));
         let net = Network {
             name: "local".into(),
             alpha_s: alpha,
             beta_s_per_byte: beta,
+            exchange_beta_s_per_byte: Some(exchange_beta),
             source: format!(
-                "measured by fj calibrate-network on {} (MPI ping-pong between two processes of one node)",
+                "measured by fj calibrate-network on {} (MPI between two processes of one node: ping-pong and pairwise exchange)",
                 forkjoin_mpi::mpi::environment::processor_name().unwrap_or_else(|_| "this machine".into())
             ),
         };
-        println!("local: alpha {:.3} us, beta {:.4} ns/byte ({:.2} GB/s)", alpha * 1e6, beta * 1e9, 1e-9 / beta.max(1e-30));
+        println!(
+            "local: alpha {:.3} us; beta {:.4} ns/byte ({:.2} GB/s); in exchanges {:.4} ns/byte ({:.2} GB/s)",
+            alpha * 1e6,
+            beta * 1e9,
+            1e-9 / beta.max(1e-30),
+            exchange_beta * 1e9,
+            1e-9 / exchange_beta.max(1e-30)
+        );
         net.save(&args.out).map_err(|e| Failure::Other(e.to_string()))?;
         println!("saved: {}", args.out.display());
         Ok(ExitCode::SUCCESS)

@@ -74,6 +74,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => validate_command(args),
         Command::Ft(args) => ft_cmd::ft(args),
         Command::CalibrateNetwork(args) => ft_cmd::calibrate_network(args),
+        Command::FtPredict(args) => ft_cmd::ft_predict(args),
     };
     match outcome {
         Ok(code) => code,

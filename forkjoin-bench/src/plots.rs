@@ -303,44 +303,72 @@ pub type PredictionPoint = (usize, f64, f64, f64);
 /// Cilkview's lower and upper bounds and the perfect line. `points`: (workers, predicted,
 /// lower, upper).
 pub fn prediction(program: &str, points: &[PredictionPoint]) -> Result<String> {
-    let x = |p: usize| (p as f64).log2();
     let line = |label: &str, color: RGBColor, dashed: bool, y: &dyn Fn(&PredictionPoint) -> f64| Series {
         label: label.to_string(),
         color,
         dashed,
-        points: points.iter().map(|pt| (x(pt.0), y(pt))).collect(),
+        points: points.iter().map(|pt| (pt.0 as f64, y(pt))).collect(),
     };
     let series = [
         line("predicted", PALETTE[0], false, &|p| p.1),
         line("upper bound", PALETTE[2], true, &|p| p.3),
         line("lower bound", PALETTE[3], true, &|p| p.2),
     ];
-    let max_p = points.iter().map(|p| p.0).max().unwrap_or(1);
-    let top = points.iter().map(|p| p.1.max(p.3)).fold(1.0, f64::max) * 1.1;
+    let perfect: Vec<(f64, f64)> = points.iter().map(|p| (p.0 as f64, p.0 as f64)).collect();
+    log2_chart(&format!("{program}: predicted speedup"), "workers", &series, &perfect)
+}
+
+/// Predicted speedup of FT and FT_T against nodes, with the perfect line (nodes x cores).
+pub fn cluster(title: &str, lines: &[(String, Vec<(usize, f64)>)], perfect: &[(usize, f64)]) -> Result<String> {
+    let series: Vec<Series> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, (label, pts))| Series {
+            label: label.clone(),
+            color: PALETTE[i % PALETTE.len()],
+            dashed: false,
+            points: pts.iter().map(|&(n, y)| (n as f64, y)).collect(),
+        })
+        .collect();
+    let perfect: Vec<(f64, f64)> = perfect.iter().map(|&(n, y)| (n as f64, y)).collect();
+    log2_chart(title, "nodes", &series, &perfect)
+}
+
+/// A chart of speedups against a count on a log2 x axis, with a dashed perfect line (its
+/// points beyond the top of the other lines left out) and a legend.
+fn log2_chart(title: &str, x_desc: &str, series: &[Series], perfect: &[(f64, f64)]) -> Result<String> {
+    let x = |p: f64| p.log2();
+    let series: Vec<Series> = series
+        .iter()
+        .map(|s| Series { points: s.points.iter().map(|&(p, y)| (x(p), y)).collect(), ..s.clone() })
+        .collect();
+    let max_p = perfect.iter().chain(series.iter().flat_map(|s| s.points.iter())).map(|p| p.0).fold(1.0, f64::max);
+    let max_x = x(max_p).max(perfect.iter().map(|p| x(p.0)).fold(0.0, f64::max));
+    let top = series.iter().flat_map(|s| s.points.iter()).map(|p| p.1).fold(1.0, f64::max) * 1.1;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (560, 320)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
         let (plot, side) = root.split_horizontally(420);
         let mut chart = ChartBuilder::on(&plot)
-            .caption(format!("{program}: predicted speedup"), ("sans-serif", 16))
+            .caption(title, ("sans-serif", 16))
             .margin(8)
             .x_label_area_size(32)
             .y_label_area_size(44)
-            .build_cartesian_2d(-0.2..x(max_p) + 0.2, 0.0..top)
+            .build_cartesian_2d(-0.2..max_x + 0.2, 0.0..top)
             .map_err(err)?;
         chart
             .configure_mesh()
-            .x_desc("workers")
+            .x_desc(x_desc)
             .y_desc("speedup")
-            .x_labels(x(max_p) as usize + 1)
+            .x_labels(max_x as usize + 1)
             .x_label_formatter(&|v| format!("{}", 2f64.powf(v.round()) as u64))
             .y_label_formatter(&|y| format!("{y:.0}"))
             .light_line_style(TRANSPARENT)
             .label_style(("sans-serif", 11))
             .draw()
             .map_err(err)?;
-        let perfect: Vec<(f64, f64)> = points.iter().map(|p| (x(p.0), p.0 as f64)).filter(|p| p.1 <= top).collect();
+        let perfect: Vec<(f64, f64)> = perfect.iter().map(|p| (x(p.0), p.1)).filter(|p| p.1 <= top).collect();
         chart
             .draw_series(DashedLineSeries::new(perfect, 4, 4, IDEAL.stroke_width(1)))
             .map_err(err)?;

@@ -6,7 +6,8 @@
 //!   alpha + beta bytes); the sender goes on at once (eager protocol);
 //! - an all-to-all among p processes, modelled as a pairwise exchange: it starts when the
 //!   last member arrives and takes the sum over the other members q of alpha_q + beta_q
-//!   bytes_q, which is (p - 1) alpha + n beta on one network, n the bytes sent to others;
+//!   bytes_q, which is (p - 1) alpha + n beta on one network, n the bytes sent to others
+//!   (beta as measured for exchanges, where the profile has it);
 //! - an all-reduce or a barrier: a binomial tree, ceil(log2 p) rounds of one message after
 //!   the last arrival.
 //!
@@ -33,7 +34,7 @@ pub fn all_to_all<'n>(entry: &[f64], me: usize, bytes_to: &[usize], link: impl F
     start
         + (0..entry.len())
             .filter(|&q| q != me)
-            .map(|q| link(q).message_seconds(bytes_to[q]))
+            .map(|q| link(q).exchange_seconds(bytes_to[q]))
             .sum::<f64>()
 }
 
@@ -53,7 +54,7 @@ mod tests {
     use super::*;
 
     fn net() -> Network {
-        Network { name: "t".into(), alpha_s: 1e-6, beta_s_per_byte: 1e-9, source: "test".into() }
+        Network { name: "t".into(), alpha_s: 1e-6, beta_s_per_byte: 1e-9, exchange_beta_s_per_byte: None, source: "test".into() }
     }
 
     #[test]
@@ -98,6 +99,10 @@ mod tests {
         let fast = Network { alpha_s: 0.0, beta_s_per_byte: 0.0, ..net() };
         let exit = all_to_all(&[0.0; 3], 0, &[0, 1000, 2000], |q| if q == 1 { &slow } else { &fast });
         assert!((exit - 20e-6).abs() < 1e-15, "{exit}");
+        // A profile measured for exchanges charges its exchange bandwidth, not ping-pong's.
+        let shared = Network { exchange_beta_s_per_byte: Some(2e-9), ..net() };
+        let exit = all_to_all(&[0.0; 2], 0, &[0, 1_000_000], |_| &shared);
+        assert!((exit - (1e-6 + 2e-3)).abs() < 1e-15, "{exit}");
     }
 
     #[test]

@@ -14,6 +14,11 @@ pub struct Network {
     pub alpha_s: f64,
     /// Inverse bandwidth, seconds per byte.
     pub beta_s_per_byte: f64,
+    /// Inverse bandwidth per byte sent while every member sends at once (a pairwise
+    /// exchange, the model of an all-to-all), where it differs from `beta_s_per_byte`: on
+    /// one node the exchanging processes share the memory system, and both copy at once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange_beta_s_per_byte: Option<f64>,
     /// Where the figures come from.
     pub source: String,
 }
@@ -27,6 +32,16 @@ impl Network {
         self.alpha_s + self.beta_s_per_byte * bytes as f64
     }
 
+    /// The time one message of `bytes` bytes takes within a pairwise exchange.
+    pub fn exchange_seconds(&self, bytes: usize) -> f64 {
+        self.alpha_s + self.exchange_beta() * bytes as f64
+    }
+
+    /// Seconds per byte within a pairwise exchange.
+    pub fn exchange_beta(&self) -> f64 {
+        self.exchange_beta_s_per_byte.unwrap_or(self.beta_s_per_byte)
+    }
+
     /// The built-in profiles of real interconnects.
     pub fn builtin() -> Vec<Network> {
         vec![
@@ -34,6 +49,7 @@ impl Network {
                 name: "infiniband".into(),
                 alpha_s: 1.5e-6,
                 beta_s_per_byte: 1.0 / 10e9,
+                exchange_beta_s_per_byte: None,
                 source: "InfiniBand-class (EDR, 100 Gb/s): 1.5 us MPI latency and 10 GB/s, the figures of \
                          issue 5, in line with the OSU micro-benchmarks (osu_latency, osu_bw) published \
                          for MVAPICH2 and Open MPI on EDR"
@@ -43,6 +59,7 @@ impl Network {
                 name: "ethernet-10g".into(),
                 alpha_s: 20e-6,
                 beta_s_per_byte: 1.0 / 1.1e9,
+                exchange_beta_s_per_byte: None,
                 source: "10-gigabit Ethernet with MPI over TCP: 20 us latency and 1.1 GB/s (about 9 Gb/s \
                          of goodput), the figures of issue 5, typical of osu_latency/osu_bw over TCP"
                     .into(),
@@ -147,7 +164,7 @@ mod tests {
         let file = dir.join("net.json");
         let missing = Network::lookup("local", &file).unwrap_err().to_string();
         assert!(missing.contains("no network profile `local`") && missing.contains("calibrate-network"), "{missing}");
-        let local = Network { name: "local".into(), alpha_s: 3e-7, beta_s_per_byte: 2e-10, source: "test".into() };
+        let local = Network { name: "local".into(), alpha_s: 3e-7, beta_s_per_byte: 2e-10, exchange_beta_s_per_byte: Some(5e-10), source: "test".into() };
         local.save(&file).unwrap();
         assert_eq!(Network::lookup("local", &file).unwrap(), local);
         assert!(Network::lookup("mars", &file).unwrap_err().to_string().contains("holds the profile `local`"));

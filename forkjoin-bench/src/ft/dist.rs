@@ -16,7 +16,7 @@ use forkjoin::Pool;
 use forkjoin_mpi::Comm;
 use rustfft::num_complex::Complex64;
 
-use super::{checksum, SharedMut, evolve, fft_axis, initial_conditions, par_range, Class, Direction, Layout, Plans, Twiddle};
+use super::{checksum, grid, SharedMut, evolve, fft_axis, initial_conditions, par_range, Class, Direction, Layout, Plans, Twiddle};
 use crate::programs::Fj;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,12 +35,6 @@ impl Mode {
     }
 }
 
-/// The process grid of the pencil decomposition: pr x pc = p, pr the largest divisor of p
-/// not above its square root.
-pub fn grid(p: usize) -> (usize, usize) {
-    let pr = (1..=p).filter(|d| p % d == 0 && d * d <= p).max().unwrap_or(1);
-    (pr, p / pr)
-}
 
 /// One exchange between layouts: every member of the group holds the whole of global
 /// dimension `split` and its piece of `gather`; afterwards it holds its piece of `split`
@@ -82,19 +76,29 @@ impl Transpose {
         let p = comm.size();
         let me = comm.rank();
         let block_len = src.len() / p;
+        // Leaves: (member, run of rows) pairs, about `LEAF_POINTS` points each, so that
+        // the copies run in parallel whatever the number of members.
+        let row_len = self.src.dims[axis_of(&self.src, self.dst.global[0])];
+        let rows = block_len / row_len;
+        let rows_per_leaf = (super::LEAF_POINTS / row_len).max(1);
+        let chunks = rows.div_ceil(rows_per_leaf);
+        let leaf_rows = |leaf: usize| {
+            let first = (leaf % chunks) * rows_per_leaf;
+            (leaf / chunks, first..(first + rows_per_leaf).min(rows))
+        };
         // Pack: block q holds the sub-box bound for q, in source order.
         comm.compute(pool, || {
             let out = SharedMut::new(as_complex_mut(&mut buf.send));
-            par_range(&mut Fj, 0..p, &|q| {
+            par_range(&mut Fj, 0..p * chunks, &|leaf| {
+                let (q, rows) = leaf_rows(leaf);
                 let b = self.block(&self.src, q, p);
-                // SAFETY: leaf q writes block q of the send buffer only.
-                let out = unsafe { out.slice(q * block_len..(q + 1) * block_len) };
-                let mut n = 0;
-                for_each_row(&b, |g, len| {
+                for r in rows {
+                    let (g, len) = row(&b, r);
                     let i = self.src.local_index(g).expect("the box lies inside the layout");
-                    out[n..n + len].copy_from_slice(&src[i..i + len]);
-                    n += len;
-                });
+                    let at = q * block_len + r * len;
+                    // SAFETY: leaf (q, rows) writes those rows of block q only.
+                    unsafe { out.slice(at..at + len) }.copy_from_slice(&src[i..i + len]);
+                }
             });
         });
         // One member: the packed buffer is already what it would receive.
@@ -110,17 +114,17 @@ impl Transpose {
         comm.compute(pool, || {
             let out = SharedMut::new(dst);
             let received = as_complex(received);
-            par_range(&mut Fj, 0..p, &|from| {
+            par_range(&mut Fj, 0..p * chunks, &|leaf| {
+                let (from, rows) = leaf_rows(leaf);
                 let b = self.block(&self.source_of(from), me, p);
-                let block = &received[from * block_len..(from + 1) * block_len];
-                let mut n = 0;
-                for_each_row(&b, |g, len| {
+                for r in rows {
+                    let (g, len) = row(&b, r);
                     let i = self.dst.local_index(g).expect("a received point belongs to this member");
-                    // SAFETY: the blocks of different senders cover disjoint rows of `dst`
-                    // (their `gather` pieces differ).
-                    unsafe { out.slice(i..i + len) }.copy_from_slice(&block[n..n + len]);
-                    n += len;
-                });
+                    let at = from * block_len + r * len;
+                    // SAFETY: distinct (sender, row) pairs land on disjoint rows of `dst`
+                    // (the senders' `gather` pieces differ, and so do a block's rows).
+                    unsafe { out.slice(i..i + len) }.copy_from_slice(&received[at..at + len]);
+                }
             });
         });
     }
@@ -132,18 +136,14 @@ struct Buffers {
     recv: Vec<f64>,
 }
 
-/// Calls `f(global coordinates of the row's first point, row length)` for every row (line
-/// along local axis 0) of `b`, in `b`'s order.
-fn for_each_row(b: &Layout, mut f: impl FnMut([usize; 3], usize)) {
+/// Row r of box `b` (rows run along local axis 0, in `b`'s order): the global coordinates
+/// of its first point, and its length.
+fn row(b: &Layout, r: usize) -> ([usize; 3], usize) {
     let mut g = [0; 3];
     g[b.global[0]] = b.offset[0];
-    for c in 0..b.dims[2] {
-        g[b.global[2]] = b.offset[2] + c;
-        for y in 0..b.dims[1] {
-            g[b.global[1]] = b.offset[1] + y;
-            f(g, b.dims[0]);
-        }
-    }
+    g[b.global[1]] = b.offset[1] + r % b.dims[1];
+    g[b.global[2]] = b.offset[2] + r / b.dims[1];
+    (g, b.dims[0])
 }
 
 fn as_complex(v: &[f64]) -> &[Complex64] {
@@ -307,14 +307,4 @@ fn max_over(world: &Comm, x: f64) -> f64 {
     let mut m = 0.0f64;
     world.raw.all_reduce_into(&x, &mut m, SystemOperation::max());
     m
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn grids_are_near_square() {
-        assert_eq!([1, 2, 3, 4, 6, 8, 16].map(grid), [(1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (2, 4), (4, 4)]);
-    }
 }

@@ -23,6 +23,7 @@ use rustfft::{Fft, FftPlanner};
 
 use crate::programs::Join;
 
+pub mod cluster;
 #[cfg(feature = "mpi")]
 pub mod dist;
 
@@ -347,9 +348,9 @@ pub enum Direction {
 
 /// How many lines a strided leaf gathers at once (16 complex numbers: 4 cache lines per
 /// row of the gather).
-const GATHER: usize = 16;
+pub(crate) const GATHER: usize = 16;
 /// About how many points a contiguous leaf transforms.
-const LEAF_POINTS: usize = 1 << 14;
+pub(crate) const LEAF_POINTS: usize = 1 << 14;
 
 thread_local! {
     static SCRATCH: RefCell<(Vec<Complex64>, Vec<Complex64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
@@ -486,6 +487,13 @@ pub fn checksum(u: &[Complex64], layout: &Layout, n: [usize; 3]) -> Complex64 {
     sum / (n[0] * n[1] * n[2]) as f64
 }
 
+/// The process grid of the pencil decomposition: pr x pc = p, pr the largest divisor of p
+/// not above its square root.
+pub fn grid(p: usize) -> (usize, usize) {
+    let pr = (1..=p).filter(|d| p % d == 0 && d * d <= p).max().unwrap_or(1);
+    (pr, p / pr)
+}
+
 /// The whole benchmark in one process: the arrays, and `run` for the timed part.
 pub struct Solver {
     pub class: Class,
@@ -552,6 +560,11 @@ mod tests {
         let mut from_one = [Complex64::default(); 1];
         fill_line(&mut from_one, 1);
         assert_eq!(from_one[0], line[1]);
+    }
+
+    #[test]
+    fn grids_are_near_square() {
+        assert_eq!([1, 2, 3, 4, 6, 8, 16].map(grid), [(1, 1), (1, 2), (1, 3), (2, 2), (2, 3), (2, 4), (4, 4)]);
     }
 
     #[test]
