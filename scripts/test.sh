@@ -4,7 +4,9 @@
 #   1. the workspace's tests (unit, integration, doc), in release mode;
 #   2. the loom model checks of the deque and of the sleep/wake protocol;
 #   3. Miri on the deque, the sleep protocol and a run of the runtime's tests;
-#   4. the Java ForkJoinPool peer's self-test (skipped with a note if there is no JDK).
+#   4. the Java ForkJoinPool peer's self-test (skipped with a note if there is no JDK);
+#   5. the MPI tests (NAS FT under mpiexec in both decompositions, the network calibration,
+#      the model clocks), after installing Open MPI from Debian's packages if missing.
 #
 # FJ_SKIP_MIRI=1 skips step 3 (it takes a few minutes).
 set -euo pipefail
@@ -15,6 +17,19 @@ say() { printf '\n==> %s\n' "$*"; }
 if ! command -v cargo >/dev/null; then
     echo "test.sh: cargo not found; install Rust with rustup (https://rustup.rs)" >&2
     exit 1
+fi
+
+# Open MPI and what the `mpi` crate's bindings are generated with (forkjoin-mpi, a
+# workspace member, links it).
+MPI_PACKAGES=(libopenmpi-dev openmpi-bin libclang1-14 libclang-common-14-dev pkg-config)
+if ! dpkg -s "${MPI_PACKAGES[@]}" >/dev/null 2>&1; then
+    say "installing Open MPI (${MPI_PACKAGES[*]})"
+    if [[ $(id -u) == 0 ]]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else
+        echo "test.sh: needs ${MPI_PACKAGES[*]}; run as root or install them" >&2
+        exit 1
+    fi
+    "${sudo[@]}" apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${MPI_PACKAGES[@]}" >/dev/null
 fi
 
 say "workspace tests (release)"
@@ -54,5 +69,10 @@ if command -v javac >/dev/null && command -v java >/dev/null; then
 else
     echo "no JDK (javac/java) on this machine: the Java peer's self-test is skipped"
 fi
+
+say "MPI: NAS FT under mpiexec, network calibration, model clocks"
+# Open MPI refuses root without these, and more processes than cores without the last.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+cargo test -p forkjoin-bench --release --features mpi --test mpi
 
 say "all tests passed"

@@ -2,8 +2,6 @@
 //! `fj calibrate-network` (alpha and beta of this machine by ping-pong). Both need `fj`
 //! built with the `mpi` feature; without it they say how to get it.
 
-use std::path::Path;
-
 use std::process::ExitCode;
 
 use forkjoin_mpi::Network;
@@ -13,17 +11,23 @@ use crate::ft::cluster::{self, Decomposition};
 use crate::Failure;
 
 /// NPB's `%.12e`: a mantissa with 12 decimals and a signed exponent of at least two digits.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub fn npb_e(x: f64) -> String {
     let s = format!("{x:.12e}");
     let (mantissa, exp) = s.split_once('e').expect("{:e} always has an exponent");
     let exp: i32 = exp.parse().expect("{:e}'s exponent is an integer");
-    format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    format!(
+        "{mantissa}e{}{:02}",
+        if exp < 0 { '-' } else { '+' },
+        exp.abs()
+    )
 }
 
 /// `fj ft-predict`: FT and FT_T on N nodes of C cores, from this machine's phase costs.
 pub fn ft_predict(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
     let class = args.class;
-    let net = Network::lookup(&args.network, &args.network_file).map_err(|e| Failure::Usage(e.to_string()))?;
+    let net = Network::lookup(&args.network, &args.network_file)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
     let local = match Network::lookup("local", &args.network_file) {
         Ok(l) => l,
         Err(_) => {
@@ -38,22 +42,40 @@ pub fn ft_predict(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
     let costs = crate::predict::load_costs(args.costs.as_deref())?;
     println!("fj ft-predict: NAS FT class {}, nodes of {} cores, network {} (alpha {:.2} us, {:.2} GB/s)", class.name(), args.cores, net.name, net.alpha_s * 1e6, 1e-9 / net.beta_s_per_byte.max(1e-30));
     println!("  network source: {}", net.source);
-    println!("  within a node: {} (alpha {:.2} us, {:.2} GB/s in exchanges)", local.name, local.alpha_s * 1e6, 1e-9 / local.exchange_beta().max(1e-30));
-    println!("measuring the phase costs here (class {}, one worker)...", class.name());
+    println!(
+        "  within a node: {} (alpha {:.2} us, {:.2} GB/s in exchanges)",
+        local.name,
+        local.alpha_s * 1e6,
+        1e-9 / local.exchange_beta().max(1e-30)
+    );
+    println!(
+        "measuring the phase costs here (class {}, one worker)...",
+        class.name()
+    );
     let phase = cluster::measure(class, 3);
+    let model = cluster::Model {
+        phase: &phase,
+        local: &local,
+        net: &net,
+        costs: &costs,
+    };
     println!(
         "  ns per point: init {:.2}, FFT x {:.2}, y {:.2}, z {:.2}, evolve+copy {:.2}, transpose copy {:.2}",
         phase.init, phase.fft[0], phase.fft[1], phase.fft[2], phase.evolve, phase.copy
     );
     // The baseline: one process, one worker, slabs (one transpose per FFT, a local copy).
-    let one = cluster::predict(class, Decomposition::Slabs, 1, 1, &phase, &local, &net, &costs).map_err(Failure::Usage)?;
+    let one =
+        cluster::predict(class, Decomposition::Slabs, 1, 1, &model).map_err(Failure::Usage)?;
     println!("one core (one process, one worker): {one:.3} s; speedups are over it\n");
-    println!("{:>6} {:>7} {:>12} {:>9} {:>12} {:>9} {:>10}", "nodes", "cores", "FT (s)", "speedup", "FT_T (s)", "speedup", "FT_T/FT");
+    println!(
+        "{:>6} {:>7} {:>12} {:>9} {:>12} {:>9} {:>10}",
+        "nodes", "cores", "FT (s)", "speedup", "FT_T (s)", "speedup", "FT_T/FT"
+    );
     let mut rows = Vec::new();
     let (mut ft_line, mut ftt_line, mut perfect) = (Vec::new(), Vec::new(), Vec::new());
     for &nodes in &args.nodes.0 {
-        let ft = cluster::predict(class, Decomposition::Pencils, nodes, args.cores, &phase, &local, &net, &costs);
-        let ftt = cluster::predict(class, Decomposition::Slabs, nodes, args.cores, &phase, &local, &net, &costs);
+        let ft = cluster::predict(class, Decomposition::Pencils, nodes, args.cores, &model);
+        let ftt = cluster::predict(class, Decomposition::Slabs, nodes, args.cores, &model);
         let cell = |t: &Result<f64, String>| match t {
             Ok(t) => (format!("{t:12.4}"), format!("{:9.1}", one / t)),
             Err(_) => (format!("{:>12}", "n/a"), format!("{:>9}", "-")),
@@ -63,7 +85,14 @@ pub fn ft_predict(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
             (Ok(f), Ok(t)) => format!("{:10.3}", t / f),
             _ => format!("{:>10}", "-"),
         };
-        println!("{nodes:>6} {:>7} {} {} {} {} {ratio}", nodes * args.cores, a.0, a.1, b.0, b.1);
+        println!(
+            "{nodes:>6} {:>7} {} {} {} {} {ratio}",
+            nodes * args.cores,
+            a.0,
+            a.1,
+            b.0,
+            b.1
+        );
         if let Ok(t) = ft {
             ft_line.push((nodes, one / t));
         }
@@ -79,14 +108,30 @@ pub fn ft_predict(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
         }));
     }
     println!("n/a: the class's grid does not divide among that many processes");
-    let title = format!("FT class {} on nodes of {} cores, {}", class.name(), args.cores, net.name);
-    let svg = crate::plots::cluster(&title, &[("FT (pencils)".into(), ft_line), ("FT_T (slabs + pool)".into(), ftt_line)], &perfect)
-        .map_err(Failure::Other)?;
-    std::fs::write(&args.svg, svg).map_err(|e| Failure::Other(format!("cannot write {}: {e}", args.svg.display())))?;
+    let title = format!(
+        "FT class {} on nodes of {} cores, {}",
+        class.name(),
+        args.cores,
+        net.name
+    );
+    let svg = crate::plots::cluster(
+        &title,
+        &[
+            ("FT (pencils)".into(), ft_line),
+            ("FT_T (slabs + pool)".into(), ftt_line),
+        ],
+        &perfect,
+    )
+    .map_err(Failure::Other)?;
+    std::fs::write(&args.svg, svg)
+        .map_err(|e| Failure::Other(format!("cannot write {}: {e}", args.svg.display())))?;
     println!("plot: {}", args.svg.display());
     if let Some(path) = &args.json {
-        std::fs::write(path, serde_json::to_string_pretty(&rows).expect("plain JSON") + "\n")
-            .map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(
+            path,
+            serde_json::to_string_pretty(&rows).expect("plain JSON") + "\n",
+        )
+        .map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))?;
         println!("json: {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
@@ -111,6 +156,7 @@ pub use with_mpi::{calibrate_network, ft};
 #[cfg(feature = "mpi")]
 mod with_mpi {
     use super::*;
+    use std::path::Path;
     use std::time::Instant;
 
     use forkjoin::profile::Costs;
@@ -118,8 +164,8 @@ mod with_mpi {
 
     use crate::ft::dist::{self, Mode};
     use crate::ft::{self as kernel};
-    use forkjoin_mpi::mpi::topology::Communicator;
     use crate::predict::DEFAULT_COSTS;
+    use forkjoin_mpi::mpi::topology::Communicator;
 
     fn start_cluster(threads: Option<usize>, pin: bool) -> Result<forkjoin_mpi::Cluster, Failure> {
         start(&StartOptions { threads, pin }).map_err(|e| Failure::Other(e.to_string()))
@@ -132,7 +178,8 @@ mod with_mpi {
         let model = match &args.model {
             None => None,
             Some(name) => {
-                let net = Network::lookup(name, &args.network_file).map_err(|e| Failure::Usage(e.to_string()))?;
+                let net = Network::lookup(name, &args.network_file)
+                    .map_err(|e| Failure::Usage(e.to_string()))?;
                 let costs = match &args.costs {
                     Some(p) => Costs::load(p).map_err(|e| Failure::Usage(e.to_string()))?,
                     None if Path::new(DEFAULT_COSTS).exists() => {
@@ -163,13 +210,19 @@ mod with_mpi {
             println!(" Iterations          :     {:10}", class.iterations());
             println!(" Number of processes :     {:10}", cluster.size);
             println!(" Nodes               :     {:10}", cluster.nodes);
-            println!(" Workers per process :     {:10}", cluster.pool.num_threads());
+            println!(
+                " Workers per process :     {:10}",
+                cluster.pool.num_threads()
+            );
             let layout = match mode {
                 Mode::Processes => {
                     let (pr, pc) = crate::ft::grid(cluster.size);
                     format!("processes (FT: 2-D pencils on a {pr} x {pc} grid)")
                 }
-                Mode::Hybrid => format!("hybrid (FT_T: 1-D slabs, {} worker(s) per process)", cluster.pool.num_threads()),
+                Mode::Hybrid => format!(
+                    "hybrid (FT_T: 1-D slabs, {} worker(s) per process)",
+                    cluster.pool.num_threads()
+                ),
             };
             println!(" Decomposition       : {layout}");
             if let Some((net, _)) = &model {
@@ -184,7 +237,11 @@ mod with_mpi {
         }
         let outcome = dist::run(class, mode, &world, &cluster.pool, |t, sum| {
             if lead {
-                println!(" T = {t:4}     Checksum = {} {}", npb_e(sum.re), npb_e(sum.im));
+                println!(
+                    " T = {t:4}     Checksum = {} {}",
+                    npb_e(sum.re),
+                    npb_e(sum.im)
+                );
             }
         })
         .map_err(Failure::Usage)?;
@@ -201,7 +258,15 @@ mod with_mpi {
                 println!(" Model time in seconds = {m:12.4}");
             }
             println!(" Mop/s total     = {:12.2}", class.mops(outcome.seconds));
-            println!(" Verification    = {}", if verified.is_ok() { "SUCCESSFUL" } else { "UNSUCCESSFUL" });
+            println!(" Ranks reporting = {:12}", outcome.ranks);
+            println!(
+                " Verification    = {}",
+                if verified.is_ok() {
+                    "SUCCESSFUL"
+                } else {
+                    "UNSUCCESSFUL"
+                }
+            );
         }
         if let Some(path) = &args.json {
             if lead {
@@ -209,6 +274,7 @@ mod with_mpi {
                     "class": class.name().to_string(),
                     "mode": args.mode,
                     "processes": cluster.size,
+                    "ranks_reporting": outcome.ranks,
                     "workers_per_process": cluster.pool.num_threads(),
                     "seconds": outcome.seconds,
                     "model_seconds": outcome.model_seconds,
@@ -216,20 +282,40 @@ mod with_mpi {
                     "verified": verified.is_ok(),
                     "checksums": outcome.sums.iter().map(|s| [s.re, s.im]).collect::<Vec<_>>(),
                 });
-                std::fs::write(path, serde_json::to_string_pretty(&row).expect("plain JSON") + "\n")
-                    .map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))?;
+                std::fs::write(
+                    path,
+                    serde_json::to_string_pretty(&row).expect("plain JSON") + "\n",
+                )
+                .map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))?;
             }
         }
-        Ok(if verified.is_ok() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        Ok(if verified.is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        })
     }
 
     /// Message sizes of the ping-pong, bytes.
-    const SIZES: [usize; 8] = [8, 1 << 10, 1 << 14, 1 << 17, 1 << 20, 1 << 22, 1 << 24, 1 << 26];
+    const SIZES: [usize; 8] = [
+        8,
+        1 << 10,
+        1 << 14,
+        1 << 17,
+        1 << 20,
+        1 << 22,
+        1 << 24,
+        1 << 26,
+    ];
 
     /// One-way seconds per message of each of `SIZES` bytes: `round(send, receive)` moves
     /// messages and returns how many one-way messages it took, on buffers of `blocks`
     /// messages each, allocated and touched before the clock starts; best of 3 batches.
-    fn time_sizes(comm: &Comm, blocks: usize, mut round: impl FnMut(&mut [f64], &mut [f64]) -> usize) -> Vec<(usize, f64)> {
+    fn time_sizes(
+        comm: &Comm,
+        blocks: usize,
+        mut round: impl FnMut(&mut [f64], &mut [f64]) -> usize,
+    ) -> Vec<(usize, f64)> {
         let mut out = Vec::new();
         for &bytes in &SIZES {
             let mut buf = vec![1.0f64; blocks * bytes / 8];
@@ -281,8 +367,13 @@ mod with_mpi {
         if me != 0 {
             return Ok(ExitCode::SUCCESS);
         }
-        println!("fj calibrate-network: two processes; one-way time per message, best of 3 batches");
-        println!("  {:>10}  {:>24}  {:>24}", "bytes", "ping-pong", "exchange (both at once)");
+        println!(
+            "fj calibrate-network: two processes; one-way time per message, best of 3 batches"
+        );
+        println!(
+            "  {:>10}  {:>24}  {:>24}",
+            "bytes", "ping-pong", "exchange (both at once)"
+        );
         for ((b, t), (_, x)) in ping_pong.iter().zip(&exchange) {
             println!(
                 "  {:>10}  {:>12.3} us {:>7.2} GB/s  {:>12.3} us {:>7.2} GB/s",
@@ -319,8 +410,20 @@ mod with_mpi {
             exchange_beta * 1e9,
             1e-9 / exchange_beta.max(1e-30)
         );
-        net.save(&args.out).map_err(|e| Failure::Other(e.to_string()))?;
+        net.save(&args.out)
+            .map_err(|e| Failure::Other(e.to_string()))?;
         println!("saved: {}", args.out.display());
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn numbers_print_as_npb_prints_them() {
+        assert_eq!(super::npb_e(554.6087004964), "5.546087004964e+02");
+        assert_eq!(super::npb_e(-0.00012), "-1.200000000000e-04");
+        assert_eq!(super::npb_e(1e100), "1.000000000000e+100");
+        assert_eq!(super::npb_e(0.0), "0.000000000000e+00");
     }
 }

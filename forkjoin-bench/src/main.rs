@@ -166,7 +166,10 @@ fn one_program(name: &str) -> Result<Program, Failure> {
 fn check_output_file(flag: &str, path: Option<&Path>) -> Result<(), Failure> {
     if let Some(dir) = path.and_then(Path::parent) {
         if !dir.as_os_str().is_empty() && !dir.is_dir() {
-            return Err(Failure::Usage(format!("{flag}: directory {} does not exist", dir.display())));
+            return Err(Failure::Usage(format!(
+                "{flag}: directory {} does not exist",
+                dir.display()
+            )));
         }
     }
     Ok(())
@@ -174,7 +177,10 @@ fn check_output_file(flag: &str, path: Option<&Path>) -> Result<(), Failure> {
 
 fn profile_command(args: &cli::ProfileArgs) -> Result<ExitCode, Failure> {
     let program = one_program(&args.program)?;
-    let svg = args.svg.clone().unwrap_or_else(|| format!("fj-profile-{}.svg", program.name).into());
+    let svg = args
+        .svg
+        .clone()
+        .unwrap_or_else(|| format!("fj-profile-{}.svg", program.name).into());
     check_output_file("--svg", Some(&svg))?;
     let costs = predict::load_costs(args.model.costs.as_deref())?;
     predict::profile_command(&program, args.model.size, &costs, &svg)?;
@@ -185,7 +191,13 @@ fn predict_command(args: &cli::PredictArgs) -> Result<ExitCode, Failure> {
     let program = one_program(&args.program)?;
     check_output_file("--json", args.json.as_deref())?;
     let costs = predict::load_costs(args.model.costs.as_deref())?;
-    predict::predict_command(&program, args.model.size, &args.threads.0, &costs, args.json.as_ref())?;
+    predict::predict_command(
+        &program,
+        args.model.size,
+        &args.threads.0,
+        &costs,
+        args.json.as_ref(),
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -195,13 +207,27 @@ fn validate_command(args: &cli::ValidateArgs) -> Result<ExitCode, Failure> {
     check_output_file("--json", args.json.as_deref())?;
     let costs = predict::load_costs(args.model.costs.as_deref())?;
     let threads = args.threads.clone().unwrap_or_else(cli::default_threads).0;
-    let rows = predict::validate_command(&programs, args.model.size, &threads, &costs, &Method::QUICK, args.json.as_ref())?;
-    Ok(if rows.iter().all(|r| r.error_percent.abs() <= 10.0) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let rows = predict::validate_command(
+        &programs,
+        args.model.size,
+        &threads,
+        &costs,
+        &Method::QUICK,
+        args.json.as_ref(),
+    )?;
+    Ok(if rows.iter().all(|r| r.error_percent.abs() <= 10.0) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// `fj experiments`: an unknown name is a usage error (2); a wrong answer in a run, 1.
 fn experiments_command(names: &[String], quick: bool) -> Result<ExitCode, Failure> {
-    if let Some(unknown) = names.iter().find(|n| !experiments::names().contains(&n.as_str())) {
+    if let Some(unknown) = names
+        .iter()
+        .find(|n| !experiments::names().contains(&n.as_str()))
+    {
         return Err(Failure::Usage(format!(
             "unknown experiment '{unknown}' (known: {})",
             experiments::names().join(", ")

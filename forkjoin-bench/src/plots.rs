@@ -303,23 +303,33 @@ pub type PredictionPoint = (usize, f64, f64, f64);
 /// Cilkview's lower and upper bounds and the perfect line. `points`: (workers, predicted,
 /// lower, upper).
 pub fn prediction(program: &str, points: &[PredictionPoint]) -> Result<String> {
-    let line = |label: &str, color: RGBColor, dashed: bool, y: &dyn Fn(&PredictionPoint) -> f64| Series {
-        label: label.to_string(),
-        color,
-        dashed,
-        points: points.iter().map(|pt| (pt.0 as f64, y(pt))).collect(),
-    };
+    let line =
+        |label: &str, color: RGBColor, dashed: bool, y: &dyn Fn(&PredictionPoint) -> f64| Series {
+            label: label.to_string(),
+            color,
+            dashed,
+            points: points.iter().map(|pt| (pt.0 as f64, y(pt))).collect(),
+        };
     let series = [
         line("predicted", PALETTE[0], false, &|p| p.1),
         line("upper bound", PALETTE[2], true, &|p| p.3),
         line("lower bound", PALETTE[3], true, &|p| p.2),
     ];
     let perfect: Vec<(f64, f64)> = points.iter().map(|p| (p.0 as f64, p.0 as f64)).collect();
-    log2_chart(&format!("{program}: predicted speedup"), "workers", &series, &perfect)
+    log2_chart(
+        &format!("{program}: predicted speedup"),
+        "workers",
+        &series,
+        &perfect,
+    )
 }
 
 /// Predicted speedup of FT and FT_T against nodes, with the perfect line (nodes x cores).
-pub fn cluster(title: &str, lines: &[(String, Vec<(usize, f64)>)], perfect: &[(usize, f64)]) -> Result<String> {
+pub fn cluster(
+    title: &str,
+    lines: &[(String, Vec<(usize, f64)>)],
+    perfect: &[(usize, f64)],
+) -> Result<String> {
     let series: Vec<Series> = lines
         .iter()
         .enumerate()
@@ -336,15 +346,32 @@ pub fn cluster(title: &str, lines: &[(String, Vec<(usize, f64)>)], perfect: &[(u
 
 /// A chart of speedups against a count on a log2 x axis, with a dashed perfect line (its
 /// points beyond the top of the other lines left out) and a legend.
-fn log2_chart(title: &str, x_desc: &str, series: &[Series], perfect: &[(f64, f64)]) -> Result<String> {
+fn log2_chart(
+    title: &str,
+    x_desc: &str,
+    series: &[Series],
+    perfect: &[(f64, f64)],
+) -> Result<String> {
     let x = |p: f64| p.log2();
     let series: Vec<Series> = series
         .iter()
-        .map(|s| Series { points: s.points.iter().map(|&(p, y)| (x(p), y)).collect(), ..s.clone() })
+        .map(|s| Series {
+            points: s.points.iter().map(|&(p, y)| (x(p), y)).collect(),
+            ..s.clone()
+        })
         .collect();
-    let max_p = perfect.iter().chain(series.iter().flat_map(|s| s.points.iter())).map(|p| p.0).fold(1.0, f64::max);
+    let max_p = perfect
+        .iter()
+        .chain(series.iter().flat_map(|s| s.points.iter()))
+        .map(|p| p.0)
+        .fold(1.0, f64::max);
     let max_x = x(max_p).max(perfect.iter().map(|p| x(p.0)).fold(0.0, f64::max));
-    let top = series.iter().flat_map(|s| s.points.iter()).map(|p| p.1).fold(1.0, f64::max) * 1.1;
+    let top = series
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .map(|p| p.1)
+        .fold(1.0, f64::max)
+        * 1.1;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (560, 320)).into_drawing_area();
@@ -368,13 +395,22 @@ fn log2_chart(title: &str, x_desc: &str, series: &[Series], perfect: &[(f64, f64
             .label_style(("sans-serif", 11))
             .draw()
             .map_err(err)?;
-        let perfect: Vec<(f64, f64)> = perfect.iter().map(|p| (x(p.0), p.1)).filter(|p| p.1 <= top).collect();
+        let perfect: Vec<(f64, f64)> = perfect
+            .iter()
+            .map(|p| (x(p.0), p.1))
+            .filter(|p| p.1 <= top)
+            .collect();
         chart
             .draw_series(DashedLineSeries::new(perfect, 4, 4, IDEAL.stroke_width(1)))
             .map_err(err)?;
         draw_series(&mut chart, &series)?;
         let mut with_ideal = series.to_vec();
-        with_ideal.push(Series { label: "perfect".into(), color: IDEAL, dashed: true, points: Vec::new() });
+        with_ideal.push(Series {
+            label: "perfect".into(),
+            color: IDEAL,
+            dashed: true,
+            points: Vec::new(),
+        });
         legend(&side, &with_ideal)?;
         root.present().map_err(err)?;
     }

@@ -256,17 +256,43 @@ fn calibrate_profile_predict_and_validate() {
     let costs = dir.join("costs.json");
     let out = fj(&["calibrate", "--out", costs.to_str().unwrap()]);
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
-    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&costs).unwrap()).unwrap();
-    for field in ["join_ns", "promote_ns", "steal_ns", "failed_steal_ns", "wake_ns", "submit_ns", "heartbeat_ns"] {
-        assert!(saved[field].as_f64().is_some_and(|v| v >= 0.0), "{field}: {saved}");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&costs).unwrap()).unwrap();
+    for field in [
+        "join_ns",
+        "promote_ns",
+        "steal_ns",
+        "failed_steal_ns",
+        "wake_ns",
+        "submit_ns",
+        "heartbeat_ns",
+    ] {
+        assert!(
+            saved[field].as_f64().is_some_and(|v| v >= 0.0),
+            "{field}: {saved}"
+        );
     }
     let c = costs.to_str().unwrap();
 
     let svg = dir.join("fib.svg");
-    let out = fj(&["profile", "fib", "--size", "test", "--costs", c, "--svg", svg.to_str().unwrap()]);
+    let out = fj(&[
+        "profile",
+        "fib",
+        "--size",
+        "test",
+        "--costs",
+        c,
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
-    for line in ["work (T1)", "span (T_inf)", "burdened parallelism", "joins on the span"] {
+    for line in [
+        "work (T1)",
+        "span (T_inf)",
+        "burdened parallelism",
+        "joins on the span",
+    ] {
         assert!(stdout.contains(line), "{stdout}");
     }
     // fib(24) with threshold 13 at the test size: F(n+1) - 1 internal calls above the
@@ -274,22 +300,58 @@ fn calibrate_profile_predict_and_validate() {
     assert!(std::fs::read_to_string(&svg).unwrap().contains("<svg"));
 
     let json = dir.join("predict.json");
-    let out = fj(&["predict", "fib", "--size", "test", "--threads", "1,2,4", "--costs", c, "--json", json.to_str().unwrap()]);
+    let out = fj(&[
+        "predict",
+        "fib",
+        "--size",
+        "test",
+        "--threads",
+        "1,2,4",
+        "--costs",
+        c,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let predicted = rows(&json);
     assert_eq!(predicted.len(), 3);
     for (row, threads) in predicted.iter().zip([1, 2, 4]) {
         assert_eq!(row["threads"], threads);
         assert_eq!(row["simulated"], true);
-        let (s, lo, hi) = (row["speedup"].as_f64().unwrap(), row["speedup_lower"].as_f64().unwrap(), row["speedup_upper"].as_f64().unwrap());
+        let (s, lo, hi) = (
+            row["speedup"].as_f64().unwrap(),
+            row["speedup_lower"].as_f64().unwrap(),
+            row["speedup_upper"].as_f64().unwrap(),
+        );
         assert!(s > 0.0 && lo <= hi * 1.0001 && s <= hi * 1.0001, "{row}");
     }
 
     let json = dir.join("validate.json");
-    let out = fj(&["validate", "fib", "nqueens", "submit-200", "--size", "test", "--threads", "1,2", "--costs", c, "--json", json.to_str().unwrap()]);
+    let out = fj(&[
+        "validate",
+        "fib",
+        "nqueens",
+        "submit-200",
+        "--size",
+        "test",
+        "--threads",
+        "1,2",
+        "--costs",
+        c,
+        "--json",
+        json.to_str().unwrap(),
+    ]);
     // 0: every prediction within 10%; 1: not (tiny runs on a shared machine are noisy).
-    assert!(matches!(out.status.code(), Some(0 | 1)), "stderr: {}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("submit-200: not modelled"), "{}", text(&out.stdout));
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "stderr: {}",
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stdout).contains("submit-200: not modelled"),
+        "{}",
+        text(&out.stdout)
+    );
     let validated = rows(&json);
     assert_eq!(validated.len(), 4, "{validated:#?}");
     for row in &validated {
@@ -309,10 +371,105 @@ fn profiler_usage_errors_are_one_line_and_exit_2() {
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "{\"join_ns\": \"fast\"}").unwrap();
     assert_usage_error(&["profile", "nosuch"], "unknown program 'nosuch'");
-    assert_usage_error(&["profile", "fib", "--costs", bad.to_str().unwrap()], "is not a forkjoin costs file");
-    assert_usage_error(&["profile", "fib", "--costs", "/nonexistent/costs.json"], "cannot access costs file");
+    assert_usage_error(
+        &["profile", "fib", "--costs", bad.to_str().unwrap()],
+        "is not a forkjoin costs file",
+    );
+    assert_usage_error(
+        &["profile", "fib", "--costs", "/nonexistent/costs.json"],
+        "cannot access costs file",
+    );
     assert_usage_error(&["predict", "fib", "--threads", "0"], "at least 1");
-    assert_usage_error(&["predict", "fib", "--threads", "1", "--json", "/nonexistent/d/p.json"], "does not exist");
-    assert_usage_error(&["validate", "--threads", "1,x"], "'x' is not a worker count");
-    assert_usage_error(&["validate", "fib", "--size", "big"], "test, default or paper");
+    assert_usage_error(
+        &[
+            "predict",
+            "fib",
+            "--threads",
+            "1",
+            "--json",
+            "/nonexistent/d/p.json",
+        ],
+        "does not exist",
+    );
+    assert_usage_error(
+        &["validate", "--threads", "1,x"],
+        "'x' is not a worker count",
+    );
+    assert_usage_error(
+        &["validate", "fib", "--size", "big"],
+        "test, default or paper",
+    );
+}
+
+#[test]
+fn ft_predict_writes_a_table_a_plot_and_json() {
+    let dir = scratch("ft-predict");
+    let (svg, json) = (dir.join("ft.svg"), dir.join("ft.json"));
+    let out = fj(&[
+        "ft-predict",
+        "--class",
+        "W",
+        "--network",
+        "ethernet-10g",
+        "--network-file",
+        dir.join("none.json").to_str().unwrap(),
+        "--nodes",
+        "1,2,64",
+        "--cores",
+        "2",
+        "--svg",
+        svg.to_str().unwrap(),
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    // No `local` profile in that file: said, and the network used within nodes too.
+    assert!(stdout.contains("no `local` profile"), "{stdout}");
+    let rows = rows(&json);
+    assert_eq!(
+        rows.iter()
+            .map(|r| r["nodes"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 2, 64]
+    );
+    for r in &rows[..2] {
+        assert!(
+            r["ft_seconds"].as_f64().unwrap() > 0.0 && r["ft_t_seconds"].as_f64().unwrap() > 0.0
+        );
+    }
+    // Class W has nz = 32: 64 slabs cannot be cut, 128 pencils (8 x 16) can.
+    assert!(rows[2]["ft_t_seconds"].is_null());
+    assert!(rows[2]["ft_seconds"].as_f64().unwrap() > 0.0);
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    // Bad input: one line, exit 2.
+    for args in [
+        &["ft-predict", "--class", "Q"][..],
+        &["ft-predict", "--network", "pigeon"],
+        &["ft-predict", "--cores", "0"],
+    ] {
+        let out = fj(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            text(&out.stderr).lines().count(),
+            1,
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+    }
+}
+
+#[cfg(not(feature = "mpi"))]
+#[test]
+fn ft_without_mpi_says_how_to_get_it() {
+    for cmd in ["ft", "calibrate-network"] {
+        let out = fj(&[cmd]);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            text(&out.stderr).contains("built without MPI")
+                && text(&out.stderr).contains("--features mpi"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
 }

@@ -28,7 +28,12 @@ pub fn receive(clock: f64, send_clock: f64, bytes: usize, net: &Network) -> f64 
 
 /// The exit clock of member `me` of an all-to-all whose members entered at `entry`, sending
 /// `bytes_to[q]` bytes to member q over `link(q)` (its own part is a local copy, free).
-pub fn all_to_all<'n>(entry: &[f64], me: usize, bytes_to: &[usize], link: impl Fn(usize) -> &'n Network) -> f64 {
+pub fn all_to_all<'n>(
+    entry: &[f64],
+    me: usize,
+    bytes_to: &[usize],
+    link: impl Fn(usize) -> &'n Network,
+) -> f64 {
     assert_eq!(entry.len(), bytes_to.len());
     let start = entry.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     start
@@ -54,7 +59,13 @@ mod tests {
     use super::*;
 
     fn net() -> Network {
-        Network { name: "t".into(), alpha_s: 1e-6, beta_s_per_byte: 1e-9, exchange_beta_s_per_byte: None, source: "test".into() }
+        Network {
+            name: "t".into(),
+            alpha_s: 1e-6,
+            beta_s_per_byte: 1e-9,
+            exchange_beta_s_per_byte: None,
+            source: "test".into(),
+        }
     }
 
     #[test]
@@ -95,19 +106,39 @@ mod tests {
         assert_eq!(all_to_all(&[0.25], 0, &[1 << 20], |_| &n), 0.25);
         // Two networks: member 0 sends 1000 bytes over a slow link to 1 and 2000 over a
         // fast one to 2.
-        let slow = Network { alpha_s: 10e-6, beta_s_per_byte: 1e-8, ..net() };
-        let fast = Network { alpha_s: 0.0, beta_s_per_byte: 0.0, ..net() };
-        let exit = all_to_all(&[0.0; 3], 0, &[0, 1000, 2000], |q| if q == 1 { &slow } else { &fast });
+        let slow = Network {
+            alpha_s: 10e-6,
+            beta_s_per_byte: 1e-8,
+            ..net()
+        };
+        let fast = Network {
+            alpha_s: 0.0,
+            beta_s_per_byte: 0.0,
+            ..net()
+        };
+        let exit = all_to_all(&[0.0; 3], 0, &[0, 1000, 2000], |q| {
+            if q == 1 {
+                &slow
+            } else {
+                &fast
+            }
+        });
         assert!((exit - 20e-6).abs() < 1e-15, "{exit}");
         // A profile measured for exchanges charges its exchange bandwidth, not ping-pong's.
-        let shared = Network { exchange_beta_s_per_byte: Some(2e-9), ..net() };
+        let shared = Network {
+            exchange_beta_s_per_byte: Some(2e-9),
+            ..net()
+        };
         let exit = all_to_all(&[0.0; 2], 0, &[0, 1_000_000], |_| &shared);
         assert!((exit - (1e-6 + 2e-3)).abs() < 1e-15, "{exit}");
     }
 
     #[test]
     fn reductions_take_log_rounds() {
-        assert_eq!([1, 2, 3, 4, 5, 8, 9, 16].map(tree_rounds), [0, 1, 2, 2, 3, 3, 4, 4]);
+        assert_eq!(
+            [1, 2, 3, 4, 5, 8, 9, 16].map(tree_rounds),
+            [0, 1, 2, 2, 3, 3, 4, 4]
+        );
         let n = net();
         let exit = all_reduce(&[0.0, 3e-6, 1e-6, 0.0, 0.0], 16, &n);
         assert!((exit - (3e-6 + 3.0 * (1e-6 + 16e-9))).abs() < 1e-15);

@@ -38,7 +38,10 @@ pub struct Comm {
 
 /// CPU seconds the calling thread has used.
 pub fn thread_cpu_seconds() -> f64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `ts` is a valid out-pointer; CLOCK_THREAD_CPUTIME_ID always exists on Linux.
     unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
     ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
@@ -48,7 +51,12 @@ impl Comm {
     /// `model`: the network and the runtime's costs to model with, or `None` for plain MPI.
     pub fn new(raw: SimpleCommunicator, model: Option<(Network, Costs)>) -> Comm {
         let model = model.map(|(net, costs)| {
-            Rc::new(RefCell::new(Model { net, costs, clock: 0.0, last_cpu: thread_cpu_seconds() }))
+            Rc::new(RefCell::new(Model {
+                net,
+                costs,
+                clock: 0.0,
+                last_cpu: thread_cpu_seconds(),
+            }))
         });
         Comm { raw, model }
     }
@@ -72,7 +80,10 @@ impl Comm {
             .raw
             .split_by_color_with_key(Color::with_value(color as i32), key as i32)
             .expect("a defined color always yields a communicator");
-        Comm { raw, model: self.model.clone() }
+        Comm {
+            raw,
+            model: self.model.clone(),
+        }
     }
 
     /// Charges the calling thread's CPU time since the last event.
@@ -103,8 +114,14 @@ impl Comm {
 
     /// Gathers every member's clock (after charging compute), runs `op`, then sets this
     /// process's clock to `exit(entry clocks, network)`.
-    fn collective<R>(&self, op: impl FnOnce() -> R, exit: impl FnOnce(&[f64], &Network) -> f64) -> R {
-        let Some(model) = &self.model else { return op() };
+    fn collective<R>(
+        &self,
+        op: impl FnOnce() -> R,
+        exit: impl FnOnce(&[f64], &Network) -> f64,
+    ) -> R {
+        let Some(model) = &self.model else {
+            return op();
+        };
         let mine = {
             let mut m = model.borrow_mut();
             Self::charge_cpu(&mut m);
@@ -147,12 +164,17 @@ impl Comm {
     }
 
     pub fn barrier(&self) {
-        self.collective(|| self.raw.barrier(), |entry, net| clock::all_reduce(entry, 0, net))
+        self.collective(
+            || self.raw.barrier(),
+            |entry, net| clock::all_reduce(entry, 0, net),
+        )
     }
 
     /// Runs `f` on `pool` and charges its time at the pool's size (see the module's doc).
     pub fn compute<R: Send>(&self, pool: &Pool, f: impl FnOnce() -> R + Send) -> R {
-        let Some(model) = &self.model else { return pool.install(f) };
+        let Some(model) = &self.model else {
+            return pool.install(f);
+        };
         Self::charge_cpu(&mut model.borrow_mut());
         let workers = pool.num_threads();
         let (r, seconds) = if workers == 1 {

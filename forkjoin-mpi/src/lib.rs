@@ -23,7 +23,7 @@ mod start;
 #[cfg(feature = "mpi")]
 pub use comm::{thread_cpu_seconds, Comm};
 #[cfg(feature = "mpi")]
-pub use start::{start, Cluster, StartError, StartOptions, NEEDED};
+pub use mpi;
 pub use network::{Network, NetworkError};
 #[cfg(feature = "mpi")]
-pub use mpi;
+pub use start::{start, Cluster, StartError, StartOptions, NEEDED};

@@ -39,7 +39,8 @@ impl Network {
 
     /// Seconds per byte within a pairwise exchange.
     pub fn exchange_beta(&self) -> f64 {
-        self.exchange_beta_s_per_byte.unwrap_or(self.beta_s_per_byte)
+        self.exchange_beta_s_per_byte
+            .unwrap_or(self.beta_s_per_byte)
     }
 
     /// The built-in profiles of real interconnects.
@@ -89,7 +90,11 @@ impl Network {
                 why: format!("it holds the profile `{}`", n.name),
             });
         }
-        if !(n.alpha_s >= 0.0 && n.beta_s_per_byte >= 0.0 && n.alpha_s.is_finite() && n.beta_s_per_byte.is_finite()) {
+        if !(n.alpha_s >= 0.0
+            && n.beta_s_per_byte >= 0.0
+            && n.alpha_s.is_finite()
+            && n.beta_s_per_byte.is_finite())
+        {
             return Err(NetworkError::Malformed {
                 file: file.display().to_string(),
                 why: "alpha and beta must be finite and not negative".into(),
@@ -109,9 +114,19 @@ impl Network {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum NetworkError {
-    Missing { name: String, file: String, why: String },
-    Malformed { file: String, why: String },
-    Io { file: String, why: String },
+    Missing {
+        name: String,
+        file: String,
+        why: String,
+    },
+    Malformed {
+        file: String,
+        why: String,
+    },
+    Io {
+        file: String,
+        why: String,
+    },
 }
 
 impl fmt::Display for NetworkError {
@@ -152,9 +167,15 @@ mod tests {
         assert_eq!(n.message_seconds(0), 1.5e-6);
         assert!((n.message_seconds(10_000_000_000) - (1.5e-6 + 1.0)).abs() < 1e-12);
         // Exact points on a line come back exactly.
-        let pts: Vec<(usize, f64)> = [8usize, 1024, 65536, 1 << 20].iter().map(|&b| (b, 2e-6 + 1e-10 * b as f64)).collect();
+        let pts: Vec<(usize, f64)> = [8usize, 1024, 65536, 1 << 20]
+            .iter()
+            .map(|&b| (b, 2e-6 + 1e-10 * b as f64))
+            .collect();
         let (a, b) = fit(&pts);
-        assert!((a - 2e-6).abs() < 1e-15 && (b - 1e-10).abs() < 1e-20, "{a} {b}");
+        assert!(
+            (a - 2e-6).abs() < 1e-15 && (b - 1e-10).abs() < 1e-20,
+            "{a} {b}"
+        );
     }
 
     #[test]
@@ -163,13 +184,28 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("net.json");
         let missing = Network::lookup("local", &file).unwrap_err().to_string();
-        assert!(missing.contains("no network profile `local`") && missing.contains("calibrate-network"), "{missing}");
-        let local = Network { name: "local".into(), alpha_s: 3e-7, beta_s_per_byte: 2e-10, exchange_beta_s_per_byte: Some(5e-10), source: "test".into() };
+        assert!(
+            missing.contains("no network profile `local`") && missing.contains("calibrate-network"),
+            "{missing}"
+        );
+        let local = Network {
+            name: "local".into(),
+            alpha_s: 3e-7,
+            beta_s_per_byte: 2e-10,
+            exchange_beta_s_per_byte: Some(5e-10),
+            source: "test".into(),
+        };
         local.save(&file).unwrap();
         assert_eq!(Network::lookup("local", &file).unwrap(), local);
-        assert!(Network::lookup("mars", &file).unwrap_err().to_string().contains("holds the profile `local`"));
+        assert!(Network::lookup("mars", &file)
+            .unwrap_err()
+            .to_string()
+            .contains("holds the profile `local`"));
         std::fs::write(&file, "{\"name\": \"local\"").unwrap();
-        assert!(Network::lookup("local", &file).unwrap_err().to_string().contains("malformed"));
+        assert!(Network::lookup("local", &file)
+            .unwrap_err()
+            .to_string()
+            .contains("malformed"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -44,7 +44,9 @@ pub enum StartError {
     /// MPI was initialised before (only one start per process).
     AlreadyStarted,
     /// The library cannot let a pool compute beside the communicating thread.
-    ThreadLevel { granted: Threading },
+    ThreadLevel {
+        granted: Threading,
+    },
     Pool(BuildError),
     ZeroThreads,
 }
@@ -78,7 +80,16 @@ pub fn start(opts: &StartOptions) -> Result<Cluster, StartError> {
     if opts.threads == Some(0) {
         return Err(StartError::ZeroThreads);
     }
-    let (universe, threading) = mpi::initialize_with_threading(NEEDED).ok_or(StartError::AlreadyStarted)?;
+    // FJ_MPI_THREAD_LEVEL asks for another level (single, funneled, serialized, multiple):
+    // asking for less than `NEEDED` shows the error a library without thread support gives.
+    let asked = match std::env::var("FJ_MPI_THREAD_LEVEL").as_deref() {
+        Ok("single") => Threading::Single,
+        Ok("serialized") => Threading::Serialized,
+        Ok("multiple") => Threading::Multiple,
+        _ => NEEDED,
+    };
+    let (universe, threading) =
+        mpi::initialize_with_threading(asked).ok_or(StartError::AlreadyStarted)?;
     if threading < NEEDED {
         return Err(StartError::ThreadLevel { granted: threading });
     }
@@ -93,7 +104,9 @@ pub fn start(opts: &StartOptions) -> Result<Cluster, StartError> {
     }
     let node_cores = online_cores();
     let threads = opts.threads.unwrap_or((node_cores / node_size).max(1));
-    let share: Vec<usize> = (0..threads).map(|i| (node_rank * threads + i) % node_cores).collect();
+    let share: Vec<usize> = (0..threads)
+        .map(|i| (node_rank * threads + i) % node_cores)
+        .collect();
     let cores = set_affinity(&share).then_some(share);
     let pool = Pool::builder()
         .threads(threads)

@@ -21,7 +21,10 @@ use forkjoin_mpi::clock;
 use forkjoin_mpi::Network;
 use rustfft::num_complex::Complex64;
 
-use super::{evolve, fft_axis, initial_conditions, Class, Direction, Layout, Plans, Twiddle, GATHER, LEAF_POINTS};
+use super::{
+    evolve, fft_axis, initial_conditions, Class, Direction, Layout, Plans, Twiddle, GATHER,
+    LEAF_POINTS,
+};
 use crate::programs::Seq;
 
 /// Measured cost of each kind of phase, nanoseconds per point of the local block, with the
@@ -53,7 +56,9 @@ pub fn measure(class: Class, reps: usize) -> PhaseCosts {
             .fold(f64::INFINITY, f64::min)
     };
     let init = best(&mut || initial_conditions(&mut Seq, &mut u, &layout, n));
-    let fft = [0, 1, 2].map(|axis| best(&mut || fft_axis(&mut Seq, &mut u, &layout, axis, Direction::Forward, &plans)));
+    let fft = [0, 1, 2].map(|axis| {
+        best(&mut || fft_axis(&mut Seq, &mut u, &layout, axis, Direction::Forward, &plans))
+    });
     let evolve = best(&mut || {
         evolve(&mut Seq, &mut u, &layout, &tw);
         v.copy_from_slice(&u);
@@ -68,7 +73,12 @@ pub fn measure(class: Class, reps: usize) -> PhaseCosts {
         // The copy is never read: without this, the compiler may drop it.
         std::hint::black_box(&mut v);
     });
-    PhaseCosts { init, fft, evolve, copy }
+    PhaseCosts {
+        init,
+        fft,
+        evolve,
+        copy,
+    }
 }
 
 /// The two decompositions.
@@ -107,7 +117,9 @@ impl Replay<'_> {
                     let leaves = points.div_ceil(leaf_points).max(1);
                     let leaf_ns = (ns * points as f64 / leaves as f64) as u64;
                     let tree = balanced(leaves, leaf_ns);
-                    Profile::from_graph(tree, self.costs).predict(self.workers, self.costs).seconds
+                    Profile::from_graph(tree, self.costs)
+                        .predict(self.workers, self.costs)
+                        .seconds
                 })
                 .sum()
         };
@@ -133,15 +145,23 @@ impl Replay<'_> {
         }
         let mut exits = Vec::new();
         for g in groups {
-            let start = g.iter().map(|&r| self.clocks[r]).fold(f64::NEG_INFINITY, f64::max);
+            let start = g
+                .iter()
+                .map(|&r| self.clocks[r])
+                .fold(f64::NEG_INFINITY, f64::max);
             for &r in g {
                 let others = g.iter().filter(|&&q| q != r);
-                let within: f64 = others.clone().filter(|&&q| node(q) == node(r)).map(|_| self.local.exchange_seconds(bytes)).sum();
+                let within: f64 = others
+                    .clone()
+                    .filter(|&&q| node(q) == node(r))
+                    .map(|_| self.local.exchange_seconds(bytes))
+                    .sum();
                 let remote = others.filter(|&&q| node(q) != node(r)).count();
                 let across = if remote == 0 {
                     0.0
                 } else {
-                    remote as f64 * self.net.alpha_s + off_node[node(r)] as f64 * self.net.exchange_beta()
+                    remote as f64 * self.net.alpha_s
+                        + off_node[node(r)] as f64 * self.net.exchange_beta()
                 };
                 exits.push((r, start + within + across));
             }
@@ -153,7 +173,11 @@ impl Replay<'_> {
 
     fn all_reduce(&mut self, bytes: usize) {
         let p = self.clocks.len();
-        let net = if p > self.per_node { self.net } else { self.local };
+        let net = if p > self.per_node {
+            self.net
+        } else {
+            self.local
+        };
         let exit = clock::all_reduce(&self.clocks, bytes, net);
         self.clocks.iter_mut().for_each(|c| *c = exit);
     }
@@ -185,8 +209,20 @@ pub fn check(class: Class, d: Decomposition, processes: usize) -> Result<(), Str
     if ok {
         Ok(())
     } else {
-        Err(format!("class {} does not divide among {processes} processes", class.name()))
+        Err(format!(
+            "class {} does not divide among {processes} processes",
+            class.name()
+        ))
     }
+}
+
+/// What a prediction is made from: the phase costs measured here, the links within and
+/// between nodes, and the runtime's costs for the pool's simulation.
+pub struct Model<'a> {
+    pub phase: &'a PhaseCosts,
+    pub local: &'a Network,
+    pub net: &'a Network,
+    pub costs: &'a Costs,
 }
 
 /// Predicted seconds of one FT run on `nodes` nodes of `cores` cores.
@@ -195,11 +231,14 @@ pub fn predict(
     d: Decomposition,
     nodes: usize,
     cores: usize,
-    phase: &PhaseCosts,
-    local: &Network,
-    net: &Network,
-    costs: &Costs,
+    m: &Model,
 ) -> Result<f64, String> {
+    let Model {
+        phase,
+        local,
+        net,
+        costs,
+    } = *m;
     let [nx, ny, nz] = class.dims();
     let total = nx * ny * nz;
     let (processes, per_node, workers) = match d {
@@ -208,10 +247,24 @@ pub fn predict(
     };
     check(class, d, processes)?;
     let n_loc = total / processes;
-    let mut r = Replay { clocks: vec![0.0; processes], per_node, workers, local, net, costs };
+    let mut r = Replay {
+        clocks: vec![0.0; processes],
+        per_node,
+        workers,
+        local,
+        net,
+        costs,
+    };
     let line = |axis: usize| -> Work {
         let len = class.dims()[axis];
-        (phase.fft[axis], if axis == 0 { (LEAF_POINTS / len).max(1) * len } else { GATHER * len })
+        (
+            phase.fft[axis],
+            if axis == 0 {
+                (LEAF_POINTS / len).max(1) * len
+            } else {
+                GATHER * len
+            },
+        )
     };
     let copy: Work = (phase.copy, LEAF_POINTS);
     // `evolve` and the initial conditions take one plane (local axes 0 and 1) per leaf.
@@ -244,8 +297,12 @@ pub fn predict(
             }
         }
         Decomposition::Pencils => {
-            let columns: Vec<Vec<usize>> = (0..pc).map(|c| (0..pr).map(|row| row * pc + c).collect()).collect();
-            let rows: Vec<Vec<usize>> = (0..pr).map(|row| (0..pc).map(|c| row * pc + c).collect()).collect();
+            let columns: Vec<Vec<usize>> = (0..pc)
+                .map(|c| (0..pr).map(|row| row * pc + c).collect())
+                .collect();
+            let rows: Vec<Vec<usize>> = (0..pr)
+                .map(|row| (0..pc).map(|c| row * pc + c).collect())
+                .collect();
             let exchange = |r: &mut Replay, groups: &[Vec<usize>], members: usize| {
                 r.compute(n_loc, &[copy]);
                 if members > 1 {
@@ -276,11 +333,22 @@ mod tests {
     use super::*;
 
     fn free() -> Network {
-        Network { name: "free".into(), alpha_s: 0.0, beta_s_per_byte: 0.0, exchange_beta_s_per_byte: None, source: "test".into() }
+        Network {
+            name: "free".into(),
+            alpha_s: 0.0,
+            beta_s_per_byte: 0.0,
+            exchange_beta_s_per_byte: None,
+            source: "test".into(),
+        }
     }
 
     fn unit() -> PhaseCosts {
-        PhaseCosts { init: 1.0, fft: [1.0; 3], evolve: 1.0, copy: 1.0 }
+        PhaseCosts {
+            init: 1.0,
+            fft: [1.0; 3],
+            evolve: 1.0,
+            copy: 1.0,
+        }
     }
 
     #[test]
@@ -289,14 +357,50 @@ mod tests {
         // unpack, z (6 passes) then per iteration evolve, z, pack, unpack, y, x (6 passes):
         // 6 + 6 * 6 = 42 passes over 64^3 points.
         let n = 64.0 * 64.0 * 64.0;
-        let t = predict(Class::S, Decomposition::Slabs, 1, 1, &unit(), &free(), &free(), &Costs::zero()).unwrap();
+        let t = predict(
+            Class::S,
+            Decomposition::Slabs,
+            1,
+            1,
+            &Model {
+                phase: &unit(),
+                local: &free(),
+                net: &free(),
+                costs: &Costs::zero(),
+            },
+        )
+        .unwrap();
         assert!((t - 42.0 * n * 1e-9).abs() < 1e-12, "{t}");
         // FT: init, x, (pack, unpack, y), (pack, unpack, z) = 8, per iteration evolve, z,
         // 2 x (pack, unpack), y, x = 8: 8 + 6 * 8 = 56 passes.
-        let t = predict(Class::S, Decomposition::Pencils, 1, 1, &unit(), &free(), &free(), &Costs::zero()).unwrap();
+        let t = predict(
+            Class::S,
+            Decomposition::Pencils,
+            1,
+            1,
+            &Model {
+                phase: &unit(),
+                local: &free(),
+                net: &free(),
+                costs: &Costs::zero(),
+            },
+        )
+        .unwrap();
         assert!((t - 56.0 * n * 1e-9).abs() < 1e-12, "{t}");
         // Four nodes on a free network: a quarter of the time each.
-        let t4 = predict(Class::S, Decomposition::Pencils, 4, 1, &unit(), &free(), &free(), &Costs::zero()).unwrap();
+        let t4 = predict(
+            Class::S,
+            Decomposition::Pencils,
+            4,
+            1,
+            &Model {
+                phase: &unit(),
+                local: &free(),
+                net: &free(),
+                costs: &Costs::zero(),
+            },
+        )
+        .unwrap();
         assert!((t4 - t / 4.0).abs() < 1e-12, "{t4}");
     }
 
@@ -305,15 +409,48 @@ mod tests {
         // Class S on 2 nodes of 1 core, slabs: each process sends half its 64^3/2 points
         // (16 bytes each) to the other in each of 7 all-to-alls; the network costs 1 ns per
         // byte and 1 us per message, computing is free.
-        let zero = PhaseCosts { init: 0.0, fft: [0.0; 3], evolve: 0.0, copy: 0.0 };
-        let net = Network { alpha_s: 1e-6, beta_s_per_byte: 1e-9, ..free() };
-        let t = predict(Class::S, Decomposition::Slabs, 2, 1, &zero, &free(), &net, &Costs::zero()).unwrap();
+        let zero = PhaseCosts {
+            init: 0.0,
+            fft: [0.0; 3],
+            evolve: 0.0,
+            copy: 0.0,
+        };
+        let net = Network {
+            alpha_s: 1e-6,
+            beta_s_per_byte: 1e-9,
+            ..free()
+        };
+        let t = predict(
+            Class::S,
+            Decomposition::Slabs,
+            2,
+            1,
+            &Model {
+                phase: &zero,
+                local: &free(),
+                net: &net,
+                costs: &Costs::zero(),
+            },
+        )
+        .unwrap();
         let bytes = 64.0 * 64.0 * 64.0 / 2.0 / 2.0 * 16.0;
         // Plus six all-reduces of 16 bytes, one tree round each.
         let expected = 7.0 * (1e-6 + bytes * 1e-9) + 6.0 * (1e-6 + 16e-9);
         assert!((t - expected).abs() < 1e-12, "{t} {expected}");
         // Within one node (two cores, pencils), the local profile is charged instead.
-        let t = predict(Class::S, Decomposition::Pencils, 1, 2, &zero, &net, &free(), &Costs::zero()).unwrap();
+        let t = predict(
+            Class::S,
+            Decomposition::Pencils,
+            1,
+            2,
+            &Model {
+                phase: &zero,
+                local: &net,
+                net: &free(),
+                costs: &Costs::zero(),
+            },
+        )
+        .unwrap();
         assert!((t - expected).abs() < 1e-12, "{t} {expected}");
     }
 

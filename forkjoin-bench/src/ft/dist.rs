@@ -16,7 +16,10 @@ use forkjoin::Pool;
 use forkjoin_mpi::Comm;
 use rustfft::num_complex::Complex64;
 
-use super::{checksum, grid, SharedMut, evolve, fft_axis, initial_conditions, par_range, Class, Direction, Layout, Plans, Twiddle};
+use super::{
+    checksum, evolve, fft_axis, grid, initial_conditions, par_range, Class, Direction, Layout,
+    Plans, SharedMut, Twiddle,
+};
 use crate::programs::Fj;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +38,6 @@ impl Mode {
     }
 }
 
-
 /// One exchange between layouts: every member of the group holds the whole of global
 /// dimension `split` and its piece of `gather`; afterwards it holds its piece of `split`
 /// and the whole of `gather`. `src` and `dst` are this member's layouts before and after.
@@ -48,7 +50,9 @@ struct Transpose {
 
 /// The local axis of `l` that carries global dimension `g`.
 fn axis_of(l: &Layout, g: usize) -> usize {
-    (0..3).find(|&a| l.global[a] == g).expect("every layout carries x, y and z")
+    (0..3)
+        .find(|&a| l.global[a] == g)
+        .expect("every layout carries x, y and z")
 }
 
 impl Transpose {
@@ -72,13 +76,20 @@ impl Transpose {
 
     /// Exchanges `src` (laid out as `self.src`) into `dst` (as `self.dst`) through the
     /// reusable buffers `buf`.
-    fn run(&self, comm: &Comm, pool: &Pool, src: &[Complex64], dst: &mut [Complex64], buf: &mut Buffers) {
+    fn run(
+        &self,
+        comm: &Comm,
+        pool: &Pool,
+        src: &[Complex64],
+        dst: &mut [Complex64],
+        buf: &mut Buffers,
+    ) {
         let p = comm.size();
         let me = comm.rank();
         let block_len = src.len() / p;
         // Leaves: (member, run of rows) pairs, about `LEAF_POINTS` points each, so that
         // the copies run in parallel whatever the number of members.
-        let row_len = self.src.dims[axis_of(&self.src, self.dst.global[0])];
+        let row_len = self.block(&self.src, 0, p).dims[0];
         let rows = block_len / row_len;
         let rows_per_leaf = (super::LEAF_POINTS / row_len).max(1);
         let chunks = rows.div_ceil(rows_per_leaf);
@@ -94,7 +105,10 @@ impl Transpose {
                 let b = self.block(&self.src, q, p);
                 for r in rows {
                     let (g, len) = row(&b, r);
-                    let i = self.src.local_index(g).expect("the box lies inside the layout");
+                    let i = self
+                        .src
+                        .local_index(g)
+                        .expect("the box lies inside the layout");
                     let at = q * block_len + r * len;
                     // SAFETY: leaf (q, rows) writes those rows of block q only.
                     unsafe { out.slice(at..at + len) }.copy_from_slice(&src[i..i + len]);
@@ -119,7 +133,10 @@ impl Transpose {
                 let b = self.block(&self.source_of(from), me, p);
                 for r in rows {
                     let (g, len) = row(&b, r);
-                    let i = self.dst.local_index(g).expect("a received point belongs to this member");
+                    let i = self
+                        .dst
+                        .local_index(g)
+                        .expect("a received point belongs to this member");
                     let at = from * block_len + r * len;
                     // SAFETY: distinct (sender, row) pairs land on disjoint rows of `dst`
                     // (the senders' `gather` pieces differ, and so do a block's rows).
@@ -164,6 +181,9 @@ pub struct Outcome {
     pub seconds: f64,
     /// The latest model clock at the end, when a model was asked for.
     pub model_seconds: Option<f64>,
+    /// Ranks that reached the end (a sum over all of them: the run's size when none was
+    /// lost).
+    pub ranks: usize,
 }
 
 /// The layouts of one decomposition and its exchanges: each transpose of the forward FFT
@@ -190,12 +210,38 @@ fn plan(class: Class, mode: Mode, world: &Comm) -> Result<Plan, String> {
                 ));
             }
             // Slabs of z planes; after the exchange, slabs of y planes stored (x, z, y).
-            let physical = Layout { dims: [nx, ny, nz / p], global: [0, 1, 2], offset: [0, 0, me * nz / p] };
-            let spectral = Layout { dims: [nx, nz, ny / p], global: [0, 2, 1], offset: [0, 0, me * ny / p] };
+            let physical = Layout {
+                dims: [nx, ny, nz / p],
+                global: [0, 1, 2],
+                offset: [0, 0, me * nz / p],
+            };
+            let spectral = Layout {
+                dims: [nx, nz, ny / p],
+                global: [0, 2, 1],
+                offset: [0, 0, me * ny / p],
+            };
             Ok(Plan {
                 physical,
-                forward: vec![(Transpose { src: physical, dst: spectral, split: 1, gather: 2 }, 1, 0)],
-                inverse: vec![(Transpose { src: spectral, dst: physical, split: 2, gather: 1 }, 1, 0)],
+                forward: vec![(
+                    Transpose {
+                        src: physical,
+                        dst: spectral,
+                        split: 1,
+                        gather: 2,
+                    },
+                    1,
+                    0,
+                )],
+                inverse: vec![(
+                    Transpose {
+                        src: spectral,
+                        dst: physical,
+                        split: 2,
+                        gather: 1,
+                    },
+                    1,
+                    0,
+                )],
                 groups: vec![world.split(0, me)],
             })
         }
@@ -208,20 +254,68 @@ fn plan(class: Class, mode: Mode, world: &Comm) -> Result<Plan, String> {
             }
             let (r, c) = (me / pc, me % pc);
             // x pencils, y pencils, z pencils, all stored (x, y, z).
-            let a = Layout { dims: [nx, ny / pr, nz / pc], global: [0, 1, 2], offset: [0, r * ny / pr, c * nz / pc] };
-            let b = Layout { dims: [nx / pr, ny, nz / pc], global: [0, 1, 2], offset: [r * nx / pr, 0, c * nz / pc] };
-            let z = Layout { dims: [nx / pr, ny / pc, nz], global: [0, 1, 2], offset: [r * nx / pr, c * ny / pc, 0] };
+            let a = Layout {
+                dims: [nx, ny / pr, nz / pc],
+                global: [0, 1, 2],
+                offset: [0, r * ny / pr, c * nz / pc],
+            };
+            let b = Layout {
+                dims: [nx / pr, ny, nz / pc],
+                global: [0, 1, 2],
+                offset: [r * nx / pr, 0, c * nz / pc],
+            };
+            let z = Layout {
+                dims: [nx / pr, ny / pc, nz],
+                global: [0, 1, 2],
+                offset: [r * nx / pr, c * ny / pc, 0],
+            };
             // Group 0: the grid column c (members r = 0..pr); group 1: the grid row r.
             let groups = vec![world.split(c, r), world.split(pc + r, c)];
             Ok(Plan {
                 physical: a,
                 forward: vec![
-                    (Transpose { src: a, dst: b, split: 0, gather: 1 }, 1, 0),
-                    (Transpose { src: b, dst: z, split: 1, gather: 2 }, 2, 1),
+                    (
+                        Transpose {
+                            src: a,
+                            dst: b,
+                            split: 0,
+                            gather: 1,
+                        },
+                        1,
+                        0,
+                    ),
+                    (
+                        Transpose {
+                            src: b,
+                            dst: z,
+                            split: 1,
+                            gather: 2,
+                        },
+                        2,
+                        1,
+                    ),
                 ],
                 inverse: vec![
-                    (Transpose { src: z, dst: b, split: 2, gather: 1 }, 1, 1),
-                    (Transpose { src: b, dst: a, split: 1, gather: 0 }, 0, 0),
+                    (
+                        Transpose {
+                            src: z,
+                            dst: b,
+                            split: 2,
+                            gather: 1,
+                        },
+                        1,
+                        1,
+                    ),
+                    (
+                        Transpose {
+                            src: b,
+                            dst: a,
+                            split: 1,
+                            gather: 0,
+                        },
+                        0,
+                        0,
+                    ),
                 ],
                 groups,
             })
@@ -247,7 +341,10 @@ pub fn run(
     let mut cur = vec![Complex64::default(); len];
     let mut tmp = vec![Complex64::default(); len];
     let mut work = vec![Complex64::default(); len];
-    let mut buf = Buffers { send: vec![0.0; 2 * len], recv: vec![0.0; 2 * len] };
+    let mut buf = Buffers {
+        send: vec![0.0; 2 * len],
+        recv: vec![0.0; 2 * len],
+    };
 
     world.reset_clock();
     let start = Instant::now();
@@ -264,7 +361,16 @@ pub fn run(
         t.run(&plan.groups[*g], pool, &cur, &mut tmp, &mut buf);
         std::mem::swap(&mut cur, &mut tmp);
         spectral = t.dst;
-        world.compute(pool, || fft_axis(&mut Fj, &mut cur, &spectral, *axis, Direction::Forward, &plans));
+        world.compute(pool, || {
+            fft_axis(
+                &mut Fj,
+                &mut cur,
+                &spectral,
+                *axis,
+                Direction::Forward,
+                &plans,
+            )
+        });
     }
     let mut spectrum = cur;
     let z = axis_of(&spectral, 2);
@@ -281,7 +387,14 @@ pub fn run(
             std::mem::swap(&mut work, &mut tmp);
             let layout = t.dst;
             world.compute(pool, || {
-                fft_axis(&mut Fj, &mut work, &layout, *axis, Direction::Inverse, &plans);
+                fft_axis(
+                    &mut Fj,
+                    &mut work,
+                    &layout,
+                    *axis,
+                    Direction::Inverse,
+                    &plans,
+                );
                 if mode == Mode::Hybrid {
                     fft_axis(&mut Fj, &mut work, &layout, 0, Direction::Inverse, &plans);
                 }
@@ -299,12 +412,24 @@ pub fn run(
     // After the timed part: the slowest rank's times (not modelled).
     let seconds = max_over(world, seconds);
     let model_seconds = model.map(|m| max_over(world, m));
-    Ok(Outcome { sums, seconds, model_seconds })
+    let mut ranks = 0.0;
+    world
+        .raw
+        .all_reduce_into(&1.0f64, &mut ranks, SystemOperation::sum());
+    Ok(Outcome {
+        sums,
+        seconds,
+        model_seconds,
+        ranks: ranks as usize,
+    })
 }
 
+use forkjoin_mpi::mpi::collective::{CommunicatorCollectives, SystemOperation};
+
 fn max_over(world: &Comm, x: f64) -> f64 {
-    use forkjoin_mpi::mpi::collective::{CommunicatorCollectives, SystemOperation};
     let mut m = 0.0f64;
-    world.raw.all_reduce_into(&x, &mut m, SystemOperation::max());
+    world
+        .raw
+        .all_reduce_into(&x, &mut m, SystemOperation::max());
     m
 }

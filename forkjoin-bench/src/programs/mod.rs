@@ -214,12 +214,16 @@ impl Join for Chili<'_, '_> {
             |s| {
                 // SAFETY: only the lifetimes differ: chili hands the closure a scope borrowed
                 // for the call, and `Chili` is a plain wrapper around that borrow.
-                let mut c: Chili<'_, '_> = Chili(unsafe { std::mem::transmute::<&mut chili::Scope<'_>, &mut chili::Scope<'_>>(s) });
+                let mut c: Chili<'_, '_> = Chili(unsafe {
+                    std::mem::transmute::<&mut chili::Scope<'_>, &mut chili::Scope<'_>>(s)
+                });
                 a(unsafe { std::mem::transmute::<&mut Chili<'_, '_>, &mut Self>(&mut c) })
             },
             |s| {
                 // SAFETY: as above.
-                let mut c: Chili<'_, '_> = Chili(unsafe { std::mem::transmute::<&mut chili::Scope<'_>, &mut chili::Scope<'_>>(s) });
+                let mut c: Chili<'_, '_> = Chili(unsafe {
+                    std::mem::transmute::<&mut chili::Scope<'_>, &mut chili::Scope<'_>>(s)
+                });
                 b(unsafe { std::mem::transmute::<&mut Chili<'_, '_>, &mut Self>(&mut c) })
             },
         )
