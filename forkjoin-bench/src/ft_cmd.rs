@@ -256,6 +256,9 @@ mod with_mpi {
             println!(" Time in seconds = {:12.4}", outcome.seconds);
             if let Some(m) = outcome.model_seconds {
                 println!(" Model time in seconds = {m:12.4}");
+                if let Some(c) = outcome.model_communication {
+                    println!("   of which compute = {:12.4}, communication = {c:12.4}", m - c);
+                }
             }
             println!(" Mop/s total     = {:12.2}", class.mops(outcome.seconds));
             println!(" Ranks reporting = {:12}", outcome.ranks);
@@ -278,6 +281,7 @@ mod with_mpi {
                     "workers_per_process": cluster.pool.num_threads(),
                     "seconds": outcome.seconds,
                     "model_seconds": outcome.model_seconds,
+                    "model_communication_seconds": outcome.model_communication,
                     "network": model.as_ref().map(|(n, _)| n.name.clone()),
                     "verified": verified.is_ok(),
                     "checksums": outcome.sums.iter().map(|s| [s.re, s.im]).collect::<Vec<_>>(),

@@ -26,6 +26,8 @@ struct Model {
     costs: Costs,
     /// Model seconds since the last `reset_clock`.
     clock: f64,
+    /// The part of `clock` spent in communication (waiting for the last member included).
+    communication: f64,
     /// The calling thread's CPU time at the end of the last charged event.
     last_cpu: f64,
 }
@@ -55,6 +57,7 @@ impl Comm {
                 net,
                 costs,
                 clock: 0.0,
+                communication: 0.0,
                 last_cpu: thread_cpu_seconds(),
             }))
         });
@@ -102,12 +105,19 @@ impl Comm {
         })
     }
 
+    /// Of the model clock, the seconds spent communicating (waiting for the last member of
+    /// a collective included); the rest is compute.
+    pub fn communication(&self) -> Option<f64> {
+        self.model.as_ref().map(|m| m.borrow().communication)
+    }
+
     /// A barrier, then every clock at zero: the start of a timed region.
     pub fn reset_clock(&self) {
         self.raw.barrier();
         if let Some(m) = &self.model {
             let mut m = m.borrow_mut();
             m.clock = 0.0;
+            m.communication = 0.0;
             m.last_cpu = thread_cpu_seconds();
         }
     }
@@ -131,7 +141,9 @@ impl Comm {
         self.raw.all_gather_into(&mine, &mut entry[..]);
         let r = op();
         let mut m = model.borrow_mut();
-        m.clock = exit(&entry, &m.net);
+        let after = exit(&entry, &m.net);
+        m.communication += after - mine;
+        m.clock = after;
         m.last_cpu = thread_cpu_seconds();
         r
     }
@@ -222,7 +234,9 @@ impl Comm {
         p.receive_into(buf);
         if let (Some(model), Some(sent_at)) = (&self.model, sent_at) {
             let mut m = model.borrow_mut();
-            m.clock = clock::receive(m.clock, sent_at, std::mem::size_of_val(buf), &m.net);
+            let after = clock::receive(m.clock, sent_at, std::mem::size_of_val(buf), &m.net);
+            m.communication += after - m.clock;
+            m.clock = after;
             m.last_cpu = thread_cpu_seconds();
         }
     }

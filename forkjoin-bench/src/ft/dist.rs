@@ -181,6 +181,8 @@ pub struct Outcome {
     pub seconds: f64,
     /// The latest model clock at the end, when a model was asked for.
     pub model_seconds: Option<f64>,
+    /// Of that, the communication of the rank with the latest clock.
+    pub model_communication: Option<f64>,
     /// Ranks that reached the end (a sum over all of them: the run's size when none was
     /// lost).
     pub ranks: usize,
@@ -409,9 +411,23 @@ pub fn run(
     }
     let seconds = start.elapsed().as_secs_f64();
     let model = world.clock();
+    let communication = world.communication();
     // After the timed part: the slowest rank's times (not modelled).
     let seconds = max_over(world, seconds);
     let model_seconds = model.map(|m| max_over(world, m));
+    // The communication of the rank that finished last (the lowest rank among ties).
+    let model_communication = match (model, model_seconds, communication) {
+        (Some(mine), Some(latest), Some(c)) => {
+            let candidate = if mine == latest { world.rank() as f64 } else { f64::INFINITY };
+            let mut first = 0.0f64;
+            world.raw.all_reduce_into(&candidate, &mut first, SystemOperation::min());
+            let mut comm = if first == world.rank() as f64 { c } else { 0.0 };
+            let mine = comm;
+            world.raw.all_reduce_into(&mine, &mut comm, SystemOperation::sum());
+            Some(comm)
+        }
+        _ => None,
+    };
     let mut ranks = 0.0;
     world
         .raw
@@ -420,6 +436,7 @@ pub fn run(
         sums,
         seconds,
         model_seconds,
+        model_communication,
         ranks: ranks as usize,
     })
 }
