@@ -357,50 +357,16 @@ mod tests {
         // unpack, z (6 passes) then per iteration evolve, z, pack, unpack, y, x (6 passes):
         // 6 + 6 * 6 = 42 passes over 64^3 points.
         let n = 64.0 * 64.0 * 64.0;
-        let t = predict(
-            Class::S,
-            Decomposition::Slabs,
-            1,
-            1,
-            &Model {
-                phase: &unit(),
-                local: &free(),
-                net: &free(),
-                costs: &Costs::zero(),
-            },
-        )
-        .unwrap();
+        let (phase, net, costs) = (unit(), free(), Costs::zero());
+        let model = Model { phase: &phase, local: &net, net: &net, costs: &costs };
+        let t = predict(Class::S, Decomposition::Slabs, 1, 1, &model).unwrap();
         assert!((t - 42.0 * n * 1e-9).abs() < 1e-12, "{t}");
         // FT: init, x, (pack, unpack, y), (pack, unpack, z) = 8, per iteration evolve, z,
         // 2 x (pack, unpack), y, x = 8: 8 + 6 * 8 = 56 passes.
-        let t = predict(
-            Class::S,
-            Decomposition::Pencils,
-            1,
-            1,
-            &Model {
-                phase: &unit(),
-                local: &free(),
-                net: &free(),
-                costs: &Costs::zero(),
-            },
-        )
-        .unwrap();
+        let t = predict(Class::S, Decomposition::Pencils, 1, 1, &model).unwrap();
         assert!((t - 56.0 * n * 1e-9).abs() < 1e-12, "{t}");
         // Four nodes on a free network: a quarter of the time each.
-        let t4 = predict(
-            Class::S,
-            Decomposition::Pencils,
-            4,
-            1,
-            &Model {
-                phase: &unit(),
-                local: &free(),
-                net: &free(),
-                costs: &Costs::zero(),
-            },
-        )
-        .unwrap();
+        let t4 = predict(Class::S, Decomposition::Pencils, 4, 1, &model).unwrap();
         assert!((t4 - t / 4.0).abs() < 1e-12, "{t4}");
     }
 
