@@ -148,21 +148,29 @@ impl Comm {
         r
     }
 
-    /// All-to-all of equal blocks of f64 (`send.len() / size` to each member).
+    /// All-to-all of equal blocks of f64 (`send.len() / size` to each member), except that
+    /// this member's own block is not copied: the caller has it in `send` already, and
+    /// `recv`'s own block is left as it was. (MPI_Alltoall would memcpy it: a sixth of a
+    /// 2-process FT's run time for nothing.)
     pub fn all_to_all(&self, send: &[f64], recv: &mut [f64]) {
+        use mpi::datatype::{Partition, PartitionMut};
         assert_eq!(send.len(), recv.len());
         let p = self.size();
         let me = self.rank();
-        let block = send.len() / p * std::mem::size_of::<f64>();
+        let block = send.len() / p;
+        let count = i32::try_from(block).expect("an all-to-all block of at most 2^31 - 1 f64");
+        let counts: Vec<i32> = (0..p).map(|q| if q == me { 0 } else { count }).collect();
+        let displs: Vec<i32> = (0..p).map(|q| q as i32 * count).collect();
+        let bytes = block * std::mem::size_of::<f64>();
         self.collective(
             || {
-                if p == 1 {
-                    recv.copy_from_slice(send);
-                } else {
-                    self.raw.all_to_all_into(send, recv);
+                if p > 1 {
+                    let s = Partition::new(send, &counts[..], &displs[..]);
+                    let mut r = PartitionMut::new(recv, &counts[..], &displs[..]);
+                    self.raw.all_to_all_varcount_into(&s, &mut r);
                 }
             },
-            |entry, net| clock::all_to_all(entry, me, &vec![block; p], |_| net),
+            |entry, net| clock::all_to_all(entry, me, &vec![bytes; p], |_| net),
         )
     }
 

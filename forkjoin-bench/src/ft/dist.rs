@@ -115,22 +115,18 @@ impl Transpose {
                 }
             });
         });
-        // One member: the packed buffer is already what it would receive.
-        let received: &[f64] = if p == 1 {
-            &buf.send
-        } else {
-            comm.all_to_all(&buf.send, &mut buf.recv);
-            &buf.recv
-        };
+        // Every member's block but my own arrives in `recv`; mine stays in `send`.
+        comm.all_to_all(&buf.send, &mut buf.recv);
+        let (sent, received) = (as_complex(&buf.send), as_complex(&buf.recv));
         // Unpack: block `from` is the sub-box of that member's source bound for me, in its
         // source order; its rows run along x, which is local axis 0 of every layout here.
         debug_assert_eq!(self.dst.global[0], self.src.global[0]);
         comm.compute(pool, || {
             let out = SharedMut::new(dst);
-            let received = as_complex(received);
             par_range(&mut Fj, 0..p * chunks, &|leaf| {
                 let (from, rows) = leaf_rows(leaf);
                 let b = self.block(&self.source_of(from), me, p);
+                let received = if from == me { sent } else { received };
                 for r in rows {
                     let (g, len) = row(&b, r);
                     let i = self
