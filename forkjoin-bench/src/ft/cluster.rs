@@ -60,8 +60,7 @@ pub fn measure(class: Class, reps: usize) -> PhaseCosts {
         best(&mut || fft_axis(&mut Seq, &mut u, &layout, axis, Direction::Forward, &plans))
     });
     let evolve = best(&mut || {
-        evolve(&mut Seq, &mut u, &layout, &tw);
-        v.copy_from_slice(&u);
+        evolve(&mut Seq, &mut u, &mut v, &layout, &tw);
         std::hint::black_box(&mut v);
     });
     // The transposes copy rows of nx points, in both directions.

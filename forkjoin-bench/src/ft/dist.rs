@@ -376,8 +376,7 @@ pub fn run(
     let mut sums = Vec::with_capacity(class.iterations());
     for iter in 1..=class.iterations() {
         world.compute(pool, || {
-            evolve(&mut Fj, &mut spectrum, &spectral, &twiddle);
-            work.copy_from_slice(&spectrum);
+            evolve(&mut Fj, &mut spectrum, &mut work, &spectral, &twiddle);
             fft_axis(&mut Fj, &mut work, &spectral, z, Direction::Inverse, &plans);
         });
         for (t, axis, g) in &plan.inverse {

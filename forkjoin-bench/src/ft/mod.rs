@@ -461,9 +461,11 @@ fn frequency(i: usize, d: usize) -> i64 {
     ((i + d / 2) % d) as i64 - (d / 2) as i64
 }
 
-/// One time step in frequency space: u *= exp(-4 alpha pi^2 |k|^2).
-pub fn evolve<J: Join>(j: &mut J, u: &mut [Complex64], layout: &Layout, tw: &Twiddle) {
+/// One time step in frequency space, as NPB's `evolve`: u *= exp(-4 alpha pi^2 |k|^2), and
+/// `out` = the new u (the copy the inverse FFT then works in), in the same pass.
+pub fn evolve<J: Join>(j: &mut J, u: &mut [Complex64], out: &mut [Complex64], layout: &Layout, tw: &Twiddle) {
     assert_eq!(u.len(), layout.len());
+    assert_eq!(out.len(), layout.len());
     let [d0, d1, d2] = layout.dims;
     // The squared frequency along each local axis, per local index.
     let sq: Vec<Vec<usize>> = (0..3)
@@ -474,14 +476,17 @@ pub fn evolve<J: Join>(j: &mut J, u: &mut [Complex64], layout: &Layout, tw: &Twi
                 .collect()
         })
         .collect();
-    let shared = SharedMut::new(u);
+    let (shared, copy) = (SharedMut::new(u), SharedMut::new(out));
     par_range(j, 0..d2, &|c| {
-        // SAFETY: leaf c owns plane c.
-        let plane = unsafe { shared.slice(c * d0 * d1..(c + 1) * d0 * d1) };
+        let plane = c * d0 * d1..(c + 1) * d0 * d1;
+        // SAFETY: leaf c owns plane c of both arrays.
+        let (plane, copy) = unsafe { (shared.slice(plane.clone()), copy.slice(plane)) };
         for b in 0..d1 {
             let bc = sq[1][b] + sq[2][c];
-            for (a, v) in plane[b * d0..(b + 1) * d0].iter_mut().enumerate() {
+            let row = b * d0..(b + 1) * d0;
+            for (a, (v, w)) in plane[row.clone()].iter_mut().zip(&mut copy[row]).enumerate() {
                 *v *= tw.table[sq[0][a] + bc];
+                *w = *v;
             }
         }
     });
@@ -556,8 +561,7 @@ impl Solver {
         }
         let mut sums = Vec::with_capacity(self.class.iterations());
         for _ in 0..self.class.iterations() {
-            evolve(j, &mut self.spectrum, &layout, &self.twiddle);
-            self.work.copy_from_slice(&self.spectrum);
+            evolve(j, &mut self.spectrum, &mut self.work, &layout, &self.twiddle);
             for axis in (0..3).rev() {
                 fft_axis(j, &mut self.work, &layout, axis, Direction::Inverse, plans);
             }
