@@ -129,6 +129,7 @@ fn whole_suite_at_test_size_verifies() {
         "lu",
         "jacobi",
         "submit-1600",
+        "ft",
         "nqueens",
         "uts-t1",
         "uts-t3",

@@ -10,8 +10,9 @@
 //!   pool of C workers (FT_T) the predictor's time for C workers
 //!   (`forkjoin::profile`'s simulation) over the phase's join tree, whose leaves are the
 //!   code's leaves, each with its measured work;
-//! - an all-to-all within a group: `forkjoin_mpi::clock::all_to_all` on the members' clocks,
-//!   a link within a node costing the `local` profile and between nodes the network's;
+//! - an all-to-all within a group: the pairwise exchange of `forkjoin_mpi::clock`, starting at
+//!   the group's last arrival, a partner on the same node costing the `local` profile and the
+//!   others the network's, with the bytes a node sends off-node sharing its one link;
 //! - the checksum's all-reduce: a binomial tree on the network.
 
 use std::time::Instant;

@@ -13,6 +13,7 @@
 use std::time::Instant;
 
 use forkjoin::Pool;
+use forkjoin_mpi::mpi::collective::CommunicatorCollectives;
 use forkjoin_mpi::Comm;
 use rustfft::num_complex::Complex64;
 
@@ -97,11 +98,15 @@ impl Transpose {
             let first = (leaf % chunks) * rows_per_leaf;
             (leaf / chunks, first..(first + rows_per_leaf).min(rows))
         };
-        // Pack: block q holds the sub-box bound for q, in source order.
+        // Pack: block q holds the sub-box bound for q, in source order. My own block is not
+        // packed: the unpack copies it straight from `src`.
         comm.compute(pool, || {
             let out = SharedMut::new(as_complex_mut(&mut buf.send));
             par_range(&mut Fj, 0..p * chunks, &|leaf| {
                 let (q, rows) = leaf_rows(leaf);
+                if q == me {
+                    return;
+                }
                 let b = self.block(&self.src, q, p);
                 for r in rows {
                     let (g, len) = row(&b, r);
@@ -115,9 +120,9 @@ impl Transpose {
                 }
             });
         });
-        // Every member's block but my own arrives in `recv`; mine stays in `send`.
+        // Every member's block but my own arrives in `recv`.
         comm.all_to_all(&buf.send, &mut buf.recv);
-        let (sent, received) = (as_complex(&buf.send), as_complex(&buf.recv));
+        let received = as_complex(&buf.recv);
         // Unpack: block `from` is the sub-box of that member's source bound for me, in its
         // source order; its rows run along x, which is local axis 0 of every layout here.
         debug_assert_eq!(self.dst.global[0], self.src.global[0]);
@@ -126,17 +131,25 @@ impl Transpose {
             par_range(&mut Fj, 0..p * chunks, &|leaf| {
                 let (from, rows) = leaf_rows(leaf);
                 let b = self.block(&self.source_of(from), me, p);
-                let received = if from == me { sent } else { received };
                 for r in rows {
                     let (g, len) = row(&b, r);
                     let i = self
                         .dst
                         .local_index(g)
                         .expect("a received point belongs to this member");
-                    let at = from * block_len + r * len;
+                    let row = if from == me {
+                        let at = self
+                            .src
+                            .local_index(g)
+                            .expect("my block lies inside my source");
+                        &src[at..at + len]
+                    } else {
+                        let at = from * block_len + r * len;
+                        &received[at..at + len]
+                    };
                     // SAFETY: distinct (sender, row) pairs land on disjoint rows of `dst`
                     // (the senders' `gather` pieces differ, and so do a block's rows).
-                    unsafe { out.slice(i..i + len) }.copy_from_slice(&received[at..at + len]);
+                    unsafe { out.slice(i..i + len) }.copy_from_slice(row);
                 }
             });
         });
@@ -405,43 +418,27 @@ pub fn run(
         sums.push(sum);
     }
     let seconds = start.elapsed().as_secs_f64();
-    let model = world.clock();
-    let communication = world.communication();
-    // After the timed part: the slowest rank's times (not modelled).
-    let seconds = max_over(world, seconds);
-    let model_seconds = model.map(|m| max_over(world, m));
-    // The communication of the rank that finished last (the lowest rank among ties).
-    let model_communication = match (model, model_seconds, communication) {
-        (Some(mine), Some(latest), Some(c)) => {
-            let candidate = if mine == latest { world.rank() as f64 } else { f64::INFINITY };
-            let mut first = 0.0f64;
-            world.raw.all_reduce_into(&candidate, &mut first, SystemOperation::min());
-            let mut comm = if first == world.rank() as f64 { c } else { 0.0 };
-            let mine = comm;
-            world.raw.all_reduce_into(&mine, &mut comm, SystemOperation::sum());
-            Some(comm)
-        }
-        _ => None,
-    };
-    let mut ranks = 0.0;
-    world
-        .raw
-        .all_reduce_into(&1.0f64, &mut ranks, SystemOperation::sum());
+    // After the timed part (not modelled), one gather of every rank's [present, wall time,
+    // model clock, its communication part]: the slowest rank's time, and the model of the
+    // rank that finished last.
+    let mine = [
+        1.0,
+        seconds,
+        world.clock().unwrap_or(0.0),
+        world.communication().unwrap_or(0.0),
+    ];
+    let mut all = vec![0.0f64; 4 * world.size()];
+    world.raw.all_gather_into(&mine[..], &mut all[..]);
+    let ranks: Vec<&[f64]> = all.chunks(4).collect();
+    let last = ranks
+        .iter()
+        .max_by(|a, b| a[2].total_cmp(&b[2]))
+        .expect("at least one rank");
     Ok(Outcome {
         sums,
-        seconds,
-        model_seconds,
-        model_communication,
-        ranks: ranks as usize,
+        seconds: ranks.iter().map(|r| r[1]).fold(0.0, f64::max),
+        model_seconds: world.modelled().then_some(last[2]),
+        model_communication: world.modelled().then_some(last[3]),
+        ranks: ranks.iter().map(|r| r[0]).sum::<f64>() as usize,
     })
-}
-
-use forkjoin_mpi::mpi::collective::{CommunicatorCollectives, SystemOperation};
-
-fn max_over(world: &Comm, x: f64) -> f64 {
-    let mut m = 0.0f64;
-    world
-        .raw
-        .all_reduce_into(&x, &mut m, SystemOperation::max());
-    m
 }
