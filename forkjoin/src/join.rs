@@ -20,7 +20,7 @@
 use crate::job::{JobHeader, JobRef};
 use crate::latch::CoreLatch;
 use crate::panic::{catch, Panic};
-use crate::registry::{self, Worker, FRAMES};
+use crate::registry::{self, Worker, FRAMES, PRIVATE_FRAMES};
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::mem::{self, ManuallyDrop, MaybeUninit};
@@ -52,11 +52,72 @@ where
     RA: Send,
     RB: Send,
 {
+    // Decided at compile time: the branch folds away in each instance.
+    if mem::size_of::<A>() + mem::size_of::<B>() > SMALL_CLOSURES {
+        return join_large(a, b);
+    }
     let worker = Worker::current();
     if worker.is_null() {
         return join_outside(a, b);
     }
     // SAFETY: the current thread's worker lives as long as the thread runs it.
+    unsafe { join_on(&*worker, a, b) }
+}
+
+/// Closures up to this many bytes together (a few references or numbers) are cheap to copy
+/// into a frame and to keep anywhere: their joins take the path of `join_on`, all inline.
+const SMALL_CLOSURES: usize = 32;
+
+/// How many fewer private frames a join of large closures records than `PRIVATE_FRAMES`.
+/// Recording a frame moves the second closure into memory and back, which for large
+/// closures costs about as much as a small task itself (Lea's Integrate: six `f64` per
+/// closure); and every recorded join of a subtree runs out of line. Ten fewer leaves six
+/// frames: six promotions before a worker must record deeper joins, each of them the
+/// largest piece still private.
+const LARGE_FRAMES_FEWER: usize = PRIVATE_FRAMES - 6;
+
+/// A join of large closures: the deep case (two plain calls) inline, with nothing built in
+/// memory for the other cases, which `join_large_recorded` handles out of line.
+#[inline(always)]
+fn join_large<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let worker = Worker::current();
+    if !worker.is_null() {
+        // SAFETY: the current thread's worker lives as long as the thread runs it; its owner
+        // state is only touched by this thread.
+        unsafe {
+            let st = (*worker).owner_state();
+            // Relaxed: as in `join_on`.
+            let limit = (*worker).limit.load(Relaxed);
+            // `limit` is 0 (a heartbeat) or at least `PRIVATE_FRAMES`.
+            if limit != 0 && (*st).len + LARGE_FRAMES_FEWER >= limit {
+                registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
+                return join_plain_by_value(a, b);
+            }
+        }
+    }
+    join_large_recorded(a, b)
+}
+
+/// A join of large closures outside a pool, among the outermost frames, or at a heartbeat.
+#[inline(never)]
+fn join_large_recorded<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    let worker = Worker::current();
+    if worker.is_null() {
+        return join_outside(a, b);
+    }
+    // SAFETY: as in `join`.
     unsafe { join_on(&*worker, a, b) }
 }
 
@@ -127,6 +188,28 @@ impl<B: FnOnce() -> RB, RB> Drop for PlainGuard<'_, B, RB> {
         // SAFETY: only reached while unwinding out of `a`: `b` was not taken.
         let b = unsafe { ManuallyDrop::take(self.0) };
         let _ = catch(b);
+    }
+}
+
+/// `join_plain` for large closures.
+///
+/// `catch_unwind` rather than a drop guard: the guard of `join_plain` holds `b` by
+/// reference, which puts `b` in memory and copies it there, and LLVM copies a closure that
+/// was stored field by field with 16-byte loads, which store-to-load forwarding cannot
+/// serve (Lea's Integrate ran 2.3 times its sequential time). Here `b` is a plain value used
+/// on both continuations. The normal path pays nothing for the catch: it is a landing pad.
+#[inline(always)]
+fn join_plain_by_value<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA,
+    B: FnOnce() -> RB,
+{
+    match catch(a) {
+        Ok(ra) => (ra, b()),
+        Err(p) => {
+            let _ = catch(b);
+            p.resume()
+        }
     }
 }
 

@@ -387,6 +387,47 @@ fn panics_propagate_and_the_pool_survives() {
     assert_eq!(pool.submit(|| 5).join().unwrap(), 5);
 }
 
+/// Joins whose closures are large (over 32 bytes together) take a path of their own (fewer
+/// frames, plain calls by value): every leaf still runs exactly once, with or without
+/// panics, and of two panicking leaves the leftmost one's panic comes out.
+#[test]
+fn large_closure_joins_run_every_leaf_once_and_propagate_panics() {
+    const DEPTH: u32 = 14;
+    const LEAVES: u64 = 1 << DEPTH;
+    // 40 bytes of payload per closure, plus a reference and a pair.
+    fn walk(depth: u32, id: [u64; 5], visits: &AtomicUsize, fail: (u64, u64)) -> u64 {
+        if depth == 0 {
+            visits.fetch_add(1, SeqCst);
+            if id[0] == fail.0 || id[0] == fail.1 {
+                panic!("leaf {}", id[0]);
+            }
+            return id[0];
+        }
+        let left = [id[0] * 2, id[1] + 1, id[2], id[3], id[4]];
+        let right = [id[0] * 2 + 1, id[1] + 1, id[2], id[3], id[4]];
+        let (a, b) = join(
+            move || walk(depth - 1, left, visits, fail),
+            move || walk(depth - 1, right, visits, fail),
+        );
+        a + b
+    }
+    let none = (u64::MAX, u64::MAX);
+    for threads in [1, 2, 8] {
+        let pool = Pool::new(threads).unwrap();
+        let visits = AtomicUsize::new(0);
+        let sum = pool.install(|| walk(DEPTH, [0; 5], &visits, none));
+        assert_eq!(sum, LEAVES * (LEAVES - 1) / 2, "threads = {threads}");
+        assert_eq!(visits.load(SeqCst), LEAVES as usize);
+        for fail in [(5000, u64::MAX), (12000, 5000), (LEAVES - 1, u64::MAX)] {
+            let visits = AtomicUsize::new(0);
+            let msg = panic_of(|| pool.install(|| walk(DEPTH, [0; 5], &visits, fail)));
+            assert_eq!(msg, format!("leaf {}", fail.0.min(fail.1)), "threads = {threads}");
+            assert_eq!(visits.load(SeqCst), LEAVES as usize, "every leaf ran once, threads = {threads}");
+        }
+        assert_eq!(pool.install(|| walk(DEPTH, [0; 5], &visits, none)), LEAVES * (LEAVES - 1) / 2);
+    }
+}
+
 #[test]
 fn bad_input_is_an_error_not_a_panic() {
     assert!(matches!(Pool::new(0), Err(BuildError::ZeroThreads)));
