@@ -71,9 +71,9 @@ const SMALL_CLOSURES: usize = 32;
 /// How many fewer private frames a join of large closures records than `PRIVATE_FRAMES`.
 /// Recording a frame moves the second closure into memory and back, which for large
 /// closures costs about as much as a small task itself (Lea's Integrate: six `f64` per
-/// closure); and every recorded join of a subtree runs out of line. Ten fewer leaves six
-/// frames: six promotions before a worker must record deeper joins, each of them the
-/// largest piece still private.
+/// closure); and every recorded join of a subtree runs out of line. Six frames are left:
+/// six promotions before a worker must record deeper joins, each of them the largest piece
+/// still private.
 const LARGE_FRAMES_FEWER: usize = PRIVATE_FRAMES - 6;
 
 /// A join of large closures: the deep case (two plain calls) inline, with nothing built in
