@@ -56,6 +56,18 @@ where
     if mem::size_of::<A>() + mem::size_of::<B>() > SMALL_CLOSURES {
         return join_large(a, b);
     }
+    join_in_current(a, b)
+}
+
+/// `join` on the current thread's worker, or on the global pool outside any pool.
+#[inline(always)]
+fn join_in_current<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
     let worker = Worker::current();
     if worker.is_null() {
         return join_outside(a, b);
@@ -113,12 +125,7 @@ where
     RA: Send,
     RB: Send,
 {
-    let worker = Worker::current();
-    if worker.is_null() {
-        return join_outside(a, b);
-    }
-    // SAFETY: as in `join`.
-    unsafe { join_on(&*worker, a, b) }
+    join_in_current(a, b)
 }
 
 #[cold]
