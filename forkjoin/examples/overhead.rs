@@ -167,7 +167,8 @@ fn print_table(header: &[&str], rows: &[Row]) {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
-    let runs = if quick { 5 } else { 15 };
+    // Many runs: on a shared machine the K fastest are the ones in quiet moments (seed 003).
+    let runs = if quick { 5 } else { 41 };
     let fib_n = 32;
     let expected = fib_seq(fib_n);
 
