@@ -1,26 +1,16 @@
 //! The `fj` binary end to end: a small benchmark run at the test size, the report, `fj uts`,
 //! and the command-line mistakes that must give one line on stderr and exit status 2.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
+
+mod common;
+use common::{assert_stderr_contains, scratch, text};
 
 fn fj(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fj"))
         .args(args)
         .output()
         .expect("fj runs")
-}
-
-/// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("fj-cli-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn rows(path: &std::path::Path) -> Vec<serde_json::Value> {
@@ -466,11 +456,7 @@ fn ft_without_mpi_says_how_to_get_it() {
     for cmd in ["ft", "calibrate-network"] {
         let out = fj(&[cmd]);
         assert_eq!(out.status.code(), Some(1));
-        assert!(
-            text(&out.stderr).contains("built without MPI")
-                && text(&out.stderr).contains("--features mpi"),
-            "{}",
-            text(&out.stderr)
-        );
+        assert_stderr_contains(&out, "built without MPI");
+        assert_stderr_contains(&out, "--features mpi");
     }
 }

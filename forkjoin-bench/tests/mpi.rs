@@ -2,8 +2,11 @@
 //! Built only with the `mpi` feature: `cargo test -p forkjoin-bench --features mpi --test mpi`.
 #![cfg(feature = "mpi")]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
+
+mod common;
+use common::{assert_stderr_contains, scratch, text};
 
 /// `mpiexec -n N fj ARGS`, allowed to run as root and to put more processes than cores.
 fn mpiexec(n: usize, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -16,17 +19,6 @@ fn mpiexec(n: usize, args: &[&str], env: &[(&str, &str)]) -> Output {
         .envs(env.iter().copied())
         .output()
         .expect("mpiexec runs (Open MPI: apt-get install openmpi-bin libopenmpi-dev)")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("fj-mpi-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 fn json(path: &Path) -> serde_json::Value {
@@ -121,11 +113,7 @@ fn network_calibration_and_model_clock() {
     // Calibration needs exactly two processes.
     let out = mpiexec(1, &["calibrate-network", "--out", net_s], &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stderr).contains("mpiexec -n 2 fj calibrate-network"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_stderr_contains(&out, "mpiexec -n 2 fj calibrate-network");
     assert!(!net.exists());
     let out = mpiexec(2, &["calibrate-network", "--out", net_s], &[]);
     assert!(
@@ -173,11 +161,7 @@ fn network_calibration_and_model_clock() {
         &[],
     );
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("no network profile `carrier-pigeon`"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_stderr_contains(&out, "no network profile `carrier-pigeon`");
 }
 
 #[test]
@@ -186,31 +170,15 @@ fn clear_errors() {
     // decomposition cannot split, a launcher mismatch.
     let out = mpiexec(1, &["ft"], &[("FJ_MPI_THREAD_LEVEL", "single")]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(
-        text(&out.stderr).contains("granted thread level Single"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_stderr_contains(&out, "granted thread level Single");
     let out = mpiexec(1, &["ft", "--mode", "threads"], &[]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(
-        text(&out.stderr).contains("unknown mode `threads`"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_stderr_contains(&out, "unknown mode `threads`");
     let out = mpiexec(3, &["ft", "--class", "S", "--mode", "hybrid"], &[]);
     assert!(!out.status.success());
-    assert!(
-        text(&out.stderr).contains("to divide ny = 64 and nz = 64"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_stderr_contains(&out, "to divide ny = 64 and nz = 64");
     let out = mpiexec(1, &["ft", "--expect-processes", "2"], &[]);
-    assert!(
-        text(&out.stderr).contains("sees 1 process(es), expected 2"),
-        "{}",
-        text(&out.stderr)
-    );
+    assert_stderr_contains(&out, "sees 1 process(es), expected 2");
 }
 
 #[test]
