@@ -257,7 +257,10 @@ mod with_mpi {
             if let Some(m) = outcome.model_seconds {
                 println!(" Model time in seconds = {m:12.4}");
                 if let Some(c) = outcome.model_communication {
-                    println!("   of which compute = {:12.4}, communication = {c:12.4}", m - c);
+                    println!(
+                        "   of which compute = {:12.4}, communication = {c:12.4}",
+                        m - c
+                    );
                 }
             }
             println!(" Mop/s total     = {:12.2}", class.mops(outcome.seconds));

@@ -31,7 +31,9 @@ pub fn not_modelled(program: &str) -> Option<&'static str> {
 
 /// `fj calibrate`: measures the costs and saves them.
 pub fn calibrate(out: &Path) -> Result<(), Failure> {
-    println!("fj calibrate: measuring the runtime's primitive costs on this machine (a few seconds)");
+    println!(
+        "fj calibrate: measuring the runtime's primitive costs on this machine (a few seconds)"
+    );
     let costs = Costs::measure();
     print_costs(&costs);
     costs.save(out).map_err(|e| Failure::Other(e.to_string()))?;
@@ -83,14 +85,23 @@ pub struct Profiled {
 /// Profiles `program` at `size` on one worker: a warm-up run, the best (least work) of
 /// `repeats` profiles, and the 3 fastest of up to ten unprofiled runs to fix the time scale (see
 /// `Profile::scaled_to`), all on one pool and one workload. Every answer is verified.
-pub fn profile_program(program: &Program, size: Size, repeats: usize, costs: &Costs) -> Result<Profiled, Failure> {
+pub fn profile_program(
+    program: &Program,
+    size: Size,
+    repeats: usize,
+    costs: &Costs,
+) -> Result<Profiled, Failure> {
     if let Some(why) = not_modelled(program.name) {
-        return Err(Failure::Usage(format!("{} cannot be profiled: it {why}", program.name)));
+        return Err(Failure::Usage(format!(
+            "{} cannot be profiled: it {why}",
+            program.name
+        )));
     }
     let pool = forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?;
     let mut w = (program.make)(size);
     let verify = |w: &dyn crate::programs::Workload| {
-        w.verify().map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))
+        w.verify()
+            .map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))
     };
     // The fastest of up to ten unprofiled runs (at least three, at most about a second):
     // short runs need a few to settle (caches, page faults, clock frequency). The first
@@ -123,12 +134,19 @@ pub fn profile_program(program: &Program, size: Size, repeats: usize, costs: &Co
     }
     let raw = raw.expect("at least one profile");
     let scaled = raw.scaled_to(one_worker, costs);
-    Ok(Profiled { raw, scaled, one_worker })
+    Ok(Profiled {
+        raw,
+        scaled,
+        one_worker,
+    })
 }
 
 /// The header of a table of predictions.
 fn print_prediction_header() {
-    println!("{:>8} {:>14} {:>10} {:>10} {:>10}", "workers", "predicted ms", "speedup", "lower", "upper");
+    println!(
+        "{:>8} {:>14} {:>10} {:>10} {:>10}",
+        "workers", "predicted ms", "speedup", "lower", "upper"
+    );
 }
 
 fn print_prediction(pr: &Prediction) {
@@ -147,10 +165,19 @@ fn ms(d: std::time::Duration) -> f64 {
 }
 
 /// `fj profile PROGRAM`.
-pub fn profile_command(program: &Program, size: Size, costs: &Costs, svg: &Path) -> Result<(), Failure> {
+pub fn profile_command(
+    program: &Program,
+    size: Size,
+    costs: &Costs,
+    svg: &Path,
+) -> Result<(), Failure> {
     let profiled = profile_program(program, size, 1, costs)?;
     let p = &profiled.scaled;
-    println!("{} (size {}), profiled on 1 worker:", program.name, crate::cli::size_name(size));
+    println!(
+        "{} (size {}), profiled on 1 worker:",
+        program.name,
+        crate::cli::size_name(size)
+    );
     println!(
         "  one worker, unprofiled {:>12.3} ms (strand times scaled by {:.3} to match it)",
         ms(profiled.one_worker),
@@ -159,8 +186,14 @@ pub fn profile_command(program: &Program, size: Size, costs: &Costs, svg: &Path)
     println!("  work (T1)              {:>12.3} ms", ms(p.work()));
     println!("  span (T_inf)           {:>12.3} ms", ms(p.span()));
     println!("  parallelism            {:>12.1}", p.parallelism());
-    println!("  burdened span          {:>12.3} ms", ms(p.burdened_span()));
-    println!("  burdened parallelism   {:>12.1}", p.burdened_parallelism());
+    println!(
+        "  burdened span          {:>12.3} ms",
+        ms(p.burdened_span())
+    );
+    println!(
+        "  burdened parallelism   {:>12.1}",
+        p.burdened_parallelism()
+    );
     println!("  joins                  {:>12}", p.joins());
     println!("  joins on the span      {:>12}", p.span_joins());
     println!(
@@ -170,7 +203,11 @@ pub fn profile_command(program: &Program, size: Size, costs: &Costs, svg: &Path)
         p.timer_overhead().as_nanos()
     );
     if let Some(g) = p.graph() {
-        println!("  task graph             {:>12} steps (chunks below {} ns of work)", g.size(), p.chunk_threshold());
+        println!(
+            "  task graph             {:>12} steps (chunks below {} ns of work)",
+            g.size(),
+            p.chunk_threshold()
+        );
     }
     println!();
     print_prediction_header();
@@ -181,7 +218,8 @@ pub fn profile_command(program: &Program, size: Size, costs: &Costs, svg: &Path)
         points.push((workers, pr.speedup, pr.speedup_lower, pr.speedup_upper));
     }
     let text = crate::plots::prediction(program.name, &points).map_err(Failure::Other)?;
-    std::fs::write(svg, text).map_err(|e| Failure::Other(format!("cannot write {}: {e}", svg.display())))?;
+    std::fs::write(svg, text)
+        .map_err(|e| Failure::Other(format!("cannot write {}: {e}", svg.display())))?;
     println!("plot: {}", svg.display());
     Ok(())
 }
@@ -273,9 +311,17 @@ pub fn validate_command(
         let profiled = profile_program(program, size, 3, costs)?;
         let profile = &profiled.scaled;
         for &t in threads {
-            let engine = crate::engine::Engine::new(Runtime::Forkjoin, t).map_err(Failure::Usage)?;
+            let engine =
+                crate::engine::Engine::new(Runtime::Forkjoin, t).map_err(Failure::Usage)?;
             let mut w = (program.make)(size);
-            let row = bench::measure(program.name, &engine, Runtime::Forkjoin, t, w.as_mut(), method);
+            let row = bench::measure(
+                program.name,
+                &engine,
+                Runtime::Forkjoin,
+                t,
+                w.as_mut(),
+                method,
+            );
             let Some(measured) = row.seconds.filter(|_| row.verified) else {
                 return Err(Failure::Other(format!(
                     "{} at {t} workers: {}",
@@ -312,9 +358,18 @@ pub fn validate_command(
         println!("note: {s}");
     }
     if !rows.is_empty() {
-        let worst = rows.iter().map(|r| r.error_percent.abs()).fold(0.0, f64::max);
-        let within = rows.iter().filter(|r| r.error_percent.abs() <= 10.0).count();
-        println!("{within} of {} predictions within 10%; worst error {worst:.1}%", rows.len());
+        let worst = rows
+            .iter()
+            .map(|r| r.error_percent.abs())
+            .fold(0.0, f64::max);
+        let within = rows
+            .iter()
+            .filter(|r| r.error_percent.abs() <= 10.0)
+            .count();
+        println!(
+            "{within} of {} predictions within 10%; worst error {worst:.1}%",
+            rows.len()
+        );
     }
     if let Some(path) = json {
         write_json(path, &rows)?;
@@ -324,5 +379,6 @@ pub fn validate_command(
 
 fn write_json<T: Serialize>(path: &Path, rows: &T) -> Result<(), Failure> {
     let text = serde_json::to_string_pretty(rows).expect("rows serialise");
-    std::fs::write(path, text + "\n").map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, text + "\n")
+        .map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))
 }

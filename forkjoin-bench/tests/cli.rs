@@ -4,7 +4,9 @@
 use std::process::{Command, Output};
 
 mod common;
-use common::{assert_stderr_contains, scratch, text};
+#[cfg(not(feature = "mpi"))]
+use common::assert_stderr_contains;
+use common::{scratch, text};
 
 fn fj(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_fj"))

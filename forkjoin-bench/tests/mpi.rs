@@ -185,10 +185,17 @@ fn clear_errors() {
 fn pinned_pools_verify() {
     // Two processes, each pinned to its own core; one process with two pinned workers.
     for (n, extra) in [(2, &["--pin"][..]), (1, &["--pin", "--threads", "2"][..])] {
-        let out = mpiexec(n, &[&["ft", "--class", "S", "--mode", "hybrid"][..], extra].concat(), &[]);
+        let out = mpiexec(
+            n,
+            &[&["ft", "--class", "S", "--mode", "hybrid"][..], extra].concat(),
+            &[],
+        );
         let stdout = text(&out.stdout);
         assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
         assert!(stdout.contains("Verification    = SUCCESSFUL"), "{stdout}");
-        assert!(stdout.contains(&format!("Workers per process :              {}", 3 - n)), "{stdout}");
+        assert!(
+            stdout.contains(&format!("Workers per process :              {}", 3 - n)),
+            "{stdout}"
+        );
     }
 }

@@ -1,4 +1,5 @@
-//! Counts instructions, for `valgrind --tool=callgrind`: `icount seq|fj fib|integrate N`.
+//! Counts instructions, for `valgrind --tool=callgrind`: `icount seq|fj fib|integrate|tree N`
+//! (`tree`: N sums over a 1023-node binary tree, as in the `overhead` example).
 //! The sequential versions are the same code with `join` replaced by two plain calls.
 
 fn fib(n: u64) -> u64 {
@@ -15,6 +16,33 @@ fn fib_seq(n: u64) -> u64 {
     }
     let (a, b) = (fib_seq(n - 1), fib_seq(n - 2));
     a + b
+}
+
+struct Node {
+    value: u64,
+    children: Option<Box<(Node, Node)>>,
+}
+
+fn tree(depth: u32, next: &mut u64) -> Node {
+    *next += 1;
+    let value = *next;
+    let children = (depth > 1).then(|| Box::new((tree(depth - 1, next), tree(depth - 1, next))));
+    Node { value, children }
+}
+
+/// Sum over the tree; `PAR` selects `join` or two plain calls.
+fn sum<const PAR: bool>(n: &Node) -> u64 {
+    match &n.children {
+        None => n.value,
+        Some(c) => {
+            let (a, b) = if PAR {
+                forkjoin::join(|| sum::<PAR>(&c.0), || sum::<PAR>(&c.1))
+            } else {
+                (sum::<PAR>(&c.0), sum::<PAR>(&c.1))
+            };
+            n.value + a + b
+        }
+    }
 }
 
 fn f(x: f64) -> f64 {
@@ -34,7 +62,11 @@ fn area<const PAR: bool>(l: f64, r: f64, fl: f64, fr: f64, a: f64, tol: f64) -> 
     }
     let left = || area::<PAR>(l, c, fl, fc, al, tol);
     let right = || area::<PAR>(c, r, fc, fr, ar, tol);
-    let (x, y) = if PAR { forkjoin::join(left, right) } else { (left(), right()) };
+    let (x, y) = if PAR {
+        forkjoin::join(left, right)
+    } else {
+        (left(), right())
+    };
     x + y
 }
 
@@ -51,11 +83,39 @@ fn main() {
     let r = match program {
         "fib" => {
             let n: u64 = size.parse().unwrap();
-            pool.install(|| if par { fib(std::hint::black_box(n)) } else { fib_seq(std::hint::black_box(n)) }) as f64
+            pool.install(|| {
+                if par {
+                    fib(std::hint::black_box(n))
+                } else {
+                    fib_seq(std::hint::black_box(n))
+                }
+            }) as f64
+        }
+        "tree" => {
+            let sums: u64 = size.parse().unwrap();
+            let root = tree(10, &mut 0);
+            pool.install(|| {
+                let mut total = 0u64;
+                for _ in 0..sums {
+                    let root = std::hint::black_box(&root);
+                    total = total.wrapping_add(if par {
+                        sum::<true>(root)
+                    } else {
+                        sum::<false>(root)
+                    });
+                }
+                total
+            }) as f64
         }
         _ => {
             let tol: f64 = size.parse().unwrap();
-            pool.install(|| if par { integrate::<true>(std::hint::black_box(tol)) } else { integrate::<false>(std::hint::black_box(tol)) })
+            pool.install(|| {
+                if par {
+                    integrate::<true>(std::hint::black_box(tol))
+                } else {
+                    integrate::<false>(std::hint::black_box(tol))
+                }
+            })
         }
     };
     println!("{r}");

@@ -123,7 +123,10 @@ fn chili_pool(threads: usize) -> chili::ThreadPool {
 }
 
 fn rayon_pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("rayon pool")
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("rayon pool")
 }
 
 /// CPU time of the whole process (all threads).
@@ -172,7 +175,10 @@ fn main() {
     let fib_n = 32;
     let expected = fib_seq(fib_n);
 
-    let fj = [forkjoin::Pool::new(1).unwrap(), forkjoin::Pool::new(2).unwrap()];
+    let fj = [
+        forkjoin::Pool::new(1).unwrap(),
+        forkjoin::Pool::new(2).unwrap(),
+    ];
     let ry = [rayon_pool(1), rayon_pool(2)];
     let ch = [chili_pool(1), chili_pool(2)];
 
@@ -182,11 +188,25 @@ fn main() {
     let mut seq = Vec::new();
     let mut t: [[Vec<f64>; 2]; 3] = Default::default();
     for _ in 0..runs {
-        seq.push(secs(|| assert_eq!(black_box(fib_seq(black_box(fib_n))), expected)));
+        seq.push(secs(|| {
+            assert_eq!(black_box(fib_seq(black_box(fib_n))), expected)
+        }));
         for i in 0..2 {
-            t[0][i].push(secs(|| assert_eq!(fj[i].install(|| fib_fj(black_box(fib_n))), expected)));
-            t[1][i].push(secs(|| assert_eq!(ry[i].install(|| fib_rayon(black_box(fib_n))), expected)));
-            t[2][i].push(secs(|| assert_eq!(ch[i].scope().join(|s| fib_chili(s, black_box(fib_n)), |_| 0).0, expected)));
+            t[0][i].push(secs(|| {
+                assert_eq!(fj[i].install(|| fib_fj(black_box(fib_n))), expected)
+            }));
+            t[1][i].push(secs(|| {
+                assert_eq!(ry[i].install(|| fib_rayon(black_box(fib_n))), expected)
+            }));
+            t[2][i].push(secs(|| {
+                assert_eq!(
+                    ch[i]
+                        .scope()
+                        .join(|s| fib_chili(s, black_box(fib_n)), |_| 0)
+                        .0,
+                    expected
+                )
+            }));
         }
     }
     let ts = k_best(seq);
@@ -195,7 +215,9 @@ fn main() {
     let rows: Vec<Row> = (0..3)
         .map(|r| Row {
             name: names[r],
-            cells: (0..2).map(|i| format!("{:.2}", k_best(t[r][i].clone()) / ts)).collect(),
+            cells: (0..2)
+                .map(|i| format!("{:.2}", k_best(t[r][i].clone()) / ts))
+                .collect(),
         })
         .collect();
     print_table(&["runtime", "T1/Ts", "T2/Ts"], &rows);
@@ -237,11 +259,16 @@ fn main() {
         }
     }
     let ts = k_best(seq);
-    println!("\n2. sum over a 1023-node tree ({reps} times inside the pool): Ts = {:.2} us per sum", ts / reps as f64 * 1e6);
+    println!(
+        "\n2. sum over a 1023-node tree ({reps} times inside the pool): Ts = {:.2} us per sum",
+        ts / reps as f64 * 1e6
+    );
     let rows: Vec<Row> = (0..3)
         .map(|r| Row {
             name: names[r],
-            cells: (0..2).map(|i| format!("{:.2}", k_best(t[r][i].clone()) / ts)).collect(),
+            cells: (0..2)
+                .map(|i| format!("{:.2}", k_best(t[r][i].clone()) / ts))
+                .collect(),
         })
         .collect();
     print_table(&["runtime", "T1/Ts", "T2/Ts"], &rows);
@@ -260,8 +287,12 @@ fn main() {
         }),
     ];
     println!("\n3. join of two 50 ms sleeps, 2 workers (ms):");
-    let rows: Vec<Row> =
-        (0..3).map(|r| Row { name: names[r], cells: vec![format!("{:.1}", cells[r] * 1e3)] }).collect();
+    let rows: Vec<Row> = (0..3)
+        .map(|r| Row {
+            name: names[r],
+            cells: vec![format!("{:.1}", cells[r] * 1e3)],
+        })
+        .collect();
     print_table(&["runtime", "wall ms"], &rows);
     drop((fj, ry, ch));
 
@@ -287,6 +318,11 @@ fn main() {
         cells.push(format!("- ({:.2})", idle_cpu_ms()));
     }
     println!("\n4. CPU ms used by the pool's threads in the second after a burst (whole process in brackets):");
-    let rows: Vec<Row> = (0..3).map(|r| Row { name: names[r], cells: vec![cells[r].clone()] }).collect();
+    let rows: Vec<Row> = (0..3)
+        .map(|r| Row {
+            name: names[r],
+            cells: vec![cells[r].clone()],
+        })
+        .collect();
     print_table(&["runtime", "cpu ms"], &rows);
 }

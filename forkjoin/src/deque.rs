@@ -33,8 +33,13 @@ struct Buffer<T> {
 impl<T> Buffer<T> {
     fn alloc(capacity: usize) -> *mut Buffer<T> {
         debug_assert!(capacity.is_power_of_two());
-        let slots = (0..capacity).map(|_| AtomicPtr::new(ptr::null_mut())).collect();
-        Box::into_raw(Box::new(Buffer { mask: capacity - 1, slots }))
+        let slots = (0..capacity)
+            .map(|_| AtomicPtr::new(ptr::null_mut()))
+            .collect();
+        Box::into_raw(Box::new(Buffer {
+            mask: capacity - 1,
+            slots,
+        }))
     }
 
     fn capacity(&self) -> usize {
@@ -181,7 +186,11 @@ impl<T> Deque<T> {
         // overwritten this slot, `top` has moved on and the CAS below fails, so a stale
         // value is never returned.
         let item = unsafe { (*buf).slot(t).load(Relaxed) };
-        if self.top.compare_exchange(t, t + 1, SeqCst, Relaxed).is_err() {
+        if self
+            .top
+            .compare_exchange(t, t + 1, SeqCst, Relaxed)
+            .is_err()
+        {
             return Steal::Retry;
         }
         // The CAS won slot `t`, which the Acquire load of `bottom` made visible.
@@ -313,8 +322,8 @@ mod tests {
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
-    use loom::sync::Arc;
     use crate::sync::model;
+    use loom::sync::Arc;
     use loom::thread;
 
     fn item(v: usize) -> NonNull<usize> {

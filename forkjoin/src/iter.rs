@@ -95,7 +95,10 @@ where
     while i < end {
         if end - i > 1 && wants_split() {
             let mid = i + (end - i) / 2;
-            let (l, r) = join(|| map_reduce_split(i, mid, ops), || map_reduce_split(mid, end, ops));
+            let (l, r) = join(
+                || map_reduce_split(i, mid, ops),
+                || map_reduce_split(mid, end, ops),
+            );
             return reduce(reduce(acc, l), r);
         }
         acc = reduce(acc, map(i));
@@ -114,7 +117,12 @@ where
 ///     assert_eq!(sum(100_000).to_bits(), first.to_bits());
 /// }
 /// ```
-pub fn map_reduce_deterministic<T, ID, M, R>(range: Range<usize>, identity: ID, map: M, reduce: R) -> T
+pub fn map_reduce_deterministic<T, ID, M, R>(
+    range: Range<usize>,
+    identity: ID,
+    map: M,
+    reduce: R,
+) -> T
 where
     T: Send,
     ID: Fn() -> T + Sync + Send,
@@ -137,7 +145,10 @@ where
         return (lo..hi).fold(identity(), |acc, i| reduce(acc, map(i)));
     }
     let mid = lo + (hi - lo) / 2;
-    let (l, r) = join(|| map_reduce_fixed(lo, mid, ops), || map_reduce_fixed(mid, hi, ops));
+    let (l, r) = join(
+        || map_reduce_fixed(lo, mid, ops),
+        || map_reduce_fixed(mid, hi, ops),
+    );
     reduce(l, r)
 }
 
@@ -172,7 +183,9 @@ fn for_each_mut_split<T: Send, F: Fn(&mut T) + Sync>(mut rest: &mut [T], f: &F) 
             join(|| for_each_mut_split(l, f), || for_each_mut_split(r, f));
             return;
         }
-        let (first, tail) = std::mem::take(&mut rest).split_first_mut().expect("not empty");
+        let (first, tail) = std::mem::take(&mut rest)
+            .split_first_mut()
+            .expect("not empty");
         f(first);
         rest = tail;
     }
@@ -199,7 +212,12 @@ where
 ///     .install(|| forkjoin::map_reduce_slice_deterministic(&xs, || 0.0, |x| *x, |a, b| a + b));
 /// assert_eq!(a.to_bits(), b.to_bits());
 /// ```
-pub fn map_reduce_slice_deterministic<T, U, ID, M, R>(slice: &[T], identity: ID, map: M, reduce: R) -> U
+pub fn map_reduce_slice_deterministic<T, U, ID, M, R>(
+    slice: &[T],
+    identity: ID,
+    map: M,
+    reduce: R,
+) -> U
 where
     T: Sync,
     U: Send,

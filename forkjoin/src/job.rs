@@ -43,7 +43,12 @@ impl<F: FnOnce(&Worker) + Send> HeapJob<F> {
     /// Boxes `func`. The caller must not let the job outlive what `func` borrows: the
     /// scope waits for its jobs, and `submit` requires `'static`.
     pub(crate) fn into_job_ref(func: F) -> JobRef {
-        let job = Box::new(HeapJob { header: JobHeader { execute: Self::execute }, func });
+        let job = Box::new(HeapJob {
+            header: JobHeader {
+                execute: Self::execute,
+            },
+            func,
+        });
         JobRef(NonNull::from(Box::leak(job)).cast())
     }
 

@@ -20,7 +20,7 @@
 use crate::job::{JobHeader, JobRef};
 use crate::latch::CoreLatch;
 use crate::panic::{catch, Panic};
-use crate::registry::{self, Worker, FRAMES, PRIVATE_FRAMES};
+use crate::registry::{self, JoinState, Worker, FRAMES, PRIVATE_FRAMES, SHARE_REQUEST};
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::mem::{self, ManuallyDrop, MaybeUninit};
@@ -44,7 +44,7 @@ use std::sync::atomic::Ordering::Relaxed;
 /// }
 /// assert_eq!(fib(20), 6765);
 /// ```
-#[inline]
+#[inline(always)]
 pub fn join<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
@@ -56,6 +56,20 @@ where
     if mem::size_of::<A>() + mem::size_of::<B>() > SMALL_CLOSURES {
         return join_large(a, b);
     }
+    join_small(a, b)
+}
+
+/// A join of small closures. Left to the inliner: for a recursive caller such as fib it is
+/// better as the recursive function, with the caller's body inlined into it and the
+/// caller's base case tested before each call.
+#[inline]
+fn join_small<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
     join_in_current(a, b)
 }
 
@@ -68,12 +82,9 @@ where
     RA: Send,
     RB: Send,
 {
-    let worker = Worker::current();
-    if worker.is_null() {
-        return join_outside(a, b);
-    }
-    // SAFETY: the current thread's worker lives as long as the thread runs it.
-    unsafe { join_on(&*worker, a, b) }
+    // SAFETY: the current thread's join state (its worker's, or `OUTSIDE`) lives as long as
+    // the thread runs as that worker.
+    unsafe { join_on(JoinState::current(), a, b) }
 }
 
 /// Closures up to this many bytes together (a few references or numbers) are cheap to copy
@@ -98,19 +109,18 @@ where
     RA: Send,
     RB: Send,
 {
-    let worker = Worker::current();
-    if !worker.is_null() {
-        // SAFETY: the current thread's worker lives as long as the thread runs it; its owner
-        // state is only touched by this thread.
-        unsafe {
-            let st = (*worker).owner_state();
-            // Relaxed: as in `join_on`.
-            let limit = (*worker).limit.load(Relaxed);
-            // `limit` is 0 (a heartbeat) or at least `PRIVATE_FRAMES`.
-            if limit != 0 && (*st).len + LARGE_FRAMES_FEWER >= limit {
-                registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
-                return join_plain_by_value(a, b);
-            }
+    // SAFETY: the current thread's join state lives as long as the thread runs as its worker;
+    // its owner state is only touched by this thread.
+    unsafe {
+        let state = &*JoinState::current();
+        let st = state.owner_state();
+        // Relaxed: as in `join_on`.
+        let limit = state.limit.load(Relaxed);
+        // `limit` is at least `PRIVATE_FRAMES`; `SHARE_REQUEST` (a pending heartbeat, or a
+        // thread outside any pool) is never reached.
+        if (*st).len + LARGE_FRAMES_FEWER >= limit {
+            registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
+            return join_plain_by_value(a, b);
         }
     }
     join_large_recorded(a, b)
@@ -144,28 +154,33 @@ where
 /// `PRIVATE_FRAMES` private frames: those are the outermost joins on its stack, the ones a
 /// promotion would share. Deeper joins (almost all of them in a divide-and-conquer tree)
 /// are two plain calls. One load and compare against the worker's `limit` decides; a
-/// pending heartbeat sets `limit` to zero, which sends the join to the slow path.
+/// pending heartbeat sets `limit` to `SHARE_REQUEST`, above every index, and the first join
+/// that would record a frame takes the slow path instead. A thread outside any pool has
+/// `OUTSIDE`'s `SHARE_REQUEST` and takes the same branch.
 ///
 /// # Safety
-/// `worker` is the current thread's worker.
+/// `state` is the current thread's join state.
 #[inline(always)]
-unsafe fn join_on<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
+unsafe fn join_on<A, B, RA, RB>(state: *const JoinState, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
     RA: Send,
     RB: Send,
 {
-    let st = worker.owner_state();
+    let st = (*state).owner_state();
     let idx = (*st).len;
     // Relaxed: the owner's own bound, or the heartbeat's request, which has nothing to
     // synchronise.
-    let limit = worker.limit.load(Relaxed);
+    let limit = (*state).limit.load(Relaxed);
     if idx < limit {
+        if limit == SHARE_REQUEST {
+            return join_slow(state, a, b);
+        }
+        // SAFETY: only a worker's state has a limit below `SHARE_REQUEST`, and `state`
+        // came from a pointer to the whole worker (see `JoinState::worker`).
+        let worker = &*state.cast::<Worker>();
         return join_body::<false, _, _, _, _>(worker, idx, a, b);
-    }
-    if limit == 0 {
-        return join_slow(worker, a, b);
     }
     registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
     join_plain(a, b)
@@ -220,16 +235,22 @@ where
     }
 }
 
-/// A heartbeat is pending, or the frame stack is full.
+/// A heartbeat is pending, or the thread is outside any pool.
+///
+/// # Safety
+/// `state` is the current thread's join state.
 #[cold]
 #[inline(never)]
-unsafe fn join_slow<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
+unsafe fn join_slow<A, B, RA, RB>(state: *const JoinState, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
     RA: Send,
     RB: Send,
 {
+    let Some(worker) = JoinState::worker(state) else {
+        return join_outside(a, b);
+    };
     #[cfg(feature = "profile")]
     if worker.registry().profiling() {
         return crate::profile::join(worker, a, b);
@@ -261,7 +282,12 @@ where
 /// # Safety
 /// `worker` is the current thread's worker and `idx < FRAMES` its frame count.
 #[inline(always)]
-unsafe fn join_body<const HEARTBEAT: bool, A, B, RA, RB>(worker: &Worker, idx: usize, a: A, b: B) -> (RA, RB)
+unsafe fn join_body<const HEARTBEAT: bool, A, B, RA, RB>(
+    worker: &Worker,
+    idx: usize,
+    a: A,
+    b: B,
+) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -271,7 +297,7 @@ where
     let st = worker.owner_state();
     let frame = JoinFrame::new(b);
     // A pointer to the whole frame (its head is the first field): a thief reads all of it.
-    *(*st).frames.get_unchecked_mut(idx) = (&frame as *const JoinFrame<B, RB>).cast();
+    *(*worker.frames()).get_unchecked_mut(idx) = (&frame as *const JoinFrame<B, RB>).cast();
     (*st).len = idx + 1;
     if HEARTBEAT {
         // After the push, so that this frame can be the one shared.
@@ -336,7 +362,9 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     fn new(func: B) -> Self {
         JoinFrame {
             head: FrameHead {
-                job: JobHeader { execute: Self::execute },
+                job: JobHeader {
+                    execute: Self::execute,
+                },
                 latch: UnsafeCell::new(MaybeUninit::uninit()),
             },
             func: UnsafeCell::new(ManuallyDrop::new(func)),
@@ -437,7 +465,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> Drop for UnwindGuard<B, RB> {
         let _ = catch(|| unsafe {
             let worker = &*Worker::current();
             let idx = (*worker.owner_state()).len - 1;
-            let frame = &*((*worker.owner_state()).frames[idx] as *const JoinFrame<B, RB>);
+            let frame = &*((*worker.frames())[idx] as *const JoinFrame<B, RB>);
             frame.complete(worker, idx)
         });
     }

@@ -28,7 +28,9 @@ pub(crate) struct CoreLatch {
 
 impl CoreLatch {
     pub(crate) const fn new() -> Self {
-        CoreLatch { state: AtomicU32::new(UNSET) }
+        CoreLatch {
+            state: AtomicU32::new(UNSET),
+        }
     }
 
     /// Acquire: pairs with the Release in `set_raw`, so the waiter sees everything the job
@@ -58,7 +60,10 @@ pub(crate) struct LockLatch {
 
 impl LockLatch {
     pub(crate) fn new() -> Self {
-        LockLatch { done: Mutex::new(false), condvar: Condvar::new() }
+        LockLatch {
+            done: Mutex::new(false),
+            condvar: Condvar::new(),
+        }
     }
 
     pub(crate) fn wait(&self) {
@@ -90,7 +95,11 @@ pub(crate) struct CrossLatch {
 
 impl CrossLatch {
     pub(crate) fn new(registry: Arc<Registry>, index: usize) -> Self {
-        CrossLatch { core: CoreLatch::new(), registry, index }
+        CrossLatch {
+            core: CoreLatch::new(),
+            registry,
+            index,
+        }
     }
 }
 

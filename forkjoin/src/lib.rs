@@ -55,8 +55,8 @@ mod task;
 
 #[cfg(not(loom))]
 pub use iter::{
-    for_each, for_each_slice, for_each_slice_mut, map_reduce, map_reduce_deterministic, map_reduce_slice,
-    map_reduce_slice_deterministic, DETERMINISTIC_LEAF,
+    for_each, for_each_slice, for_each_slice_mut, map_reduce, map_reduce_deterministic,
+    map_reduce_slice, map_reduce_slice_deterministic, DETERMINISTIC_LEAF,
 };
 #[cfg(not(loom))]
 pub use join::join;

@@ -51,7 +51,9 @@ impl fmt::Display for Panic {
 
 impl fmt::Debug for Panic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Panic").field("message", &self.message()).finish()
+        f.debug_struct("Panic")
+            .field("message", &self.message())
+            .finish()
     }
 }
 

@@ -133,12 +133,19 @@ impl PoolBuilder {
         };
         let stack = self.stack_size.unwrap_or(DEFAULT_STACK);
         if stack < MIN_STACK {
-            return Err(BuildError::StackTooSmall { requested: stack, minimum: MIN_STACK });
+            return Err(BuildError::StackTooSmall {
+                requested: stack,
+                minimum: MIN_STACK,
+            });
         }
         if stack > MAX_STACK {
             return Err(BuildError::StackTooLarge { requested: stack });
         }
-        let cores = if self.pin_threads { Some(allowed_cores()?) } else { None };
+        let cores = if self.pin_threads {
+            Some(allowed_cores()?)
+        } else {
+            None
+        };
         let registry = Registry::new(threads);
         let mut handles = Vec::with_capacity(threads + 1);
         let mut spawn_error = None;
@@ -149,16 +156,22 @@ impl PoolBuilder {
             };
             let r = Arc::clone(&registry);
             let core = cores.as_ref().map(|c| c[index % c.len()]);
-            let spawned = std::thread::Builder::new().name(name).stack_size(stack).spawn(move || {
-                if let Some(core) = core {
-                    pin_current_thread(core);
-                }
-                r.worker_main(index);
-            });
+            let spawned = std::thread::Builder::new()
+                .name(name)
+                .stack_size(stack)
+                .spawn(move || {
+                    if let Some(core) = core {
+                        pin_current_thread(core);
+                    }
+                    r.worker_main(index);
+                });
             match spawned {
                 Ok(h) => handles.push(h),
                 Err(source) => {
-                    spawn_error = Some(BuildError::Spawn { worker: index, source });
+                    spawn_error = Some(BuildError::Spawn {
+                        worker: index,
+                        source,
+                    });
                     break;
                 }
             }
@@ -171,7 +184,12 @@ impl PoolBuilder {
                 .spawn(move || r.heartbeat_loop())
             {
                 Ok(h) => handles.push(h),
-                Err(source) => spawn_error = Some(BuildError::Spawn { worker: threads, source }),
+                Err(source) => {
+                    spawn_error = Some(BuildError::Spawn {
+                        worker: threads,
+                        source,
+                    })
+                }
             }
         }
         let pool = Pool { registry, handles };
@@ -184,7 +202,9 @@ impl PoolBuilder {
 }
 
 fn default_threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 #[cfg(target_os = "linux")]
@@ -195,10 +215,13 @@ fn allowed_cores() -> Result<Vec<usize>, BuildError> {
         if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
             return Err(BuildError::Pinning(io::Error::last_os_error().to_string()));
         }
-        let cores: Vec<usize> =
-            (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect();
+        let cores: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect();
         if cores.is_empty() {
-            return Err(BuildError::Pinning("no core in this process's affinity mask".into()));
+            return Err(BuildError::Pinning(
+                "no core in this process's affinity mask".into(),
+            ));
         }
         Ok(cores)
     }
@@ -206,7 +229,9 @@ fn allowed_cores() -> Result<Vec<usize>, BuildError> {
 
 #[cfg(not(target_os = "linux"))]
 fn allowed_cores() -> Result<Vec<usize>, BuildError> {
-    Err(BuildError::Pinning("pinning is implemented for Linux only".into()))
+    Err(BuildError::Pinning(
+        "pinning is implemented for Linux only".into(),
+    ))
 }
 
 #[cfg(target_os = "linux")]
@@ -255,7 +280,12 @@ impl Pool {
 
     /// A builder to configure the pool: threads, pinning, names, stack size.
     pub fn builder() -> PoolBuilder {
-        PoolBuilder { threads: None, pin_threads: false, thread_name: None, stack_size: None }
+        PoolBuilder {
+            threads: None,
+            pin_threads: false,
+            thread_name: None,
+            stack_size: None,
+        }
     }
 
     /// The number of worker threads.
@@ -370,7 +400,9 @@ impl Pool {
 impl Default for Pool {
     /// One worker per available core.
     fn default() -> Self {
-        Pool::builder().build().expect("cannot start the default forkjoin pool")
+        Pool::builder()
+            .build()
+            .expect("cannot start the default forkjoin pool")
     }
 }
 
@@ -426,4 +458,3 @@ pub fn current_num_threads() -> usize {
         unsafe { (*w).registry().num_threads() }
     }
 }
-

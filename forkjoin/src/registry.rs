@@ -27,6 +27,10 @@ pub(crate) const FRAMES: usize = 4096;
 /// threshold: one worker took 1.79-2.02 times the sequential time with 16, 1.41-1.52 with 8).
 pub(crate) const PRIVATE_FRAMES: usize = 8;
 
+/// `Worker::limit` while a heartbeat is pending: every join is below it, and the first one
+/// sees the request.
+pub(crate) const SHARE_REQUEST: usize = usize::MAX;
+
 /// `OwnerState::source` of a job popped from the worker's own deque.
 const SOURCE_OWN: usize = usize::MAX;
 
@@ -42,10 +46,25 @@ const SPIN_ROUNDS: u32 = 24;
 const YIELD_ROUNDS: u32 = 8;
 
 thread_local! {
-    /// The worker this thread is, or null. `const`-initialised with no destructor, so an
-    /// access is a single thread-pointer-relative load.
-    static CURRENT: Cell<*const Worker> = const { Cell::new(ptr::null()) };
+    /// The join state of the worker this thread is, or `OUTSIDE`. `const`-initialised with
+    /// no destructor, so an access is a single thread-pointer-relative load.
+    static CURRENT: Cell<*const JoinState> = const { Cell::new(&OUTSIDE) };
 }
+
+/// The join state of every thread that is not a worker. Its `limit` is `SHARE_REQUEST`, so
+/// a join there takes the path that handles a request, which finds no worker and goes to
+/// the global pool: the fast path needs no test for "not a worker". Nothing writes it.
+static OUTSIDE: JoinState = JoinState {
+    owner: CachePadded(UnsafeCell::new(OwnerState {
+        len: 0,
+        shared: 0,
+        inline_joins: AtomicU64::new(0),
+        fresh: false,
+        source: SOURCE_OWN,
+        rng: 0,
+    })),
+    limit: CachePadded(AtomicUsize::new(SHARE_REQUEST)),
+};
 
 /// Per-worker counters. Each is written only by its worker, with a relaxed load and store
 /// (no read-modify-write: nobody else writes it), and read by `Pool::stats` as a snapshot:
@@ -65,10 +84,10 @@ pub(crate) fn bump(counter: &AtomicU64) {
     counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
 }
 
-/// What only the owning worker touches on every join: its stack of join frames.
-/// `frames[..shared]` have been promoted (pushed onto the deque), `frames[shared..len]` are
-/// private. Accessed through raw pointers only, never through a long-lived `&mut`, because
-/// joins nest.
+/// What only the owning worker touches on every join: the size of its stack of join frames
+/// (`Worker::frames`). `frames[..shared]` have been promoted (pushed onto the deque),
+/// `frames[shared..len]` are private. Accessed through raw pointers only, never through a
+/// long-lived `&mut`, because joins nest.
 pub(crate) struct OwnerState {
     pub(crate) len: usize,
     pub(crate) shared: usize,
@@ -84,26 +103,69 @@ pub(crate) struct OwnerState {
     /// place still holds work, which idle workers can take instead.
     source: usize,
     rng: u64,
-    pub(crate) frames: [*const FrameHead; FRAMES],
+}
+
+/// What every join reads: the owner's frame count and the bound on it. The first field of a
+/// `Worker`, so that a pointer to it is a pointer to its worker (see `OUTSIDE` for the one
+/// that is not).
+#[repr(C)]
+pub(crate) struct JoinState {
+    owner: CachePadded<UnsafeCell<OwnerState>>,
+    /// Frames below this index may be recorded: `min(FRAMES, shared + PRIVATE_FRAMES)`, or
+    /// `SHARE_REQUEST` when a heartbeat is pending. Folding the heartbeat flag into the bound
+    /// as the largest value leaves one load and compare on the path of deep joins, which are
+    /// nearly all joins: a join at or past the bound is plain, and only a join below it (an
+    /// outer join, which records a frame anyway) checks for the request. Set to
+    /// `SHARE_REQUEST` by the heartbeat thread (and when the worker starts a job); otherwise
+    /// written by the owner; read by the owner at every join.
+    pub(crate) limit: CachePadded<AtomicUsize>,
+}
+
+// SAFETY: a worker's `owner` is only accessed by the thread running as that worker (and the
+// `inline_joins` counter, an atomic, by `stats`); `OUTSIDE`'s is only read; `limit` is atomic.
+unsafe impl Sync for JoinState {}
+
+impl JoinState {
+    /// This thread's join state: its worker's, or `OUTSIDE`. Never null.
+    #[inline(always)]
+    pub(crate) fn current() -> *const JoinState {
+        CURRENT.with(Cell::get)
+    }
+
+    #[inline(always)]
+    pub(crate) fn owner_state(&self) -> *mut OwnerState {
+        self.owner.get()
+    }
+
+    /// The worker `this` is the state of, or `None` for `OUTSIDE`. Takes the raw pointer
+    /// from `current`, not a reference: a reference to the `JoinState` would only give
+    /// access to its own bytes, not to the rest of the worker.
+    ///
+    /// # Safety
+    /// `this` came from `current` on this thread, which still runs as that worker.
+    #[inline]
+    pub(crate) unsafe fn worker<'a>(this: *const JoinState) -> Option<&'a Worker> {
+        // SAFETY: every `JoinState` but `OUTSIDE` is the first field of a `#[repr(C)]`
+        // `Worker`, and `CURRENT` holds a pointer derived from the whole worker.
+        (!ptr::eq(this, &OUTSIDE)).then(|| unsafe { &*this.cast::<Worker>() })
+    }
 }
 
 /// One worker: the thread-private join stack, and what other threads touch, each on its own
 /// cache line (seeds 003 and 004).
+#[repr(C)]
 pub(crate) struct Worker {
-    owner: CachePadded<UnsafeCell<OwnerState>>,
-    /// Frames below this index may be recorded: `min(FRAMES, shared + PRIVATE_FRAMES)`, or 0
-    /// when a heartbeat is pending. Folding the heartbeat flag into the bound leaves one load
-    /// and compare on the fast path. Set to 0 by the heartbeat thread (and when the worker
-    /// starts a job); otherwise written by the owner; read by the owner at every join.
-    pub(crate) limit: CachePadded<AtomicUsize>,
+    pub(crate) join: JoinState,
+    /// The join frames recorded on this worker's stack (see `OwnerState`); owner-only.
+    frames: CachePadded<UnsafeCell<[*const FrameHead; FRAMES]>>,
     pub(crate) deque: Deque<JobHeader>,
     pub(crate) counters: CachePadded<Counters>,
     pub(crate) index: usize,
     registry: *const Registry,
 }
 
-// SAFETY: `owner` is only accessed by the thread running as this worker (and the
-// `inline_joins` counter, an atomic, by `stats`); everything else is atomic or immutable.
+// SAFETY: `join` is `Sync` (see there); `frames` is only accessed by the thread running as
+// this worker; everything else is atomic or immutable.
 unsafe impl Sync for Worker {}
 // SAFETY: as above; the raw registry pointer points into the `Arc` that owns the worker.
 unsafe impl Send for Worker {}
@@ -112,7 +174,11 @@ impl Worker {
     /// The worker this thread is, or null.
     #[inline(always)]
     pub(crate) fn current() -> *const Worker {
-        CURRENT.with(Cell::get)
+        // SAFETY: `CURRENT` always points to a live join state: `OUTSIDE` or the state of
+        // the worker this thread runs, which lives in its registry while the thread runs it.
+        unsafe {
+            JoinState::worker(JoinState::current()).map_or(ptr::null(), |w| w as *const Worker)
+        }
     }
 
     /// The worker this thread is, if it belongs to `registry`. The worker lives inside the
@@ -121,12 +187,19 @@ impl Worker {
         let current = Worker::current();
         // SAFETY: a non-null `CURRENT` is this thread's worker, which lives in its registry;
         // it is only dereferenced after checking that this is `registry`.
-        (!current.is_null() && ptr::eq(unsafe { (*current).registry }, registry)).then(|| unsafe { &*current })
+        (!current.is_null() && ptr::eq(unsafe { (*current).registry }, registry))
+            .then(|| unsafe { &*current })
     }
 
     #[inline(always)]
     pub(crate) fn owner_state(&self) -> *mut OwnerState {
-        self.owner.get()
+        self.join.owner_state()
+    }
+
+    /// The worker's frame array (`OwnerState` says which entries are live).
+    #[inline(always)]
+    pub(crate) fn frames(&self) -> *mut [*const FrameHead; FRAMES] {
+        self.frames.get()
     }
 
     #[inline(always)]
@@ -172,7 +245,7 @@ impl Worker {
     pub(crate) unsafe fn execute(&self, job: JobRef) {
         (*self.owner_state()).fresh = true;
         // Relaxed: a request to ourselves; the heartbeat thread's stores are hints too.
-        self.limit.store(0, Relaxed);
+        self.join.limit.store(SHARE_REQUEST, Relaxed);
         bump(&self.counters.executed);
         #[cfg(feature = "profile")]
         if self.registry().profiling() {
@@ -191,18 +264,18 @@ impl Worker {
         // While a profile runs every join takes the slow path, where it is measured.
         #[cfg(feature = "profile")]
         if self.registry().profiling() {
-            limit = 0;
+            limit = SHARE_REQUEST;
         }
         // Relaxed: only this thread acts on it; overwriting a concurrent heartbeat loses one
         // tick, which only delays sharing by a period.
-        self.limit.store(limit, Relaxed);
+        self.join.limit.store(limit, Relaxed);
     }
 
     /// Whether a heartbeat is pending (loops split their range then).
     #[inline(always)]
     pub(crate) fn heartbeat_pending(&self) -> bool {
         // Relaxed: a hint, see `limit`.
-        self.limit.load(Relaxed) == 0
+        self.join.limit.load(Relaxed) == SHARE_REQUEST
     }
 
     /// The heartbeat arrived at a join: share the oldest private frame if someone is idle
@@ -237,7 +310,7 @@ impl Worker {
             if i >= (*st).len {
                 return;
             }
-            let head = (*st).frames[i];
+            let head = (*self.frames())[i];
             FrameHead::prepare_for_sharing(head, self.index);
             (*st).shared = i + 1;
             self.refresh_limit();
@@ -349,7 +422,10 @@ impl Worker {
             } else {
                 // Counted before parking, so that a snapshot taken while it sleeps shows it.
                 bump(&self.counters.parks);
-                if !registry.sleep.sleep(self.index, || done() || registry.has_work()) {
+                if !registry
+                    .sleep
+                    .sleep(self.index, || done() || registry.has_work())
+                {
                     let parks = &self.counters.parks;
                     // Relaxed load and store: only this worker writes the counter.
                     parks.store(parks.load(Relaxed) - 1, Relaxed);
@@ -417,16 +493,19 @@ impl Registry {
         Arc::new_cyclic(|me| Registry {
             workers: (0..threads)
                 .map(|index| Worker {
-                    owner: CachePadded(UnsafeCell::new(OwnerState {
-                        len: 0,
-                        shared: 0,
-                        inline_joins: AtomicU64::new(0),
-                        fresh: false,
-                        source: SOURCE_OWN,
-                        rng: 0x2545_F491_4F6C_DD1D ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                        frames: [ptr::null(); FRAMES],
-                    })),
-                    limit: CachePadded(AtomicUsize::new(PRIVATE_FRAMES)),
+                    join: JoinState {
+                        owner: CachePadded(UnsafeCell::new(OwnerState {
+                            len: 0,
+                            shared: 0,
+                            inline_joins: AtomicU64::new(0),
+                            fresh: false,
+                            source: SOURCE_OWN,
+                            rng: 0x2545_F491_4F6C_DD1D
+                                ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                        })),
+                        limit: CachePadded(AtomicUsize::new(PRIVATE_FRAMES)),
+                    },
+                    frames: CachePadded(UnsafeCell::new([ptr::null(); FRAMES])),
                     deque: Deque::new(),
                     counters: CachePadded(Counters::default()),
                     index,
@@ -434,7 +513,12 @@ impl Registry {
                 })
                 .collect(),
             queues: (0..queues)
-                .map(|_| CachePadded(SubmissionQueue { push_lock: Mutex::new(()), deque: Deque::new() }))
+                .map(|_| {
+                    CachePadded(SubmissionQueue {
+                        push_lock: Mutex::new(()),
+                        deque: Deque::new(),
+                    })
+                })
                 .collect(),
             sleep: Sleep::new(threads),
             // Every worker starts out idle (it is counted out when it finds its first job), so
@@ -467,7 +551,8 @@ impl Registry {
 
     /// Any queued work anywhere (a snapshot; see the sleep protocol for when it is exact).
     pub(crate) fn has_work(&self) -> bool {
-        self.workers.iter().any(|w| !w.deque.is_empty()) || self.queues.iter().any(|q| !q.deque.is_empty())
+        self.workers.iter().any(|w| !w.deque.is_empty())
+            || self.queues.iter().any(|q| !q.deque.is_empty())
     }
 
     /// Whether the place a job came from (see `OwnerState::source`) still holds work.
@@ -486,7 +571,11 @@ impl Registry {
     /// will find the work (it looks again after announcing itself, before it could park),
     /// and when it takes a job it passes the signal on if more work is queued.
     pub(crate) fn notify_work(&self) {
-        self.sleep.notify_work(|| self.idle.load(Relaxed).saturating_sub(self.sleep.sleepers()));
+        self.sleep.notify_work(|| {
+            self.idle
+                .load(Relaxed)
+                .saturating_sub(self.sleep.sleepers())
+        });
     }
 
     /// Queues a job from outside the pool.
@@ -588,7 +677,7 @@ impl Registry {
             std::thread::sleep(HEARTBEAT);
             for w in self.workers.iter() {
                 // Relaxed: a request to look at the idle count, which the owner reads itself.
-                w.limit.store(0, Relaxed);
+                w.join.limit.store(SHARE_REQUEST, Relaxed);
             }
         }
     }
@@ -596,7 +685,8 @@ impl Registry {
     /// A worker thread's life.
     pub(crate) fn worker_main(self: &Arc<Registry>, index: usize) {
         let worker = &self.workers[index];
-        CURRENT.with(|c| c.set(worker));
+        // From the whole worker, so that `JoinState::worker` may cast back to it.
+        CURRENT.with(|c| c.set((worker as *const Worker).cast()));
         // Counted idle from the start (see `idle`); `wait_until` counts it again as soon
         // as it finds nothing.
         self.idle_changed(-1);
@@ -606,7 +696,7 @@ impl Registry {
             // SAFETY: on this worker's thread; the job was taken from a queue.
             unsafe { worker.execute(job) };
         }
-        CURRENT.with(|c| c.set(ptr::null()));
+        CURRENT.with(|c| c.set(&OUTSIDE));
     }
 }
 
@@ -632,7 +722,9 @@ struct InstallJob<L, F, R> {
 impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
     fn new(func: F, latch: L) -> Self {
         InstallJob {
-            header: JobHeader { execute: Self::execute },
+            header: JobHeader {
+                execute: Self::execute,
+            },
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(None),
             latch,
@@ -648,7 +740,9 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
         // SAFETY: `this` is the header of a live `InstallJob` (the waiter keeps it on its
         // stack until the latch is set), executed once.
         let job = &*(this as *const Self);
-        let func = (*job.func.get()).take().expect("install job executed twice");
+        let func = (*job.func.get())
+            .take()
+            .expect("install job executed twice");
         let result = catch(|| func(worker));
         *job.result.get() = Some(result);
         L::set(&job.latch);
@@ -664,7 +758,10 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
 
 /// Runs `op` on a worker of `registry`: directly if this thread is one, else by injecting it
 /// and waiting (a worker of another pool keeps working for its own pool while it waits).
-pub(crate) fn in_worker<R: Send>(registry: &Arc<Registry>, op: impl FnOnce(&Worker) -> R + Send) -> R {
+pub(crate) fn in_worker<R: Send>(
+    registry: &Arc<Registry>,
+    op: impl FnOnce(&Worker) -> R + Send,
+) -> R {
     if let Some(worker) = Worker::current_of(registry) {
         return op(worker);
     }

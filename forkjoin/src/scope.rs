@@ -4,8 +4,8 @@ use crate::latch::CoreLatch;
 use crate::panic::{catch, Panic};
 use crate::registry::{self, Registry, Worker};
 use std::marker::PhantomData;
-use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::{AcqRel, Relaxed};
 use std::sync::Mutex;
 
 /// A scope in which tasks can be spawned; see [`scope`].

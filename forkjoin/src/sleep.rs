@@ -48,7 +48,10 @@ impl Sleep {
                 })
             })
             .collect();
-        Sleep { sleepers: CachePadded(AtomicUsize::new(0)), slots }
+        Sleep {
+            sleepers: CachePadded(AtomicUsize::new(0)),
+            slots,
+        }
     }
 
     /// Number of parked workers (a snapshot).
@@ -201,9 +204,9 @@ mod tests {
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
+    use crate::sync::model;
     use loom::sync::atomic::AtomicBool;
     use loom::sync::Arc;
-    use crate::sync::model;
     use loom::thread;
 
     /// A worker going to sleep while another publishes work and notifies.

@@ -70,13 +70,25 @@ impl Stats {
         for w in &workers {
             total.add(w);
         }
-        Stats { workers, total, external_submissions }
+        Stats {
+            workers,
+            total,
+            external_submissions,
+        }
     }
 
     /// Counters accumulated between an earlier snapshot of the same pool and this one.
     pub fn since(&self, earlier: &Stats) -> Stats {
-        let workers = self.workers.iter().zip(&earlier.workers).map(|(a, b)| a.since(b)).collect();
-        Stats::new(workers, self.external_submissions - earlier.external_submissions)
+        let workers = self
+            .workers
+            .iter()
+            .zip(&earlier.workers)
+            .map(|(a, b)| a.since(b))
+            .collect();
+        Stats::new(
+            workers,
+            self.external_submissions - earlier.external_submissions,
+        )
     }
 }
 
@@ -91,7 +103,13 @@ impl fmt::Display for Stats {
             writeln!(
                 f,
                 "{:>6} {:>14} {:>12} {:>12} {:>14} {:>12} {:>8}",
-                name, w.tasks_run, w.tasks_stolen, w.tasks_shared, w.joins_inline, w.failed_steals, w.parks
+                name,
+                w.tasks_run,
+                w.tasks_stolen,
+                w.tasks_shared,
+                w.joins_inline,
+                w.failed_steals,
+                w.parks
             )
         };
         for (i, w) in self.workers.iter().enumerate() {

@@ -62,7 +62,9 @@ where
     F: FnOnce() -> T + Send + 'static,
 {
     let job = Arc::new(TaskJob {
-        header: JobHeader { execute: TaskJob::<F, T>::execute },
+        header: JobHeader {
+            execute: TaskJob::<F, T>::execute,
+        },
         func: UnsafeCell::new(Some(func)),
         shared: Shared {
             done: AtomicBool::new(false),
@@ -153,6 +155,8 @@ impl<T> Task<T> {
 
 impl<T> fmt::Debug for Task<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Task").field("done", &self.is_done()).finish()
+        f.debug_struct("Task")
+            .field("done", &self.is_done())
+            .finish()
     }
 }

@@ -69,10 +69,17 @@ fn one_worker_runs_every_join_inline() {
     // Nobody is ever idle while the only worker works, so no join is shared.
     assert_eq!(s.total.joins_inline, fib_joins(n));
     assert_eq!(s.total.tasks_shared, 0);
-    assert_eq!(s.total.tasks_run, fib_joins(n) + 1, "the joins plus the install job");
+    assert_eq!(
+        s.total.tasks_run,
+        fib_joins(n) + 1,
+        "the joins plus the install job"
+    );
     assert_eq!(s.external_submissions, 1);
     let table = s.to_string();
-    assert!(table.contains("joins inline") && table.contains("total"), "{table}");
+    assert!(
+        table.contains("joins inline") && table.contains("total"),
+        "{table}"
+    );
 }
 
 /// A random, unbalanced tree: node `id` has `h(id) % 5` children (0..4), down to a depth.
@@ -87,7 +94,9 @@ fn children(id: u64, depth: u32) -> u64 {
 }
 
 fn count_seq(id: u64, depth: u32) -> u64 {
-    1 + (0..children(id, depth)).map(|c| count_seq(id.wrapping_mul(5).wrapping_add(c + 1), depth - 1)).sum::<u64>()
+    1 + (0..children(id, depth))
+        .map(|c| count_seq(id.wrapping_mul(5).wrapping_add(c + 1), depth - 1))
+        .sum::<u64>()
 }
 
 /// Counts the subtree, forking over the children by binary splitting.
@@ -112,9 +121,16 @@ fn random_unbalanced_trees_count_exactly() {
     for (threads, root) in [(2, 4u64), (8, 10), (16, 33)] {
         let pool = Pool::new(threads).unwrap();
         let expected = count_seq(root, depth);
-        assert!(expected > size(10_000, 30), "tree too small to test anything: {expected}");
+        assert!(
+            expected > size(10_000, 30),
+            "tree too small to test anything: {expected}"
+        );
         for _ in 0..3 {
-            assert_eq!(pool.install(|| count_par(root, depth)), expected, "threads = {threads}");
+            assert_eq!(
+                pool.install(|| count_par(root, depth)),
+                expected,
+                "threads = {threads}"
+            );
         }
     }
 }
@@ -129,7 +145,11 @@ fn deep_and_wide_trees() {
         let (a, b) = join(|| chain(n - 1), || 1);
         a + b
     }
-    let pool = Pool::builder().threads(8).stack_size(256 << 20).build().unwrap();
+    let pool = Pool::builder()
+        .threads(8)
+        .stack_size(256 << 20)
+        .build()
+        .unwrap();
     let depth = size(10_000, 100);
     assert_eq!(pool.install(|| chain(depth)), depth);
     // Wide: 2^k leaves of a balanced tree.
@@ -149,7 +169,13 @@ fn scopes_spawning_from_spawned_tasks() {
     let pool = Pool::new(8).unwrap();
     let count = AtomicU64::new(0);
     let sum = AtomicU64::new(0);
-    fn spawn_tree<'s>(s: &forkjoin::Scope<'s>, depth: u32, id: u64, count: &'s AtomicU64, sum: &'s AtomicU64) {
+    fn spawn_tree<'s>(
+        s: &forkjoin::Scope<'s>,
+        depth: u32,
+        id: u64,
+        count: &'s AtomicU64,
+        sum: &'s AtomicU64,
+    ) {
         count.fetch_add(1, Relaxed);
         sum.fetch_add(id, Relaxed);
         if depth > 0 {
@@ -176,7 +202,10 @@ fn scope_borrows_the_stack_and_returns_a_value() {
         42
     });
     assert_eq!(total, 42);
-    assert_eq!(data.iter().sum::<u64>(), (0..10).map(|i| 10 * i).sum::<u64>());
+    assert_eq!(
+        data.iter().sum::<u64>(),
+        (0..10).map(|i| 10 * i).sum::<u64>()
+    );
 }
 
 #[test]
@@ -189,9 +218,13 @@ fn eight_threads_submit_while_joins_run() {
             let (pool, barrier) = (pool.clone(), barrier.clone());
             std::thread::spawn(move || {
                 barrier.wait();
-                let tasks: Vec<_> =
-                    (0..per_thread).map(|i| pool.submit(move || fib(10) + t * 1_000_000 + i)).collect();
-                tasks.into_iter().map(|task| task.join().unwrap()).sum::<u64>()
+                let tasks: Vec<_> = (0..per_thread)
+                    .map(|i| pool.submit(move || fib(10) + t * 1_000_000 + i))
+                    .collect();
+                tasks
+                    .into_iter()
+                    .map(|task| task.join().unwrap())
+                    .sum::<u64>()
             })
         })
         .collect();
@@ -200,7 +233,11 @@ fn eight_threads_submit_while_joins_run() {
     assert_eq!(pool.install(|| fib(n)), fib_exact(n));
     let total: u64 = submitters.into_iter().map(|h| h.join().unwrap()).sum();
     let expected: u64 = (0..8u64)
-        .map(|t| (0..per_thread).map(|i| fib_exact(10) + t * 1_000_000 + i).sum::<u64>())
+        .map(|t| {
+            (0..per_thread)
+                .map(|i| fib_exact(10) + t * 1_000_000 + i)
+                .sum::<u64>()
+        })
         .sum();
     assert_eq!(total, expected);
 }
@@ -275,11 +312,19 @@ fn blocking_closures_run_in_parallel() {
         let rx = Mutex::new(rx);
         let (got, ()) = pool.install(|| {
             join(
-                || rx.lock().unwrap().recv_timeout(Duration::from_secs(10)).is_ok(),
+                || {
+                    rx.lock()
+                        .unwrap()
+                        .recv_timeout(Duration::from_secs(10))
+                        .is_ok()
+                },
                 move || tx.send(()).unwrap(),
             )
         });
-        assert!(got, "the second closure did not run while the first blocked");
+        assert!(
+            got,
+            "the second closure did not run while the first blocked"
+        );
     }
 }
 
@@ -302,9 +347,11 @@ fn loops_are_exact() {
     let sum = pool.install(|| forkjoin::map_reduce(0..n, || 0u64, |i| i as u64, |a, b| a + b));
     assert_eq!(sum, (n as u64) * (n as u64 - 1) / 2);
     let hits: Vec<AtomicU64> = (0..1000).map(|_| AtomicU64::new(0)).collect();
-    pool.install(|| forkjoin::for_each(0..n, |i| {
-        hits[i % 1000].fetch_add(1, Relaxed);
-    }));
+    pool.install(|| {
+        forkjoin::for_each(0..n, |i| {
+            hits[i % 1000].fetch_add(1, Relaxed);
+        })
+    });
     assert!(hits.iter().all(|h| h.load(Relaxed) == n as u64 / 1000));
     let mut v: Vec<u64> = (0..n as u64).collect();
     pool.install(|| forkjoin::for_each_slice_mut(&mut v, |x| *x = *x * 3 + 1));
@@ -322,13 +369,19 @@ fn loops_are_exact() {
 
 #[test]
 fn deterministic_reduction_is_bit_identical() {
-    let xs: Vec<f64> = (0..size(200_000, 3_000)).map(|i| ((i as f64) * 0.37).sin() * 1e-3 + 1e3).collect();
+    let xs: Vec<f64> = (0..size(200_000, 3_000))
+        .map(|i| ((i as f64) * 0.37).sin() * 1e-3 + 1e3)
+        .collect();
     let sum = || forkjoin::map_reduce_slice_deterministic(&xs, || 0.0f64, |x| *x, |a, b| a + b);
     let reference = Pool::new(1).unwrap().install(sum).to_bits();
     for threads in [2, 3, 8, 16] {
         let pool = Pool::new(threads).unwrap();
         for _ in 0..3 {
-            assert_eq!(pool.install(sum).to_bits(), reference, "threads = {threads}");
+            assert_eq!(
+                pool.install(sum).to_bits(),
+                reference,
+                "threads = {threads}"
+            );
         }
     }
 }
@@ -357,8 +410,16 @@ fn panics_propagate_and_the_pool_survives() {
         "left"
     );
     assert_eq!(ran_b.load(SeqCst), 1, "the right closure still ran, once");
-    assert_eq!(panic_of(|| pool.install(|| join(|| fib(size(15, 6)), || -> u64 { panic!("right") }))), "right");
-    assert_eq!(panic_of(|| pool.install(|| join(|| -> u8 { panic!("both-a") }, || -> u8 { panic!("both-b") }))), "both-a");
+    assert_eq!(
+        panic_of(|| pool.install(|| join(|| fib(size(15, 6)), || -> u64 { panic!("right") }))),
+        "right"
+    );
+    assert_eq!(
+        panic_of(
+            || pool.install(|| join(|| -> u8 { panic!("both-a") }, || -> u8 { panic!("both-b") }))
+        ),
+        "both-a"
+    );
     assert_eq!(
         panic_of(|| pool.install(|| scope(|s| {
             s.spawn(|_| panic!("scope task"));
@@ -368,8 +429,18 @@ fn panics_propagate_and_the_pool_survives() {
         }))),
         "scope task"
     );
-    assert_eq!(message(pool.submit(|| -> u8 { panic!("submitted") }).join().unwrap_err()), "submitted");
-    assert_eq!(panic_of(|| pool.install(|| -> u8 { panic!("install") })), "install");
+    assert_eq!(
+        message(
+            pool.submit(|| -> u8 { panic!("submitted") })
+                .join()
+                .unwrap_err()
+        ),
+        "submitted"
+    );
+    assert_eq!(
+        panic_of(|| pool.install(|| -> u8 { panic!("install") })),
+        "install"
+    );
     // Deep inside a parallel recursion, on some worker.
     fn boom(n: u64) -> u64 {
         if n == 7 {
@@ -421,30 +492,63 @@ fn large_closure_joins_run_every_leaf_once_and_propagate_panics() {
         for fail in [(5000, u64::MAX), (12000, 5000), (LEAVES - 1, u64::MAX)] {
             let visits = AtomicUsize::new(0);
             let msg = panic_of(|| pool.install(|| walk(DEPTH, [0; 5], &visits, fail)));
-            assert_eq!(msg, format!("leaf {}", fail.0.min(fail.1)), "threads = {threads}");
-            assert_eq!(visits.load(SeqCst), LEAVES as usize, "every leaf ran once, threads = {threads}");
+            assert_eq!(
+                msg,
+                format!("leaf {}", fail.0.min(fail.1)),
+                "threads = {threads}"
+            );
+            assert_eq!(
+                visits.load(SeqCst),
+                LEAVES as usize,
+                "every leaf ran once, threads = {threads}"
+            );
         }
-        assert_eq!(pool.install(|| walk(DEPTH, [0; 5], &visits, none)), LEAVES * (LEAVES - 1) / 2);
+        assert_eq!(
+            pool.install(|| walk(DEPTH, [0; 5], &visits, none)),
+            LEAVES * (LEAVES - 1) / 2
+        );
     }
 }
 
 #[test]
 fn bad_input_is_an_error_not_a_panic() {
     assert!(matches!(Pool::new(0), Err(BuildError::ZeroThreads)));
-    assert!(matches!(Pool::builder().threads(0).build(), Err(BuildError::ZeroThreads)));
-    let e = Pool::builder().threads(1).stack_size(usize::MAX).build().err().unwrap();
+    assert!(matches!(
+        Pool::builder().threads(0).build(),
+        Err(BuildError::ZeroThreads)
+    ));
+    let e = Pool::builder()
+        .threads(1)
+        .stack_size(usize::MAX)
+        .build()
+        .err()
+        .unwrap();
     assert!(matches!(e, BuildError::StackTooLarge { .. }), "{e}");
     assert!(e.to_string().contains("stack size"));
-    let e = Pool::builder().threads(1).stack_size(16).build().err().unwrap();
+    let e = Pool::builder()
+        .threads(1)
+        .stack_size(16)
+        .build()
+        .err()
+        .unwrap();
     assert!(matches!(e, BuildError::StackTooSmall { .. }), "{e}");
-    assert!(Pool::new(0).err().unwrap().to_string().contains("at least one thread"));
+    assert!(Pool::new(0)
+        .err()
+        .unwrap()
+        .to_string()
+        .contains("at least one thread"));
 }
 
 #[test]
 #[cfg_attr(miri, ignore = "Miri does not model the OS refusing a stack")]
 fn a_stack_the_os_refuses_is_an_error() {
     // 64 TiB: within the address-space limit we check, beyond what mmap will reserve.
-    let e = Pool::builder().threads(2).stack_size(1 << 46).build().err().expect("the OS refused");
+    let e = Pool::builder()
+        .threads(2)
+        .stack_size(1 << 46)
+        .build()
+        .err()
+        .expect("the OS refused");
     assert!(matches!(e, BuildError::Spawn { worker: 0, .. }), "{e}");
     assert!(e.to_string().contains("refused"), "{e}");
 }
@@ -457,12 +561,20 @@ fn builder_options() {
         .stack_size(1 << 20)
         .build()
         .unwrap();
-    let names = pool.invoke_all((0..30).map(|_| || std::thread::current().name().unwrap().to_string()).collect());
+    let names = pool.invoke_all(
+        (0..30)
+            .map(|_| || std::thread::current().name().unwrap().to_string())
+            .collect(),
+    );
     assert!(names.iter().all(|n| n.starts_with("custom-")), "{names:?}");
     assert_eq!(pool.num_threads(), 3);
     #[cfg(target_os = "linux")]
     {
-        let pinned = Pool::builder().threads(2).pin_threads(true).build().unwrap();
+        let pinned = Pool::builder()
+            .threads(2)
+            .pin_threads(true)
+            .build()
+            .unwrap();
         assert_eq!(pinned.install(|| fib(15)), fib_exact(15));
     }
     assert!(Pool::default().num_threads() >= 1);
@@ -478,6 +590,9 @@ fn an_idle_pool_sleeps() {
     let before = pool.cpu_time().unwrap();
     std::thread::sleep(Duration::from_millis(300));
     let used = pool.cpu_time().unwrap() - before;
-    assert!(used < Duration::from_millis(30), "an idle pool used {used:?} of CPU in 300 ms");
+    assert!(
+        used < Duration::from_millis(30),
+        "an idle pool used {used:?} of CPU in 300 ms"
+    );
     assert!(pool.stats().total.parks > 0);
 }

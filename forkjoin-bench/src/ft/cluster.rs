@@ -358,7 +358,12 @@ mod tests {
         // 6 + 6 * 6 = 42 passes over 64^3 points.
         let n = 64.0 * 64.0 * 64.0;
         let (phase, net, costs) = (unit(), free(), Costs::zero());
-        let model = Model { phase: &phase, local: &net, net: &net, costs: &costs };
+        let model = Model {
+            phase: &phase,
+            local: &net,
+            net: &net,
+            costs: &costs,
+        };
         let t = predict(Class::S, Decomposition::Slabs, 1, 1, &model).unwrap();
         assert!((t - 42.0 * n * 1e-9).abs() < 1e-12, "{t}");
         // FT: init, x, (pack, unpack, y), (pack, unpack, z) = 8, per iteration evolve, z,

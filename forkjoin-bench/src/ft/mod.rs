@@ -463,7 +463,13 @@ fn frequency(i: usize, d: usize) -> i64 {
 
 /// One time step in frequency space, as NPB's `evolve`: u *= exp(-4 alpha pi^2 |k|^2), and
 /// `out` = the new u (the copy the inverse FFT then works in), in the same pass.
-pub fn evolve<J: Join>(j: &mut J, u: &mut [Complex64], out: &mut [Complex64], layout: &Layout, tw: &Twiddle) {
+pub fn evolve<J: Join>(
+    j: &mut J,
+    u: &mut [Complex64],
+    out: &mut [Complex64],
+    layout: &Layout,
+    tw: &Twiddle,
+) {
     assert_eq!(u.len(), layout.len());
     assert_eq!(out.len(), layout.len());
     let [d0, d1, d2] = layout.dims;
@@ -562,7 +568,13 @@ impl Solver {
         }
         let mut sums = Vec::with_capacity(self.class.iterations());
         for _ in 0..self.class.iterations() {
-            evolve(j, &mut self.spectrum, &mut self.work, &layout, &self.twiddle);
+            evolve(
+                j,
+                &mut self.spectrum,
+                &mut self.work,
+                &layout,
+                &self.twiddle,
+            );
             for axis in (0..3).rev() {
                 fft_axis(j, &mut self.work, &layout, axis, Direction::Inverse, plans);
             }

@@ -110,7 +110,10 @@ fn fib<J: Join>(j: &mut J, n: u32, threshold: u32) -> u64 {
     if n <= threshold {
         return seq_fib(n);
     }
-    let (a, b) = j.join(move |j| fib(j, n - 1, threshold), move |j| fib(j, n - 2, threshold));
+    let (a, b) = j.join(
+        move |j| fib(j, n - 1, threshold),
+        move |j| fib(j, n - 2, threshold),
+    );
     a + b
 }
 

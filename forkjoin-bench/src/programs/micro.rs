@@ -432,7 +432,7 @@ mod tests {
         let mut expected: Option<Best> = None;
         for (index, &mv) in moves.iter().enumerate() {
             let score = -plain_negamax(pos.play(mv), 2);
-            if expected.map_or(true, |b| score > b.score) {
+            if expected.is_none_or(|b| score > b.score) {
                 expected = Some(Best { index, mv, score });
             }
         }

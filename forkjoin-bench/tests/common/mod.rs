@@ -20,5 +20,8 @@ pub fn text(bytes: &[u8]) -> String {
 #[track_caller]
 pub fn assert_stderr_contains(out: &Output, needle: &str) {
     let err = text(&out.stderr);
-    assert!(err.contains(needle), "expected `{needle}` in stderr:\n{err}");
+    assert!(
+        err.contains(needle),
+        "expected `{needle}` in stderr:\n{err}"
+    );
 }

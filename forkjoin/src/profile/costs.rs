@@ -55,7 +55,10 @@ impl fmt::Display for CostsError {
         match self {
             CostsError::Io { path, error } => write!(f, "cannot access costs file {path}: {error}"),
             CostsError::Malformed { path, error } => {
-                write!(f, "{path} is not a forkjoin costs file (write one with `fj calibrate`): {error}")
+                write!(
+                    f,
+                    "{path} is not a forkjoin costs file (write one with `fj calibrate`): {error}"
+                )
             }
         }
     }
@@ -110,7 +113,8 @@ impl Costs {
         let join_ns = measure_join(&one);
         let promote_ns = measure_promote(&one);
         let steal_ns = (measure_handover(&two, Duration::ZERO) - promote_ns).max(0.0);
-        let wake_ns = (measure_handover(&two, Duration::from_millis(3)) - promote_ns - steal_ns).max(0.0);
+        let wake_ns =
+            (measure_handover(&two, Duration::from_millis(3)) - promote_ns - steal_ns).max(0.0);
         Costs {
             join_ns,
             promote_ns,
@@ -132,8 +136,10 @@ impl Costs {
 
     /// Parses costs from JSON; `origin` names the source in the error.
     pub fn from_json(json: &str, origin: &str) -> Result<Costs, CostsError> {
-        let costs: Costs = serde_json::from_str(json)
-            .map_err(|e| CostsError::Malformed { path: origin.into(), error: e.to_string() })?;
+        let costs: Costs = serde_json::from_str(json).map_err(|e| CostsError::Malformed {
+            path: origin.into(),
+            error: e.to_string(),
+        })?;
         let fields = [
             costs.join_ns,
             costs.promote_ns,
@@ -146,7 +152,10 @@ impl Costs {
             costs.timer_ns,
         ];
         if fields.iter().any(|c| !c.is_finite() || *c < 0.0) {
-            return Err(CostsError::Malformed { path: origin.into(), error: "a cost is negative or not finite".into() });
+            return Err(CostsError::Malformed {
+                path: origin.into(),
+                error: "a cost is negative or not finite".into(),
+            });
         }
         Ok(costs)
     }
@@ -154,22 +163,28 @@ impl Costs {
     /// Writes the costs to `path` as JSON.
     pub fn save(&self, path: impl AsRef<Path>) -> Result<(), CostsError> {
         let path = path.as_ref();
-        std::fs::write(path, self.to_json() + "\n")
-            .map_err(|error| CostsError::Io { path: path.display().to_string(), error })
+        std::fs::write(path, self.to_json() + "\n").map_err(|error| CostsError::Io {
+            path: path.display().to_string(),
+            error,
+        })
     }
 
     /// Reads costs written by [`Costs::save`].
     pub fn load(path: impl AsRef<Path>) -> Result<Costs, CostsError> {
         let path = path.as_ref();
-        let text = std::fs::read_to_string(path)
-            .map_err(|error| CostsError::Io { path: path.display().to_string(), error })?;
+        let text = std::fs::read_to_string(path).map_err(|error| CostsError::Io {
+            path: path.display().to_string(),
+            error,
+        })?;
         Costs::from_json(&text, &path.display().to_string())
     }
 }
 
 fn machine_name() -> String {
     let host = std::fs::read_to_string("/etc/hostname").unwrap_or_default();
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     format!("{} ({cores} cores)", host.trim())
 }
 
@@ -197,7 +212,10 @@ fn tree_seq(depth: u32) -> u64 {
     if depth == 0 {
         return black_box(1);
     }
-    let (a, b) = (black_box(tree_seq(depth - 1)), black_box(tree_seq(depth - 1)));
+    let (a, b) = (
+        black_box(tree_seq(depth - 1)),
+        black_box(tree_seq(depth - 1)),
+    );
     a + b
 }
 
@@ -325,10 +343,18 @@ mod tests {
     fn malformed_json_is_a_clear_error() {
         let e = Costs::from_json("{\"join_ns\": 1}", "costs.json").unwrap_err();
         let msg = e.to_string();
-        assert!(msg.starts_with("costs.json is not a forkjoin costs file"), "{msg}");
-        let e = Costs::from_json(&Costs::typical().to_json().replace("3.0", "-3.0"), "x").unwrap_err();
+        assert!(
+            msg.starts_with("costs.json is not a forkjoin costs file"),
+            "{msg}"
+        );
+        let e =
+            Costs::from_json(&Costs::typical().to_json().replace("3.0", "-3.0"), "x").unwrap_err();
         assert!(e.to_string().contains("negative"), "{e}");
         let e = Costs::load("/nonexistent/costs.json").unwrap_err();
-        assert!(e.to_string().starts_with("cannot access costs file /nonexistent/costs.json"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("cannot access costs file /nonexistent/costs.json"),
+            "{e}"
+        );
     }
 }

@@ -118,7 +118,9 @@ impl TaskNode {
         for step in &self.steps {
             match step {
                 Step::Work(ns) => out.push_work(scale(*ns)),
-                Step::Chunk { work, span, joins } => out.push_chunk(scale(*work), scale(*span), *joins),
+                Step::Chunk { work, span, joins } => {
+                    out.push_chunk(scale(*work), scale(*span), *joins)
+                }
                 Step::Join(a, b) => out.push_join(a.scaled(factor), b.scaled(factor)),
             }
         }
@@ -137,7 +139,11 @@ impl TaskNode {
                 Step::Chunk { work, span, joins } => rebuilt.push_chunk(work, span, joins),
                 Step::Join(mut a, mut b) => {
                     if a.work + b.work < threshold {
-                        rebuilt.push_chunk(a.work + b.work, a.span.max(b.span), 1 + a.joins + b.joins);
+                        rebuilt.push_chunk(
+                            a.work + b.work,
+                            a.span.max(b.span),
+                            1 + a.joins + b.joins,
+                        );
                     } else {
                         a.coarsen(threshold);
                         b.coarsen(threshold);
@@ -159,7 +165,10 @@ mod tests {
         if depth == 0 {
             return TaskNode::new().work(10);
         }
-        TaskNode::new().work(1).join(tree(depth - 1), tree(depth - 1)).work(1)
+        TaskNode::new()
+            .work(1)
+            .join(tree(depth - 1), tree(depth - 1))
+            .work(1)
     }
 
     #[test]
@@ -176,7 +185,11 @@ mod tests {
         let mut t = tree(6);
         let (work, span, joins, size) = (t.work, t.span, t.joins, t.size);
         let removed = t.coarsen(100);
-        assert!(removed > 0 && t.size == size - removed, "{removed} {}", t.size);
+        assert!(
+            removed > 0 && t.size == size - removed,
+            "{removed} {}",
+            t.size
+        );
         assert_eq!((t.work, t.joins), (work, joins));
         // A chunk keeps its own span, so the span is unchanged too.
         assert_eq!(t.span, span);

@@ -18,7 +18,7 @@
 //! of its children), and gives the predicted time beside Cilkview's speedup bounds.
 //!
 //! How a strand is timed: while a profile runs, every join takes the runtime's slow path
-//! (the pool's `profiling` flag forces the join limit to zero). There the join closes the
+//! (the pool's `profiling` flag keeps the join limit at the heartbeat's `SHARE_REQUEST`). There the join closes the
 //! current strand, wraps both closures so that each opens strands of its own wherever it
 //! runs, joins them with the ordinary scheduler, and combines their totals. The profiler's
 //! own cost per strand is measured at the start of every profile (an empty join tree) and
@@ -74,7 +74,11 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Options {
-        Options { record_graph: true, max_steps: 1 << 18, costs: Costs::typical() }
+        Options {
+            record_graph: true,
+            max_steps: 1 << 18,
+            costs: Costs::typical(),
+        }
     }
 }
 
@@ -211,7 +215,8 @@ impl Profile {
     /// The factor by which [`Profile::scaled_to`] multiplies strand times to reach
     /// `one_worker` (at least 0.05).
     pub fn work_scale(&self, one_worker: Duration, costs: &Costs) -> f64 {
-        let target = one_worker.as_nanos() as f64 - costs.submit_ns - self.joins as f64 * costs.join_ns;
+        let target =
+            one_worker.as_nanos() as f64 - costs.submit_ns - self.joins as f64 * costs.join_ns;
         if self.work == 0 {
             1.0
         } else {
@@ -262,7 +267,11 @@ pub fn run<R: Send>(pool: &Pool, f: impl FnOnce() -> R + Send) -> (R, Profile) {
 }
 
 /// [`run`] with explicit options.
-pub fn run_with<R: Send>(pool: &Pool, options: &Options, f: impl FnOnce() -> R + Send) -> (R, Profile) {
+pub fn run_with<R: Send>(
+    pool: &Pool,
+    options: &Options,
+    f: impl FnOnce() -> R + Send,
+) -> (R, Profile) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let registry = pool.registry();
     let _flag = ProfilingFlag::set(registry);
@@ -315,7 +324,7 @@ impl<'a> ProfilingFlag<'a> {
         for w in registry.workers.iter() {
             // Relaxed: as the heartbeat's request; the workers that run the profiled closure
             // get their part through a queue after this store.
-            w.limit.store(0, Relaxed);
+            w.join.limit.store(crate::registry::SHARE_REQUEST, Relaxed);
         }
         ProfilingFlag(registry, was)
     }
@@ -366,7 +375,17 @@ struct Acc {
 
 impl Acc {
     fn new(session: SessionRef) -> Acc {
-        Acc { session, start: 0, work: 0, span: 0, bspan: 0, joins: 0, depth: 0, strands: 0, graph: TaskNode::new() }
+        Acc {
+            session,
+            start: 0,
+            work: 0,
+            span: 0,
+            bspan: 0,
+            joins: 0,
+            depth: 0,
+            strands: 0,
+            graph: TaskNode::new(),
+        }
     }
 
     /// Not tied to the borrow of `self`: the session outlives every accumulator.
@@ -387,7 +406,9 @@ impl Acc {
         if record {
             let before = self.graph.size;
             self.graph.push_work(d);
-            self.session().live.fetch_add(self.graph.size - before, Relaxed);
+            self.session()
+                .live
+                .fetch_add(self.graph.size - before, Relaxed);
         }
     }
 
@@ -415,13 +436,16 @@ impl Acc {
         if a.work + b.work < threshold {
             s.live.fetch_sub(a.size + b.size, Relaxed);
             s.live.fetch_add(1, Relaxed);
-            self.graph.push_chunk(a.work + b.work, a.span.max(b.span), 1 + a.joins + b.joins);
+            self.graph
+                .push_chunk(a.work + b.work, a.span.max(b.span), 1 + a.joins + b.joins);
         } else {
             let live = s.live.fetch_add(1, Relaxed) + 1;
             self.graph.push_join(a, b);
             let trigger = s.trigger.load(Relaxed);
             if live > trigger
-                && s.trigger.compare_exchange(trigger, live + s.max_steps / 4, Relaxed, Relaxed).is_ok()
+                && s.trigger
+                    .compare_exchange(trigger, live + s.max_steps / 4, Relaxed, Relaxed)
+                    .is_ok()
             {
                 // Raise the threshold: from now on smaller subtrees are chunks. Subtrees
                 // finished earlier stay until the end, when the whole graph is coarsened
@@ -499,8 +523,11 @@ where
     // thread below us; it outlives this join.
     (*parent).close_strand(now());
     let session = (*parent).session;
-    let ((ra, acc_a), (rb, acc_b)) =
-        join_unprofiled_slow(worker, move || measured(session, a), move || measured(session, b));
+    let ((ra, acc_a), (rb, acc_b)) = join_unprofiled_slow(
+        worker,
+        move || measured(session, a),
+        move || measured(session, b),
+    );
     (*parent).combine(acc_a, acc_b);
     (*parent).start = now();
     (ra, rb)
@@ -597,7 +624,10 @@ mod tests {
     #[test]
     fn the_graph_stays_under_its_bound() {
         let pool = Pool::new(2).unwrap();
-        let options = Options { max_steps: 2_000, ..Options::default() };
+        let options = Options {
+            max_steps: 2_000,
+            ..Options::default()
+        };
         let (r, p) = run_with(&pool, &options, || fib(22));
         assert_eq!(r, 17711);
         let g = p.graph().unwrap();

@@ -52,7 +52,11 @@ pub(crate) fn predict(profile: &Profile, workers: usize, costs: &Costs) -> Predi
     match profile.graph() {
         Some(graph) => {
             let seconds = simulate(graph, workers, costs) * 1e-9;
-            let one = if workers == 1 { seconds } else { simulate(graph, 1, costs) * 1e-9 };
+            let one = if workers == 1 {
+                seconds
+            } else {
+                simulate(graph, 1, costs) * 1e-9
+            };
             Prediction {
                 workers,
                 seconds,
@@ -140,7 +144,10 @@ pub(crate) fn simulate(root: &TaskNode, workers: usize, costs: &Costs) -> f64 {
                 fresh: false,
             })
             .collect(),
-        frames: vec![Frame { b: root, state: FrameState::Stolen { thief: 0 } }],
+        frames: vec![Frame {
+            b: root,
+            state: FrameState::Stolen { thief: 0 },
+        }],
         costs: costs.clone(),
         rng: 0x9E37_79B9_7F4A_7C15,
         finished: None,
@@ -187,10 +194,16 @@ impl<'g> Sim<'g> {
                     }
                     Step::Join(a, b) => {
                         let frame = self.frames.len();
-                        self.frames.push(Frame { b, state: FrameState::Private });
+                        self.frames.push(Frame {
+                            b,
+                            state: FrameState::Private,
+                        });
                         let me = &mut self.workers[w];
                         me.clock += self.costs.join_ns;
-                        me.stack.push(Entry::Join { frame, inline_b: false });
+                        me.stack.push(Entry::Join {
+                            frame,
+                            inline_b: false,
+                        });
                         me.stack.push(Entry::Run { task: a, pos: 0 });
                         self.maybe_promote(w);
                     }
@@ -208,7 +221,10 @@ impl<'g> Sim<'g> {
     /// decide what the worker does next.
     fn settle(&mut self, w: usize) {
         match self.workers[w].stack.last().copied() {
-            Some(Entry::Join { frame, inline_b: false }) => match self.frames[frame].state {
+            Some(Entry::Join {
+                frame,
+                inline_b: false,
+            }) => match self.frames[frame].state {
                 FrameState::Private | FrameState::Promoted => {
                     if self.frames[frame].state == FrameState::Promoted {
                         self.workers[w].deque.retain(|&f| f != frame);
@@ -217,7 +233,10 @@ impl<'g> Sim<'g> {
                     let b = self.frames[frame].b;
                     let me = &mut self.workers[w];
                     me.stack.pop();
-                    me.stack.push(Entry::Join { frame, inline_b: true });
+                    me.stack.push(Entry::Join {
+                        frame,
+                        inline_b: true,
+                    });
                     me.stack.push(Entry::Run { task: b, pos: 0 });
                 }
                 FrameState::Done { at } => {
@@ -252,7 +271,9 @@ impl<'g> Sim<'g> {
                     self.go_idle(w);
                 }
             }
-            Some(Entry::Run { .. }) => unreachable!("settle is called with a finished closure popped"),
+            Some(Entry::Run { .. }) => {
+                unreachable!("settle is called with a finished closure popped")
+            }
             None => {
                 if !self.steal(w, None) {
                     self.go_idle(w);
@@ -280,7 +301,8 @@ impl<'g> Sim<'g> {
         if let State::Idle { since } = self.workers[w].state {
             let parked = at - since > self.costs.spin_ns;
             let me = &mut self.workers[w];
-            me.clock = since.max(at) + self.costs.steal_ns + if parked { self.costs.wake_ns } else { 0.0 };
+            me.clock =
+                since.max(at) + self.costs.steal_ns + if parked { self.costs.wake_ns } else { 0.0 };
             me.state = State::Running;
         }
     }
@@ -288,8 +310,9 @@ impl<'g> Sim<'g> {
     /// Takes the oldest promoted frame of a victim (`hint` first, else a random one that has
     /// any) and starts its second closure. False if every deque is empty.
     fn steal(&mut self, w: usize, hint: Option<usize>) -> bool {
-        let victims: Vec<usize> =
-            (0..self.workers.len()).filter(|&v| v != w && !self.workers[v].deque.is_empty()).collect();
+        let victims: Vec<usize> = (0..self.workers.len())
+            .filter(|&v| v != w && !self.workers[v].deque.is_empty())
+            .collect();
         if victims.is_empty() {
             return false;
         }
@@ -302,7 +325,10 @@ impl<'g> Sim<'g> {
                 victims[(self.rng % victims.len() as u64) as usize]
             }
         };
-        let frame = self.workers[victim].deque.pop_front().expect("victim has a frame");
+        let frame = self.workers[victim]
+            .deque
+            .pop_front()
+            .expect("victim has a frame");
         self.frames[frame].state = FrameState::Stolen { thief: w };
         let b = self.frames[frame].b;
         let me = &mut self.workers[w];
@@ -327,7 +353,11 @@ impl<'g> Sim<'g> {
         if self.costs.heartbeat_ns == 0.0 {
             // No heartbeat period: every join is shared at once (the seed design's eager
             // push), which makes the zero-cost model the ideal work-stealing scheduler.
-            if let Some(&Entry::Join { frame, inline_b: false }) = self.workers[w].stack.iter().rev().nth(1) {
+            if let Some(&Entry::Join {
+                frame,
+                inline_b: false,
+            }) = self.workers[w].stack.iter().rev().nth(1)
+            {
                 self.promote(w, frame, now);
             }
             return;
@@ -342,7 +372,10 @@ impl<'g> Sim<'g> {
             return;
         }
         let oldest = self.workers[w].stack.iter().find_map(|e| match *e {
-            Entry::Join { frame, inline_b: false } if self.frames[frame].state == FrameState::Private => Some(frame),
+            Entry::Join {
+                frame,
+                inline_b: false,
+            } if self.frames[frame].state == FrameState::Private => Some(frame),
             _ => None,
         });
         if let Some(frame) = oldest {
@@ -356,7 +389,11 @@ impl<'g> Sim<'g> {
         me.deque.push_back(frame);
         me.clock += self.costs.promote_ns;
         // Wake one idle worker (the runtime's notify_work); it steals when its clock comes.
-        if let Some(u) = self.workers.iter().position(|o| matches!(o.state, State::Idle { .. })) {
+        if let Some(u) = self
+            .workers
+            .iter()
+            .position(|o| matches!(o.state, State::Idle { .. }))
+        {
             self.wake(u, now);
         }
     }
@@ -394,7 +431,16 @@ mod tests {
 
     #[test]
     fn equal_leaves_with_zero_costs_take_t1_over_p_in_whole_leaves() {
-        for (n, p) in [(64, 1), (64, 2), (64, 4), (64, 8), (64, 64), (100, 8), (7, 2), (3, 4)] {
+        for (n, p) in [
+            (64, 1),
+            (64, 2),
+            (64, 4),
+            (64, 8),
+            (64, 64),
+            (100, 8),
+            (7, 2),
+            (3, 4),
+        ] {
             let g = leaves(n, 1_000);
             let expected = n.div_ceil(p) as f64 * 1_000.0;
             assert_eq!(sim_ns(&g, p), expected, "n={n} p={p}");
@@ -414,15 +460,24 @@ mod tests {
     #[test]
     fn predictions_respect_the_lower_bounds() {
         let costs = Costs::typical();
-        let g = TaskNode::new().work(5_000).join(leaves(300, 20_000), leaves(7, 90_000)).work(3_000);
+        let g = TaskNode::new()
+            .work(5_000)
+            .join(leaves(300, 20_000), leaves(7, 90_000))
+            .work(3_000);
         let profile = Profile::from_graph(g, &costs);
         let t1 = profile.work().as_nanos() as f64 * 1e-9;
         let span = profile.span().as_nanos() as f64 * 1e-9;
         for p in [1, 2, 3, 4, 8, 16, 64] {
             let pred = profile.predict(p, &costs);
             assert!(pred.simulated);
-            assert!(pred.seconds >= t1 / p as f64 && pred.seconds >= span, "p={p} {pred:?}");
-            assert!(pred.speedup <= pred.speedup_upper * 1.0001, "p={p} {pred:?}");
+            assert!(
+                pred.seconds >= t1 / p as f64 && pred.seconds >= span,
+                "p={p} {pred:?}"
+            );
+            assert!(
+                pred.speedup <= pred.speedup_upper * 1.0001,
+                "p={p} {pred:?}"
+            );
         }
     }
 
