@@ -176,22 +176,6 @@ impl PoolBuilder {
                 }
             }
         }
-        if spawn_error.is_none() {
-            let r = Arc::clone(&registry);
-            match std::thread::Builder::new()
-                .name("forkjoin-heartbeat".into())
-                .stack_size(MIN_STACK)
-                .spawn(move || r.heartbeat_loop())
-            {
-                Ok(h) => handles.push(h),
-                Err(source) => {
-                    spawn_error = Some(BuildError::Spawn {
-                        worker: threads,
-                        source,
-                    })
-                }
-            }
-        }
         let pool = Pool { registry, handles };
         match spawn_error {
             // Dropping the partial pool stops and joins the threads already started.
@@ -366,7 +350,7 @@ impl Pool {
         Stats::new(workers, self.registry.external_submissions.load(Relaxed))
     }
 
-    /// CPU time used so far by the pool's threads (workers and heartbeat), where the
+    /// CPU time used so far by the pool's threads (its workers), where the
     /// platform can tell (Linux and other POSIX systems with per-thread CPU clocks).
     pub fn cpu_time(&self) -> Option<Duration> {
         #[cfg(unix)]

@@ -21,6 +21,7 @@
 use crate::padded::CachePadded;
 use crate::sync::{fence, AtomicBool, AtomicUsize, Condvar, Mutex};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
+use std::time::Duration;
 
 struct Slot {
     /// Set by the sleeper under `woken`'s mutex, cleared by whoever wakes it (also under the
@@ -64,7 +65,25 @@ impl Sleep {
     /// announced itself (then it returns at once). `stay_awake` must read, after the fence,
     /// everything a waker publishes before calling `notify_work` or `wake`: the queues, the
     /// latch being waited for, the pool's termination flag. Returns whether it really slept.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn sleep(&self, index: usize, stay_awake: impl Fn() -> bool) -> bool {
+        self.sleep_for(index, stay_awake, || None)
+    }
+
+    /// `sleep`, for at most the time `timeout()` returns, if any. `timeout` is called once
+    /// the worker has announced itself and `stay_awake()` was false, so it too reads what
+    /// others published before their fence. A sleeper that times out withdraws its
+    /// announcement under its slot's mutex, which a waker holds from its check of
+    /// `is_sleeping` to its wake-up: either the waker cleared the announcement first (then
+    /// the wake-up is delivered and consumed here) or the sleeper withdraws it and the waker
+    /// finds nobody to wake (and the sleeper, awake, looks for work again). (loom does not
+    /// model timeouts; the withdrawal is the same as the `stay_awake` path's.)
+    pub(crate) fn sleep_for(
+        &self,
+        index: usize,
+        stay_awake: impl Fn() -> bool,
+        timeout: impl FnOnce() -> Option<Duration>,
+    ) -> bool {
         let slot = &self.slots[index];
         let mut woken = slot.woken.lock().unwrap();
         // Relaxed: read by wakers only as a hint, re-checked under the mutex we hold.
@@ -78,9 +97,21 @@ impl Sleep {
             self.sleepers.fetch_sub(1, Relaxed);
             return false;
         }
+        let timeout = timeout();
         // The waker clears `is_sleeping` and decrements `sleepers` for us.
         while !*woken {
-            woken = slot.condvar.wait(woken).unwrap();
+            match timeout {
+                None => woken = slot.condvar.wait(woken).unwrap(),
+                Some(timeout) => {
+                    let (guard, result) = slot.condvar.wait_timeout(woken, timeout).unwrap();
+                    woken = guard;
+                    if result.timed_out() && !*woken {
+                        slot.is_sleeping.store(false, Relaxed);
+                        self.sleepers.fetch_sub(1, Relaxed);
+                        return true;
+                    }
+                }
+            }
         }
         *woken = false;
         true
@@ -98,6 +129,12 @@ impl Sleep {
         if self.sleepers.load(Acquire) == 0 || searching() > 0 {
             return;
         }
+        self.wake_any();
+    }
+
+    /// Wakes one parked worker, if there is one. The caller has issued a SeqCst fence after
+    /// publishing what the worker should see.
+    pub(crate) fn wake_any(&self) {
         let n = self.slots.len();
         let start = next_start(n);
         for k in 0..n {
@@ -170,6 +207,17 @@ mod tests {
     use super::*;
     use std::sync::Arc;
     use std::time::Duration;
+
+    #[test]
+    fn a_timed_sleep_times_out_and_withdraws() {
+        let s = Sleep::new(1);
+        let start = std::time::Instant::now();
+        assert!(s.sleep_for(0, || false, || Some(Duration::from_millis(5))));
+        assert!(start.elapsed() >= Duration::from_millis(5));
+        assert_eq!(s.sleepers(), 0);
+        // Nobody is asleep any more: a later wake-up finds no one.
+        assert!(!s.wake(0));
+    }
 
     #[test]
     fn stay_awake_short_circuits() {
@@ -278,6 +326,55 @@ mod loom_tests {
             for w in workers {
                 w.join().unwrap();
             }
+        });
+    }
+
+    /// The watcher protocol (`Registry::leave_idle` and the parking worker of
+    /// `Worker::idle_until`): a worker parks while another stops being idle. The parking
+    /// worker decides after announcing itself: if it sees the other busy it becomes the
+    /// watcher (a timed park, which loom cannot time out: the model's main thread plays the
+    /// timeout by waking it once the other is done); if not, it parks for good, and then the
+    /// other must have seen it asleep and woken it. A lost wake-up is a deadlock here.
+    #[test]
+    fn a_worker_that_parks_for_good_is_woken_by_one_that_becomes_busy() {
+        model(|| {
+            let sleep = Arc::new(Sleep::new(2));
+            // The pool's `idle` count: both idle at first.
+            let idle = Arc::new(AtomicUsize::new(2));
+            let watching = Arc::new(AtomicBool::new(false));
+            let decided = Arc::new(AtomicBool::new(false));
+            let parker = {
+                let (sleep, idle) = (sleep.clone(), idle.clone());
+                let (watching, decided) = (watching.clone(), decided.clone());
+                thread::spawn(move || {
+                    sleep.sleep_for(
+                        1,
+                        || false,
+                        || {
+                            let busy = idle.load(Relaxed) < 2;
+                            watching.store(busy, Relaxed);
+                            // Release: the main thread reads `watching` after this.
+                            decided.store(true, Release);
+                            busy.then_some(std::time::Duration::from_micros(50))
+                        },
+                    );
+                })
+            };
+            // Worker 0 leaves the idle state, as `leave_idle` does.
+            idle.fetch_sub(1, SeqCst);
+            fence(SeqCst);
+            if sleep.sleepers() > 0 {
+                sleep.wake_any();
+            }
+            // The watcher's timeout, once worker 0 is done and the parker has decided: wake
+            // it if it watches (a real one would time out).
+            while !decided.load(Acquire) {
+                thread::yield_now();
+            }
+            if watching.load(Relaxed) {
+                sleep.fence_and_wake(1);
+            }
+            parker.join().unwrap();
         });
     }
     use std::sync::atomic::Ordering::AcqRel;

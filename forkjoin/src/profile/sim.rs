@@ -5,9 +5,10 @@
 //! - A join costs `join_ns` and records its second closure in a private frame; the worker
 //!   goes on with the first closure.
 //! - A frame becomes stealable only when its worker *promotes* it (`promote_ns`): at the
-//!   first join of a job the worker just took from a queue, or at a join after a heartbeat
-//!   tick that came while some worker was idle; the oldest private frame is promoted, and
-//!   only while the worker's deque is empty.
+//!   first join of a job the worker just took from a queue, or at a join while some worker
+//!   is idle (an idle worker asks for sharing as soon as it finds nothing, and again every
+//!   heartbeat period); the oldest private frame is promoted, and only while the worker's
+//!   deque is empty.
 //! - An idle worker takes a promoted frame `steal_ns` after it appears (plus `wake_ns` if it
 //!   had been idle longer than `spin_ns` and so had parked). Thieves take the oldest frame of
 //!   a random victim (FIFO); the waiting owner of a stolen frame first tries its thief.
@@ -340,8 +341,8 @@ impl<'g> Sim<'g> {
         true
     }
 
-    /// At a join: share the oldest private frame if this worker just started a job, or if a
-    /// heartbeat tick came after some worker went idle; only while its deque is empty.
+    /// At a join: share the oldest private frame if this worker just started a job, or if
+    /// some worker is idle (and so has asked); only while its deque is empty.
     fn maybe_promote(&mut self, w: usize) {
         let n = self.workers.len();
         let now = self.workers[w].clock;
@@ -362,12 +363,11 @@ impl<'g> Sim<'g> {
             }
             return;
         }
-        let half_tick = self.costs.heartbeat_ns / 2.0;
         let fresh = std::mem::take(&mut self.workers[w].fresh);
         let idle = self
             .workers
             .iter()
-            .position(|o| matches!(o.state, State::Idle { since } if since + half_tick <= now));
+            .position(|o| matches!(o.state, State::Idle { since } if since <= now));
         if !fresh && idle.is_none() {
             return;
         }
