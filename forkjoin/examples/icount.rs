@@ -18,17 +18,9 @@ fn fib_seq(n: u64) -> u64 {
     a + b
 }
 
-struct Node {
-    value: u64,
-    children: Option<Box<(Node, Node)>>,
-}
-
-fn tree(depth: u32, next: &mut u64) -> Node {
-    *next += 1;
-    let value = *next;
-    let children = (depth > 1).then(|| Box::new((tree(depth - 1, next), tree(depth - 1, next))));
-    Node { value, children }
-}
+#[path = "shared/tree.rs"]
+mod shared_tree;
+use shared_tree::{tree, Node};
 
 /// Sum over the tree; `PAR` selects `join` or two plain calls.
 fn sum<const PAR: bool>(n: &Node) -> u64 {

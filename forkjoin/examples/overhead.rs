@@ -50,18 +50,9 @@ fn fib_chili(s: &mut chili::Scope<'_>, n: u64) -> u64 {
     a + b
 }
 
-struct Node {
-    value: u64,
-    children: Option<Box<(Node, Node)>>,
-}
-
-/// A complete binary tree of `2^depth - 1` nodes.
-fn tree(depth: u32, next: &mut u64) -> Node {
-    *next += 1;
-    let value = *next;
-    let children = (depth > 1).then(|| Box::new((tree(depth - 1, next), tree(depth - 1, next))));
-    Node { value, children }
-}
+#[path = "shared/tree.rs"]
+mod shared_tree;
+use shared_tree::{tree, Node};
 
 fn sum_seq(n: &Node) -> u64 {
     match &n.children {

@@ -54,18 +54,7 @@ thread_local! {
 /// The join state of every thread that is not a worker. Its `limit` is `SHARE_REQUEST`, so
 /// a join there takes the path that handles a request, which finds no worker and goes to
 /// the global pool: the fast path needs no test for "not a worker". Nothing writes it.
-static OUTSIDE: JoinState = JoinState {
-    owner: CachePadded(UnsafeCell::new(OwnerState {
-        len: 0,
-        shared: 0,
-        inline_joins: AtomicU64::new(0),
-        fresh: false,
-        source: SOURCE_OWN,
-        rng: 0,
-        last_request: None,
-    })),
-    limit: CachePadded(AtomicUsize::new(SHARE_REQUEST)),
-};
+static OUTSIDE: JoinState = JoinState::new(0, SHARE_REQUEST);
 
 /// Per-worker counters. Each is written only by its worker, with a relaxed load and store
 /// (no read-modify-write: nobody else writes it), and read by `Pool::stats` as a snapshot:
@@ -129,6 +118,22 @@ pub(crate) struct JoinState {
 unsafe impl Sync for JoinState {}
 
 impl JoinState {
+    /// No frames, the given random seed and bound.
+    const fn new(rng: u64, limit: usize) -> JoinState {
+        JoinState {
+            owner: CachePadded(UnsafeCell::new(OwnerState {
+                len: 0,
+                shared: 0,
+                inline_joins: AtomicU64::new(0),
+                fresh: false,
+                source: SOURCE_OWN,
+                rng,
+                last_request: None,
+            })),
+            limit: CachePadded(AtomicUsize::new(limit)),
+        }
+    }
+
     /// This thread's join state: its worker's, or `OUTSIDE`. Never null.
     #[inline(always)]
     pub(crate) fn current() -> *const JoinState {
@@ -469,12 +474,12 @@ impl Worker {
                     bump(&self.counters.parks);
                 }
                 let mut watch = false;
-                let slept = registry.sleep.sleep_for(
+                let slept = registry.sleep.sleep(
                     self.index,
                     || done() || registry.has_work(),
                     || {
                         // After announcing this worker as a sleeper (the fence in
-                        // `sleep_for`): either it sees a worker that became busy, or that
+                        // `sleep`): either it sees a worker that became busy, or that
                         // worker sees it asleep (`Registry::leave_idle`). Relaxed: ordered
                         // by the fences.
                         let some_busy = registry.idle.load(Relaxed) < registry.workers.len();
@@ -549,19 +554,11 @@ impl Registry {
         Arc::new_cyclic(|me| Registry {
             workers: (0..threads)
                 .map(|index| Worker {
-                    join: JoinState {
-                        owner: CachePadded(UnsafeCell::new(OwnerState {
-                            len: 0,
-                            shared: 0,
-                            inline_joins: AtomicU64::new(0),
-                            fresh: false,
-                            source: SOURCE_OWN,
-                            rng: 0x2545_F491_4F6C_DD1D
-                                ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                            last_request: None,
-                        })),
-                        limit: CachePadded(AtomicUsize::new(PRIVATE_FRAMES)),
-                    },
+                    join: JoinState::new(
+                        0x2545_F491_4F6C_DD1D
+                            ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                        PRIVATE_FRAMES,
+                    ),
                     frames: CachePadded(UnsafeCell::new([ptr::null(); FRAMES])),
                     deque: Deque::new(),
                     counters: CachePadded(Counters::default()),

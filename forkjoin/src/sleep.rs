@@ -64,21 +64,17 @@ impl Sleep {
     /// Parks worker `index` until woken, unless `stay_awake()` is true once the worker has
     /// announced itself (then it returns at once). `stay_awake` must read, after the fence,
     /// everything a waker publishes before calling `notify_work` or `wake`: the queues, the
-    /// latch being waited for, the pool's termination flag. Returns whether it really slept.
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) fn sleep(&self, index: usize, stay_awake: impl Fn() -> bool) -> bool {
-        self.sleep_for(index, stay_awake, || None)
-    }
-
-    /// `sleep`, for at most the time `timeout()` returns, if any. `timeout` is called once
+    /// latch being waited for, the pool's termination flag. Parks for at most the time
+    /// `timeout()` returns, if any. `timeout` is called once
     /// the worker has announced itself and `stay_awake()` was false, so it too reads what
     /// others published before their fence. A sleeper that times out withdraws its
     /// announcement under its slot's mutex, which a waker holds from its check of
     /// `is_sleeping` to its wake-up: either the waker cleared the announcement first (then
     /// the wake-up is delivered and consumed here) or the sleeper withdraws it and the waker
     /// finds nobody to wake (and the sleeper, awake, looks for work again). (loom does not
-    /// model timeouts; the withdrawal is the same as the `stay_awake` path's.)
-    pub(crate) fn sleep_for(
+    /// model timeouts; the withdrawal is the same as the `stay_awake` path's.) Returns
+    /// whether it really slept.
+    pub(crate) fn sleep(
         &self,
         index: usize,
         stay_awake: impl Fn() -> bool,
@@ -212,7 +208,7 @@ mod tests {
     fn a_timed_sleep_times_out_and_withdraws() {
         let s = Sleep::new(1);
         let start = std::time::Instant::now();
-        assert!(s.sleep_for(0, || false, || Some(Duration::from_millis(5))));
+        assert!(s.sleep(0, || false, || Some(Duration::from_millis(5))));
         assert!(start.elapsed() >= Duration::from_millis(5));
         assert_eq!(s.sleepers(), 0);
         // Nobody is asleep any more: a later wake-up finds no one.
@@ -222,7 +218,7 @@ mod tests {
     #[test]
     fn stay_awake_short_circuits() {
         let s = Sleep::new(1);
-        assert!(!s.sleep(0, || true));
+        assert!(!s.sleep(0, || true, || None));
         assert_eq!(s.sleepers(), 0);
     }
 
@@ -234,7 +230,7 @@ mod tests {
             let (s, flag) = (s.clone(), flag.clone());
             std::thread::spawn(move || {
                 while !flag.load(SeqCst) {
-                    s.sleep(1, || flag.load(Relaxed));
+                    s.sleep(1, || flag.load(Relaxed), || None);
                 }
             })
         };
@@ -267,7 +263,7 @@ mod loom_tests {
                 let (sleep, work) = (sleep.clone(), work.clone());
                 thread::spawn(move || {
                     while !work.load(Acquire) {
-                        sleep.sleep(0, || work.load(Relaxed));
+                        sleep.sleep(0, || work.load(Relaxed), || None);
                     }
                 })
             };
@@ -288,7 +284,7 @@ mod loom_tests {
                 let (sleep, latch) = (sleep.clone(), latch.clone());
                 thread::spawn(move || {
                     while !latch.load(Acquire) {
-                        sleep.sleep(1, || latch.load(Relaxed));
+                        sleep.sleep(1, || latch.load(Relaxed), || None);
                     }
                 })
             };
@@ -315,7 +311,7 @@ mod loom_tests {
                             }
                             continue;
                         }
-                        sleep.sleep(i, || items.load(Relaxed) > 0);
+                        sleep.sleep(i, || items.load(Relaxed) > 0, || None);
                     })
                 })
                 .collect();
@@ -347,7 +343,7 @@ mod loom_tests {
                 let (sleep, idle) = (sleep.clone(), idle.clone());
                 let (watching, decided) = (watching.clone(), decided.clone());
                 thread::spawn(move || {
-                    sleep.sleep_for(
+                    sleep.sleep(
                         1,
                         || false,
                         || {
