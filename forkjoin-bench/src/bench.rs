@@ -4,12 +4,13 @@
 //! Each program's input is made once and reused by every runtime (`reset` restores it);
 //! each (runtime, workers) pool is built once and reused by every program.
 
-use std::collections::hash_map::{Entry, HashMap};
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::cpus;
 use crate::engine::Engine;
 use crate::java::{self, Jdk};
 use crate::kbest::{KBest, Method};
@@ -50,53 +51,68 @@ pub fn run(plan: &Plan, notes: &mut Vec<String>) -> Vec<Row> {
     let per_program = 1 + parallel.len() * plan.threads.len() + java_cells;
     let bar = progress_bar((plan.programs.len() * per_program) as u64);
 
+    let allowed = cpus::allowed();
     let mut engines: HashMap<(Runtime, usize), Engine> = HashMap::new();
     let mut rows = Vec::new();
     for program in &plan.programs {
         bar.set_message(format!("{}: making the input", program.name));
         let mut workload = (program.make)(plan.size);
 
-        bar.set_message(format!("{}: sequential", program.name));
-        let sequential = measure(
-            program.name,
-            &Engine::Sequential,
-            Runtime::Sequential,
-            1,
-            &mut *workload,
-            &plan.method,
-        );
-        // The Java harness has no time budget: the sequential time tells how many of its
-        // runs fit in ours.
-        let java_method = plan
-            .method
-            .budget_as_max_runs(sequential.best_seconds.unwrap_or(0.0));
-        rows.push(sequential);
-        bar.inc(1);
-
+        // The cells of this program: the sequential baseline, then every runtime at every
+        // worker count, measured together (see `measure_interleaved`).
+        let mut cells = vec![(Runtime::Sequential, 1)];
         for &threads in &plan.threads {
             for &rt in &parallel {
                 if workload.supports(rt) {
-                    bar.set_message(format!("{}: {} x{threads}", program.name, rt.name()));
-                    let engine = match engines.entry((rt, threads)) {
-                        Entry::Occupied(e) => Ok(e.into_mut()),
-                        Entry::Vacant(v) => Engine::new(rt, threads).map(|e| v.insert(e)),
-                    };
-                    let row = match engine {
-                        Ok(engine) => measure(
-                            program.name,
-                            engine,
-                            rt,
-                            threads,
-                            &mut *workload,
-                            &plan.method,
-                        ),
-                        Err(e) => failed(program.name, rt, threads, &plan.method, e),
-                    };
-                    rows.push(row);
+                    cells.push((rt, threads));
+                } else {
+                    bar.inc(1);
                 }
-                bar.inc(1);
             }
         }
+        let mut failures = Vec::new();
+        cells.retain(|&(rt, threads)| {
+            if rt == Runtime::Sequential || engines.contains_key(&(rt, threads)) {
+                return true;
+            }
+            // The pool's threads inherit the cell's CPUs (see `cpus`); chili's are left
+            // free, as its pool also starts a heartbeat thread.
+            let on = match rt {
+                Runtime::Chili => &allowed[..],
+                _ => cpus::for_workers(&allowed, threads),
+            };
+            let _on = cpus::restrict(on);
+            match Engine::new(rt, threads) {
+                Ok(engine) => {
+                    engines.insert((rt, threads), engine);
+                    true
+                }
+                Err(e) => {
+                    failures.push(failed(program.name, rt, threads, &plan.method, e));
+                    false
+                }
+            }
+        });
+        bar.inc(failures.len() as u64);
+        let measured: Vec<Cell<'_>> = cells
+            .iter()
+            .map(|&(rt, threads)| Cell {
+                engine: engines.get(&(rt, threads)).unwrap_or(&Engine::Sequential),
+                runtime: rt,
+                threads,
+            })
+            .collect();
+        let program_rows =
+            measure_interleaved(program.name, &measured, &mut *workload, &plan.method, &bar);
+        // The Java harness has no time budget: the sequential time tells how many of its
+        // runs fit in ours.
+        let sequential_seconds = program_rows
+            .first()
+            .and_then(|r| r.best_seconds)
+            .unwrap_or(0.0);
+        let java_method = plan.method.budget_as_max_runs(sequential_seconds);
+        rows.extend(program_rows);
+        rows.extend(failures);
 
         let java_args = workload
             .java_args()
@@ -107,6 +123,7 @@ pub fn run(plan: &Plan, notes: &mut Vec<String>) -> Vec<Row> {
             for &threads in &plan.threads {
                 if let Some(args) = &java_args {
                     bar.set_message(format!("{}: java x{threads}", program.name));
+                    let _on = cpus::restrict(cpus::for_workers(&allowed, threads));
                     rows.push(jdk.measure(program.name, args, threads, &java_method));
                 }
                 bar.inc(1);
@@ -148,63 +165,246 @@ fn failed(program: &str, rt: Runtime, threads: usize, method: &Method, error: St
     row
 }
 
-/// Warm-up runs, then K-best timed runs of `w` on `engine`, then `verify`. A panic in the
-/// program becomes the row's error rather than the end of the whole suite.
-pub fn measure(
+/// One (runtime, workers) cell of a program's measurement.
+pub struct Cell<'e> {
+    pub engine: &'e Engine,
+    pub runtime: Runtime,
+    pub threads: usize,
+}
+
+/// A cell being measured.
+struct Measuring<'c, 'e> {
+    cell: &'c Cell<'e>,
+    row: Row,
+    kbest: KBest,
+    /// forkjoin's counters before the first timed run.
+    before: Option<forkjoin::Stats>,
+    /// Still taking runs (not done and not failed).
+    open: bool,
+}
+
+/// K-best measurements of `w` on every cell at once, one row per cell in the cells' order.
+///
+/// The cells take turns: a round runs each unfinished cell once, so every runtime and worker
+/// count sees the same stretches of a noisy machine (another process, a slow core), and the
+/// ratios between them, which are what the suite reports, hold even when the absolute times
+/// drift. Each cell keeps its own K-best record and stops by its own rule. The warm-up runs
+/// are the first rounds. A cell of T workers runs on the first T CPUs (see `cpus`), which
+/// is where `bench::run` built its pool. Every timed run's answer is verified (untimed); the first failure
+/// or panic ends that cell with the error, and the others go on.
+pub fn measure_interleaved(
     program: &str,
-    engine: &Engine,
-    rt: Runtime,
-    threads: usize,
+    cells: &[Cell<'_>],
     w: &mut dyn Workload,
     method: &Method,
-) -> Row {
-    let mut row = Row::new(program, rt.name(), threads, method.k);
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        for _ in 0..method.warmup {
-            w.reset();
-            engine.time_run(w);
+    bar: &ProgressBar,
+) -> Vec<Row> {
+    let allowed = cpus::allowed();
+    let mut states: Vec<Measuring<'_, '_>> = cells
+        .iter()
+        .map(|cell| Measuring {
+            cell,
+            row: Row::new(program, cell.runtime.name(), cell.threads, method.k),
+            kbest: KBest::new(*method),
+            before: None,
+            open: true,
+        })
+        .collect();
+    for round in 0.. {
+        if !states.iter().any(|s| s.open) {
+            break;
         }
-        // The pool is idle between runs, so the counters' difference over the timed runs
-        // is exactly theirs.
-        let before = engine.stats();
-        let mut kbest = KBest::new(*method);
-        while !kbest.done() {
-            w.reset();
-            kbest.record(engine.time_run(w));
-        }
-        let summary = kbest.summary().expect("K >= 1 runs were made");
-        match (before, engine.stats()) {
-            (Some(before), Some(after)) => {
-                let diff = after.since(&before).total;
-                let tasks = diff.tasks_run as f64 / summary.runs as f64;
-                match w.tasks_per_run() {
-                    // Only the root job ran in the pool, yet the program forks: it forks in a
-                    // pool of its own (submit), whose counters the harness cannot see.
-                    Some(forked) if tasks <= 1.0 && forked > 1 => row.tasks = Some(forked as f64),
-                    _ => {
-                        row.tasks = Some(tasks);
-                        row.steals = Some(diff.tasks_stolen as f64 / summary.runs as f64);
-                    }
-                }
+        bar.set_message(format!("{program}: round {}", round + 1));
+        for s in states.iter_mut().filter(|s| s.open) {
+            let warmup = round < method.warmup;
+            if !warmup && s.before.is_none() {
+                // The pool is idle between runs, so the counters' difference over the timed
+                // runs is exactly theirs.
+                s.before = s.cell.engine.stats();
             }
-            // Runtimes without counters fork the program's task tree, which it may count.
-            _ if rt != Runtime::Sequential => row.tasks = w.tasks_per_run().map(|t| t as f64),
-            _ => {}
-        }
-        row.set_summary(summary);
-        w.verify()
-    }));
-    match outcome {
-        Ok(Ok(())) => row.verified = true,
-        Ok(Err(e)) => row.error = Some(e),
-        Err(panic) => {
-            let msg = panic
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| panic.downcast_ref::<&str>().copied())
-                .unwrap_or("(no message)");
-            row.error = Some(format!("panicked: {msg}"));
+            let _on = cpus::restrict(cpus::for_workers(&allowed, s.cell.threads));
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                w.reset();
+                let seconds = s.cell.engine.time_run(w);
+                w.verify().map(|()| seconds)
+            }));
+            let seconds = match outcome {
+                Ok(Ok(seconds)) => seconds,
+                Ok(Err(e)) => {
+                    s.row.error = Some(e);
+                    s.open = false;
+                    bar.inc(1);
+                    continue;
+                }
+                Err(panic) => {
+                    s.row.error = Some(format!("panicked: {}", panic_message(&*panic)));
+                    s.open = false;
+                    bar.inc(1);
+                    continue;
+                }
+            };
+            if warmup {
+                continue;
+            }
+            s.kbest.record(seconds);
+            if s.kbest.done() {
+                s.open = false;
+                finish(s, w);
+                bar.inc(1);
+            }
         }
     }
-    row
+    states.into_iter().map(|s| s.row).collect()
+}
+
+/// Fills in a finished cell's row: its K-best summary and its task and steal counts.
+fn finish(s: &mut Measuring<'_, '_>, w: &dyn Workload) {
+    let summary = s.kbest.summary().expect("K >= 1 runs were made");
+    match (s.before.take(), s.cell.engine.stats()) {
+        (Some(before), Some(after)) => {
+            let diff = after.since(&before).total;
+            let tasks = diff.tasks_run as f64 / summary.runs as f64;
+            match w.tasks_per_run() {
+                // Only the root job ran in the pool, yet the program forks: it forks in a
+                // pool of its own (submit), whose counters the harness cannot see.
+                Some(forked) if tasks <= 1.0 && forked > 1 => s.row.tasks = Some(forked as f64),
+                _ => {
+                    s.row.tasks = Some(tasks);
+                    s.row.steals = Some(diff.tasks_stolen as f64 / summary.runs as f64);
+                }
+            }
+        }
+        // Runtimes without counters fork the program's task tree, which it may count.
+        _ if s.cell.runtime != Runtime::Sequential => {
+            s.row.tasks = w.tasks_per_run().map(|t| t as f64)
+        }
+        _ => {}
+    }
+    s.row.set_summary(summary);
+    s.row.verified = true;
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| panic.downcast_ref::<&str>().copied())
+        .unwrap_or("(no message)")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::programs::Ctx;
+
+    /// Records which runtime ran each run, in order; fails the `fail_at`-th forkjoin run.
+    struct Log {
+        runs: Vec<&'static str>,
+        last: Option<&'static str>,
+        fail_at: usize,
+        forkjoin_runs: usize,
+    }
+
+    impl Workload for Log {
+        fn reset(&mut self) {
+            self.last = None;
+        }
+        fn run(&mut self, ctx: &mut Ctx<'_, '_>) {
+            let name = match ctx {
+                Ctx::Sequential => "sequential",
+                Ctx::Forkjoin => {
+                    self.forkjoin_runs += 1;
+                    "forkjoin"
+                }
+                Ctx::Rayon => "rayon",
+                Ctx::Chili(_) => "chili",
+            };
+            self.runs.push(name);
+            self.last = Some(name);
+        }
+        fn verify(&self) -> Result<(), String> {
+            match self.last {
+                Some("forkjoin") if self.forkjoin_runs == self.fail_at => {
+                    Err("wrong answer".into())
+                }
+                Some(_) => Ok(()),
+                None => Err("no run".into()),
+            }
+        }
+    }
+
+    fn method(max_runs: usize) -> Method {
+        Method {
+            k: 2,
+            // Never converged: every cell takes exactly `max_runs` timed runs.
+            epsilon: -1.0,
+            max_runs,
+            warmup: 1,
+            budget: None,
+        }
+    }
+
+    #[test]
+    fn cells_take_turns_and_each_keeps_its_own_record() {
+        let seq = Engine::Sequential;
+        let rayon = Engine::new(Runtime::Rayon, 1).unwrap();
+        let cells = [
+            Cell {
+                engine: &seq,
+                runtime: Runtime::Sequential,
+                threads: 1,
+            },
+            Cell {
+                engine: &rayon,
+                runtime: Runtime::Rayon,
+                threads: 1,
+            },
+        ];
+        let mut w = Log {
+            runs: vec![],
+            last: None,
+            fail_at: 0,
+            forkjoin_runs: 0,
+        };
+        let rows = measure_interleaved("log", &cells, &mut w, &method(3), &ProgressBar::hidden());
+        // One warm-up round and three timed rounds, alternating.
+        assert_eq!(w.runs, ["sequential", "rayon"].repeat(4));
+        assert_eq!(rows.len(), 2);
+        for (row, name) in rows.iter().zip(["sequential", "rayon"]) {
+            assert_eq!(row.runtime, name);
+            assert_eq!(row.runs, 3);
+            assert!(row.verified && row.error.is_none() && !row.converged);
+        }
+    }
+
+    #[test]
+    fn a_failed_answer_ends_only_its_own_cell() {
+        let seq = Engine::Sequential;
+        let fj = Engine::new(Runtime::Forkjoin, 1).unwrap();
+        let cells = [
+            Cell {
+                engine: &fj,
+                runtime: Runtime::Forkjoin,
+                threads: 1,
+            },
+            Cell {
+                engine: &seq,
+                runtime: Runtime::Sequential,
+                threads: 1,
+            },
+        ];
+        // The warm-up and one timed forkjoin run pass; the second timed one fails.
+        let mut w = Log {
+            runs: vec![],
+            last: None,
+            fail_at: 3,
+            forkjoin_runs: 0,
+        };
+        let rows = measure_interleaved("log", &cells, &mut w, &method(4), &ProgressBar::hidden());
+        assert_eq!(w.forkjoin_runs, 3);
+        assert_eq!(w.runs.iter().filter(|&&r| r == "sequential").count(), 5);
+        assert!(!rows[0].verified);
+        assert_eq!(rows[0].error.as_deref(), Some("wrong answer"));
+        assert!(rows[1].verified && rows[1].runs == 4);
+    }
 }

@@ -31,7 +31,7 @@ impl Method {
     pub const QUICK: Method = Method {
         k: 3,
         epsilon: 0.05,
-        max_runs: 10,
+        max_runs: 40,
         warmup: 1,
         budget: Some(1.5),
     };

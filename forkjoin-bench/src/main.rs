@@ -5,6 +5,7 @@
 
 mod bench;
 mod cli;
+mod cpus;
 mod engine;
 mod experiments;
 mod ft;
@@ -123,6 +124,10 @@ fn bench_command(args: &BenchArgs) -> Result<ExitCode, Failure> {
         method_text += "; java (no budget of its own): M lowered to the runs that fit in the budget at the program's sequential time";
     }
     println!("{method_text}");
+    println!(
+        "The Rust runtimes and the sequential baseline take turns run by run, program by \
+         program; a run with T workers is restricted to the first T CPUs of this process."
+    );
 
     let mut notes = Vec::new();
     let rows = bench::run(&plan, &mut notes);

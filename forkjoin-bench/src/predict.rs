@@ -97,6 +97,8 @@ pub fn profile_program(
             program.name
         )));
     }
+    // On the CPU where the measured one-worker runs go (see `cpus`).
+    let _on = crate::cpus::restrict(crate::cpus::for_workers(&crate::cpus::allowed(), 1));
     let pool = forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?;
     let mut w = (program.make)(size);
     let verify = |w: &dyn crate::programs::Workload| {
@@ -310,18 +312,34 @@ pub fn validate_command(
         }
         let profiled = profile_program(program, size, 3, costs)?;
         let profile = &profiled.scaled;
-        for &t in threads {
-            let engine =
-                crate::engine::Engine::new(Runtime::Forkjoin, t).map_err(Failure::Usage)?;
-            let mut w = (program.make)(size);
-            let row = bench::measure(
-                program.name,
-                &engine,
-                Runtime::Forkjoin,
-                t,
-                w.as_mut(),
-                method,
-            );
+        // Every worker count measured together, run by run, so that all of them see the
+        // same stretches of a noisy machine (see `bench::measure_interleaved`).
+        let allowed = crate::cpus::allowed();
+        let engines = threads
+            .iter()
+            .map(|&t| {
+                let _on = crate::cpus::restrict(crate::cpus::for_workers(&allowed, t));
+                crate::engine::Engine::new(Runtime::Forkjoin, t).map_err(Failure::Usage)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let cells: Vec<bench::Cell<'_>> = engines
+            .iter()
+            .zip(threads)
+            .map(|(engine, &t)| bench::Cell {
+                engine,
+                runtime: Runtime::Forkjoin,
+                threads: t,
+            })
+            .collect();
+        let mut w = (program.make)(size);
+        let measured_rows = bench::measure_interleaved(
+            program.name,
+            &cells,
+            w.as_mut(),
+            method,
+            &indicatif::ProgressBar::hidden(),
+        );
+        for (row, &t) in measured_rows.into_iter().zip(threads) {
             let Some(measured) = row.seconds.filter(|_| row.verified) else {
                 return Err(Failure::Other(format!(
                     "{} at {t} workers: {}",

@@ -12,8 +12,8 @@
 //!
 //! External submission needs a pool that the submitting thread is not part of. The
 //! harness calls `run` on a worker of its own pool, so the workload keeps a pool of its own
-//! per runtime, with as many threads as the harness's pool (made on the first run, and
-//! again when that number changes, so that run includes starting the threads), and submits
+//! per runtime and worker count, with as many threads as the harness's pool (made on the
+//! first run at that count, which is a warm-up run, so no timed run starts threads), and submits
 //! to it from the calling thread. To the workload's pool that thread is as external as the
 //! article's benchmark thread: both runtimes tell pools apart, not just workers from other
 //! threads. Forkjoin's `Pool::submit` pushes onto the caller's deque only when the caller is
@@ -171,8 +171,8 @@ struct Submit {
     /// The direct sum.
     expected: f64,
     found: Option<Result<f64, String>>,
-    forkjoin_pool: Option<forkjoin::Pool>,
-    rayon_pool: Option<rayon::ThreadPool>,
+    forkjoin_pools: OwnPools<forkjoin::Pool>,
+    rayon_pools: OwnPools<rayon::ThreadPool>,
 }
 
 impl Submit {
@@ -190,41 +190,61 @@ impl Submit {
             args,
             expected,
             found: None,
-            forkjoin_pool: None,
-            rayon_pool: None,
+            forkjoin_pools: OwnPools::new(),
+            rayon_pools: OwnPools::new(),
         }
     }
 }
 
-/// The workload's own forkjoin pool in `slot`, (re)made to have as many workers as the
-/// pool the harness installed. The old pool goes first, so its threads do not linger.
-fn own_forkjoin_pool(slot: &mut Option<forkjoin::Pool>) -> Result<&forkjoin::Pool, String> {
+/// The workload's own pools of one runtime, one per worker count, each made on the first
+/// run at its count and kept: the harness interleaves its worker counts run by run, and a
+/// pool remade at every switch would put a pool start into every timed run.
+struct OwnPools<P>(Vec<(usize, P)>);
+
+impl<P> OwnPools<P> {
+    fn new() -> Self {
+        OwnPools(Vec::new())
+    }
+
+    /// The pool with `threads` workers, made by `make` if there is none yet.
+    fn get(
+        &mut self,
+        threads: usize,
+        make: impl FnOnce() -> Result<P, String>,
+    ) -> Result<&P, String> {
+        let at = match self.0.iter().position(|(t, _)| *t == threads) {
+            Some(at) => at,
+            None => {
+                self.0.push((threads, make()?));
+                self.0.len() - 1
+            }
+        };
+        Ok(&self.0[at].1)
+    }
+}
+
+/// The workload's own forkjoin pool with as many workers as the pool the harness installed.
+fn own_forkjoin_pool(pools: &mut OwnPools<forkjoin::Pool>) -> Result<&forkjoin::Pool, String> {
     let threads = forkjoin::current_num_threads();
-    if slot.as_ref().map(forkjoin::Pool::num_threads) != Some(threads) {
-        *slot = None;
-        let pool = forkjoin::Pool::builder()
+    pools.get(threads, || {
+        forkjoin::Pool::builder()
             .threads(threads)
             .thread_name(|i| format!("submit-forkjoin-{i}"))
             .build()
-            .map_err(|e| format!("forkjoin pool: {e}"))?;
-        *slot = Some(pool);
-    }
-    Ok(slot.as_ref().expect("made above"))
+            .map_err(|e| format!("forkjoin pool: {e}"))
+    })
 }
 
-/// The workload's own rayon pool in `slot`, as `own_forkjoin_pool`.
-fn own_rayon_pool(slot: &mut Option<rayon::ThreadPool>) -> Result<&rayon::ThreadPool, String> {
+/// The workload's own rayon pool, as `own_forkjoin_pool`.
+fn own_rayon_pool(pools: &mut OwnPools<rayon::ThreadPool>) -> Result<&rayon::ThreadPool, String> {
     let threads = rayon::current_num_threads();
-    if slot.as_ref().map(rayon::ThreadPool::current_num_threads) != Some(threads) {
-        *slot = None;
-        let pool = rayon::ThreadPoolBuilder::new()
+    pools.get(threads, || {
+        rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("submit-rayon-{i}"))
             .build()
-            .map_err(|e| format!("rayon pool: {e}"))?;
-        *slot = Some(pool);
-    }
-    Ok(slot.as_ref().expect("made above"))
+            .map_err(|e| format!("rayon pool: {e}"))
+    })
 }
 
 impl Workload for Submit {
@@ -237,9 +257,9 @@ impl Workload for Submit {
         self.found = Some(match ctx {
             Ctx::Sequential => Ok(direct(args)),
             Ctx::Forkjoin => {
-                own_forkjoin_pool(&mut self.forkjoin_pool).and_then(|p| submit_forkjoin(p, args))
+                own_forkjoin_pool(&mut self.forkjoin_pools).and_then(|p| submit_forkjoin(p, args))
             }
-            Ctx::Rayon => own_rayon_pool(&mut self.rayon_pool).and_then(|p| submit_rayon(p, args)),
+            Ctx::Rayon => own_rayon_pool(&mut self.rayon_pools).and_then(|p| submit_rayon(p, args)),
             Ctx::Chili(_) => {
                 Err("submit does not support chili (no external submission)".to_string())
             }
@@ -296,18 +316,39 @@ mod tests {
                 .unwrap()
                 .install(|| w.run(&mut Ctx::Forkjoin));
             w.verify().unwrap();
-            assert_eq!(w.forkjoin_pool.as_ref().unwrap().num_threads(), threads);
+            let counts: Vec<usize> = w
+                .forkjoin_pools
+                .0
+                .iter()
+                .map(|(t, p)| {
+                    assert_eq!(p.num_threads(), *t);
+                    *t
+                })
+                .collect();
+            assert_eq!(counts.last(), Some(&threads));
             let rayon = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             rayon.install(|| w.run(&mut Ctx::Rayon));
             w.verify().unwrap();
-            assert_eq!(
-                w.rayon_pool.as_ref().unwrap().current_num_threads(),
-                threads
-            );
+            let counts: Vec<usize> = w
+                .rayon_pools
+                .0
+                .iter()
+                .map(|(t, p)| {
+                    assert_eq!(p.current_num_threads(), *t);
+                    *t
+                })
+                .collect();
+            assert_eq!(counts.last(), Some(&threads));
         }
+        // Back at a count seen before: that pool is reused, none is added.
+        forkjoin::Pool::new(1)
+            .unwrap()
+            .install(|| w.run(&mut Ctx::Forkjoin));
+        w.verify().unwrap();
+        assert_eq!(w.forkjoin_pools.0.len(), 3);
     }
 
     /// What the design relies on: submitted from a worker of the harness's pool, the jobs
@@ -316,7 +357,7 @@ mod tests {
     fn submissions_run_on_the_workload_pool() {
         let name = || std::thread::current().name().unwrap_or("").to_string();
         let harness = forkjoin::Pool::new(2).unwrap();
-        let mut slot = None;
+        let mut slot = OwnPools::new();
         let names: Vec<String> = harness.install(|| {
             let pool = own_forkjoin_pool(&mut slot).unwrap();
             let tasks: Vec<_> = (0..16).map(|_| pool.submit(name)).collect();
@@ -331,7 +372,7 @@ mod tests {
             .num_threads(2)
             .build()
             .unwrap();
-        let mut slot = None;
+        let mut slot = OwnPools::new();
         let mut names = vec![String::new(); 16];
         harness.install(|| {
             own_rayon_pool(&mut slot).unwrap().in_place_scope(|s| {
