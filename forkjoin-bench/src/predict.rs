@@ -281,7 +281,13 @@ pub struct ValidateRow {
     pub measured_seconds: f64,
     pub predicted_seconds: f64,
     pub error_percent: f64,
-    /// The error of the profile as measured, before scaling to the one-worker run.
+    /// The sequential version's time (measured with the others), to which the profile's
+    /// strands are scaled.
+    pub sequential_seconds: f64,
+    /// The error when the strands are scaled instead to an unprofiled one-worker run made
+    /// beside the profile (as `fj profile` and `fj predict` do).
+    pub one_run_scaled_error_percent: f64,
+    /// The error of the profile as measured, unscaled.
     pub unscaled_error_percent: f64,
     pub work_seconds: f64,
     pub span_seconds: f64,
@@ -300,8 +306,15 @@ pub fn validate_command(
 ) -> Result<Vec<ValidateRow>, Failure> {
     println!("{method}");
     println!(
-        "{:<16} {:>7} {:>13} {:>13} {:>9} {:>13}",
-        "program", "workers", "measured ms", "predicted ms", "error %", "unscaled err%"
+        "{:<16} {:>7} {:>13} {:>13} {:>9} {:>9} {:>12} {:>13}",
+        "program",
+        "workers",
+        "measured ms",
+        "predicted ms",
+        "seq ms",
+        "error %",
+        "1-run err %",
+        "unscaled err%"
     );
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
@@ -311,9 +324,9 @@ pub fn validate_command(
             continue;
         }
         let profiled = profile_program(program, size, 3, costs)?;
-        let profile = &profiled.scaled;
-        // Every worker count measured together, run by run, so that all of them see the
-        // same stretches of a noisy machine (see `bench::measure_interleaved`).
+        // The sequential version and every worker count measured together, run by run, so
+        // that all of them see the same stretches of a noisy machine (see
+        // `bench::measure_interleaved`).
         let allowed = crate::cpus::allowed();
         let engines = threads
             .iter()
@@ -322,41 +335,62 @@ pub fn validate_command(
                 crate::engine::Engine::new(Runtime::Forkjoin, t).map_err(Failure::Usage)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let cells: Vec<bench::Cell<'_>> = engines
-            .iter()
-            .zip(threads)
-            .map(|(engine, &t)| bench::Cell {
-                engine,
-                runtime: Runtime::Forkjoin,
-                threads: t,
-            })
-            .collect();
+        let cells: Vec<bench::Cell<'_>> = std::iter::once(bench::Cell {
+            engine: &crate::engine::Engine::Sequential,
+            runtime: Runtime::Sequential,
+            threads: 1,
+        })
+        .chain(engines.iter().zip(threads).map(|(engine, &t)| bench::Cell {
+            engine,
+            runtime: Runtime::Forkjoin,
+            threads: t,
+        }))
+        .collect();
         let mut w = (program.make)(size);
-        let measured_rows = bench::measure_interleaved(
+        let mut measured_rows = bench::measure_interleaved(
             program.name,
             &cells,
             w.as_mut(),
             method,
             &indicatif::ProgressBar::hidden(),
-        );
-        for (row, &t) in measured_rows.into_iter().zip(threads) {
-            let Some(measured) = row.seconds.filter(|_| row.verified) else {
-                return Err(Failure::Other(format!(
-                    "{} at {t} workers: {}",
+        )
+        .into_iter();
+        let seconds = |row: crate::results::Row, what: &str| {
+            row.seconds.filter(|_| row.verified).ok_or_else(|| {
+                Failure::Other(format!(
+                    "{} {what}: {}",
                     program.name,
                     row.error.unwrap_or_else(|| "not measured".into())
-                )));
-            };
+                ))
+            })
+        };
+        let sequential = seconds(
+            measured_rows.next().expect("one row per cell"),
+            "sequentially",
+        )?;
+        // ParJava's prediction: the strands take what the sequential version took, the
+        // runtime's costs come on top.
+        let profile = profiled
+            .raw
+            .with_work(std::time::Duration::from_secs_f64(sequential));
+        for (row, &t) in measured_rows.zip(threads) {
+            let converged = row.converged;
+            let measured = seconds(row, &format!("at {t} workers"))?;
+            let error_of =
+                |p: &Profile| 100.0 * (p.predict(t, costs).seconds - measured) / measured;
             let predicted = profile.predict(t, costs).seconds;
-            let error = 100.0 * (predicted - measured) / measured;
-            let raw_error = 100.0 * (profiled.raw.predict(t, costs).seconds - measured) / measured;
+            let error = error_of(&profile);
+            let run_scaled_error = error_of(&profiled.scaled);
+            let raw_error = error_of(&profiled.raw);
             println!(
-                "{:<16} {:>7} {:>13.3} {:>13.3} {:>+9.1} {:>+13.1}",
+                "{:<16} {:>7} {:>13.3} {:>13.3} {:>9.3} {:>+9.1} {:>+12.1} {:>+13.1}",
                 program.name,
                 t,
                 measured * 1e3,
                 predicted * 1e3,
+                sequential * 1e3,
                 error,
+                run_scaled_error,
                 raw_error
             );
             rows.push(ValidateRow {
@@ -365,10 +399,12 @@ pub fn validate_command(
                 measured_seconds: measured,
                 predicted_seconds: predicted,
                 error_percent: error,
+                sequential_seconds: sequential,
+                one_run_scaled_error_percent: run_scaled_error,
                 unscaled_error_percent: raw_error,
                 work_seconds: profile.work().as_secs_f64(),
                 span_seconds: profile.span().as_secs_f64(),
-                converged: row.converged,
+                converged,
             });
         }
     }

@@ -201,7 +201,33 @@ impl Profile {
     /// varies with the program's closures. One unprofiled run fixes the scale; the profile
     /// still supplies the shape (which strands run in parallel, and their relative lengths).
     pub fn scaled_to(&self, one_worker: Duration, costs: &Costs) -> Profile {
-        let factor = self.work_scale(one_worker, costs);
+        self.rescaled(self.work_scale(one_worker, costs))
+    }
+
+    /// This profile with its strand times rescaled so that they add up to `work`: the time
+    /// of the program with two plain calls in place of each join (its sequential version),
+    /// measured unprofiled. This is ParJava's way: the sequential segments' times come from
+    /// a run on the target, and the simulation adds the runtime's costs (`Costs`) on top,
+    /// so even the one-worker prediction is a prediction, not a calibration.
+    ///
+    /// ```
+    /// # use std::time::Duration;
+    /// let pool = forkjoin::Pool::new(1).unwrap();
+    /// let (_, p) = forkjoin::profile::run(&pool, || forkjoin::join(|| 1, || 2));
+    /// let q = p.with_work(Duration::from_millis(3));
+    /// assert!(q.work().abs_diff(Duration::from_millis(3)) < Duration::from_micros(1));
+    /// ```
+    pub fn with_work(&self, work: Duration) -> Profile {
+        let factor = if self.work == 0 {
+            1.0
+        } else {
+            (work.as_nanos() as f64 / self.work as f64).max(0.05)
+        };
+        self.rescaled(factor)
+    }
+
+    /// This profile with every strand time multiplied by `factor`.
+    fn rescaled(&self, factor: f64) -> Profile {
         let scale = |ns: u64| (ns as f64 * factor).round() as u64;
         Profile {
             work: scale(self.work),
