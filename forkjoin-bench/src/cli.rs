@@ -195,6 +195,8 @@ pub struct ValidateArgs {
     /// Write one JSON object per (program, workers) to FILE.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub method: MethodArgs,
 }
 
 #[derive(Args, Debug)]
@@ -240,6 +242,17 @@ pub struct BenchArgs {
     #[arg(long, conflicts_with = "report")]
     pub no_report: bool,
 
+    #[command(flatten)]
+    pub method: MethodArgs,
+
+    /// List the programs and exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+/// The K-best method's options (`fj bench`, `fj validate`).
+#[derive(Args, Debug)]
+pub struct MethodArgs {
     /// K-best: average the K fastest runs [default: 3; --rigorous: 10].
     #[arg(long, allow_negative_numbers = true, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     pub k: Option<u32>,
@@ -262,13 +275,9 @@ pub struct BenchArgs {
     pub rigorous: bool,
 
     /// Stop a measurement once its timed runs took SECONDS and it has K runs, converged or
-    /// not; `none` for no limit [default: 1.5; --rigorous: none].
+    /// not; `none` for no limit [default: 1.5, for validate 3; --rigorous: none].
     #[arg(long, allow_negative_numbers = true, value_name = "SECONDS", value_parser = parse_budget)]
     pub budget: Option<Budget>,
-
-    /// List the programs and exit.
-    #[arg(long)]
-    pub list: bool,
 }
 
 #[derive(Args, Debug)]

@@ -36,6 +36,14 @@ impl Method {
         budget: Some(1.5),
     };
 
+    /// `fj validate`'s: as QUICK with twice the budget, so that the K fastest are picked
+    /// from more runs (a prediction is checked against the figure, so its noise counts
+    /// twice).
+    pub const VALIDATE: Method = Method {
+        budget: Some(3.0),
+        ..Method::QUICK
+    };
+
     /// Seed 003's parameters: K = 10, epsilon = 2 %, M = 200; no time budget.
     pub const RIGOROUS: Method = Method {
         k: 10,

@@ -103,7 +103,7 @@ fn bench_command(args: &BenchArgs) -> Result<ExitCode, Failure> {
         size: args.size,
         threads: args.threads.clone().unwrap_or_else(cli::default_threads).0,
         peers: args.peers.clone().unwrap_or_else(cli::all_peers).0,
-        method: method(args)?,
+        method: method(&args.method, Method::QUICK)?,
     };
     check_outputs(args)?;
     let peers: Vec<&str> = plan.peers.iter().map(|p| p.name()).collect();
@@ -217,7 +217,7 @@ fn validate_command(args: &cli::ValidateArgs) -> Result<ExitCode, Failure> {
         args.model.size,
         &threads,
         &costs,
-        &Method::QUICK,
+        &method(&args.method, Method::VALIDATE)?,
         args.json.as_ref(),
     )?;
     Ok(if rows.iter().all(|r| r.error_percent.abs() <= 10.0) {
@@ -288,12 +288,13 @@ fn choose_programs(names: &[String]) -> Result<Vec<Program>, Failure> {
         .collect())
 }
 
-/// The K-best parameters: the preset (quick or `--rigorous`) with the options given on top.
-fn method(args: &BenchArgs) -> Result<Method, Failure> {
+/// The K-best parameters: the preset (`quick`, or `--rigorous`) with the options given on
+/// top.
+fn method(args: &cli::MethodArgs, quick: Method) -> Result<Method, Failure> {
     let preset = if args.rigorous {
         Method::RIGOROUS
     } else {
-        Method::QUICK
+        quick
     };
     let k = args.k.map_or(preset.k, |k| k as usize);
     let max_runs = match args.max_runs {

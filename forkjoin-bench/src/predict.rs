@@ -284,6 +284,9 @@ pub struct ValidateRow {
     /// The sequential version's time (measured with the others), to which the profile's
     /// strands are scaled.
     pub sequential_seconds: f64,
+    /// How much slower the sequential version ran with `threads` copies at once, one per
+    /// CPU (1 at one worker); the strands are slowed by as much.
+    pub co_run_slowdown: f64,
     /// The error when the strands are scaled instead to an unprofiled one-worker run made
     /// beside the profile (as `fj profile` and `fj predict` do).
     pub one_run_scaled_error_percent: f64,
@@ -306,12 +309,13 @@ pub fn validate_command(
 ) -> Result<Vec<ValidateRow>, Failure> {
     println!("{method}");
     println!(
-        "{:<16} {:>7} {:>13} {:>13} {:>9} {:>9} {:>12} {:>13}",
+        "{:<16} {:>7} {:>13} {:>13} {:>9} {:>8} {:>9} {:>12} {:>13}",
         "program",
         "workers",
         "measured ms",
         "predicted ms",
         "seq ms",
+        "co-run x",
         "error %",
         "1-run err %",
         "unscaled err%"
@@ -324,9 +328,10 @@ pub fn validate_command(
             continue;
         }
         let profiled = profile_program(program, size, 3, costs)?;
-        // The sequential version and every worker count measured together, run by run, so
-        // that all of them see the same stretches of a noisy machine (see
-        // `bench::measure_interleaved`).
+        // The sequential version, every worker count, and for each worker count t > 1 the
+        // sequential version run as t copies at once (one per CPU, `engine::Copies`),
+        // measured together, run by run, so that all of them see the same stretches of a
+        // noisy machine (see `bench::measure_interleaved`).
         let allowed = crate::cpus::allowed();
         let engines = threads
             .iter()
@@ -335,17 +340,31 @@ pub fn validate_command(
                 crate::engine::Engine::new(Runtime::Forkjoin, t).map_err(Failure::Usage)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let cells: Vec<bench::Cell<'_>> = std::iter::once(bench::Cell {
-            engine: &crate::engine::Engine::Sequential,
+        let copies: Vec<Option<crate::engine::Engine>> = threads
+            .iter()
+            .map(|&t| {
+                let cpus = crate::cpus::for_workers(&allowed, t);
+                (cpus.len() > 1).then(|| {
+                    crate::engine::Engine::Copies(crate::engine::Copies::new(cpus.to_vec(), || {
+                        (program.make)(size)
+                    }))
+                })
+            })
+            .collect();
+        let sequential_cell = |engine| bench::Cell {
+            engine,
             runtime: Runtime::Sequential,
             threads: 1,
-        })
-        .chain(engines.iter().zip(threads).map(|(engine, &t)| bench::Cell {
-            engine,
-            runtime: Runtime::Forkjoin,
-            threads: t,
-        }))
-        .collect();
+        };
+        let cells: Vec<bench::Cell<'_>> =
+            std::iter::once(sequential_cell(&crate::engine::Engine::Sequential))
+                .chain(engines.iter().zip(threads).map(|(engine, &t)| bench::Cell {
+                    engine,
+                    runtime: Runtime::Forkjoin,
+                    threads: t,
+                }))
+                .chain(copies.iter().flatten().map(sequential_cell))
+                .collect();
         let mut w = (program.make)(size);
         let mut measured_rows = bench::measure_interleaved(
             program.name,
@@ -368,14 +387,24 @@ pub fn validate_command(
             measured_rows.next().expect("one row per cell"),
             "sequentially",
         )?;
-        // ParJava's prediction: the strands take what the sequential version took, the
-        // runtime's costs come on top.
-        let profile = profiled
-            .raw
-            .with_work(std::time::Duration::from_secs_f64(sequential));
-        for (row, &t) in measured_rows.zip(threads) {
+        let parallel: Vec<_> = measured_rows.by_ref().take(threads.len()).collect();
+        for ((row, &t), copies) in parallel.into_iter().zip(threads).zip(&copies) {
             let converged = row.converged;
             let measured = seconds(row, &format!("at {t} workers"))?;
+            // Running beside others cannot make a copy faster: a ratio below 1 is noise.
+            let slowdown = match copies {
+                Some(_) => {
+                    let row = measured_rows.next().expect("one row per cell");
+                    (seconds(row, &format!("as {t} copies at once"))? / sequential).max(1.0)
+                }
+                None => 1.0,
+            };
+            // ParJava's prediction: the strands take what the sequential version took, slowed
+            // by as much as t copies of it running at once slow each other; the runtime's
+            // costs come on top.
+            let profile = profiled
+                .raw
+                .with_work(std::time::Duration::from_secs_f64(sequential * slowdown));
             let error_of =
                 |p: &Profile| 100.0 * (p.predict(t, costs).seconds - measured) / measured;
             let predicted = profile.predict(t, costs).seconds;
@@ -383,12 +412,13 @@ pub fn validate_command(
             let run_scaled_error = error_of(&profiled.scaled);
             let raw_error = error_of(&profiled.raw);
             println!(
-                "{:<16} {:>7} {:>13.3} {:>13.3} {:>9.3} {:>+9.1} {:>+12.1} {:>+13.1}",
+                "{:<16} {:>7} {:>13.3} {:>13.3} {:>9.3} {:>8.3} {:>+9.1} {:>+12.1} {:>+13.1}",
                 program.name,
                 t,
                 measured * 1e3,
                 predicted * 1e3,
                 sequential * 1e3,
+                slowdown,
                 error,
                 run_scaled_error,
                 raw_error
@@ -400,6 +430,7 @@ pub fn validate_command(
                 predicted_seconds: predicted,
                 error_percent: error,
                 sequential_seconds: sequential,
+                co_run_slowdown: slowdown,
                 one_run_scaled_error_percent: run_scaled_error,
                 unscaled_error_percent: raw_error,
                 work_seconds: profile.work().as_secs_f64(),

@@ -212,11 +212,7 @@ fn tree_seq(depth: u32) -> u64 {
     if depth == 0 {
         return black_box(1);
     }
-    let (a, b) = (
-        black_box(tree_seq(depth - 1)),
-        black_box(tree_seq(depth - 1)),
-    );
-    a + b
+    tree_seq(depth - 1) + tree_seq(depth - 1)
 }
 
 /// The fast path: a tree of empty joins against the same tree of plain calls.
@@ -252,30 +248,49 @@ fn measure_promote(one: &Pool) -> f64 {
 }
 
 /// From pushing a task to another worker running it, with `pause` of idleness before each
-/// push (zero: the thief is still spinning; milliseconds: it has parked).
+/// push (zero: the thief is still spinning; milliseconds: it has parked). A spinning
+/// thief: the median of 5 means of 2,000 handovers. A parked one: the median of 75 single
+/// handovers, because waking a parked thread on a virtual machine now and then takes
+/// milliseconds (the host runs something else on the idle CPU), and a mean would let a
+/// few of those decide the figure.
 fn measure_handover(two: &Pool, pause: Duration) -> f64 {
-    let rounds = if pause.is_zero() { 2_000 } else { 15 };
-    median_of(5, || {
-        two.install(|| {
-            let mut total = 0.0;
-            for _ in 0..rounds {
-                if !pause.is_zero() {
-                    std::thread::sleep(pause);
+    let handover = || {
+        let started = AtomicBool::new(false);
+        let t = Instant::now();
+        crate::scope(|s| {
+            s.spawn(|_| started.store(true, Ordering::Release));
+            // Wait without taking our own deque: the other worker must steal it. Yield
+            // after a while, as a joining worker does (`Worker::idle_until`): Linux may
+            // wake the thief on this very CPU, where a spinning waiter would keep it off
+            // until the next tick (observed: 1-5 ms instead of 5-20 us).
+            let mut spins = 0u32;
+            while !started.load(Ordering::Acquire) {
+                spins += 1;
+                if spins < 4_096 {
+                    std::hint::spin_loop();
+                } else {
+                    std::thread::yield_now();
                 }
-                let started = AtomicBool::new(false);
-                let t = Instant::now();
-                crate::scope(|s| {
-                    s.spawn(|_| started.store(true, Ordering::Release));
-                    // Spin without taking our own deque: the other worker must steal it.
-                    while !started.load(Ordering::Acquire) {
-                        std::hint::spin_loop();
-                    }
-                });
-                total += t.elapsed().as_nanos() as f64;
             }
-            total / rounds as f64
-        })
-    })
+        });
+        t.elapsed().as_nanos() as f64
+    };
+    if pause.is_zero() {
+        const ROUNDS: usize = 2_000;
+        return median_of(5, || {
+            two.install(|| (0..ROUNDS).map(|_| handover()).sum::<f64>() / ROUNDS as f64)
+        });
+    }
+    let mut rounds = two.install(|| {
+        (0..75)
+            .map(|_| {
+                std::thread::sleep(pause);
+                handover()
+            })
+            .collect::<Vec<f64>>()
+    });
+    rounds.sort_by(f64::total_cmp);
+    rounds[rounds.len() / 2]
 }
 
 /// A sweep over empty queues, as an idle worker makes it.
