@@ -205,10 +205,9 @@ mod tests {
             honest: true,
             ran: false,
         };
-        let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            engine.time_run(&mut first)
-        }))
-        .unwrap_err();
+        let panic =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.time_run(&mut first)))
+                .unwrap_err();
         let message = panic.downcast_ref::<String>().unwrap();
         assert_eq!(message, "a copy run beside the others: forty-one");
         assert_eq!(runs.load(Relaxed), 2);

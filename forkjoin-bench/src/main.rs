@@ -210,6 +210,8 @@ fn predict_command(args: &cli::PredictArgs) -> Result<ExitCode, Failure> {
 fn validate_command(args: &cli::ValidateArgs) -> Result<ExitCode, Failure> {
     let programs = choose_programs(&args.programs)?;
     check_output_file("--json", args.json.as_deref())?;
+    // Usage errors before the costs, which may take a moment to measure.
+    let method = method(&args.method, Method::VALIDATE)?;
     let costs = predict::load_costs(args.model.costs.as_deref())?;
     let threads = args.threads.clone().unwrap_or_else(cli::default_threads).0;
     let rows = predict::validate_command(
@@ -217,7 +219,7 @@ fn validate_command(args: &cli::ValidateArgs) -> Result<ExitCode, Failure> {
         args.model.size,
         &threads,
         &costs,
-        &method(&args.method, Method::VALIDATE)?,
+        &method,
         args.json.as_ref(),
     )?;
     Ok(if rows.iter().all(|r| r.error_percent.abs() <= 10.0) {

@@ -374,6 +374,10 @@ fn profiler_usage_errors_are_one_line_and_exit_2() {
     );
     assert_usage_error(&["predict", "fib", "--threads", "0"], "at least 1");
     assert_usage_error(
+        &["validate", "fib", "--k", "3", "--max-runs", "2"],
+        "--max-runs 2 is less than K = 3",
+    );
+    assert_usage_error(
         &[
             "predict",
             "fib",
