@@ -151,6 +151,16 @@ mod tests {
         ran: bool,
     }
 
+    impl Counted {
+        fn new(runs: &Arc<AtomicUsize>, honest: bool) -> Counted {
+            Counted {
+                runs: runs.clone(),
+                honest,
+                ran: false,
+            }
+        }
+    }
+
     impl Workload for Counted {
         fn reset(&mut self) {
             self.ran = false;
@@ -171,11 +181,7 @@ mod tests {
     fn copies(n: usize, honest: bool, runs: &Arc<AtomicUsize>) -> Engine {
         let cpu = crate::cpus::allowed().first().copied().unwrap_or(0);
         Engine::Copies(Copies::new(vec![cpu; n], || {
-            Box::new(Counted {
-                runs: runs.clone(),
-                honest,
-                ran: false,
-            })
+            Box::new(Counted::new(runs, honest))
         }))
     }
 
@@ -183,11 +189,7 @@ mod tests {
     fn copies_run_every_copy_each_time() {
         let runs = Arc::new(AtomicUsize::new(0));
         let engine = copies(3, true, &runs);
-        let mut first = Counted {
-            runs: runs.clone(),
-            honest: true,
-            ran: false,
-        };
+        let mut first = Counted::new(&runs, true);
         for round in 1..=2 {
             first.reset();
             assert!(engine.time_run(&mut first) >= 0.0);
@@ -200,11 +202,7 @@ mod tests {
     fn a_wrong_answer_of_another_copy_fails_the_run() {
         let runs = Arc::new(AtomicUsize::new(0));
         let engine = copies(2, false, &runs);
-        let mut first = Counted {
-            runs: runs.clone(),
-            honest: true,
-            ran: false,
-        };
+        let mut first = Counted::new(&runs, true);
         let panic =
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.time_run(&mut first)))
                 .unwrap_err();

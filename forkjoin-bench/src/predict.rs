@@ -12,6 +12,8 @@ use forkjoin::profile::{self, Costs, Prediction, Profile};
 use serde::Serialize;
 
 use crate::bench;
+use crate::cpus;
+use crate::engine::{Copies, Engine};
 use crate::kbest::Method;
 use crate::programs::{Ctx, Program, Runtime, Size};
 use crate::Failure;
@@ -98,7 +100,7 @@ pub fn profile_program(
         )));
     }
     // On the CPU where the measured one-worker runs go (see `cpus`).
-    let _on = crate::cpus::restrict(crate::cpus::for_workers(&crate::cpus::allowed(), 1));
+    let _on = cpus::restrict(cpus::for_workers(&cpus::allowed(), 1));
     let pool = forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?;
     let mut w = (program.make)(size);
     let verify = |w: &dyn crate::programs::Workload| {
@@ -332,23 +334,20 @@ pub fn validate_command(
         // sequential version run as t copies at once (one per CPU, `engine::Copies`),
         // measured together, run by run, so that all of them see the same stretches of a
         // noisy machine (see `bench::measure_interleaved`).
-        let allowed = crate::cpus::allowed();
+        let allowed = cpus::allowed();
         let engines = threads
             .iter()
             .map(|&t| {
-                let _on = crate::cpus::restrict(crate::cpus::for_workers(&allowed, t));
-                crate::engine::Engine::new(Runtime::Forkjoin, t).map_err(Failure::Usage)
+                let _on = cpus::restrict(cpus::for_workers(&allowed, t));
+                Engine::new(Runtime::Forkjoin, t).map_err(Failure::Usage)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let copies: Vec<Option<crate::engine::Engine>> = threads
             .iter()
             .map(|&t| {
-                let cpus = crate::cpus::for_workers(&allowed, t);
-                (cpus.len() > 1).then(|| {
-                    crate::engine::Engine::Copies(crate::engine::Copies::new(cpus.to_vec(), || {
-                        (program.make)(size)
-                    }))
-                })
+                let cpus = cpus::for_workers(&allowed, t);
+                (cpus.len() > 1)
+                    .then(|| Engine::Copies(Copies::new(cpus.to_vec(), || (program.make)(size))))
             })
             .collect();
         let sequential_cell = |engine| bench::Cell {
@@ -356,15 +355,14 @@ pub fn validate_command(
             runtime: Runtime::Sequential,
             threads: 1,
         };
-        let cells: Vec<bench::Cell<'_>> =
-            std::iter::once(sequential_cell(&crate::engine::Engine::Sequential))
-                .chain(engines.iter().zip(threads).map(|(engine, &t)| bench::Cell {
-                    engine,
-                    runtime: Runtime::Forkjoin,
-                    threads: t,
-                }))
-                .chain(copies.iter().flatten().map(sequential_cell))
-                .collect();
+        let cells: Vec<bench::Cell<'_>> = std::iter::once(sequential_cell(&Engine::Sequential))
+            .chain(engines.iter().zip(threads).map(|(engine, &t)| bench::Cell {
+                engine,
+                runtime: Runtime::Forkjoin,
+                threads: t,
+            }))
+            .chain(copies.iter().flatten().map(sequential_cell))
+            .collect();
         let mut w = (program.make)(size);
         let mut measured_rows = bench::measure_interleaved(
             program.name,
@@ -405,12 +403,12 @@ pub fn validate_command(
             let profile = profiled
                 .raw
                 .with_work(std::time::Duration::from_secs_f64(sequential * slowdown));
-            let error_of =
-                |p: &Profile| 100.0 * (p.predict(t, costs).seconds - measured) / measured;
-            let predicted = profile.predict(t, costs).seconds;
-            let error = error_of(&profile);
-            let run_scaled_error = error_of(&profiled.scaled);
-            let raw_error = error_of(&profiled.raw);
+            let predict = |p: &Profile| p.predict(t, costs).seconds;
+            let error_of = |predicted: f64| 100.0 * (predicted - measured) / measured;
+            let predicted = predict(&profile);
+            let error = error_of(predicted);
+            let run_scaled_error = error_of(predict(&profiled.scaled));
+            let raw_error = error_of(predict(&profiled.raw));
             println!(
                 "{:<16} {:>7} {:>13.3} {:>13.3} {:>9.3} {:>8.3} {:>+9.1} {:>+12.1} {:>+13.1}",
                 program.name,

@@ -308,6 +308,14 @@ mod tests {
         }
     }
 
+    /// Every kept pool has the worker count it is kept under, and the newest has `threads`.
+    fn assert_newest_pool<P>(pools: &OwnPools<P>, threads: usize, count: impl Fn(&P) -> usize) {
+        for (t, p) in &pools.0 {
+            assert_eq!(count(p), *t);
+        }
+        assert_eq!(pools.0.last().map(|(t, _)| *t), Some(threads));
+    }
+
     #[test]
     fn pools_follow_the_harness_thread_count() {
         let mut w = Submit::new(400, Size::Default);
@@ -316,32 +324,14 @@ mod tests {
                 .unwrap()
                 .install(|| w.run(&mut Ctx::Forkjoin));
             w.verify().unwrap();
-            let counts: Vec<usize> = w
-                .forkjoin_pools
-                .0
-                .iter()
-                .map(|(t, p)| {
-                    assert_eq!(p.num_threads(), *t);
-                    *t
-                })
-                .collect();
-            assert_eq!(counts.last(), Some(&threads));
+            assert_newest_pool(&w.forkjoin_pools, threads, forkjoin::Pool::num_threads);
             let rayon = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads)
                 .build()
                 .unwrap();
             rayon.install(|| w.run(&mut Ctx::Rayon));
             w.verify().unwrap();
-            let counts: Vec<usize> = w
-                .rayon_pools
-                .0
-                .iter()
-                .map(|(t, p)| {
-                    assert_eq!(p.current_num_threads(), *t);
-                    *t
-                })
-                .collect();
-            assert_eq!(counts.last(), Some(&threads));
+            assert_newest_pool(&w.rayon_pools, threads, |p| p.current_num_threads());
         }
         // Back at a count seen before: that pool is reused, none is added.
         forkjoin::Pool::new(1)

@@ -250,9 +250,8 @@ fn measure_promote(one: &Pool) -> f64 {
 /// From pushing a task to another worker running it, with `pause` of idleness before each
 /// push (zero: the thief is still spinning; milliseconds: it has parked). A spinning
 /// thief: the median of 5 means of 2,000 handovers. A parked one: the median of 75 single
-/// handovers, because waking a parked thread on a virtual machine now and then takes
-/// milliseconds (the host runs something else on the idle CPU), and a mean would let a
-/// few of those decide the figure.
+/// handovers, because now and then a wake-up takes milliseconds (a virtual CPU that the
+/// host is slow to run), and a mean would let a few of those decide the figure.
 fn measure_handover(two: &Pool, pause: Duration) -> f64 {
     let handover = || {
         let started = AtomicBool::new(false);

@@ -218,12 +218,7 @@ impl Profile {
     /// assert!(q.work().abs_diff(Duration::from_millis(3)) < Duration::from_micros(1));
     /// ```
     pub fn with_work(&self, work: Duration) -> Profile {
-        let factor = if self.work == 0 {
-            1.0
-        } else {
-            (work.as_nanos() as f64 / self.work as f64).max(0.05)
-        };
-        self.rescaled(factor)
+        self.rescaled(self.factor_to(work.as_nanos() as f64))
     }
 
     /// This profile with every strand time multiplied by `factor`.
@@ -241,12 +236,18 @@ impl Profile {
     /// The factor by which [`Profile::scaled_to`] multiplies strand times to reach
     /// `one_worker` (at least 0.05).
     pub fn work_scale(&self, one_worker: Duration, costs: &Costs) -> f64 {
-        let target =
-            one_worker.as_nanos() as f64 - costs.submit_ns - self.joins as f64 * costs.join_ns;
+        self.factor_to(
+            one_worker.as_nanos() as f64 - costs.submit_ns - self.joins as f64 * costs.join_ns,
+        )
+    }
+
+    /// The factor that makes the work `target_ns`; at least 0.05, so that costs larger
+    /// than the run they are taken from cannot make strands vanish or go negative.
+    fn factor_to(&self, target_ns: f64) -> f64 {
         if self.work == 0 {
             1.0
         } else {
-            (target / self.work as f64).max(0.05)
+            (target_ns / self.work as f64).max(0.05)
         }
     }
 
