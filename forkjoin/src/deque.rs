@@ -138,7 +138,15 @@ impl<T> Deque<T> {
     /// Only the owner thread may call `push` and `pop`.
     pub(crate) unsafe fn pop(&self) -> Option<NonNull<T>> {
         // Relaxed: only this thread writes `bottom` and `buffer`.
-        let b = self.bottom.load(Relaxed) - 1;
+        let b = self.bottom.load(Relaxed);
+        // A look before the fence, so that a worker searching its empty deque pays none:
+        // `top` only grows and only this thread adds items, so if even a stale `top` reaches
+        // `bottom`, the deque is empty now. Relaxed: a stale value is smaller, which only
+        // sends us down the exact path below.
+        if self.top.load(Relaxed) >= b {
+            return None;
+        }
+        let b = b - 1;
         let buf = self.buffer.load(Relaxed);
         // Release, like every store of `bottom`: a thief whose Acquire load reads this value
         // must also see the slots pushed before it. Under C++20 a later relaxed store by the
@@ -173,6 +181,14 @@ impl<T> Deque<T> {
     pub(crate) fn steal(&self) -> Steal<NonNull<T>> {
         // Acquire: pairs with the SeqCst CAS of other thieves.
         let t = self.top.load(Acquire);
+        // A look before the fence: a deque whose `bottom` is at or below `top` is reported
+        // empty without one, so a sweep over empty deques costs plain loads. "Empty" is a
+        // snapshot in any case: a stale `bottom` (smaller) only misses items pushed just
+        // now, and callers that need an exact answer (the sleep protocol) issue their own
+        // fence and look again. Relaxed: nothing is read on the strength of this value.
+        if self.bottom.load(Relaxed) <= t {
+            return Steal::Empty;
+        }
         // The other half of the Dekker pattern in `pop`.
         fence(SeqCst);
         // Acquire: pairs with the release store in `push`, making the slot visible.
@@ -195,6 +211,45 @@ impl<T> Deque<T> {
         }
         // The CAS won slot `t`, which the Acquire load of `bottom` made visible.
         Steal::Success(NonNull::new(item).expect("a won steal reads a pushed slot"))
+    }
+
+    /// Takes the oldest half of the items (rounded up), at most `out.len()`, with one CAS:
+    /// they are written to `out` oldest first, and `Success` says how many. For a deque
+    /// whose owner never pops, a submission queue, so that a worker drains a stream of
+    /// submitted jobs paying the queue's cache misses and CAS once per batch, not per job.
+    ///
+    /// # Safety
+    /// No thread ever calls `pop` on this deque. The owner's pop is what races a thief for
+    /// the last items (it takes them from the other end without a CAS, hence the Dekker
+    /// fence in `steal`); with pushes alone, every index below `bottom` stays pushed until a
+    /// CAS on `top` takes it, so no fence is needed here.
+    pub(crate) unsafe fn steal_batch(&self, out: &mut [*mut T]) -> Steal<usize> {
+        // Acquire: pairs with the SeqCst CAS of other thieves (the slots they took are
+        // behind `t`, and a pusher's overwrite of a slot happens after the taker's read).
+        let t = self.top.load(Acquire);
+        // Acquire: pairs with the release store in `push`: the slots below `b` are visible.
+        // A stale (smaller) `b` only makes the batch smaller.
+        let b = self.bottom.load(Acquire);
+        if t >= b || out.is_empty() {
+            return Steal::Empty;
+        }
+        let n = ((b - t) as usize).div_ceil(2).min(out.len());
+        // Acquire: pairs with the release store in `grow`, making the copied slots visible.
+        let buf = self.buffer.load(Acquire);
+        for (i, slot) in out[..n].iter_mut().enumerate() {
+            // Relaxed: made visible by the Acquire load of `bottom`. If the owner has since
+            // wrapped around and overwritten this slot, it first saw `top` move past it, and
+            // the CAS below fails, so a stale value is never returned.
+            *slot = (*buf).slot(t + i as isize).load(Relaxed);
+        }
+        if self
+            .top
+            .compare_exchange(t, t + n as isize, SeqCst, Relaxed)
+            .is_err()
+        {
+            return Steal::Retry;
+        }
+        Steal::Success(n)
     }
 
     /// Whether the deque looks empty. Exact for the owner; for other threads a snapshot.
@@ -263,6 +318,92 @@ mod tests {
             assert_eq!(d.steal(), Steal::Empty);
             assert!(d.is_empty());
         }
+    }
+
+    /// A batch is the oldest half, rounded up, at most the buffer's length, oldest first.
+    #[test]
+    fn steal_batch_takes_the_oldest_half() {
+        let d = Deque::with_capacity(4);
+        let mut out = [ptr::null_mut(); 4];
+        let taken = |d: &Deque<usize>, out: &mut [*mut usize]| -> Vec<usize> {
+            // SAFETY: nobody pops this deque.
+            match unsafe { d.steal_batch(out) } {
+                Steal::Success(n) => out[..n]
+                    .iter()
+                    .map(|&p| take(NonNull::new(p).unwrap()))
+                    .collect(),
+                Steal::Empty => Vec::new(),
+                Steal::Retry => panic!("no other thief"),
+            }
+        };
+        assert_eq!(taken(&d, &mut out), Vec::<usize>::new());
+        // SAFETY: this thread is the owner.
+        unsafe {
+            for v in 0..11 {
+                d.push(item(v));
+            }
+        }
+        // 11 queued: half is 6, capped at 4.
+        assert_eq!(taken(&d, &mut out), vec![0, 1, 2, 3]);
+        // 7 queued: 4.
+        assert_eq!(taken(&d, &mut out), vec![4, 5, 6, 7]);
+        // 3 queued: 2.
+        assert_eq!(taken(&d, &mut out), vec![8, 9]);
+        // 1 queued: 1.
+        assert_eq!(taken(&d, &mut out), vec![10]);
+        assert_eq!(taken(&d, &mut out), Vec::<usize>::new());
+        assert!(d.is_empty());
+        // A zero-length buffer takes nothing.
+        // SAFETY: owner.
+        unsafe { d.push(item(11)) };
+        assert_eq!(taken(&d, &mut []), Vec::<usize>::new());
+        assert_eq!(taken(&d, &mut out), vec![11]);
+    }
+
+    /// One thread pushes (growing the buffer from 2) while three thieves take batches: every
+    /// item exactly once, and each thief sees its items in push order.
+    #[test]
+    fn concurrent_batches_exactly_once_in_order() {
+        const N: usize = if cfg!(miri) { 300 } else { 200_000 };
+        let d = Arc::new(Deque::with_capacity(2));
+        let done = Arc::new(AtomicBool::new(false));
+        let thieves: Vec<_> = (0..3)
+            .map(|_| {
+                let (d, done) = (d.clone(), done.clone());
+                std::thread::spawn(move || {
+                    let mut got = Vec::new();
+                    let mut out = [ptr::null_mut(); 8];
+                    loop {
+                        let finished = done.load(Acquire);
+                        // SAFETY: nobody pops this deque.
+                        match unsafe { d.steal_batch(&mut out) } {
+                            Steal::Success(n) => {
+                                got.extend(out[..n].iter().map(|&p| take(NonNull::new(p).unwrap())))
+                            }
+                            Steal::Retry => {}
+                            Steal::Empty if finished => return got,
+                            Steal::Empty => std::hint::spin_loop(),
+                        }
+                    }
+                })
+            })
+            .collect();
+        for v in 0..N {
+            // SAFETY: this thread is the owner, and it never pops.
+            unsafe { d.push(item(v)) };
+        }
+        done.store(true, Release);
+        let mut all = Vec::new();
+        for t in thieves {
+            let got = t.join().unwrap();
+            assert!(
+                got.windows(2).all(|w| w[0] < w[1]),
+                "a thief's items out of order"
+            );
+            all.extend(got);
+        }
+        all.sort_unstable();
+        assert_eq!(all, (0..N).collect::<Vec<_>>());
     }
 
     /// Owner pushes and pops while three thieves steal: every item is taken exactly once.
@@ -415,6 +556,52 @@ mod loom_tests {
                 got += take(p);
             }
             assert_eq!(got, 3);
+        });
+    }
+
+    /// Two batch thieves against a pusher that grows the buffer: each item exactly once.
+    #[test]
+    fn batch_steals_against_pushes() {
+        model(|| {
+            let d = Arc::new(Deque::with_capacity(2));
+            // SAFETY: the model's main thread is the owner and never pops.
+            unsafe { d.push(item(1)) };
+            let thieves: Vec<_> = (0..2)
+                .map(|_| {
+                    let d = d.clone();
+                    thread::spawn(move || {
+                        let mut out = [ptr::null_mut(); 2];
+                        loop {
+                            // SAFETY: nobody pops this deque.
+                            match unsafe { d.steal_batch(&mut out) } {
+                                Steal::Success(n) => {
+                                    return out[..n]
+                                        .iter()
+                                        .map(|&p| take(NonNull::new(p).unwrap()))
+                                        .sum::<usize>()
+                                }
+                                Steal::Empty => return 0,
+                                Steal::Retry => thread::yield_now(),
+                            }
+                        }
+                    })
+                })
+                .collect();
+            // SAFETY: owner; the third push grows the buffer.
+            unsafe {
+                d.push(item(2));
+                d.push(item(4));
+            }
+            let mut got: usize = thieves.into_iter().map(|t| t.join().unwrap()).sum();
+            let mut out = [ptr::null_mut(); 4];
+            // SAFETY: no thief is left; nobody pops.
+            while let Steal::Success(n) = unsafe { d.steal_batch(&mut out) } {
+                got += out[..n]
+                    .iter()
+                    .map(|&p| take(NonNull::new(p).unwrap()))
+                    .sum::<usize>();
+            }
+            assert_eq!(got, 7);
         });
     }
 

@@ -347,7 +347,7 @@ impl Pool {
                 tasks_shared: w.counters.promoted.load(Relaxed),
             })
             .collect();
-        Stats::new(workers, self.registry.external_submissions.load(Relaxed))
+        Stats::new(workers, self.registry.external_submissions())
     }
 
     /// CPU time used so far by the pool's threads (its workers), where the

@@ -40,9 +40,21 @@ const SOURCE_OWN: usize = usize::MAX;
 /// again; a pool with no idle worker, or no busy one, has no heartbeat at all.
 pub(crate) const HEARTBEAT: Duration = Duration::from_micros(50);
 
+/// The most jobs a worker takes from a submission queue at once (it takes the oldest half).
+/// A stream of small submitted jobs then costs the queue's cache misses and CAS once per
+/// batch; the rest of the batch waits on the worker's own deque, where idle workers steal it.
+const SUBMISSION_BATCH: usize = 32;
+
 /// Search rounds with exponential `spin_loop` back-off, then rounds of `yield_now`, before an
-/// idle worker parks (seed 000, section 2.3: "yield, then sleep").
+/// idle worker parks (seed 000, section 2.3: "yield, then sleep"). Only the first
+/// `PURE_SPIN_ROUNDS` (about 126 `spin_loop`s) keep the CPU; the later spin rounds yield it
+/// after spinning. Spinning through all 24 rounds (a hundred microseconds or more) held up
+/// whoever shared the CPU: in the submit benchmark at one worker, where the submitter and
+/// the worker share one CPU, 600 tasks took 125 us with a pure spin, 66-70 us with a
+/// yield after round 6 (rayon, which yields in every round: 72-81 us), with no change
+/// beyond the noise in fib, integrate, jacobi, lu or uts at 1 and 2 workers.
 const SPIN_ROUNDS: u32 = 24;
+const PURE_SPIN_ROUNDS: u32 = 6;
 const YIELD_ROUNDS: u32 = 8;
 
 thread_local! {
@@ -70,7 +82,8 @@ pub(crate) struct Counters {
 
 #[inline(always)]
 pub(crate) fn bump(counter: &AtomicU64) {
-    // Relaxed load and store: only the owning worker writes (see `Counters`).
+    // Relaxed load and store: one writer at a time (the owning worker, see `Counters`, or
+    // the holder of a submission queue's lock).
     counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
 }
 
@@ -95,6 +108,13 @@ pub(crate) struct OwnerState {
     rng: u64,
     /// When this worker last asked the others to share (`request_sharing`).
     last_request: Option<Instant>,
+    /// A job is running on this thread. Only a worker between jobs takes a batch from a
+    /// submission queue: pushed above a promoted join frame or a scope's spawned jobs, the
+    /// batch would have to run before the waiting join or scope could go on.
+    running: bool,
+    /// This worker's `stolen` count when it last asked: a request is only rate-limited
+    /// while it has not been answered (see `request_sharing`).
+    stolen_at_request: u64,
 }
 
 /// What every join reads: the owner's frame count and the bound on it. The first field of a
@@ -129,6 +149,8 @@ impl JoinState {
                 source: SOURCE_OWN,
                 rng,
                 last_request: None,
+                running: false,
+                stolen_at_request: 0,
             })),
             limit: CachePadded(AtomicUsize::new(limit)),
         }
@@ -251,15 +273,21 @@ impl Worker {
     /// # Safety
     /// On this worker's thread, with a job nobody else will execute.
     pub(crate) unsafe fn execute(&self, job: JobRef) {
-        (*self.owner_state()).fresh = true;
+        let st = self.owner_state();
+        (*st).fresh = true;
+        // Jobs catch their own panics, so this is restored on every way out.
+        let outer = std::mem::replace(&mut (*st).running, true);
         // Relaxed: a request to ourselves; the idle workers' requests are hints too.
         self.join.limit.store(SHARE_REQUEST, Relaxed);
         bump(&self.counters.executed);
         #[cfg(feature = "profile")]
         if self.registry().profiling() {
-            return crate::profile::detached(|| job.execute(self));
+            crate::profile::detached(|| job.execute(self));
+            (*st).running = outer;
+            return;
         }
         job.execute(self);
+        (*st).running = outer;
     }
 
     /// Recomputes `limit` after `shared` changed or a heartbeat was handled.
@@ -371,9 +399,21 @@ impl Worker {
                         Steal::Retry => contended = true,
                         Steal::Empty => {}
                     }
-                } else if let Some(job) = registry.queues[i - workers].take() {
-                    bump(&self.counters.stolen);
-                    return Some((job, i));
+                } else {
+                    let queue = &registry.queues[i - workers];
+                    // SAFETY: owner-only state, on the owner's thread.
+                    let taken = if unsafe { (*self.owner_state()).running } {
+                        queue.take().map(|job| (job, 1))
+                    } else {
+                        // SAFETY: on this worker's thread.
+                        unsafe { queue.take_batch(self) }
+                    };
+                    if let Some((job, n)) = taken {
+                        let stolen = &self.counters.stolen;
+                        // Relaxed load and store: only this worker writes it (`Counters`).
+                        stolen.store(stolen.load(Relaxed) + n as u64, Relaxed);
+                        return Some((job, i));
+                    }
                 }
             }
             if !contended {
@@ -400,20 +440,35 @@ impl Worker {
     }
 
     /// The heartbeat, from the idle side: asks every other worker to consider sharing at its
-    /// next join, unless this worker asked less than half a period ago. The busy ones share
-    /// their oldest private frame then (`on_heartbeat`); the idle ones ignore it.
+    /// next join, unless this worker asked less than half a period ago and has taken no work
+    /// since. The busy ones share their oldest private frame then (`on_heartbeat`); the idle
+    /// ones ignore it.
+    ///
+    /// The rate limit keeps a region too small to be worth sharing from being split at
+    /// every join. But a worker whose request was answered (it stole since) and who has
+    /// already finished what it got asks again at once: in an unbalanced tree the oldest
+    /// private frame is often a tiny subtree, and waiting out the half period after each
+    /// one left the thief idle most of the time. UTS T3 at 2 workers: 593 idle periods of
+    /// 16-32 us per run (15 ms of a 141 ms run) with the plain rate limit, 172 with this
+    /// rule; speedup 1.62-1.66 -> 1.70-1.71 in interleaved runs, and no change in the tree
+    /// sum of `examples/overhead` (the small-region case the limit exists for).
     fn request_sharing(&self) {
         let st = self.owner_state();
         let now = Instant::now();
         // SAFETY: owner-only state, on the owner's thread.
         unsafe {
-            if (*st)
-                .last_request
-                .is_some_and(|t| now.duration_since(t) < HEARTBEAT / 2)
+            // Relaxed: this worker's own counter.
+            let stolen = self.counters.stolen.load(Relaxed);
+            let answered = stolen != (*st).stolen_at_request;
+            if !answered
+                && (*st)
+                    .last_request
+                    .is_some_and(|t| now.duration_since(t) < HEARTBEAT / 2)
             {
                 return;
             }
             (*st).last_request = Some(now);
+            (*st).stolen_at_request = stolen;
         }
         for w in self.registry().workers.iter() {
             // Relaxed: a request, which carries no data; the owner reads the idle count
@@ -464,6 +519,13 @@ impl Worker {
                 for _ in 0..(1u32 << round.min(6)) {
                     std::hint::spin_loop();
                 }
+                if round > PURE_SPIN_ROUNDS {
+                    // Give the CPU to whoever else may be waiting for it (on a CPU of its
+                    // own this returns at once): an idle worker that shares its CPU with
+                    // the thread about to give it work, or with a waiter its work just
+                    // released, must not hold the CPU through the whole spin.
+                    std::thread::yield_now();
+                }
             } else if round <= SPIN_ROUNDS + YIELD_ROUNDS {
                 std::thread::yield_now();
             } else {
@@ -510,6 +572,12 @@ impl Worker {
 /// queue by a per-thread random probe and move to another on contention.
 struct SubmissionQueue {
     push_lock: Mutex<()>,
+    /// Jobs pushed here so far. Written only under `push_lock` (a relaxed load and store, no
+    /// read-modify-write), on the lock's own line, which only submitters touch; read by
+    /// `Pool::stats` as a snapshot. A pool-wide counter sat on the line every idle worker
+    /// reads (`terminating`, the registry's slices), so each submission's `lock inc` missed
+    /// there: a quarter of a submitter's time in the submit benchmark.
+    submitted: AtomicU64,
     deque: Deque<JobHeader>,
 }
 
@@ -519,6 +587,33 @@ impl SubmissionQueue {
         loop {
             match self.deque.steal() {
                 Steal::Success(job) => return Some(JobRef(job)),
+                Steal::Empty => return None,
+                Steal::Retry => std::hint::spin_loop(),
+            }
+        }
+    }
+
+    /// Takes the oldest half of the queued jobs (at most `SUBMISSION_BATCH`), lock-free, for
+    /// `worker`, which is between jobs: returns the oldest to run now and pushes the rest
+    /// onto the worker's own deque, oldest on top of the stack, so that the worker runs them
+    /// in submission order and idle workers can steal them. Also returns how many it took.
+    ///
+    /// # Safety
+    /// On `worker`'s own thread.
+    unsafe fn take_batch(&self, worker: &Worker) -> Option<(JobRef, usize)> {
+        let mut batch = [ptr::null_mut(); SUBMISSION_BATCH];
+        loop {
+            // SAFETY: nobody pops a submission queue; submitters only push, workers steal.
+            match unsafe { self.deque.steal_batch(&mut batch) } {
+                Steal::Success(n) => {
+                    for &job in batch[1..n].iter().rev() {
+                        // SAFETY: on the worker's own thread (our contract); the batch's
+                        // pointers came from pushes of non-null jobs.
+                        unsafe { worker.deque.push(NonNull::new_unchecked(job)) };
+                    }
+                    // SAFETY: as above.
+                    return Some((JobRef(unsafe { NonNull::new_unchecked(batch[0]) }), n));
+                }
                 Steal::Empty => return None,
                 Steal::Retry => std::hint::spin_loop(),
             }
@@ -536,7 +631,6 @@ pub(crate) struct Registry {
     terminating: AtomicBool,
     /// A parked worker keeps the heartbeat going (see `Worker::idle_until`).
     watcher: CachePadded<AtomicBool>,
-    pub(crate) external_submissions: AtomicU64,
     /// Set while `profile::run` measures a run on this pool: every join then takes the
     /// slow path (see `Worker::refresh_limit`), where it is timed.
     #[cfg(feature = "profile")]
@@ -570,6 +664,7 @@ impl Registry {
                 .map(|_| {
                     CachePadded(SubmissionQueue {
                         push_lock: Mutex::new(()),
+                        submitted: AtomicU64::new(0),
                         deque: Deque::new(),
                     })
                 })
@@ -580,7 +675,6 @@ impl Registry {
             idle: CachePadded(AtomicUsize::new(threads)),
             terminating: AtomicBool::new(false),
             watcher: CachePadded(AtomicBool::new(false)),
-            external_submissions: AtomicU64::new(0),
             #[cfg(feature = "profile")]
             profiling: AtomicBool::new(false),
         })
@@ -597,6 +691,12 @@ impl Registry {
         // Relaxed: set before the profiled closure starts on this pool; every worker that
         // runs part of it got that part through a queue (release/acquire) after the store.
         self.profiling.load(Relaxed)
+    }
+
+    /// Jobs submitted from outside the pool so far (a snapshot).
+    pub(crate) fn external_submissions(&self) -> u64 {
+        // Relaxed: statistics.
+        self.queues.iter().map(|q| q.submitted.load(Relaxed)).sum()
     }
 
     /// Any queued work anywhere (a snapshot; see the sleep protocol for when it is exact).
@@ -650,6 +750,7 @@ impl Registry {
                 // SAFETY: holding the queue's lock makes this thread its deque's owner; the
                 // mutex orders this push after the previous owner's.
                 unsafe { queue.deque.push(job.0) };
+                bump(&queue.submitted);
                 break;
             }
             // Contended: move to another queue, as the JDK pool does.
@@ -659,8 +760,6 @@ impl Registry {
             attempts += 1;
         }
         PROBE.with(|p| p.set(probe));
-        // Relaxed: a statistic.
-        self.external_submissions.fetch_add(1, Relaxed);
         self.notify_work();
     }
 

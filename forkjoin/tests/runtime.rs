@@ -242,6 +242,43 @@ fn eight_threads_submit_while_joins_run() {
     assert_eq!(total, expected);
 }
 
+/// A stream of submissions from outside, which workers take from the submission queue in
+/// batches: every job runs exactly once, whatever the worker count, and is counted.
+#[test]
+fn a_stream_of_submissions_runs_each_job_once() {
+    let n = size(20_000, 200) as usize;
+    for threads in [1, 2, 8] {
+        let pool = Pool::new(threads).unwrap();
+        let runs: Arc<Vec<AtomicUsize>> = Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
+        let tasks: Vec<_> = (0..n)
+            .map(|i| {
+                let runs = runs.clone();
+                pool.submit(move || {
+                    runs[i].fetch_add(1, SeqCst);
+                    // Every third job forks, as the submit benchmark's Tan does.
+                    if i % 3 == 2 {
+                        fib(12) + i as u64
+                    } else {
+                        i as u64
+                    }
+                })
+            })
+            .collect();
+        let sum: u64 = tasks.into_iter().rev().map(|t| t.join().unwrap()).sum();
+        let expected: u64 = (0..n as u64)
+            .map(|i| if i % 3 == 2 { fib_exact(12) + i } else { i })
+            .sum();
+        assert_eq!(sum, expected, "{threads} workers");
+        let once = runs.iter().filter(|r| r.load(SeqCst) == 1).count();
+        assert_eq!(once, n, "{threads} workers: jobs not run exactly once");
+        let stats = pool.stats();
+        assert_eq!(stats.external_submissions, n as u64);
+        // Each job is taken from a submission queue once (counted as stolen), in a batch
+        // or alone, and may be stolen again from the worker that took the batch.
+        assert!(stats.total.tasks_stolen >= n as u64, "{stats}");
+    }
+}
+
 #[test]
 fn a_thousand_pools() {
     for i in 0..size(1000, 5) {
