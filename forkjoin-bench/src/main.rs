@@ -38,6 +38,14 @@ pub enum Failure {
     Other(String),
 }
 
+/// mimalloc for every Rust runtime and the sequential baseline alike. Programs that allocate
+/// per task (submit: a task and its result per job) otherwise measure glibc's malloc, whose
+/// bins the submit benchmark's pattern (4800 live tasks, then a 77 KB vector) sends through
+/// `malloc_consolidate` every run: a third of a one-worker run; the JVM allocates from
+/// thread-local buffers.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     // `fj ... | head` should stop quietly when the reader goes away, as other command-line
     // tools do, not panic on the failed write (Rust ignores SIGPIPE by default).
