@@ -398,9 +398,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
         let st = worker.owner_state();
         (*st).len = idx;
         if idx < (*st).shared {
-            (*st).shared = idx;
-            worker.refresh_limit();
-            return self.complete_promoted(worker);
+            return self.complete_promoted(worker, idx);
         }
         registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
         self.take_func()()
@@ -410,7 +408,9 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// thief is done.
     #[cold]
     #[inline(never)]
-    unsafe fn complete_promoted(&self, worker: &Worker) -> RB {
+    unsafe fn complete_promoted(&self, worker: &Worker, idx: usize) -> RB {
+        (*worker.owner_state()).shared = idx;
+        worker.refresh_limit();
         let me = JobRef(NonNull::from(self).cast());
         let latch = self.head.latch();
         loop {
@@ -434,6 +434,12 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
                 }
             }
         }
+        // Stolen and finished: the thief is probably looking for work this very moment,
+        // before it has even counted itself idle or asked. Share our next join as if we
+        // had just started a job, so that the next region of a loop of regions (Jacobi)
+        // does not start private, its top half kept until the thief's request reaches a
+        // join, after a whole leaf (see DESIGN.md, section 4).
+        worker.share_next_join();
         // The latch's Acquire probe made the thief's write of the result visible.
         match (*self.result.get()).assume_init_read() {
             Ok(rb) => rb,

@@ -97,9 +97,10 @@ pub(crate) struct OwnerState {
     /// Joins whose second closure ran on this worker without ever being shared. Written by
     /// the owner (relaxed load and store), read by `Pool::stats`.
     pub(crate) inline_joins: AtomicU64,
-    /// The worker started a job since its last heartbeat: share its first join even if
-    /// nobody is idle yet (unless other work is queued), so that a worker that becomes idle
-    /// while the job's first closure blocks or runs long can take the second.
+    /// The worker started a job since its last heartbeat, or the thief of a frame it joined
+    /// has just finished (`share_next_join`): share its next join even if nobody is idle
+    /// yet (unless other work is queued at `source`), so that a worker that becomes idle
+    /// while the first closure blocks or runs long can take the second.
     fresh: bool,
     /// Where the running job was taken from (`SOURCE_OWN`, a worker's index, or the number
     /// of workers plus a submission queue's index): its first join is not shared while that
@@ -290,21 +291,60 @@ impl Worker {
         (*st).running = outer;
     }
 
-    /// Recomputes `limit` after `shared` changed or a heartbeat was handled.
+    /// The bound on recorded frames for the current `shared`: `shared + PRIVATE_FRAMES`, or
+    /// `SHARE_REQUEST` while a profile is taken (every join then takes the slow path, where
+    /// it is measured).
     #[inline]
-    pub(crate) fn refresh_limit(&self) {
+    fn frame_bound(&self) -> usize {
         // SAFETY: owner-only state, on the owner's thread.
         let shared = unsafe { (*self.owner_state()).shared };
-        #[allow(unused_mut)]
-        let mut limit = (shared + PRIVATE_FRAMES).min(FRAMES);
-        // While a profile runs every join takes the slow path, where it is measured.
         #[cfg(feature = "profile")]
         if self.registry().profiling() {
-            limit = SHARE_REQUEST;
+            return SHARE_REQUEST;
         }
-        // Relaxed: only this thread acts on it; overwriting a concurrent heartbeat loses one
-        // tick, which only delays sharing by a period.
-        self.join.limit.store(limit, Relaxed);
+        (shared + PRIVATE_FRAMES).min(FRAMES)
+    }
+
+    /// Recomputes `limit` after `shared` changed, keeping a pending request: a join whose
+    /// promoted frame was stolen completes with `shared` lower, and an idle worker's request
+    /// that arrived meanwhile must still reach the next join. A plain store overwrote it,
+    /// and the request was lost until the idle worker, rate-limited, asked again.
+    /// (DESIGN.md, section 4, has the measurement.)
+    #[inline]
+    pub(crate) fn refresh_limit(&self) {
+        let bound = self.frame_bound();
+        // Relaxed: only this thread acts on `limit`; the CAS only keeps a concurrent
+        // request (a hint that carries no data) from being overwritten.
+        let current = self.join.limit.load(Relaxed);
+        if current != SHARE_REQUEST && current != bound {
+            let _ = self
+                .join
+                .limit
+                .compare_exchange(current, bound, Relaxed, Relaxed);
+        }
+    }
+
+    /// Takes the pending request: `limit` back to the frame bound. Only `on_heartbeat`,
+    /// which then acts on the request, does this.
+    #[inline]
+    fn take_request(&self) {
+        // Relaxed: as in `refresh_limit`. A request that arrives just after this store is
+        // answered by this same heartbeat.
+        self.join.limit.store(self.frame_bound(), Relaxed);
+    }
+
+    /// Shares the next join's oldest private frame, as at the first join of a job taken from
+    /// a queue (`execute`): called when the thief of a frame this worker joined has just
+    /// finished it, and so is about to look for work.
+    pub(crate) fn share_next_join(&self) {
+        let st = self.owner_state();
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe {
+            (*st).fresh = true;
+            (*st).source = SOURCE_OWN;
+        }
+        // Relaxed: a request to ourselves, as in `execute`.
+        self.join.limit.store(SHARE_REQUEST, Relaxed);
     }
 
     /// Whether a heartbeat is pending (loops split their range then).
@@ -316,36 +356,43 @@ impl Worker {
 
     /// The heartbeat arrived at a join: share the oldest private frame if someone is idle
     /// and nothing of ours is already on offer.
+    ///
+    /// The request is taken (`limit` back to the frame bound) when it is answered (a frame
+    /// promoted) or when nobody can use work. While someone is idle but this worker cannot
+    /// share yet (its deque still holds what it shared), the request stays pending for the
+    /// next join instead of being dropped, which would leave the idle worker waiting for its
+    /// rate-limited next request to reach a join.
     #[cold]
     #[inline(never)]
     pub(crate) fn on_heartbeat(&self) {
-        self.refresh_limit();
         let registry = self.registry();
         let st = self.owner_state();
         // SAFETY: owner-only state on the owner's thread; frames in `shared..len` belong to
         // joins still running on this stack, so their heads are live.
         unsafe {
             let fresh = std::mem::take(&mut (*st).fresh);
-            if registry.workers.len() == 1 || !self.deque.is_empty() {
-                return;
-            }
-            let share = if fresh {
-                // The first join of a job just started: share it unless the queue the job
-                // came from holds more (idle workers take that instead; splitting a stream
-                // of small submitted jobs across workers would only add traffic).
-                !registry.holds_work((*st).source)
-            } else {
-                // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the idle
-                // worker keeps looking or is woken by the next promotion.
-                registry.idle.load(Relaxed) > 0
-            };
+            let share = registry.workers.len() > 1
+                && if fresh {
+                    // The first join of a job just started: share it unless the queue the
+                    // job came from holds more (idle workers take that instead; splitting a
+                    // stream of small submitted jobs across workers would only add traffic).
+                    !registry.holds_work((*st).source)
+                } else {
+                    // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the
+                    // idle worker keeps looking or is woken by the next promotion.
+                    registry.idle.load(Relaxed) > 0
+                };
             if !share {
+                self.take_request();
                 return;
             }
             let i = (*st).shared;
-            if i >= (*st).len {
+            if !self.deque.is_empty() || i >= (*st).len {
+                // Someone can use work, but none can be shared now: keep the request. (The
+                // join that called us has just recorded a frame, so `i < len` in practice.)
                 return;
             }
+            self.take_request();
             let head = (*self.frames())[i];
             FrameHead::prepare_for_sharing(head, self.index);
             (*st).shared = i + 1;

@@ -14,7 +14,8 @@
 //!   a random victim (FIFO); the waiting owner of a stolen frame first tries its thief.
 //! - After its first closure, the owner runs an unshared (or not yet stolen) second closure
 //!   itself; if it was stolen, it helps: it steals other work, or waits until the thief
-//!   finishes and signals it.
+//!   finishes and signals it. Its next join is then shared, as the first join of a job
+//!   (the thief has just become free).
 //! - A chunk (a coarsened subtree) runs on one worker for its work plus `join_ns` per join.
 //!
 //! Events are processed in model-time order (always the running worker with the smallest
@@ -245,6 +246,9 @@ impl<'g> Sim<'g> {
                     me.clock = me.clock.max(at);
                     me.stack.pop();
                     me.state = State::Running;
+                    // The thief has just finished: the next join is shared
+                    // (`Worker::share_next_join`).
+                    me.fresh = true;
                 }
                 FrameState::Stolen { thief } => {
                     // Help: steal (from the thief first), or wait to be signalled.
