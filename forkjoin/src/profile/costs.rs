@@ -208,14 +208,26 @@ fn tree_fj(depth: u32) -> u64 {
     a + b
 }
 
+/// `join` replaced by two plain calls of the same closures, as the benchmark suite's
+/// sequential versions are written.
+#[inline]
+fn plain<RA, RB>(a: impl FnOnce() -> RA, b: impl FnOnce() -> RB) -> (RA, RB) {
+    (a(), b())
+}
+
 fn tree_seq(depth: u32) -> u64 {
     if depth == 0 {
         return black_box(1);
     }
-    tree_seq(depth - 1) + tree_seq(depth - 1)
+    let (a, b) = plain(|| tree_seq(depth - 1), || tree_seq(depth - 1));
+    a + b
 }
 
-/// The fast path: a tree of empty joins against the same tree of plain calls.
+/// The fast path: a tree of empty joins against the same tree with `join` replaced by two
+/// plain calls of the same closures (the sequential baseline's definition). Against a
+/// hand-written `tree_seq(d - 1) + tree_seq(d - 1)`, which LLVM compiles differently, a
+/// join seemed to cost 0.8-1.1 ns and the predictor charged fib without threshold 22-25%
+/// too much (it pays 0.17 ns a join against its sequential version, integrate 0.2 ns).
 fn measure_join(one: &Pool) -> f64 {
     const DEPTH: u32 = 18;
     let joins = ((1u64 << DEPTH) - 1) as f64;
