@@ -285,6 +285,7 @@ fn calibrate_profile_predict_and_validate() {
         "span (T_inf)",
         "burdened parallelism",
         "joins on the span",
+        "mean of the 3 fastest of 5 profiles",
     ] {
         assert!(stdout.contains(line), "{stdout}");
     }
