@@ -89,11 +89,14 @@ pub struct Profiled {
     pub profiled_runs: usize,
 }
 
-/// The mean of the 3 fastest of `times` (of all of them when there are fewer): the K-best
-/// statistic of the measured times.
+/// K of the K-best statistic the measured times are (the default K).
+const FASTEST: usize = 3;
+
+/// The mean of the `FASTEST` fastest of `times` (of all of them when there are fewer): the
+/// K-best statistic of the measured times.
 fn mean_of_fastest(mut times: Vec<std::time::Duration>) -> std::time::Duration {
     times.sort();
-    let k = times.len().min(3);
+    let k = times.len().min(FASTEST);
     times[..k].iter().sum::<std::time::Duration>() / k as u32
 }
 
@@ -134,7 +137,7 @@ pub fn profile_program(
         pool.install(|| w.run(&mut Ctx::Forkjoin));
         runs.push(t.elapsed());
     }
-    // The statistic the measured times are: the mean of the K fastest (K = 3, the default).
+    // The statistic the measured times are: the mean of the K fastest (`FASTEST`).
     // The fastest run alone sits below that mean by the machine's noise, and every
     // prediction scaled from it would be too low by as much.
     let one_worker = mean_of_fastest(runs);
@@ -221,7 +224,7 @@ pub fn profile_command(
     println!(
         "  profiled run           {:>12.3} ms (mean of the {} fastest of {} profiles: {:.2}x the unprofiled run; {} strands, {:.1} ns each subtracted for the timer)",
         ms(profiled.profiled_wall),
-        profiled.profiled_runs.min(3),
+        profiled.profiled_runs.min(FASTEST),
         profiled.profiled_runs,
         profiled.profiled_wall.as_secs_f64() / profiled.one_worker.as_secs_f64(),
         p.strands(),

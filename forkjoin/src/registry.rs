@@ -82,9 +82,15 @@ pub(crate) struct Counters {
 
 #[inline(always)]
 pub(crate) fn bump(counter: &AtomicU64) {
+    add(counter, 1);
+}
+
+/// Adds `n` to a counter with one writer at a time.
+#[inline(always)]
+pub(crate) fn add(counter: &AtomicU64, n: u64) {
     // Relaxed load and store: one writer at a time (the owning worker, see `Counters`, or
     // the holder of a submission queue's lock).
-    counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
+    counter.store(counter.load(Relaxed).wrapping_add(n), Relaxed);
 }
 
 /// What only the owning worker touches on every join: the size of its stack of join frames
@@ -284,9 +290,10 @@ impl Worker {
         #[cfg(feature = "profile")]
         if self.registry().profiling() {
             crate::profile::detached(|| job.execute(self));
-            (*st).running = outer;
-            return;
+        } else {
+            job.execute(self);
         }
+        #[cfg(not(feature = "profile"))]
         job.execute(self);
         (*st).running = outer;
     }
@@ -456,9 +463,7 @@ impl Worker {
                         unsafe { queue.take_batch(self) }
                     };
                     if let Some((job, n)) = taken {
-                        let stolen = &self.counters.stolen;
-                        // Relaxed load and store: only this worker writes it (`Counters`).
-                        stolen.store(stolen.load(Relaxed) + n as u64, Relaxed);
+                        add(&self.counters.stolen, n as u64);
                         return Some((job, i));
                     }
                 }
