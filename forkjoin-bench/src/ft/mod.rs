@@ -362,8 +362,34 @@ pub(crate) const GATHER: usize = 16;
 /// About how many points a contiguous leaf transforms.
 pub(crate) const LEAF_POINTS: usize = 1 << 14;
 
+/// A per-thread buffer that always starts on a page boundary. Where a heap buffer starts
+/// depends on the thread's malloc arena and its history, and that moved FT's time by up to
+/// 15% from one thread (so one runtime) to another: the gathers stream lines of the array
+/// through the buffer, and how their addresses fall relative to each other modulo 4 KiB
+/// (4K aliasing, cache sets) decides how well loads and stores overlap. Page-aligned, every
+/// runtime and the sequential baseline see the same relation.
+#[derive(Default)]
+struct PageAligned(Vec<Complex64>);
+
+/// Complex numbers per 4 KiB page.
+const PAGE_POINTS: usize = 4096 / std::mem::size_of::<Complex64>();
+
+impl PageAligned {
+    /// The first `len` points, from a page boundary (zeroed when first grown).
+    fn get(&mut self, len: usize) -> &mut [Complex64] {
+        if self.0.len() < len + PAGE_POINTS {
+            self.0 = vec![Complex64::default(); len + PAGE_POINTS];
+        }
+        let skip = self.0.as_ptr().align_offset(4096);
+        // A Complex64 is 16 bytes and a heap block at least 16-aligned, so `skip` is a
+        // whole number of points below PAGE_POINTS.
+        &mut self.0[skip..skip + len]
+    }
+}
+
 thread_local! {
-    static SCRATCH: RefCell<(Vec<Complex64>, Vec<Complex64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    /// The FFT's scratch and the gather buffer.
+    static SCRATCH: RefCell<(PageAligned, PageAligned)> = RefCell::new(Default::default());
 }
 
 /// Transforms every line of the block along local axis `axis` (unnormalised, as NPB).
@@ -395,7 +421,7 @@ pub fn fft_axis<J: Join>(
             let first = leaf * per_leaf;
             let last = (first + per_leaf).min(lines);
             SCRATCH.with_borrow_mut(|(scratch, _)| {
-                scratch.resize(fft.get_inplace_scratch_len(), Complex64::default());
+                let scratch = scratch.get(fft.get_inplace_scratch_len());
                 // SAFETY: leaf `leaf` owns lines first..last.
                 let data = unsafe { shared.slice(first * d0..last * d0) };
                 fft.process_with_scratch(data, scratch);
@@ -416,8 +442,8 @@ pub fn fft_axis<J: Join>(
         let width = GATHER.min(d0 - i0);
         let base = o * outer_stride + i0;
         SCRATCH.with_borrow_mut(|(scratch, buf)| {
-            scratch.resize(fft.get_inplace_scratch_len(), Complex64::default());
-            buf.resize(width * len, Complex64::default());
+            let scratch = scratch.get(fft.get_inplace_scratch_len());
+            let buf = buf.get(width * len);
             for t in 0..len {
                 for w in 0..width {
                     // SAFETY: leaf (o, blk) alone touches columns i0..i0+width of outer
@@ -425,7 +451,7 @@ pub fn fft_axis<J: Join>(
                     buf[w * len + t] = unsafe { *shared.at(base + w + t * stride) };
                 }
             }
-            fft.process_with_scratch(&mut buf[..width * len], scratch);
+            fft.process_with_scratch(buf, scratch);
             for t in 0..len {
                 for w in 0..width {
                     // SAFETY: as above.
