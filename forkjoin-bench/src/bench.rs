@@ -318,6 +318,7 @@ mod tests {
                 }
                 Ctx::Rayon => "rayon",
                 Ctx::Chili(_) => "chili",
+                Ctx::Split(_) => "split",
             };
             self.runs.push(name);
             self.last = Some(name);

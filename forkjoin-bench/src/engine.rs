@@ -9,7 +9,7 @@
 use std::num::NonZero;
 use std::time::Instant;
 
-use crate::programs::{Ctx, Runtime, Workload};
+use crate::programs::{Ctx, Runtime, SplitRun, Workload};
 
 /// Worker stacks for rayon, as large as forkjoin's: deep trees (UTS T3, 1,572 levels) need
 /// more than rayon's default 2 MiB.
@@ -21,65 +21,10 @@ pub enum Engine {
     Forkjoin(forkjoin::Pool),
     Rayon(rayon::ThreadPool),
     Chili(chili::ThreadPool),
-    /// The sequential version beside copies of itself, one per CPU (see [`Copies`]).
-    Copies(Copies),
-}
-
-/// The sequential version of one program run as several copies at once, each on a CPU of
-/// its own: how much slower a copy runs beside the others than alone is the memory
-/// bandwidth and shared cache a profile timed on one worker cannot see (`fj validate`).
-/// The workload a run is given is one copy, on the first CPU; the others are kept here.
-pub struct Copies {
-    others: std::sync::Mutex<Vec<Box<dyn Workload>>>,
-    cpus: Vec<usize>,
-}
-
-impl Copies {
-    /// Copies on the CPUs `cpus` (one each); `make` builds the copies beyond the first.
-    pub fn new(cpus: Vec<usize>, mut make: impl FnMut() -> Box<dyn Workload>) -> Copies {
-        let others = (1..cpus.len()).map(|_| make()).collect();
-        Copies {
-            others: std::sync::Mutex::new(others),
-            cpus,
-        }
-    }
-
-    /// Runs `first` and the other copies at once and returns the mean of their times.
-    /// Panics if another copy's answer is wrong (the harness reports it as the cell's
-    /// error, as it does for a program that panics).
-    fn time_run(&self, first: &mut dyn Workload) -> f64 {
-        let mut others = self.others.lock().unwrap_or_else(|e| e.into_inner());
-        let start = std::sync::Barrier::new(others.len() + 1);
-        let times: Vec<f64> = std::thread::scope(|s| {
-            let handles: Vec<_> = others
-                .iter_mut()
-                .zip(&self.cpus[1..])
-                .map(|(w, cpu)| {
-                    let start = &start;
-                    s.spawn(move || {
-                        let _on = crate::cpus::restrict(std::slice::from_ref(cpu));
-                        w.reset();
-                        start.wait();
-                        Engine::Sequential.time_run(w.as_mut())
-                    })
-                })
-                .collect();
-            let _on = crate::cpus::restrict(&self.cpus[..1]);
-            start.wait();
-            let first = Engine::Sequential.time_run(first);
-            let others = handles.into_iter().map(|h| match h.join() {
-                Ok(t) => t,
-                Err(panic) => std::panic::resume_unwind(panic),
-            });
-            std::iter::once(first).chain(others).collect()
-        });
-        for w in others.iter() {
-            if let Err(e) = w.verify() {
-                panic!("a copy run beside the others: {e}");
-            }
-        }
-        times.iter().sum::<f64>() / times.len() as f64
-    }
+    /// forkjoin with the top joins split across the workers and the time below them
+    /// summed (`fj validate`'s co-run measurement, see [`SplitRun`]): `time_run` returns
+    /// that sum, not the run's wall time.
+    Split(forkjoin::Pool, SplitRun),
 }
 
 impl Engine {
@@ -122,7 +67,11 @@ impl Engine {
                 let mut scope = pool.scope();
                 w.run(&mut Ctx::Chili(&mut scope));
             }
-            Engine::Copies(copies) => return copies.time_run(w),
+            Engine::Split(pool, split) => {
+                split.take_busy_seconds();
+                pool.install(|| w.run(&mut Ctx::Split(split)));
+                return split.take_busy_seconds();
+            }
         }
         start.elapsed().as_secs_f64()
     }
@@ -139,75 +88,26 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::programs::Ctx;
-    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-    use std::sync::Arc;
-
-    /// Counts its runs in a shared counter; its answer is right only if `honest` and it ran
-    /// since its last reset.
-    struct Counted {
-        runs: Arc<AtomicUsize>,
-        honest: bool,
-        ran: bool,
-    }
-
-    impl Counted {
-        fn new(runs: &Arc<AtomicUsize>, honest: bool) -> Counted {
-            Counted {
-                runs: runs.clone(),
-                honest,
-                ran: false,
-            }
-        }
-    }
-
-    impl Workload for Counted {
-        fn reset(&mut self) {
-            self.ran = false;
-        }
-        fn run(&mut self, _: &mut Ctx<'_, '_>) {
-            self.runs.fetch_add(1, Relaxed);
-            self.ran = true;
-        }
-        fn verify(&self) -> Result<(), String> {
-            match (self.honest, self.ran) {
-                (true, true) => Ok(()),
-                (false, _) => Err("forty-one".into()),
-                (true, false) => Err("no run".into()),
-            }
-        }
-    }
-
-    fn copies(n: usize, honest: bool, runs: &Arc<AtomicUsize>) -> Engine {
-        let cpu = crate::cpus::allowed().first().copied().unwrap_or(0);
-        Engine::Copies(Copies::new(vec![cpu; n], || {
-            Box::new(Counted::new(runs, honest))
-        }))
-    }
+    use crate::programs::{fib, Size};
 
     #[test]
-    fn copies_run_every_copy_each_time() {
-        let runs = Arc::new(AtomicUsize::new(0));
-        let engine = copies(3, true, &runs);
-        let mut first = Counted::new(&runs, true);
-        for round in 1..=2 {
-            first.reset();
-            assert!(engine.time_run(&mut first) >= 0.0);
-            assert_eq!(runs.load(Relaxed), 3 * round);
-            assert_eq!(first.verify(), Ok(()));
+    fn split_runs_time_each_subtree_at_the_split_depth() {
+        // fib's tree is complete in its first levels, so a run times exactly 2^levels
+        // subtrees; the answer is still right.
+        let mut w = (fib::programs()[0].make)(Size::Test);
+        for (workers, levels) in [(1, 1), (2, 1), (2, 3)] {
+            let engine =
+                Engine::Split(forkjoin::Pool::new(workers).unwrap(), SplitRun::new(levels));
+            let Engine::Split(_, split) = &engine else {
+                unreachable!()
+            };
+            for _ in 0..2 {
+                w.reset();
+                let busy = engine.time_run(w.as_mut());
+                assert!(busy > 0.0);
+                assert_eq!(split.take_subtrees(), 1 << levels);
+                w.verify().unwrap();
+            }
         }
-    }
-
-    #[test]
-    fn a_wrong_answer_of_another_copy_fails_the_run() {
-        let runs = Arc::new(AtomicUsize::new(0));
-        let engine = copies(2, false, &runs);
-        let mut first = Counted::new(&runs, true);
-        let panic =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| engine.time_run(&mut first)))
-                .unwrap_err();
-        let message = panic.downcast_ref::<String>().unwrap();
-        assert_eq!(message, "a copy run beside the others: forty-one");
-        assert_eq!(runs.load(Relaxed), 2);
     }
 }

@@ -13,9 +13,9 @@ use serde::Serialize;
 
 use crate::bench;
 use crate::cpus;
-use crate::engine::{Copies, Engine};
+use crate::engine::Engine;
 use crate::kbest::Method;
-use crate::programs::{Ctx, Program, Runtime, Size};
+use crate::programs::{Ctx, Program, Runtime, Size, SplitRun};
 use crate::Failure;
 
 /// Where `fj calibrate` saves the costs and the other commands look for them.
@@ -310,8 +310,8 @@ pub struct ValidateRow {
     /// The sequential version's time (measured with the others), to which the profile's
     /// strands are scaled.
     pub sequential_seconds: f64,
-    /// How much slower the sequential version ran with `threads` copies at once, one per
-    /// CPU (1 at one worker); the strands are slowed by as much.
+    /// How much slower the program's work ran split over `threads` workers than on one
+    /// (`programs::SplitRun`; 1 at one worker); the strands are slowed by as much.
     pub co_run_slowdown: f64,
     /// The error when the strands are scaled instead to an unprofiled one-worker run made
     /// beside the profile (as `fj profile` and `fj predict` do).
@@ -354,10 +354,10 @@ pub fn validate_command(
             continue;
         }
         let profiled = profile_program(program, size, 3, costs)?;
-        // The sequential version, every worker count, and for each worker count t > 1 the
-        // sequential version run as t copies at once (one per CPU, `engine::Copies`),
-        // measured together, run by run, so that all of them see the same stretches of a
-        // noisy machine (see `bench::measure_interleaved`).
+        // The sequential version, every worker count, and the split runs that measure the
+        // co-run slowdown (one worker, then each worker count t > 1 on t CPUs), measured
+        // together, run by run, so that all of them see the same stretches of a noisy
+        // machine (see `bench::measure_interleaved`).
         let allowed = cpus::allowed();
         let engines = threads
             .iter()
@@ -366,27 +366,48 @@ pub fn validate_command(
                 Engine::new(Runtime::Forkjoin, t).map_err(Failure::Usage)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let copies: Vec<Option<crate::engine::Engine>> = threads
+        // Enough levels that the largest worker count gets a subtree per worker.
+        let levels = threads
+            .iter()
+            .max()
+            .map_or(1, |t| t.next_power_of_two().trailing_zeros().max(1));
+        let split_on = |cpus: &[usize]| -> Result<Engine, Failure> {
+            let _on = cpus::restrict(cpus);
+            let pool = forkjoin::Pool::new(cpus.len().max(1))
+                .map_err(|e| Failure::Usage(e.to_string()))?;
+            Ok(Engine::Split(pool, SplitRun::new(levels)))
+        };
+        let split_alone = split_on(cpus::for_workers(&allowed, 1))?;
+        let splits: Vec<Option<Engine>> = threads
             .iter()
             .map(|&t| {
                 let cpus = cpus::for_workers(&allowed, t);
-                (cpus.len() > 1)
-                    .then(|| Engine::Copies(Copies::new(cpus.to_vec(), || (program.make)(size))))
+                (cpus.len() > 1).then(|| split_on(cpus)).transpose()
             })
-            .collect();
-        let sequential_cell = |engine| bench::Cell {
+            .collect::<Result<_, _>>()?;
+        let split_cell = |engine, threads| bench::Cell {
             engine,
+            runtime: Runtime::Forkjoin,
+            threads,
+        };
+        let cells: Vec<bench::Cell<'_>> = std::iter::once(bench::Cell {
+            engine: &Engine::Sequential,
             runtime: Runtime::Sequential,
             threads: 1,
-        };
-        let cells: Vec<bench::Cell<'_>> = std::iter::once(sequential_cell(&Engine::Sequential))
-            .chain(engines.iter().zip(threads).map(|(engine, &t)| bench::Cell {
-                engine,
-                runtime: Runtime::Forkjoin,
-                threads: t,
-            }))
-            .chain(copies.iter().flatten().map(sequential_cell))
-            .collect();
+        })
+        .chain(engines.iter().zip(threads).map(|(engine, &t)| bench::Cell {
+            engine,
+            runtime: Runtime::Forkjoin,
+            threads: t,
+        }))
+        .chain(std::iter::once(split_cell(&split_alone, 1)))
+        .chain(
+            splits
+                .iter()
+                .zip(threads)
+                .filter_map(|(e, &t)| e.as_ref().map(|e| split_cell(e, t))),
+        )
+        .collect();
         let mut w = (program.make)(size);
         let mut measured_rows = bench::measure_interleaved(
             program.name,
@@ -410,20 +431,30 @@ pub fn validate_command(
             "sequentially",
         )?;
         let parallel: Vec<_> = measured_rows.by_ref().take(threads.len()).collect();
-        for ((row, &t), copies) in parallel.into_iter().zip(threads).zip(&copies) {
+        let busy_alone = seconds(
+            measured_rows.next().expect("one row per cell"),
+            "split on one worker",
+        )?;
+        for ((row, &t), split) in parallel.into_iter().zip(threads).zip(&splits) {
             let converged = row.converged;
             let measured = seconds(row, &format!("at {t} workers"))?;
-            // Running beside others cannot make a copy faster: a ratio below 1 is noise.
-            let slowdown = match copies {
+            let slowdown = match split {
                 Some(_) => {
                     let row = measured_rows.next().expect("one row per cell");
-                    (seconds(row, &format!("as {t} copies at once"))? / sequential).max(1.0)
+                    let busy = seconds(row, &format!("split over {t} workers"))?;
+                    // A join tree shallower than the split depth times nothing (the tiny
+                    // test sizes); it also runs on one worker alone, so nothing slows it.
+                    if busy_alone > 0.0 {
+                        busy / busy_alone
+                    } else {
+                        1.0
+                    }
                 }
                 None => 1.0,
             };
             // ParJava's prediction: the strands take what the sequential version took, slowed
-            // by as much as t copies of it running at once slow each other; the runtime's
-            // costs come on top.
+            // by as much as the program's work slows down when t workers run parts of it at
+            // once; the runtime's costs come on top.
             let profile = profiled
                 .raw
                 .with_work(std::time::Duration::from_secs_f64(sequential * slowdown));

@@ -83,6 +83,7 @@ impl Workload for Fib {
             Ctx::Forkjoin => fib(&mut Fj, n, t),
             Ctx::Rayon => fib(&mut Rayon, n, t),
             Ctx::Chili(s) => fib(&mut Chili(s), n, t),
+            Ctx::Split(r) => fib(&mut r.join(), n, t),
         });
     }
 

@@ -38,6 +38,7 @@ impl Workload for FtWorkload {
             Ctx::Forkjoin => self.solver.run(&mut Fj),
             Ctx::Rayon => self.solver.run(&mut Rayon),
             Ctx::Chili(s) => self.solver.run(&mut Chili(s)),
+            Ctx::Split(r) => self.solver.run(&mut r.join()),
         };
     }
 

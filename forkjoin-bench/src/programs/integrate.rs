@@ -78,6 +78,7 @@ impl Workload for Integrate {
             Ctx::Forkjoin => integrate(&mut Fj, tol),
             Ctx::Rayon => integrate(&mut Rayon, tol),
             Ctx::Chili(s) => integrate(&mut Chili(s), tol),
+            Ctx::Split(r) => integrate(&mut r.join(), tol),
         });
     }
 

@@ -103,6 +103,7 @@ impl Workload for Jacobi {
             Ctx::Forkjoin => relax(&mut Fj, grids, blocks, n, k),
             Ctx::Rayon => relax(&mut Rayon, grids, blocks, n, k),
             Ctx::Chili(s) => relax(&mut Chili(s), grids, blocks, n, k),
+            Ctx::Split(r) => relax(&mut r.join(), grids, blocks, n, k),
         }
     }
 

@@ -116,6 +116,7 @@ impl Workload for Lu {
             Ctx::Forkjoin => lu(&mut Fj, a, n),
             Ctx::Rayon => lu(&mut Rayon, a, n),
             Ctx::Chili(s) => lu(&mut Chili(s), a, n),
+            Ctx::Split(r) => lu(&mut r.join(), a, n),
         }
     }
 

@@ -84,6 +84,7 @@ impl Workload for Matmul {
             Ctx::Forkjoin => multiply(&mut Fj, c, a, b, n, Op::Add),
             Ctx::Rayon => multiply(&mut Rayon, c, a, b, n, Op::Add),
             Ctx::Chili(s) => multiply(&mut Chili(s), c, a, b, n, Op::Add),
+            Ctx::Split(r) => multiply(&mut r.join(), c, a, b, n, Op::Add),
         }
     }
 

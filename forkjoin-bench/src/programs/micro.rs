@@ -308,6 +308,7 @@ impl Workload for Micro {
             Ctx::Forkjoin => search(&mut Fj, pos, depth),
             Ctx::Rayon => search(&mut Rayon, pos, depth),
             Ctx::Chili(s) => search(&mut Chili(s), pos, depth),
+            Ctx::Split(r) => search(&mut r.join(), pos, depth),
         });
     }
 

@@ -19,6 +19,9 @@ pub enum Ctx<'a, 's> {
     Forkjoin,
     Rayon,
     Chili(&'a mut chili::Scope<'s>),
+    /// forkjoin for the top joins only, timed below them: `fj validate`'s co-run
+    /// measurement (see [`SplitRun`]). Inside `Pool::install` too.
+    Split(&'a SplitRun),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -114,6 +117,8 @@ impl Join for CountJoins {
     }
 }
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 /// Helpers for the programs' unit tests: run a workload on every runtime with two workers.
 #[cfg(test)]
 pub mod testkit {
@@ -164,6 +169,14 @@ pub mod testkit {
                     panic!("{} run {round}: {e}", rt.name());
                 }
             }
+        }
+        // `fj validate`'s split runs compute the same answer.
+        let pool = forkjoin::Pool::new(2).unwrap();
+        let split = super::SplitRun::new(2);
+        w.reset();
+        pool.install(|| w.run(&mut Ctx::Split(&split)));
+        if let Err(e) = w.verify() {
+            panic!("split run: {e}");
         }
     }
 }
@@ -227,6 +240,92 @@ impl Join for Chili<'_, '_> {
                 b(unsafe { std::mem::transmute::<&mut Chili<'_, '_>, &mut Self>(&mut c) })
             },
         )
+    }
+}
+
+/// How much slower a program's work runs while several workers run parts of it at once
+/// than alone (the memory bandwidth and shared cache that strands timed on one worker do
+/// not see): `fj validate` runs the program with its first `levels` nested joins through
+/// forkjoin, so that up to 2^`levels` subtrees run at once on the pool's workers, and
+/// everything below as plain calls, and adds up the time each of those subtrees took.
+/// That sum on P workers over the same sum on one worker is the slowdown, measured on
+/// the program's own data (copies of the program, one per CPU, hold P times as much and
+/// overstate it where the data fits the cache once but not P times).
+pub struct SplitRun {
+    levels: u32,
+    busy_ns: AtomicU64,
+    subtrees: AtomicU64,
+}
+
+impl SplitRun {
+    pub fn new(levels: u32) -> SplitRun {
+        SplitRun {
+            levels,
+            busy_ns: AtomicU64::new(0),
+            subtrees: AtomicU64::new(0),
+        }
+    }
+
+    /// The `Join` a program's run starts with.
+    pub fn join(&self) -> Split<'_> {
+        Split {
+            levels: self.levels,
+            run: self,
+        }
+    }
+
+    /// The time the timed subtrees took, summed, since the last call (which clears it).
+    pub fn take_busy_seconds(&self) -> f64 {
+        // Relaxed: read after the run, which the pool's `install` has joined (its return
+        // happens after every job of the run), so every addition is visible.
+        self.busy_ns.swap(0, Ordering::Relaxed) as f64 * 1e-9
+    }
+
+    /// How many subtrees were timed since the last call (which clears it).
+    #[cfg(test)]
+    pub fn take_subtrees(&self) -> u64 {
+        // Relaxed: as in `take_busy_seconds`.
+        self.subtrees.swap(0, Ordering::Relaxed)
+    }
+
+    fn timed<R>(&self, f: impl FnOnce() -> R) -> R {
+        let start = std::time::Instant::now();
+        let r = f();
+        // Relaxed: counters read only after the run (see `take_busy_seconds`).
+        self.busy_ns
+            .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.subtrees.fetch_add(1, Ordering::Relaxed);
+        r
+    }
+}
+
+/// The `Join` of a [`SplitRun`]: `levels` more joins go through forkjoin, the last of
+/// them timing its two closures.
+pub struct Split<'a> {
+    levels: u32,
+    run: &'a SplitRun,
+}
+
+impl Join for Split<'_> {
+    fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
+    where
+        A: FnOnce(&mut Self) -> RA + Send,
+        B: FnOnce(&mut Self) -> RB + Send,
+        RA: Send,
+        RB: Send,
+    {
+        let run = self.run;
+        match self.levels {
+            0 => (a(self), b(self)),
+            1 => forkjoin::join(
+                || run.timed(|| a(&mut Split { levels: 0, run })),
+                || run.timed(|| b(&mut Split { levels: 0, run })),
+            ),
+            l => forkjoin::join(
+                || a(&mut Split { levels: l - 1, run }),
+                || b(&mut Split { levels: l - 1, run }),
+            ),
+        }
     }
 }
 

@@ -155,6 +155,7 @@ impl Workload for NQueens {
             Ctx::Forkjoin => count(&mut Fj, n),
             Ctx::Rayon => count(&mut Rayon, n),
             Ctx::Chili(s) => count(&mut Chili(s), n),
+            Ctx::Split(r) => count(&mut r.join(), n),
         });
     }
 

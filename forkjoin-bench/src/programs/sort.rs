@@ -137,6 +137,7 @@ impl<T: Key> Workload for Sort<T> {
             Ctx::Forkjoin => cilksort(&mut Fj, a, tmp),
             Ctx::Rayon => cilksort(&mut Rayon, a, tmp),
             Ctx::Chili(s) => cilksort(&mut Chili(s), a, tmp),
+            Ctx::Split(r) => cilksort(&mut r.join(), a, tmp),
         }
     }
 

@@ -263,6 +263,9 @@ impl Workload for Submit {
             Ctx::Chili(_) => {
                 Err("submit does not support chili (no external submission)".to_string())
             }
+            Ctx::Split(_) => Err(
+                "submit has no join tree to split (it submits from outside the pool)".to_string(),
+            ),
         });
     }
 

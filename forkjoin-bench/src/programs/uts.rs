@@ -352,6 +352,7 @@ pub fn search(params: &UtsParams, ctx: &mut Ctx<'_, '_>) -> UtsResult {
         Ctx::Forkjoin => visit(&mut Fj, params, &root, 0),
         Ctx::Rayon => visit(&mut Rayon, params, &root, 0),
         Ctx::Chili(s) => visit(&mut Chili(s), params, &root, 0),
+        Ctx::Split(r) => visit(&mut r.join(), params, &root, 0),
     }
 }
 
