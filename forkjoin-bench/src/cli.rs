@@ -53,6 +53,10 @@ pub enum Command {
     Predict(PredictArgs),
     /// For every program (or those named): predicted against measured time at each worker
     /// count, with the error in percent.
+    ///
+    /// The strands of a profile are scaled to the sequential version's time, measured in
+    /// the same run, and slowed by the "co-run" factor: how much slower the program's work
+    /// ran split over that many workers than on one (shared memory bandwidth and cache).
     Validate(ValidateArgs),
     /// NAS FT over MPI: `mpiexec -n N fj ft --class C --mode processes|hybrid`. Prints the
     /// checksum of every iteration, the time and whether the result verified (exit 1 if
