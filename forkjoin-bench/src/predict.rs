@@ -385,7 +385,7 @@ pub fn validate_command(
                 (cpus.len() > 1).then(|| split_on(cpus)).transpose()
             })
             .collect::<Result<_, _>>()?;
-        let split_cell = |engine, threads| bench::Cell {
+        let forkjoin_cell = |engine, threads| bench::Cell {
             engine,
             runtime: Runtime::Forkjoin,
             threads,
@@ -395,17 +395,18 @@ pub fn validate_command(
             runtime: Runtime::Sequential,
             threads: 1,
         })
-        .chain(engines.iter().zip(threads).map(|(engine, &t)| bench::Cell {
-            engine,
-            runtime: Runtime::Forkjoin,
-            threads: t,
-        }))
-        .chain(std::iter::once(split_cell(&split_alone, 1)))
+        .chain(
+            engines
+                .iter()
+                .zip(threads)
+                .map(|(e, &t)| forkjoin_cell(e, t)),
+        )
+        .chain(std::iter::once(forkjoin_cell(&split_alone, 1)))
         .chain(
             splits
                 .iter()
                 .zip(threads)
-                .filter_map(|(e, &t)| e.as_ref().map(|e| split_cell(e, t))),
+                .filter_map(|(e, &t)| e.as_ref().map(|e| forkjoin_cell(e, t))),
         )
         .collect();
         let mut w = (program.make)(size);

@@ -363,7 +363,7 @@ pub(crate) const GATHER: usize = 16;
 pub(crate) const LEAF_POINTS: usize = 1 << 14;
 
 /// A per-thread buffer that always starts on a page boundary. Where a heap buffer starts
-/// depends on the thread's malloc arena and its history, and that moved FT's time by up to
+/// depends on the allocator's heap for that thread and its history, and that moved FT's time by up to
 /// 15% from one thread (so one runtime) to another: the gathers stream lines of the array
 /// through the buffer, and how their addresses fall relative to each other modulo 4 KiB
 /// (4K aliasing, cache sets) decides how well loads and stores overlap. Page-aligned, every

@@ -2,6 +2,8 @@
 //! `join` replaced by two plain calls), a forkjoin version, a rayon version and, where its
 //! API fits, a chili version, and checks its own answer.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 /// Problem sizes: `Test` is tiny (every program in well under a second), `Default` is the
 /// suite's default run, `Paper` the sizes of Lea's paper.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,8 +118,6 @@ impl Join for CountJoins {
         (a(self), b(self))
     }
 }
-
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Helpers for the programs' unit tests: run a workload on every runtime with two workers.
 #[cfg(test)]
@@ -254,6 +254,8 @@ impl Join for Chili<'_, '_> {
 pub struct SplitRun {
     levels: u32,
     busy_ns: AtomicU64,
+    /// Subtrees timed, for the tests.
+    #[cfg(test)]
     subtrees: AtomicU64,
 }
 
@@ -262,6 +264,7 @@ impl SplitRun {
         SplitRun {
             levels,
             busy_ns: AtomicU64::new(0),
+            #[cfg(test)]
             subtrees: AtomicU64::new(0),
         }
     }
@@ -294,6 +297,7 @@ impl SplitRun {
         // Relaxed: counters read only after the run (see `take_busy_seconds`).
         self.busy_ns
             .fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        #[cfg(test)]
         self.subtrees.fetch_add(1, Ordering::Relaxed);
         r
     }
