@@ -419,6 +419,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
                 Some(job) if job == me.0 => {
                     // Shared but taken back: it still counts as a task this worker ran.
                     registry::bump(&worker.counters.executed);
+                    worker.renew_request();
                     return self.take_func()();
                 }
                 // A job pushed after ours and not yet taken (e.g. a `submit` from inside `a`):
