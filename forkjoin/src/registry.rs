@@ -366,14 +366,11 @@ impl Worker {
 
     /// A frame this worker shared came back to it untaken (the join that recorded it
     /// finished before any thief arrived). The request that frame answered was spent on it,
-    /// so if someone is still idle, ask the next join to share again. Otherwise the idle
-    /// worker, whose request looks unanswered, waits out its rate limit (half a period)
-    /// before asking again: in UTS T3 at 2 workers 40% of the shared frames came back this
-    /// way, and about 400 waits of 16-50 us per run made 6-7 ms of idle time.
-    ///
+    /// so if someone is still idle, ask the next join to share again; otherwise the idle
+    /// worker, whose request looks unanswered, waits out its rate limit before asking again.
     /// At most `RENEWALS` times per half period, the idle side's own rate: in a stream of
-    /// regions too small to share (the tree sum of `examples/overhead`), every shared frame
-    /// comes back, and renewing without a bound shared at every join (T2/Ts 1.33 -> 1.76).
+    /// regions too small to share every shared frame comes back, and an unbounded renewal
+    /// would share at every join. (DESIGN.md, section 4, has the measurements.)
     #[cold]
     pub(crate) fn renew_request(&self) {
         // Relaxed: `idle` is a hint, as in `on_heartbeat`.
