@@ -262,7 +262,7 @@ pub struct MethodArgs {
     pub k: Option<u32>,
 
     /// K-best: converged when the K-th fastest is within (1 + E) of the fastest
-    /// [default: 0.05; --rigorous: 0.02].
+    /// [default: 0.02].
     #[arg(long, allow_negative_numbers = true, value_name = "E", value_parser = parse_epsilon)]
     pub epsilon: Option<f64>,
 
@@ -392,7 +392,7 @@ pub fn all_peers() -> Peers {
 fn parse_epsilon(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(e) if e.is_finite() && e >= 0.0 => Ok(e),
-        _ => Err("expected a number >= 0, e.g. 0.05".to_string()),
+        _ => Err("expected a number >= 0, e.g. 0.02".to_string()),
     }
 }
 
