@@ -266,7 +266,7 @@ pub struct MethodArgs {
     #[arg(long, allow_negative_numbers = true, value_name = "E", value_parser = parse_epsilon)]
     pub epsilon: Option<f64>,
 
-    /// K-best: at most M timed runs per measurement [default: 40; --rigorous: 200].
+    /// K-best: at most M timed runs per measurement [default: 200].
     #[arg(long, allow_negative_numbers = true, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
     pub max_runs: Option<u32>,
 

@@ -31,11 +31,13 @@ impl Method {
     /// Epsilon is the seed's 2 %: with 5 %, three runs of a slow stretch of a shared host
     /// agreed soon enough to stop a measurement there, and the speedups compared against
     /// the bars moved by as much (UTS T3 at 2 workers 1.71-1.84 in full runs; with 2 %,
-    /// 1.82-1.85, the whole suite taking 3m06s instead of 2m39s).
+    /// 1.82-1.85, the whole suite taking 3m06s instead of 2m39s). M is the seed's 200, so
+    /// that the budget, not M, ends a measurement of a short program: with 40, the 40 runs
+    /// of NAS FT (15 ms each) could all fall into one slow second.
     pub const QUICK: Method = Method {
         k: 3,
         epsilon: 0.02,
-        max_runs: 40,
+        max_runs: 200,
         warmup: 1,
         budget: Some(1.5),
     };
