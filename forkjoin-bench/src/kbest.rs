@@ -28,12 +28,11 @@ pub struct Method {
 impl Method {
     /// The default run: small K and M so the whole suite at the default size fits in
     /// about ten minutes on two cores (with the budget as the backstop on a noisy machine).
-    /// Epsilon is the seed's 2 %: with 5 %, three runs of a slow stretch of a shared host
-    /// agreed soon enough to stop a measurement there, and the speedups compared against
-    /// the bars moved by as much (UTS T3 at 2 workers 1.71-1.84 in full runs; with 2 %,
-    /// 1.82-1.85, the whole suite taking 3m06s instead of 2m39s). M is the seed's 200, so
-    /// that the budget, not M, ends a measurement of a short program: with 40, the 40 runs
-    /// of NAS FT (15 ms each) could all fall into one slow second.
+    /// Epsilon is the seed's 2 %: with 5 %, three runs from one slow stretch of a shared
+    /// host agreed soon enough to end a measurement inside it. M is the seed's 200, so that
+    /// the budget, not M, ends a short program's measurement: with 40, all the runs of NAS
+    /// FT (15 ms each) could fall into one slow second. The suite takes about 3.5 minutes
+    /// on two cores instead of 2.7.
     pub const QUICK: Method = Method {
         k: 3,
         epsilon: 0.02,
