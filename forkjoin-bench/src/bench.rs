@@ -103,7 +103,14 @@ pub fn run(plan: &Plan, notes: &mut Vec<String>) -> Vec<Row> {
             })
             .collect();
         let program_rows =
-            measure_interleaved(program.name, &measured, &mut *workload, &plan.method, &bar);
+            measure_interleaved(
+            program.name,
+            &measured,
+            &mut *workload,
+            &plan.method,
+            Closing::EachOnItsOwn,
+            &bar,
+        );
         // The Java harness has no time budget: the sequential time tells how many of its
         // runs fit in ours.
         let sequential_seconds = program_rows
@@ -179,8 +186,24 @@ struct Measuring<'c, 'e> {
     kbest: KBest,
     /// forkjoin's counters before the first timed run.
     before: Option<forkjoin::Stats>,
-    /// Still taking runs (not done and not failed).
+    /// Still taking runs: not failed, and not done (or done, but waiting for the others
+    /// under [`Closing::Together`]).
     open: bool,
+    /// The K-best rule said stop (once; later runs may unsettle it).
+    done: bool,
+}
+
+/// When the cells of one measurement stop taking runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closing {
+    /// Each cell by its own K-best rule.
+    EachOnItsOwn,
+    /// A cell that is done goes on taking runs (up to M) until every cell is done, so that
+    /// every cell picks its K fastest from the same stretches of the machine. A cell that
+    /// settled early in a slow stretch would otherwise keep its slow runs while the cells
+    /// it is compared with find a quick one later (`fj validate`: a sequential time 9 %
+    /// above the one-worker time it is the baseline of).
+    Together,
 }
 
 /// K-best measurements of `w` on every cell at once, one row per cell in the cells' order.
@@ -188,7 +211,8 @@ struct Measuring<'c, 'e> {
 /// The cells take turns: a round runs each unfinished cell once, so every runtime and worker
 /// count sees the same stretches of a noisy machine (another process, a slow core), and the
 /// ratios between them, which are what the suite reports, hold even when the absolute times
-/// drift. Each cell keeps its own K-best record and stops by its own rule. The warm-up runs
+/// drift. Each cell keeps its own K-best record and stops by its own rule, or, under
+/// [`Closing::Together`], when every cell's rule has said stop. The warm-up runs
 /// are the first rounds. A cell of T workers runs on the first T CPUs (see `cpus`), which
 /// is where `bench::run` built its pool. Every timed run's answer is verified (untimed); the first failure
 /// or panic ends that cell with the error, and the others go on.
@@ -197,6 +221,7 @@ pub fn measure_interleaved(
     cells: &[Cell<'_>],
     w: &mut dyn Workload,
     method: &Method,
+    closing: Closing,
     bar: &ProgressBar,
 ) -> Vec<Row> {
     let allowed = cpus::allowed();
@@ -208,10 +233,11 @@ pub fn measure_interleaved(
             kbest: KBest::new(*method),
             before: None,
             open: true,
+            done: false,
         })
         .collect();
     for round in 0.. {
-        if !states.iter().any(|s| s.open) {
+        if !states.iter().any(|s| s.open && !s.done) {
             break;
         }
         bar.set_message(format!("{program}: round {}", round + 1));
@@ -247,12 +273,18 @@ pub fn measure_interleaved(
                 continue;
             }
             s.kbest.record(seconds);
-            if s.kbest.done() {
-                s.open = false;
-                finish(s, w);
+            if !s.done && s.kbest.done() {
+                s.done = true;
                 bar.inc(1);
             }
+            if s.done && (closing == Closing::EachOnItsOwn || s.kbest.runs() >= method.max_runs)
+            {
+                s.open = false;
+            }
         }
+    }
+    for s in states.iter_mut().filter(|s| s.done) {
+        finish(s, w);
     }
     states.into_iter().map(|s| s.row).collect()
 }
@@ -298,11 +330,25 @@ mod tests {
     use crate::programs::Ctx;
 
     /// Records which runtime ran each run, in order; fails the `fail_at`-th forkjoin run.
+    /// A sequential run sleeps `sequential_sleep`.
     struct Log {
         runs: Vec<&'static str>,
         last: Option<&'static str>,
         fail_at: usize,
         forkjoin_runs: usize,
+        sequential_sleep: Duration,
+    }
+
+    impl Log {
+        fn new(fail_at: usize, sequential_sleep: Duration) -> Log {
+            Log {
+                runs: vec![],
+                last: None,
+                fail_at,
+                forkjoin_runs: 0,
+                sequential_sleep,
+            }
+        }
     }
 
     impl Workload for Log {
@@ -311,7 +357,10 @@ mod tests {
         }
         fn run(&mut self, ctx: &mut Ctx<'_, '_>) {
             let name = match ctx {
-                Ctx::Sequential => "sequential",
+                Ctx::Sequential => {
+                    std::thread::sleep(self.sequential_sleep);
+                    "sequential"
+                }
                 Ctx::Forkjoin => {
                     self.forkjoin_runs += 1;
                     "forkjoin"
@@ -361,13 +410,15 @@ mod tests {
                 threads: 1,
             },
         ];
-        let mut w = Log {
-            runs: vec![],
-            last: None,
-            fail_at: 0,
-            forkjoin_runs: 0,
-        };
-        let rows = measure_interleaved("log", &cells, &mut w, &method(3), &ProgressBar::hidden());
+        let mut w = Log::new(0, Duration::ZERO);
+        let rows = measure_interleaved(
+            "log",
+            &cells,
+            &mut w,
+            &method(3),
+            Closing::EachOnItsOwn,
+            &ProgressBar::hidden(),
+        );
         // One warm-up round and three timed rounds, alternating.
         assert_eq!(w.runs, ["sequential", "rayon"].repeat(4));
         assert_eq!(rows.len(), 2);
@@ -395,17 +446,61 @@ mod tests {
             },
         ];
         // The warm-up and one timed forkjoin run pass; the second timed one fails.
-        let mut w = Log {
-            runs: vec![],
-            last: None,
-            fail_at: 3,
-            forkjoin_runs: 0,
-        };
-        let rows = measure_interleaved("log", &cells, &mut w, &method(4), &ProgressBar::hidden());
+        let mut w = Log::new(3, Duration::ZERO);
+        let rows = measure_interleaved(
+            "log",
+            &cells,
+            &mut w,
+            &method(4),
+            Closing::EachOnItsOwn,
+            &ProgressBar::hidden(),
+        );
         assert_eq!(w.forkjoin_runs, 3);
         assert_eq!(w.runs.iter().filter(|&&r| r == "sequential").count(), 5);
         assert!(!rows[0].verified);
         assert_eq!(rows[0].error.as_deref(), Some("wrong answer"));
         assert!(rows[1].verified && rows[1].runs == 4);
+    }
+
+    #[test]
+    fn closing_together_keeps_a_done_cell_running_until_every_cell_is_done() {
+        let seq = Engine::Sequential;
+        let rayon = Engine::new(Runtime::Rayon, 1).unwrap();
+        let cells = [
+            Cell {
+                engine: &seq,
+                runtime: Runtime::Sequential,
+                threads: 1,
+            },
+            Cell {
+                engine: &rayon,
+                runtime: Runtime::Rayon,
+                threads: 1,
+            },
+        ];
+        // Never converged; the sequential cell's two 100 ms runs spend its 0.1 s budget,
+        // while rayon's empty runs go on to M = 5.
+        let method = Method {
+            budget: Some(0.1),
+            ..method(5)
+        };
+        let run = |closing| {
+            let mut w = Log::new(0, Duration::from_millis(100));
+            let rows = measure_interleaved(
+                "log",
+                &cells,
+                &mut w,
+                &method,
+                closing,
+                &ProgressBar::hidden(),
+            );
+            let sequential_runs = w.runs.iter().filter(|&&r| r == "sequential").count();
+            (rows, sequential_runs)
+        };
+        let (rows, sequential_runs) = run(Closing::EachOnItsOwn);
+        assert_eq!((rows[0].runs, rows[1].runs, sequential_runs), (2, 5, 3));
+        let (rows, sequential_runs) = run(Closing::Together);
+        assert_eq!((rows[0].runs, rows[1].runs, sequential_runs), (5, 5, 6));
+        assert!(rows.iter().all(|r| r.verified && r.error.is_none()));
     }
 }

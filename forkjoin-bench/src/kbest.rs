@@ -155,6 +155,11 @@ impl KBest {
             || (over_budget && self.runs >= self.method.k)
     }
 
+    /// Timed runs recorded.
+    pub fn runs(&self) -> usize {
+        self.runs
+    }
+
     /// The result so far; `None` before the first run.
     pub fn summary(&self) -> Option<Summary> {
         let best = *self.fastest.first()?;

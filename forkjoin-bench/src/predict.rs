@@ -415,6 +415,7 @@ pub fn validate_command(
             &cells,
             w.as_mut(),
             method,
+            bench::Closing::Together,
             &indicatif::ProgressBar::hidden(),
         )
         .into_iter();
