@@ -200,7 +200,7 @@ pub fn java_args(program: &str, size: Size) -> Option<Vec<String>> {
     };
     let args = match program {
         "fib" => vec!["fib".into(), pick("24", "40", "47"), "13".into()],
-        "fib-nothreshold" => vec!["fib".into(), pick("20", "30", "32"), "1".into()],
+        "fib-nothreshold" => vec!["fib".into(), pick("20", "34", "36"), "1".into()],
         "integrate" => vec!["integrate".into(), pick("1", "1e-4", "1e-6")],
         "sort" => vec!["sort".into(), pick("100000", "10000000", "100000000")],
         "matmul" => vec!["matmul".into(), pick("128", "1024", "2048")],

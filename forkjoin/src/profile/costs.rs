@@ -227,7 +227,9 @@ fn tree_seq(depth: u32) -> u64 {
 /// plain calls of the same closures (the sequential baseline's definition). Against a
 /// hand-written `tree_seq(d - 1) + tree_seq(d - 1)`, which LLVM compiles differently, a
 /// join seemed to cost 0.8-1.1 ns and the predictor charged fib without threshold 22-25%
-/// too much (it pays 0.17 ns a join against its sequential version, integrate 0.2 ns).
+/// too much. What a join costs a program depends on the code around it (DESIGN.md, section
+/// 12): fib without threshold pays about 0.05 ns, Lea's Integrate 0.4, and Cilk-5's
+/// measure (Fibonacci against two plain calls) reads 0.3-0.4 ns.
 fn measure_join(one: &Pool) -> f64 {
     const DEPTH: u32 = 18;
     let joins = ((1u64 << DEPTH) - 1) as f64;
