@@ -102,8 +102,7 @@ pub fn run(plan: &Plan, notes: &mut Vec<String>) -> Vec<Row> {
                 threads,
             })
             .collect();
-        let program_rows =
-            measure_interleaved(
+        let program_rows = measure_interleaved(
             program.name,
             &measured,
             &mut *workload,
@@ -277,8 +276,7 @@ pub fn measure_interleaved(
                 s.done = true;
                 bar.inc(1);
             }
-            if s.done && (closing == Closing::EachOnItsOwn || s.kbest.runs() >= method.max_runs)
-            {
+            if s.done && (closing == Closing::EachOnItsOwn || s.kbest.runs() >= method.max_runs) {
                 s.open = false;
             }
         }
@@ -383,6 +381,22 @@ mod tests {
         }
     }
 
+    /// The sequential cell, then one of `runtime` on `engine`, both on one worker.
+    fn sequential_and(engine: &Engine, runtime: Runtime) -> [Cell<'_>; 2] {
+        [
+            Cell {
+                engine: &Engine::Sequential,
+                runtime: Runtime::Sequential,
+                threads: 1,
+            },
+            Cell {
+                engine,
+                runtime,
+                threads: 1,
+            },
+        ]
+    }
+
     fn method(max_runs: usize) -> Method {
         Method {
             k: 2,
@@ -396,20 +410,8 @@ mod tests {
 
     #[test]
     fn cells_take_turns_and_each_keeps_its_own_record() {
-        let seq = Engine::Sequential;
         let rayon = Engine::new(Runtime::Rayon, 1).unwrap();
-        let cells = [
-            Cell {
-                engine: &seq,
-                runtime: Runtime::Sequential,
-                threads: 1,
-            },
-            Cell {
-                engine: &rayon,
-                runtime: Runtime::Rayon,
-                threads: 1,
-            },
-        ];
+        let cells = sequential_and(&rayon, Runtime::Rayon);
         let mut w = Log::new(0, Duration::ZERO);
         let rows = measure_interleaved(
             "log",
@@ -464,20 +466,8 @@ mod tests {
 
     #[test]
     fn closing_together_keeps_a_done_cell_running_until_every_cell_is_done() {
-        let seq = Engine::Sequential;
         let rayon = Engine::new(Runtime::Rayon, 1).unwrap();
-        let cells = [
-            Cell {
-                engine: &seq,
-                runtime: Runtime::Sequential,
-                threads: 1,
-            },
-            Cell {
-                engine: &rayon,
-                runtime: Runtime::Rayon,
-                threads: 1,
-            },
-        ];
+        let cells = sequential_and(&rayon, Runtime::Rayon);
         // Never converged; the sequential cell's two 100 ms runs spend its 0.1 s budget,
         // while rayon's empty runs go on to M = 5.
         let method = Method {

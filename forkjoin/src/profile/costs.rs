@@ -223,17 +223,17 @@ fn tree_seq(depth: u32) -> u64 {
     a + b
 }
 
-fn fib_fj(n: u64) -> u64 {
+fn fib_fj(n: u32) -> u64 {
     if n < 2 {
-        return n;
+        return n as u64;
     }
     let (a, b) = crate::join(|| fib_fj(n - 1), || fib_fj(n - 2));
     a + b
 }
 
-fn fib_seq(n: u64) -> u64 {
+fn fib_seq(n: u32) -> u64 {
     if n < 2 {
-        return n;
+        return n as u64;
     }
     let (a, b) = plain(|| fib_seq(n - 1), || fib_seq(n - 2));
     a + b
@@ -251,26 +251,27 @@ fn fib_seq(n: u64) -> u64 {
 /// 1)`, which LLVM compiles differently, a join had seemed to cost 0.8-1.1 ns.
 fn measure_join(one: &Pool) -> f64 {
     const DEPTH: u32 = 18;
-    const TREE_JOINS: f64 = ((1u64 << DEPTH) - 1) as f64;
-    const FIB_N: u64 = 27;
-    // fib(N + 1) - 1 joins: every call with n >= 2.
-    const FIB_JOINS: f64 = 317_810.0;
-    let time = |run: &dyn Fn() -> u64, answer: u64, joins: f64| {
-        let t = Instant::now();
-        assert_eq!(run(), answer);
-        t.elapsed().as_nanos() as f64 / joins
-    };
+    const FIB_N: u32 = 27;
+    // Each tree's function, argument, answer and joins (fib: every call with n >= 2, that is
+    // fib(N + 1) - 1), the forking version before its plain one.
+    let trees = [
+        (
+            tree_fj as fn(u32) -> u64,
+            DEPTH,
+            1 << DEPTH,
+            ((1u64 << DEPTH) - 1) as f64,
+        ),
+        (tree_seq, DEPTH, 1 << DEPTH, ((1u64 << DEPTH) - 1) as f64),
+        (fib_fj, FIB_N, 196_418, 317_810.0),
+        (fib_seq, FIB_N, 196_418, 317_810.0),
+    ];
     // Best of 9 each, taking turns so that all four see the same stretches of the host.
     let mut best = [f64::INFINITY; 4];
     for _ in 0..9 {
-        let times = [
-            time(&|| one.install(|| tree_fj(black_box(DEPTH))), 1 << DEPTH, TREE_JOINS),
-            time(&|| one.install(|| tree_seq(black_box(DEPTH))), 1 << DEPTH, TREE_JOINS),
-            time(&|| one.install(|| fib_fj(black_box(FIB_N))), 196_418, FIB_JOINS),
-            time(&|| one.install(|| fib_seq(black_box(FIB_N))), 196_418, FIB_JOINS),
-        ];
-        for (b, t) in best.iter_mut().zip(times) {
-            *b = b.min(t);
+        for (&(f, arg, answer, joins), best) in trees.iter().zip(&mut best) {
+            let t = Instant::now();
+            assert_eq!(one.install(|| f(black_box(arg))), answer);
+            *best = best.min(t.elapsed().as_nanos() as f64 / joins);
         }
     }
     let tree = best[0] - best[1];
