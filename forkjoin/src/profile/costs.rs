@@ -246,7 +246,7 @@ fn fib_seq(n: u32) -> u64 {
 /// on the code around it, which the extra instructions may or may not overlap: the first
 /// tree reads -0.2 to -0.1 ns, Fibonacci 0.4 ns (the plain version keeps `n` in registers
 /// and turns its second call into a loop), and in the suite fib without threshold pays
-/// 0.05-0.3 ns and Lea's Integrate 0.4 ns. The mean of the two trees, about 0.12 ns, is
+/// 0.05-0.3 ns and Lea's Integrate 0.4 ns. The mean of the two trees, 0.12-0.17 ns, is
 /// charged (DESIGN.md, section 12). Against a hand-written `tree_seq(d - 1) + tree_seq(d -
 /// 1)`, which LLVM compiles differently, a join had seemed to cost 0.8-1.1 ns.
 fn measure_join(one: &Pool) -> f64 {
