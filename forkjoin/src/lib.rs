@@ -31,7 +31,11 @@ mod sleep;
 mod sync;
 
 #[cfg(not(loom))]
-mod iter;
+pub mod iter;
+#[cfg(not(loom))]
+pub mod prelude;
+#[cfg(not(loom))]
+pub use iter::sources::{array, collections, option, range, range_inclusive, slice, vec};
 #[cfg(not(loom))]
 mod job;
 #[cfg(not(loom))]
@@ -54,7 +58,7 @@ mod stats;
 mod task;
 
 #[cfg(not(loom))]
-pub use iter::{
+pub use iter::loops::{
     for_each, for_each_slice, for_each_slice_mut, map_reduce, map_reduce_deterministic,
     map_reduce_slice, map_reduce_slice_deterministic, DETERMINISTIC_LEAF,
 };

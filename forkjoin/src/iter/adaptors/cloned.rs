@@ -1,0 +1,364 @@
+//! `cloned`, `copied` and `inspect`: item-by-item adaptors that keep the iterator indexed.
+//! One producer, consumer and folder serve all three, parameterised by a `Step`.
+
+use crate::iter::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
+use crate::iter::{IndexedParallelIterator, ParallelIterator};
+use std::fmt;
+
+/// `cloned`: clones referenced items. See [`ParallelIterator::cloned`].
+#[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
+#[derive(Debug, Clone)]
+pub struct Cloned<I> {
+    base: I,
+}
+
+impl<I> Cloned<I> {
+    pub(crate) fn new(base: I) -> Self {
+        Cloned { base }
+    }
+}
+
+/// `copied`: copies referenced items. See [`ParallelIterator::copied`].
+#[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
+#[derive(Debug, Clone)]
+pub struct Copied<I> {
+    base: I,
+}
+
+impl<I> Copied<I> {
+    pub(crate) fn new(base: I) -> Self {
+        Copied { base }
+    }
+}
+
+/// `inspect`: calls a function on a reference to every item. See
+/// [`ParallelIterator::inspect`].
+#[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
+#[derive(Clone)]
+pub struct Inspect<I, F> {
+    base: I,
+    inspect_op: F,
+}
+
+impl<I: fmt::Debug, F> fmt::Debug for Inspect<I, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inspect").field("base", &self.base).finish()
+    }
+}
+
+impl<I, F> Inspect<I, F> {
+    pub(crate) fn new(base: I, inspect_op: F) -> Self {
+        Inspect { base, inspect_op }
+    }
+}
+
+/// One item in, one item out.
+pub(crate) trait Step<In>: Copy + Send + Sync {
+    type Out: Send;
+    fn apply(self, item: In) -> Self::Out;
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct CloneStep;
+#[derive(Clone, Copy)]
+pub(crate) struct CopyStep;
+pub(crate) struct InspectStep<'f, F>(&'f F);
+
+impl<F> Clone for InspectStep<'_, F> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<F> Copy for InspectStep<'_, F> {}
+
+impl<'a, T: 'a + Clone + Send> Step<&'a T> for CloneStep {
+    type Out = T;
+    #[inline(always)]
+    fn apply(self, item: &'a T) -> T {
+        item.clone()
+    }
+}
+
+impl<'a, T: 'a + Copy + Send> Step<&'a T> for CopyStep {
+    type Out = T;
+    #[inline(always)]
+    fn apply(self, item: &'a T) -> T {
+        *item
+    }
+}
+
+impl<T: Send, F: Fn(&T) + Sync> Step<T> for InspectStep<'_, F> {
+    type Out = T;
+    #[inline(always)]
+    fn apply(self, item: T) -> T {
+        (self.0)(&item);
+        item
+    }
+}
+
+macro_rules! step_adaptor {
+    ([$($g:tt)*] $name:ty => $out:ty, [$($w:tt)*], |$b:ident| $parts:pat => $step:expr) => {
+        impl<$($g)*> ParallelIterator for $name
+        where
+            $($w)*
+        {
+            type Item = $out;
+
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: UnindexedConsumer<$out>,
+            {
+                let $parts = self;
+                let step = $step;
+                $b.drive_unindexed(Stepping { base: consumer, step })
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                self.base.opt_len()
+            }
+        }
+
+        impl<$($g)*> IndexedParallelIterator for $name
+        where
+            I: IndexedParallelIterator,
+            $($w)*
+        {
+            fn len(&self) -> usize {
+                self.base.len()
+            }
+
+            fn drive<C: Consumer<$out>>(self, consumer: C) -> C::Result {
+                let $parts = self;
+                let step = $step;
+                $b.drive(Stepping { base: consumer, step })
+            }
+
+            fn with_producer<CB: ProducerCallback<$out>>(self, callback: CB) -> CB::Output {
+                let $parts = self;
+                let step = $step;
+                $b.with_producer(StepCallback { callback, step })
+            }
+        }
+    };
+}
+
+step_adaptor!(['a, I, T] Cloned<I> => T,
+    [I: ParallelIterator<Item = &'a T>, T: 'a + Clone + Send + Sync], |base| Cloned { base } => CloneStep);
+step_adaptor!(['a, I, T] Copied<I> => T,
+    [I: ParallelIterator<Item = &'a T>, T: 'a + Copy + Send + Sync], |base| Copied { base } => CopyStep);
+step_adaptor!([I, F] Inspect<I, F> => I::Item,
+    [I: ParallelIterator, F: Fn(&I::Item) + Sync + Send],
+    |base| Inspect { base, inspect_op } => InspectStep(&inspect_op));
+
+struct StepCallback<CB, S> {
+    callback: CB,
+    step: S,
+}
+
+impl<In, CB, S> ProducerCallback<In> for StepCallback<CB, S>
+where
+    S: Step<In>,
+    CB: ProducerCallback<S::Out>,
+{
+    type Output = CB::Output;
+
+    fn callback<P: Producer<Item = In>>(self, base: P) -> CB::Output {
+        self.callback.callback(StepProducer {
+            base,
+            step: self.step,
+        })
+    }
+}
+
+struct StepProducer<P, S> {
+    base: P,
+    step: S,
+}
+
+impl<P, S> Producer for StepProducer<P, S>
+where
+    P: Producer,
+    S: Step<P::Item>,
+{
+    type Item = S::Out;
+    type IntoIter = StepIter<P::IntoIter, S>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        StepIter {
+            base: self.base.into_iter(),
+            step: self.step,
+        }
+    }
+
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.base.split_at(index);
+        (
+            StepProducer {
+                base: left,
+                step: self.step,
+            },
+            StepProducer {
+                base: right,
+                step: self.step,
+            },
+        )
+    }
+
+    fn fold_with<G: Folder<S::Out>>(self, folder: G) -> G {
+        let folder = Stepping {
+            base: folder,
+            step: self.step,
+        };
+        self.base.fold_with(folder).base
+    }
+}
+
+/// The sequential iterator of a `StepProducer`.
+pub(crate) struct StepIter<I, S> {
+    base: I,
+    step: S,
+}
+
+impl<I: Iterator, S: Step<I::Item>> Iterator for StepIter<I, S> {
+    type Item = S::Out;
+
+    #[inline]
+    fn next(&mut self) -> Option<S::Out> {
+        self.base.next().map(|x| self.step.apply(x))
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.base.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, G: FnMut(B, S::Out) -> B>(self, init: B, mut g: G) -> B {
+        let step = self.step;
+        self.base.fold(init, move |acc, x| g(acc, step.apply(x)))
+    }
+}
+
+impl<I: DoubleEndedIterator, S: Step<I::Item>> DoubleEndedIterator for StepIter<I, S> {
+    #[inline]
+    fn next_back(&mut self) -> Option<S::Out> {
+        self.base.next_back().map(|x| self.step.apply(x))
+    }
+}
+
+impl<I: ExactSizeIterator, S: Step<I::Item>> ExactSizeIterator for StepIter<I, S> {}
+
+/// The consumer and the folder of a step adaptor.
+struct Stepping<C, S> {
+    base: C,
+    step: S,
+}
+
+impl<In, C, S> Consumer<In> for Stepping<C, S>
+where
+    S: Step<In>,
+    C: Consumer<S::Out>,
+{
+    type Folder = Stepping<C::Folder, S>;
+    type Reducer = C::Reducer;
+    type Result = C::Result;
+
+    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
+        let (left, right, reducer) = self.base.split_at(index);
+        (
+            Stepping {
+                base: left,
+                step: self.step,
+            },
+            Stepping {
+                base: right,
+                step: self.step,
+            },
+            reducer,
+        )
+    }
+
+    fn into_folder(self) -> Self::Folder {
+        Stepping {
+            base: self.base.into_folder(),
+            step: self.step,
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+
+    const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
+
+    fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
+        let (base, reducer) = C::split_folder(&mut folder.base, keep);
+        (
+            Stepping {
+                base,
+                step: folder.step,
+            },
+            reducer,
+        )
+    }
+}
+
+impl<In, C, S> UnindexedConsumer<In> for Stepping<C, S>
+where
+    S: Step<In>,
+    C: UnindexedConsumer<S::Out>,
+{
+    fn split_off_left(&self) -> Self {
+        Stepping {
+            base: self.base.split_off_left(),
+            step: self.step,
+        }
+    }
+
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
+    }
+}
+
+impl<In, F, S> Folder<In> for Stepping<F, S>
+where
+    S: Step<In>,
+    F: Folder<S::Out>,
+{
+    type Result = F::Result;
+
+    #[inline]
+    fn consume(self, item: In) -> Self {
+        Stepping {
+            base: self.base.consume(self.step.apply(item)),
+            step: self.step,
+        }
+    }
+
+    #[inline]
+    fn consume_iter<I: IntoIterator<Item = In>>(self, iter: I) -> Self {
+        let step = self.step;
+        Stepping {
+            base: self
+                .base
+                .consume_iter(iter.into_iter().map(move |x| step.apply(x))),
+            step,
+        }
+    }
+
+    fn complete(self) -> F::Result {
+        self.base.complete()
+    }
+
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+}

@@ -1,0 +1,666 @@
+//! `map`, `map_with` and `map_init`.
+//!
+//! Each adaptor wraps the producer (for indexed iterators) and the consumer (for every
+//! iterator) of the iterator below it, so a chain like `par_iter().map(f).sum()` becomes
+//! one producer folded into one folder, and a chunk of items runs as one sequential
+//! `iter.map(f).sum()`: no call per item through the splitter.
+
+use crate::iter::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
+use crate::iter::{IndexedParallelIterator, ParallelIterator};
+use std::fmt;
+
+/// `map`: applies a function to every item. See [`ParallelIterator::map`].
+#[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
+#[derive(Clone)]
+pub struct Map<I, F> {
+    base: I,
+    map_op: F,
+}
+
+impl<I: fmt::Debug, F> fmt::Debug for Map<I, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Map").field("base", &self.base).finish()
+    }
+}
+
+impl<I, F> Map<I, F> {
+    pub(crate) fn new(base: I, map_op: F) -> Self {
+        Map { base, map_op }
+    }
+}
+
+impl<I, F, R> ParallelIterator for Map<I, F>
+where
+    I: ParallelIterator,
+    F: Fn(I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    type Item = R;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<R>,
+    {
+        self.base
+            .drive_unindexed(MapConsumer::new(consumer, &self.map_op))
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+}
+
+impl<I, F, R> IndexedParallelIterator for Map<I, F>
+where
+    I: IndexedParallelIterator,
+    F: Fn(I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
+        self.base.drive(MapConsumer::new(consumer, &self.map_op))
+    }
+
+    fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
+        struct Callback<CB, F> {
+            callback: CB,
+            map_op: F,
+        }
+
+        impl<T, F, R, CB> ProducerCallback<T> for Callback<CB, F>
+        where
+            CB: ProducerCallback<R>,
+            F: Fn(T) -> R + Sync,
+        {
+            type Output = CB::Output;
+            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+                self.callback.callback(MapProducer {
+                    base,
+                    map_op: &self.map_op,
+                })
+            }
+        }
+
+        self.base.with_producer(Callback {
+            callback,
+            map_op: self.map_op,
+        })
+    }
+}
+
+struct MapProducer<'f, P, F> {
+    base: P,
+    map_op: &'f F,
+}
+
+impl<'f, P, F, R> Producer for MapProducer<'f, P, F>
+where
+    P: Producer,
+    F: Fn(P::Item) -> R + Sync,
+{
+    type Item = R;
+    type IntoIter = std::iter::Map<P::IntoIter, &'f F>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.base.into_iter().map(self.map_op)
+    }
+
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.base.split_at(index);
+        let map_op = self.map_op;
+        (
+            MapProducer { base: left, map_op },
+            MapProducer {
+                base: right,
+                map_op,
+            },
+        )
+    }
+
+    fn fold_with<G: Folder<R>>(self, folder: G) -> G {
+        let folder = MapFolder {
+            base: folder,
+            map_op: self.map_op,
+        };
+        self.base.fold_with(folder).base
+    }
+}
+
+pub(crate) struct MapConsumer<'f, C, F> {
+    base: C,
+    map_op: &'f F,
+}
+
+impl<'f, C, F> MapConsumer<'f, C, F> {
+    pub(crate) fn new(base: C, map_op: &'f F) -> Self {
+        MapConsumer { base, map_op }
+    }
+}
+
+impl<'f, T, R, C, F> Consumer<T> for MapConsumer<'f, C, F>
+where
+    C: Consumer<R>,
+    F: Fn(T) -> R + Sync,
+    R: Send,
+{
+    type Folder = MapFolder<'f, C::Folder, F>;
+    type Reducer = C::Reducer;
+    type Result = C::Result;
+
+    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
+        let (left, right, reducer) = self.base.split_at(index);
+        (
+            MapConsumer::new(left, self.map_op),
+            MapConsumer::new(right, self.map_op),
+            reducer,
+        )
+    }
+
+    fn into_folder(self) -> Self::Folder {
+        MapFolder {
+            base: self.base.into_folder(),
+            map_op: self.map_op,
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+
+    const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
+
+    fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
+        let (base, reducer) = C::split_folder(&mut folder.base, keep);
+        (MapConsumer::new(base, folder.map_op), reducer)
+    }
+}
+
+impl<'f, T, R, C, F> UnindexedConsumer<T> for MapConsumer<'f, C, F>
+where
+    C: UnindexedConsumer<R>,
+    F: Fn(T) -> R + Sync,
+    R: Send,
+{
+    fn split_off_left(&self) -> Self {
+        MapConsumer::new(self.base.split_off_left(), self.map_op)
+    }
+
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
+    }
+}
+
+pub(crate) struct MapFolder<'f, C, F> {
+    base: C,
+    map_op: &'f F,
+}
+
+impl<'f, T, R, C, F> Folder<T> for MapFolder<'f, C, F>
+where
+    C: Folder<R>,
+    F: Fn(T) -> R,
+{
+    type Result = C::Result;
+
+    fn consume(self, item: T) -> Self {
+        MapFolder {
+            base: self.base.consume((self.map_op)(item)),
+            map_op: self.map_op,
+        }
+    }
+
+    fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
+        MapFolder {
+            base: self.base.consume_iter(iter.into_iter().map(self.map_op)),
+            map_op: self.map_op,
+        }
+    }
+
+    fn complete(self) -> C::Result {
+        self.base.complete()
+    }
+
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+}
+
+/// `map_with`: a function with a mutable state cloned per piece of work. See
+/// [`ParallelIterator::map_with`].
+#[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
+#[derive(Clone)]
+pub struct MapWith<I, T, F> {
+    base: I,
+    item: T,
+    map_op: F,
+}
+
+impl<I: fmt::Debug, T: fmt::Debug, F> fmt::Debug for MapWith<I, T, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MapWith")
+            .field("base", &self.base)
+            .field("item", &self.item)
+            .finish()
+    }
+}
+
+impl<I, T, F> MapWith<I, T, F> {
+    pub(crate) fn new(base: I, item: T, map_op: F) -> Self {
+        MapWith { base, item, map_op }
+    }
+}
+
+/// `map_init`: a function with a mutable state made once per piece of work. See
+/// [`ParallelIterator::map_init`].
+#[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
+#[derive(Clone)]
+pub struct MapInit<I, INIT, F> {
+    base: I,
+    init: INIT,
+    map_op: F,
+}
+
+impl<I: fmt::Debug, INIT, F> fmt::Debug for MapInit<I, INIT, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MapInit").field("base", &self.base).finish()
+    }
+}
+
+impl<I, INIT, F> MapInit<I, INIT, F> {
+    pub(crate) fn new(base: I, init: INIT, map_op: F) -> Self {
+        MapInit { base, init, map_op }
+    }
+}
+
+/// Where a piece of work gets its state: `map_with` clones a value, `map_init` calls a
+/// function. The two adaptors share everything else.
+pub(crate) trait StateSource: Send {
+    type State;
+    /// The state of a new piece.
+    fn fresh(&self) -> Self::State;
+    /// A source for another piece.
+    fn split(&self) -> Self;
+}
+
+/// `map_with`'s source: clones of the value given.
+pub(crate) struct CloneOf<T>(pub(crate) T);
+
+impl<T: Clone + Send> StateSource for CloneOf<T> {
+    type State = T;
+    fn fresh(&self) -> T {
+        self.0.clone()
+    }
+    fn split(&self) -> Self {
+        CloneOf(self.0.clone())
+    }
+}
+
+/// `map_init`'s source: calls of the function given.
+pub(crate) struct MadeBy<'f, INIT>(pub(crate) &'f INIT);
+
+impl<T, INIT: Fn() -> T + Sync> StateSource for MadeBy<'_, INIT> {
+    type State = T;
+    fn fresh(&self) -> T {
+        (self.0)()
+    }
+    fn split(&self) -> Self {
+        MadeBy(self.0)
+    }
+}
+
+impl<I, T, F, R> ParallelIterator for MapWith<I, T, F>
+where
+    I: ParallelIterator,
+    T: Send + Clone,
+    F: Fn(&mut T, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    type Item = R;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<R>,
+    {
+        let source = CloneOf(self.item);
+        self.base
+            .drive_unindexed(MapStateConsumer::new(consumer, source, &self.map_op))
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+}
+
+impl<I, T, F, R> IndexedParallelIterator for MapWith<I, T, F>
+where
+    I: IndexedParallelIterator,
+    T: Send + Clone,
+    F: Fn(&mut T, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
+        let source = CloneOf(self.item);
+        self.base
+            .drive(MapStateConsumer::new(consumer, source, &self.map_op))
+    }
+
+    fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
+        self.base.with_producer(StateCallback {
+            callback,
+            source: CloneOf(self.item),
+            map_op: &self.map_op,
+        })
+    }
+}
+
+impl<I, INIT, T, F, R> ParallelIterator for MapInit<I, INIT, F>
+where
+    I: ParallelIterator,
+    INIT: Fn() -> T + Sync + Send,
+    F: Fn(&mut T, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    type Item = R;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<R>,
+    {
+        let source = MadeBy(&self.init);
+        self.base
+            .drive_unindexed(MapStateConsumer::new(consumer, source, &self.map_op))
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        self.base.opt_len()
+    }
+}
+
+impl<I, INIT, T, F, R> IndexedParallelIterator for MapInit<I, INIT, F>
+where
+    I: IndexedParallelIterator,
+    INIT: Fn() -> T + Sync + Send,
+    F: Fn(&mut T, I::Item) -> R + Sync + Send,
+    R: Send,
+{
+    fn len(&self) -> usize {
+        self.base.len()
+    }
+
+    fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
+        let source = MadeBy(&self.init);
+        self.base
+            .drive(MapStateConsumer::new(consumer, source, &self.map_op))
+    }
+
+    fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
+        self.base.with_producer(StateCallback {
+            callback,
+            source: MadeBy(&self.init),
+            map_op: &self.map_op,
+        })
+    }
+}
+
+struct StateCallback<'f, CB, S, F> {
+    callback: CB,
+    source: S,
+    map_op: &'f F,
+}
+
+impl<'f, In, R, CB, S, F> ProducerCallback<In> for StateCallback<'f, CB, S, F>
+where
+    CB: ProducerCallback<R>,
+    S: StateSource,
+    F: Fn(&mut S::State, In) -> R + Sync,
+    R: Send,
+{
+    type Output = CB::Output;
+
+    fn callback<P: Producer<Item = In>>(self, base: P) -> CB::Output {
+        self.callback.callback(MapStateProducer {
+            base,
+            source: self.source,
+            map_op: self.map_op,
+        })
+    }
+}
+
+struct MapStateProducer<'f, P, S, F> {
+    base: P,
+    source: S,
+    map_op: &'f F,
+}
+
+impl<'f, P, S, F, R> Producer for MapStateProducer<'f, P, S, F>
+where
+    P: Producer,
+    S: StateSource,
+    F: Fn(&mut S::State, P::Item) -> R + Sync,
+    R: Send,
+{
+    type Item = R;
+    type IntoIter = MapStateIter<'f, P::IntoIter, S::State, F>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        MapStateIter {
+            base: self.base.into_iter(),
+            state: self.source.fresh(),
+            map_op: self.map_op,
+        }
+    }
+
+    fn min_len(&self) -> usize {
+        self.base.min_len()
+    }
+
+    fn max_len(&self) -> usize {
+        self.base.max_len()
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.base.split_at(index);
+        let map_op = self.map_op;
+        (
+            MapStateProducer {
+                base: left,
+                source: self.source.split(),
+                map_op,
+            },
+            MapStateProducer {
+                base: right,
+                source: self.source,
+                map_op,
+            },
+        )
+    }
+
+    fn fold_with<G: Folder<R>>(self, folder: G) -> G {
+        let folder = MapStateFolder {
+            base: folder,
+            state: self.source.fresh(),
+            source: self.source,
+            map_op: self.map_op,
+        };
+        self.base.fold_with(folder).base
+    }
+}
+
+/// The sequential iterator of `map_with`/`map_init` over a producer.
+pub(crate) struct MapStateIter<'f, I, T, F> {
+    base: I,
+    state: T,
+    map_op: &'f F,
+}
+
+impl<I, T, F, R> Iterator for MapStateIter<'_, I, T, F>
+where
+    I: Iterator,
+    F: Fn(&mut T, I::Item) -> R,
+{
+    type Item = R;
+
+    fn next(&mut self) -> Option<R> {
+        let item = self.base.next()?;
+        Some((self.map_op)(&mut self.state, item))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.base.size_hint()
+    }
+}
+
+impl<I, T, F, R> DoubleEndedIterator for MapStateIter<'_, I, T, F>
+where
+    I: DoubleEndedIterator,
+    F: Fn(&mut T, I::Item) -> R,
+{
+    fn next_back(&mut self) -> Option<R> {
+        let item = self.base.next_back()?;
+        Some((self.map_op)(&mut self.state, item))
+    }
+}
+
+impl<I, T, F, R> ExactSizeIterator for MapStateIter<'_, I, T, F>
+where
+    I: ExactSizeIterator,
+    F: Fn(&mut T, I::Item) -> R,
+{
+}
+
+pub(crate) struct MapStateConsumer<'f, C, S, F> {
+    base: C,
+    source: S,
+    map_op: &'f F,
+}
+
+impl<'f, C, S, F> MapStateConsumer<'f, C, S, F> {
+    fn new(base: C, source: S, map_op: &'f F) -> Self {
+        MapStateConsumer {
+            base,
+            source,
+            map_op,
+        }
+    }
+}
+
+impl<'f, In, R, C, S, F> Consumer<In> for MapStateConsumer<'f, C, S, F>
+where
+    C: Consumer<R>,
+    S: StateSource,
+    F: Fn(&mut S::State, In) -> R + Sync,
+    R: Send,
+{
+    type Folder = MapStateFolder<'f, C::Folder, S, F>;
+    type Reducer = C::Reducer;
+    type Result = C::Result;
+
+    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
+        let (left, right, reducer) = self.base.split_at(index);
+        (
+            MapStateConsumer::new(left, self.source.split(), self.map_op),
+            MapStateConsumer::new(right, self.source, self.map_op),
+            reducer,
+        )
+    }
+
+    fn into_folder(self) -> Self::Folder {
+        MapStateFolder {
+            base: self.base.into_folder(),
+            state: self.source.fresh(),
+            source: self.source,
+            map_op: self.map_op,
+        }
+    }
+
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+
+    const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
+
+    fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
+        let (base, reducer) = C::split_folder(&mut folder.base, keep);
+        let consumer = MapStateConsumer::new(base, folder.source.split(), folder.map_op);
+        (consumer, reducer)
+    }
+}
+
+impl<'f, In, R, C, S, F> UnindexedConsumer<In> for MapStateConsumer<'f, C, S, F>
+where
+    C: UnindexedConsumer<R>,
+    S: StateSource,
+    F: Fn(&mut S::State, In) -> R + Sync,
+    R: Send,
+{
+    fn split_off_left(&self) -> Self {
+        MapStateConsumer::new(self.base.split_off_left(), self.source.split(), self.map_op)
+    }
+
+    fn to_reducer(&self) -> C::Reducer {
+        self.base.to_reducer()
+    }
+}
+
+/// A piece's folder: its own state, and the source it came from (to start the state of a
+/// piece split off it, fresh as in rayon rather than a copy of this one's).
+pub(crate) struct MapStateFolder<'f, C, S: StateSource, F> {
+    base: C,
+    state: S::State,
+    source: S,
+    map_op: &'f F,
+}
+
+impl<'f, In, R, C, S, F> Folder<In> for MapStateFolder<'f, C, S, F>
+where
+    C: Folder<R>,
+    S: StateSource,
+    F: Fn(&mut S::State, In) -> R,
+{
+    type Result = C::Result;
+
+    fn consume(mut self, item: In) -> Self {
+        let mapped = (self.map_op)(&mut self.state, item);
+        self.base = self.base.consume(mapped);
+        self
+    }
+
+    fn consume_iter<I: IntoIterator<Item = In>>(self, iter: I) -> Self {
+        let MapStateFolder {
+            base,
+            mut state,
+            source,
+            map_op,
+        } = self;
+        let base = base.consume_iter(iter.into_iter().map(|item| map_op(&mut state, item)));
+        MapStateFolder {
+            base,
+            state,
+            source,
+            map_op,
+        }
+    }
+
+    fn complete(self) -> C::Result {
+        self.base.complete()
+    }
+
+    fn full(&self) -> bool {
+        self.base.full()
+    }
+}

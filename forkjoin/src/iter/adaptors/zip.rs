@@ -1,0 +1,140 @@
+//! `zip`: pairs the items of two indexed iterators (producer-side: both producers split
+//! at the same index). As long as the shorter one; the longer is cut first.
+
+use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
+use crate::iter::{IndexedParallelIterator, ParallelIterator};
+
+/// `zip`. See [`IndexedParallelIterator::zip`].
+#[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
+#[derive(Debug, Clone)]
+pub struct Zip<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A, B> Zip<A, B> {
+    pub(crate) fn new(a: A, b: B) -> Self {
+        Zip { a, b }
+    }
+}
+
+impl<A, B> ParallelIterator for Zip<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+{
+    type Item = (A::Item, B::Item);
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<Self::Item>,
+    {
+        bridge(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl<A, B> IndexedParallelIterator for Zip<A, B>
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+{
+    fn len(&self) -> usize {
+        self.a.len().min(self.b.len())
+    }
+
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+        let len = self.len();
+        return self.a.with_producer(CallbackA {
+            callback,
+            b: self.b,
+            len,
+        });
+
+        struct CallbackA<CB, B> {
+            callback: CB,
+            b: B,
+            len: usize,
+        }
+
+        impl<CB, ItemA, B> ProducerCallback<ItemA> for CallbackA<CB, B>
+        where
+            B: IndexedParallelIterator,
+            CB: ProducerCallback<(ItemA, B::Item)>,
+        {
+            type Output = CB::Output;
+            fn callback<PA: Producer<Item = ItemA>>(self, a: PA) -> CB::Output {
+                self.b.with_producer(CallbackB {
+                    callback: self.callback,
+                    a,
+                    len: self.len,
+                })
+            }
+        }
+
+        struct CallbackB<CB, PA> {
+            callback: CB,
+            a: PA,
+            len: usize,
+        }
+
+        impl<CB, PA, ItemB> ProducerCallback<ItemB> for CallbackB<CB, PA>
+        where
+            PA: Producer,
+            CB: ProducerCallback<(PA::Item, ItemB)>,
+        {
+            type Output = CB::Output;
+            fn callback<PB: Producer<Item = ItemB>>(self, b: PB) -> CB::Output {
+                // Cut both to the common length, so that the producers agree on every
+                // index (and an owning producer drops its extra items here).
+                let (a, _) = self.a.split_at(self.len);
+                let (b, _) = b.split_at(self.len);
+                self.callback.callback(ZipProducer { a, b })
+            }
+        }
+    }
+}
+
+struct ZipProducer<A, B> {
+    a: A,
+    b: B,
+}
+
+impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
+    type Item = (A::Item, B::Item);
+    type IntoIter = std::iter::Zip<A::IntoIter, B::IntoIter>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.a.into_iter().zip(self.b.into_iter())
+    }
+
+    fn min_len(&self) -> usize {
+        self.a.min_len().max(self.b.min_len())
+    }
+
+    fn max_len(&self) -> usize {
+        self.a.max_len().min(self.b.max_len())
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (a_left, a_right) = self.a.split_at(index);
+        let (b_left, b_right) = self.b.split_at(index);
+        (
+            ZipProducer {
+                a: a_left,
+                b: b_left,
+            },
+            ZipProducer {
+                a: a_right,
+                b: b_right,
+            },
+        )
+    }
+}

@@ -1,0 +1,1099 @@
+//! Parallel iterators, with rayon's names and semantics: a program written against
+//! `rayon::prelude::*` moves here by using `forkjoin::prelude::*` instead.
+//!
+//! ```
+//! use forkjoin::prelude::*;
+//!
+//! let squares: u64 = (0..1000u64).into_par_iter().map(|i| i * i).sum();
+//! assert_eq!(squares, 332_833_500);
+//!
+//! let words = vec!["fork", "join", "pool"];
+//! let upper: Vec<String> = words.par_iter().map(|w| w.to_uppercase()).collect();
+//! assert_eq!(upper, ["FORK", "JOIN", "POOL"]);
+//! ```
+//!
+//! What differs is underneath: nothing here takes a grain size. A loop runs on the current
+//! worker in growing chunks and splits its remaining items in half only when an idle worker
+//! asks for work and the rest is worth sharing (DESIGN.md, section 8). A sixteen-element loop
+//! inside a sequential loop costs about what the sequential loop costs, and a loop of a few
+//! long items spreads after its first item. `with_min_len` and `with_max_len` still bound the
+//! pieces, for programs that need it, but speed never does.
+//!
+//! The layout follows rayon's `iter/`: the traits here; [`plumbing`], the interface for
+//! writing new parallel iterators; `sources` (ranges, slices, `Vec`, ...), `adaptors`
+//! (`map`, `zip`, ...), `consumers` (`for_each`, `sum`, `find_*`, ...), `collect` (into
+//! collections) and `sort`; the splitter, which decides when to split.
+
+use std::cmp::Ordering;
+use std::iter::{Product, Sum};
+
+pub mod plumbing;
+
+mod adaptors;
+mod collect;
+mod consumers;
+pub(crate) mod loops;
+pub(crate) mod sort;
+pub(crate) mod sources;
+mod splitter;
+mod try_trait;
+
+pub use adaptors::chain::Chain;
+pub use adaptors::chunks::Chunks;
+pub use adaptors::cloned::{Cloned, Copied};
+pub use adaptors::enumerate::Enumerate;
+pub use adaptors::filter::{Filter, FilterMap};
+pub use adaptors::flat_map::{FlatMap, FlatMapIter};
+pub use adaptors::fold::{Fold, FoldWith, TryFold, TryFoldWith};
+pub use adaptors::inspect::Inspect;
+pub use adaptors::len::{MaxLen, MinLen};
+pub use adaptors::map::{Map, MapInit, MapWith};
+pub use adaptors::rev::Rev;
+pub use adaptors::skip_take::{Skip, Take};
+pub use adaptors::step_by::StepBy;
+pub use adaptors::while_some::WhileSome;
+pub use adaptors::zip::Zip;
+pub use sources::par_bridge::{IterBridge, ParallelBridge};
+
+use plumbing::{Consumer, ProducerCallback, UnindexedConsumer};
+use try_trait::Try;
+
+/// Converts into a parallel iterator: `into_par_iter` on ranges, `Vec`, arrays, `Option`,
+/// collections, and references to them (`(&v).into_par_iter()` is `v.par_iter()`).
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let v = vec![1, 2, 3];
+/// let doubled: Vec<i32> = v.into_par_iter().map(|x| 2 * x).collect();
+/// assert_eq!(doubled, [2, 4, 6]);
+/// ```
+pub trait IntoParallelIterator {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items.
+    type Item: Send;
+
+    /// Converts `self` into a parallel iterator.
+    fn into_par_iter(self) -> Self::Iter;
+}
+
+/// Every parallel iterator converts into itself.
+impl<T: ParallelIterator> IntoParallelIterator for T {
+    type Iter = T;
+    type Item = T::Item;
+
+    fn into_par_iter(self) -> T {
+        self
+    }
+}
+
+/// `par_iter()`: a parallel iterator over references to the items of a collection.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let v: Vec<u32> = (0..100).collect();
+/// assert_eq!(v.par_iter().filter(|&&x| x % 3 == 0).count(), 34);
+/// ```
+pub trait IntoParallelRefIterator<'data> {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items (usually `&'data T`).
+    type Item: Send + 'data;
+
+    /// A parallel iterator over `&self`'s items.
+    fn par_iter(&'data self) -> Self::Iter;
+}
+
+impl<'data, I: 'data + ?Sized> IntoParallelRefIterator<'data> for I
+where
+    &'data I: IntoParallelIterator,
+{
+    type Iter = <&'data I as IntoParallelIterator>::Iter;
+    type Item = <&'data I as IntoParallelIterator>::Item;
+
+    fn par_iter(&'data self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+/// `par_iter_mut()`: a parallel iterator over mutable references to the items.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let mut v = vec![1, 2, 3];
+/// v.par_iter_mut().for_each(|x| *x *= 10);
+/// assert_eq!(v, [10, 20, 30]);
+/// ```
+pub trait IntoParallelRefMutIterator<'data> {
+    /// The parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items (usually `&'data mut T`).
+    type Item: Send + 'data;
+
+    /// A parallel iterator over `&mut self`'s items.
+    fn par_iter_mut(&'data mut self) -> Self::Iter;
+}
+
+impl<'data, I: 'data + ?Sized> IntoParallelRefMutIterator<'data> for I
+where
+    &'data mut I: IntoParallelIterator,
+{
+    type Iter = <&'data mut I as IntoParallelIterator>::Iter;
+    type Item = <&'data mut I as IntoParallelIterator>::Item;
+
+    fn par_iter_mut(&'data mut self) -> Self::Iter {
+        self.into_par_iter()
+    }
+}
+
+/// A parallel iterator: the items are produced and consumed on the pool's workers, in no
+/// particular order unless a method says otherwise.
+///
+/// Outside any pool the work runs on the global pool, as `join` does; inside
+/// [`Pool::install`](crate::Pool::install), on that pool. A panic in any closure reaches
+/// the caller with its payload once the other pieces have finished; the pool survives it.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let total: u64 = (1..=100u64).into_par_iter().filter(|n| n % 2 == 1).sum();
+/// assert_eq!(total, 2500);
+/// ```
+pub trait ParallelIterator: Sized + Send {
+    /// The items.
+    type Item: Send;
+
+    /// Calls `op` on every item.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let n = AtomicUsize::new(0);
+    /// (0..1000).into_par_iter().for_each(|_| { n.fetch_add(1, Ordering::Relaxed); });
+    /// assert_eq!(n.into_inner(), 1000);
+    /// ```
+    fn for_each<OP>(self, op: OP)
+    where
+        OP: Fn(Self::Item) + Sync + Send,
+    {
+        consumers::for_each::for_each(self, &op)
+    }
+
+    /// Calls `op` on every item with a clone of `init` per piece of work (`map_with`'s state).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::sync::mpsc::channel;
+    /// let (tx, rx) = channel();
+    /// (0..5).into_par_iter().for_each_with(tx, |tx, x| tx.send(x).unwrap());
+    /// let mut got: Vec<_> = rx.iter().collect();
+    /// got.sort();
+    /// assert_eq!(got, [0, 1, 2, 3, 4]);
+    /// ```
+    fn for_each_with<OP, T>(self, init: T, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        T: Send + Clone,
+    {
+        self.map_with(init, op).for_each(drop)
+    }
+
+    /// Calls `op` on every item with a value `init()` makes once per piece of work.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut v = vec![0u8; 100];
+    /// v.par_chunks_mut(10).for_each_init(|| 7u8, |seven, chunk| chunk.fill(*seven));
+    /// assert!(v.iter().all(|&x| x == 7));
+    /// ```
+    fn for_each_init<OP, INIT, T>(self, init: INIT, op: OP)
+    where
+        OP: Fn(&mut T, Self::Item) + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+    {
+        self.map_init(init, op).for_each(drop)
+    }
+
+    /// Calls a fallible `op` on every item; stops at the first failure (the rest of the
+    /// items are not visited once one has failed) and returns one of the failures.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r: Result<(), String> = (0..100).into_par_iter()
+    ///     .try_for_each(|x| if x == 42 { Err(format!("{x}")) } else { Ok(()) });
+    /// assert_eq!(r, Err("42".to_string()));
+    /// ```
+    fn try_for_each<OP, R>(self, op: OP) -> R
+    where
+        OP: Fn(Self::Item) -> R + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map(op)
+            .try_reduce(<()>::default, |(), ()| R::from_output(()))
+    }
+
+    /// `try_for_each` with `map_with`'s per-piece clone of `init`.
+    fn try_for_each_with<OP, T, R>(self, init: T, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_with(init, op)
+            .try_reduce(<()>::default, |(), ()| R::from_output(()))
+    }
+
+    /// `try_for_each` with `map_init`'s per-piece value.
+    fn try_for_each_init<OP, INIT, T, R>(self, init: INIT, op: OP) -> R
+    where
+        OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Try<Output = ()> + Send,
+    {
+        self.map_init(init, op)
+            .try_reduce(<()>::default, |(), ()| R::from_output(()))
+    }
+
+    /// The number of items.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((0..1000).into_par_iter().filter(|x| x % 7 == 0).count(), 143);
+    /// ```
+    fn count(self) -> usize {
+        self.map(|_| 1usize).sum()
+    }
+
+    /// Applies `map_op` to every item.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<String> = (0..3).into_par_iter().map(|i: i32| i.to_string()).collect();
+    /// assert_eq!(v, ["0", "1", "2"]);
+    /// ```
+    fn map<F, R>(self, map_op: F) -> Map<Self, F>
+    where
+        F: Fn(Self::Item) -> R + Sync + Send,
+        R: Send,
+    {
+        Map::new(self, map_op)
+    }
+
+    /// Applies `map_op` to every item with a mutable state: a clone of `init` for each piece
+    /// of work (one per piece a thief takes, not one per item).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..4u32).into_par_iter().map_with(10, |ten, x| *ten + x).collect();
+    /// assert_eq!(v, [10, 11, 12, 13]);
+    /// ```
+    fn map_with<F, T, R>(self, init: T, map_op: F) -> MapWith<Self, T, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        T: Send + Clone,
+        R: Send,
+    {
+        MapWith::new(self, init, map_op)
+    }
+
+    /// Applies `map_op` to every item with a state `init()` makes once per piece of work
+    /// (a buffer, a random number generator).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let lens: Vec<usize> = (0..4usize).into_par_iter()
+    ///     .map_init(String::new, |buf, x| { buf.clear(); buf.push_str(&"ab".repeat(x)); buf.len() })
+    ///     .collect();
+    /// assert_eq!(lens, [0, 2, 4, 6]);
+    /// ```
+    fn map_init<F, INIT, T, R>(self, init: INIT, map_op: F) -> MapInit<Self, INIT, F>
+    where
+        F: Fn(&mut T, Self::Item) -> R + Sync + Send,
+        INIT: Fn() -> T + Sync + Send,
+        R: Send,
+    {
+        MapInit::new(self, init, map_op)
+    }
+
+    /// Clones every referenced item.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let names = vec!["a".to_string(), "b".to_string()];
+    /// let copy: Vec<String> = names.par_iter().cloned().collect();
+    /// assert_eq!(copy, names);
+    /// ```
+    fn cloned<'a, T>(self) -> Cloned<Self>
+    where
+        T: 'a + Clone + Send,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Cloned::new(self)
+    }
+
+    /// Copies every referenced item.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = vec![1u8, 2, 3];
+    /// assert_eq!(v.par_iter().copied().map(u32::from).sum::<u32>(), 6);
+    /// ```
+    fn copied<'a, T>(self) -> Copied<Self>
+    where
+        T: 'a + Copy + Send,
+        Self: ParallelIterator<Item = &'a T>,
+    {
+        Copied::new(self)
+    }
+
+    /// Calls `inspect_op` on a reference to every item as it passes.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let seen = AtomicUsize::new(0);
+    /// let sum: i32 = (1..=4).into_par_iter().inspect(|_| { seen.fetch_add(1, Ordering::Relaxed); }).sum();
+    /// assert_eq!((sum, seen.into_inner()), (10, 4));
+    /// ```
+    fn inspect<OP>(self, inspect_op: OP) -> Inspect<Self, OP>
+    where
+        OP: Fn(&Self::Item) + Sync + Send,
+    {
+        Inspect::new(self, inspect_op)
+    }
+
+    /// Keeps the items for which `filter_op` holds.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let odd: Vec<u32> = (0..10u32).into_par_iter().filter(|x| x % 2 == 1).collect();
+    /// assert_eq!(odd, [1, 3, 5, 7, 9]);
+    /// ```
+    fn filter<P>(self, filter_op: P) -> Filter<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        Filter::new(self, filter_op)
+    }
+
+    /// Maps every item to an `Option` and keeps the `Some` values.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let parsed: Vec<i32> = vec!["1", "x", "3"].into_par_iter().filter_map(|s| s.parse().ok()).collect();
+    /// assert_eq!(parsed, [1, 3]);
+    /// ```
+    fn filter_map<P, R>(self, filter_op: P) -> FilterMap<Self, P>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        FilterMap::new(self, filter_op)
+    }
+
+    /// Maps every item to a parallel iterator and flattens the results.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (1..4u32).into_par_iter().flat_map(|n| (0..n).into_par_iter()).collect();
+    /// assert_eq!(v, [0, 0, 1, 0, 1, 2]);
+    /// ```
+    fn flat_map<F, PI>(self, map_op: F) -> FlatMap<Self, F>
+    where
+        F: Fn(Self::Item) -> PI + Sync + Send,
+        PI: IntoParallelIterator,
+    {
+        FlatMap::new(self, map_op)
+    }
+
+    /// Maps every item to a sequential iterator and flattens the results (cheaper than
+    /// `flat_map` when the inner sequences are short).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<char> = vec!["ab", "c"].into_par_iter().flat_map_iter(|s| s.chars()).collect();
+    /// assert_eq!(v, ['a', 'b', 'c']);
+    /// ```
+    fn flat_map_iter<F, SI>(self, map_op: F) -> FlatMapIter<Self, F>
+    where
+        F: Fn(Self::Item) -> SI + Sync + Send,
+        SI: IntoIterator<Item: Send>,
+    {
+        FlatMapIter::new(self, map_op)
+    }
+
+    /// Reduces the items with `op`, an associative operation whose neutral element
+    /// `identity()` makes (it may be called several times).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let product = (1..=10u64).into_par_iter().reduce(|| 1, |a, b| a * b);
+    /// assert_eq!(product, 3_628_800);
+    /// ```
+    fn reduce<OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+        ID: Fn() -> Self::Item + Sync + Send,
+    {
+        consumers::reduce::reduce(self, identity, op)
+    }
+
+    /// Reduces the items with `op`; `None` if there are none.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((1..5).into_par_iter().reduce_with(|a: i32, b| a.max(b)), Some(4));
+    /// assert_eq!((0..0).into_par_iter().reduce_with(|a: i32, b| a + b), None);
+    /// ```
+    fn reduce_with<OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
+    {
+        consumers::reduce::reduce_with(self, op)
+    }
+
+    /// Reduces fallible items: stops at the first failure (not visiting the rest) and
+    /// returns it; else the reduction of the successes with `op`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let sum = (1..=4u32).into_par_iter().map(Some).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(sum, Some(10));
+    /// let overflow = (1..=4u8).into_par_iter().map(|x| Some(x * 60)).try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(overflow, None);
+    /// ```
+    fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        consumers::reduce::try_reduce(self, identity, op)
+    }
+
+    /// `try_reduce` without an identity: `None` if there are no items.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r = (1..=3i32).into_par_iter().map(Ok::<i32, String>).try_reduce_with(|a, b| Ok(a + b));
+    /// assert_eq!(r, Some(Ok(6)));
+    /// ```
+    fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
+    where
+        OP: Fn(T, T) -> Self::Item + Sync + Send,
+        Self::Item: Try<Output = T>,
+    {
+        consumers::reduce::try_reduce_with(self, op)
+    }
+
+    /// Folds the items of every piece of work into an accumulator that `identity()` starts,
+    /// and returns a parallel iterator over the accumulators (one per piece; how many
+    /// depends on how the work was split). Usually followed by `reduce` or `sum`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let words = vec!["a", "bb", "ccc"];
+    /// let total: usize = words.par_iter().fold(|| 0, |n, w| n + w.len()).sum();
+    /// assert_eq!(total, 6);
+    /// ```
+    fn fold<T, ID, F>(self, identity: ID, fold_op: F) -> Fold<Self, ID, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        T: Send,
+    {
+        Fold::new(self, identity, fold_op)
+    }
+
+    /// `fold` starting every piece from a clone of `init`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let n: u32 = (0..100).into_par_iter().fold_with(0u32, |n, _| n + 1).sum();
+    /// assert_eq!(n, 100);
+    /// ```
+    fn fold_with<F, T>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
+    where
+        F: Fn(T, Self::Item) -> T + Sync + Send,
+        T: Send + Clone,
+    {
+        FoldWith::new(self, init, fold_op)
+    }
+
+    /// A fallible `fold`: a piece stops at its first failure and yields it; the other
+    /// pieces go on (follow with `try_reduce` to stop them all).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r: Option<u32> = (1..=4u32).into_par_iter()
+    ///     .try_fold(|| 0u32, |a, x| a.checked_add(x))
+    ///     .try_reduce(|| 0, |a, b| a.checked_add(b));
+    /// assert_eq!(r, Some(10));
+    /// ```
+    fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, R, ID, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        ID: Fn() -> T + Sync + Send,
+        R: Try<Output = T> + Send,
+    {
+        TryFold::new(self, identity, fold_op)
+    }
+
+    /// `try_fold` starting every piece from a clone of `init`.
+    fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, R, F>
+    where
+        F: Fn(T, Self::Item) -> R + Sync + Send,
+        R: Try<Output = T> + Send,
+        T: Clone + Send,
+    {
+        TryFoldWith::new(self, init, fold_op)
+    }
+
+    /// The sum of the items (`S::sum` over each piece, then over the pieces' sums).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((1..=100).into_par_iter().sum::<i32>(), 5050);
+    /// ```
+    fn sum<S>(self) -> S
+    where
+        S: Send + Sum<Self::Item> + Sum<S>,
+    {
+        consumers::sum::sum(self)
+    }
+
+    /// The product of the items.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((1..=5).into_par_iter().product::<i32>(), 120);
+    /// ```
+    fn product<P>(self) -> P
+    where
+        P: Send + Product<Self::Item> + Product<P>,
+    {
+        consumers::sum::product(self)
+    }
+
+    /// The smallest item; `None` if there are none. Of equal items, any may be returned.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!(vec![3, 1, 2].par_iter().min(), Some(&1));
+    /// ```
+    fn min(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        self.reduce_with(Ord::min)
+    }
+
+    /// The smallest item by `f`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = vec![-3i32, 1, 2];
+    /// assert_eq!(v.par_iter().min_by(|a, b| a.abs().cmp(&b.abs())), Some(&1));
+    /// ```
+    fn min_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Sync + Send + Fn(&Self::Item, &Self::Item) -> Ordering,
+    {
+        self.reduce_with(move |a, b| match f(&a, &b) {
+            Ordering::Greater => b,
+            _ => a,
+        })
+    }
+
+    /// The item with the smallest key.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = vec!["ccc", "a", "bb"];
+    /// assert_eq!(v.par_iter().min_by_key(|s| s.len()), Some(&"a"));
+    /// ```
+    fn min_by_key<K, F>(self, f: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Sync + Send + Fn(&Self::Item) -> K,
+    {
+        let (_, x) = self
+            .map(|x| (f(&x), x))
+            .reduce_with(|a, b| match a.0.cmp(&b.0) {
+                Ordering::Greater => b,
+                _ => a,
+            })?;
+        Some(x)
+    }
+
+    /// The largest item; `None` if there are none. Of equal items, any may be returned.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((0..1000).into_par_iter().max(), Some(999));
+    /// ```
+    fn max(self) -> Option<Self::Item>
+    where
+        Self::Item: Ord,
+    {
+        self.reduce_with(Ord::max)
+    }
+
+    /// The largest item by `f`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = vec![-3i32, 1, 2];
+    /// assert_eq!(v.par_iter().max_by(|a, b| a.abs().cmp(&b.abs())), Some(&-3));
+    /// ```
+    fn max_by<F>(self, f: F) -> Option<Self::Item>
+    where
+        F: Sync + Send + Fn(&Self::Item, &Self::Item) -> Ordering,
+    {
+        self.reduce_with(move |a, b| match f(&a, &b) {
+            Ordering::Greater => a,
+            _ => b,
+        })
+    }
+
+    /// The item with the largest key.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = vec!["ccc", "a", "bb"];
+    /// assert_eq!(v.par_iter().max_by_key(|s| s.len()), Some(&"ccc"));
+    /// ```
+    fn max_by_key<K, F>(self, f: F) -> Option<Self::Item>
+    where
+        K: Ord + Send,
+        F: Sync + Send + Fn(&Self::Item) -> K,
+    {
+        let (_, x) = self
+            .map(|x| (f(&x), x))
+            .reduce_with(|a, b| match a.0.cmp(&b.0) {
+                Ordering::Greater => a,
+                _ => b,
+            })?;
+        Some(x)
+    }
+
+    /// This iterator's items followed by `chain`'s.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<i32> = (0..2).into_par_iter().chain(vec![7, 8]).collect();
+    /// assert_eq!(v, [0, 1, 7, 8]);
+    /// ```
+    fn chain<C>(self, chain: C) -> Chain<Self, C::Iter>
+    where
+        C: IntoParallelIterator<Item = Self::Item>,
+    {
+        Chain::new(self, chain.into_par_iter())
+    }
+
+    /// Some item for which `predicate` holds, not necessarily the first; the search stops
+    /// as soon as one is found.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((0..1_000_000).into_par_iter().find_any(|&x| x == 777), Some(777));
+    /// ```
+    fn find_any<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consumers::find::find_any(self, predicate)
+    }
+
+    /// The first item (in the iterator's order) for which `predicate` holds. Items after
+    /// a match already found are not visited.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((0..1000).into_par_iter().find_first(|x| x % 7 == 6), Some(6));
+    /// ```
+    fn find_first<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consumers::find::find_first(self, predicate)
+    }
+
+    /// The last item for which `predicate` holds.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((0..1000).into_par_iter().find_last(|x| x % 7 == 6), Some(993));
+    /// ```
+    fn find_last<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        consumers::find::find_last(self, predicate)
+    }
+
+    /// `filter_map` then `find_any`.
+    fn find_map_any<P, R>(self, predicate: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(predicate).find_any(|_| true)
+    }
+
+    /// `filter_map` then `find_first`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = vec!["x", "2", "y", "4"];
+    /// assert_eq!(v.par_iter().find_map_first(|s| s.parse::<i32>().ok()), Some(2));
+    /// ```
+    fn find_map_first<P, R>(self, predicate: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(predicate).find_first(|_| true)
+    }
+
+    /// `filter_map` then `find_last`.
+    fn find_map_last<P, R>(self, predicate: P) -> Option<R>
+    where
+        P: Fn(Self::Item) -> Option<R> + Sync + Send,
+        R: Send,
+    {
+        self.filter_map(predicate).find_last(|_| true)
+    }
+
+    /// Whether `predicate` holds for some item; stops at the first that does.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert!((0..100).into_par_iter().any(|x| x == 99));
+    /// ```
+    fn any<P>(self, predicate: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate).find_any(|&p| p).is_some()
+    }
+
+    /// Whether `predicate` holds for every item; stops at the first that does not.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert!(!(0..100).into_par_iter().all(|x| x < 50));
+    /// ```
+    fn all<P>(self, predicate: P) -> bool
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.map(predicate).find_any(|&p| !p).is_none()
+    }
+
+    /// The items up to the first `None`, unwrapped. Once any piece meets a `None`, every
+    /// piece stops at its next item, so which `Some` items come before it is unspecified
+    /// (items after it in the order may have been taken already).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<u32> = (0..10u32).into_par_iter().map(Some).while_some().collect();
+    /// assert_eq!(v.len(), 10);
+    /// let some: Vec<u32> = (0..10u32).into_par_iter().map(|x| (x != 0).then_some(x)).while_some().collect();
+    /// assert!(some.len() < 10);
+    /// ```
+    fn while_some<T>(self) -> WhileSome<Self>
+    where
+        Self: ParallelIterator<Item = Option<T>>,
+        T: Send,
+    {
+        WhileSome::new(self)
+    }
+
+    /// Collects the items into a collection: a `Vec` (in order for an ordered iterator),
+    /// `String`, `HashMap`, `HashSet`, `BTreeMap`, a `Result` or `Option` of a collection
+    /// (the first failure found stops the rest), and others.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::collections::HashMap;
+    /// let m: HashMap<u32, u32> = (0..5u32).into_par_iter().map(|i| (i, i * i)).collect();
+    /// assert_eq!(m[&3], 9);
+    /// let all: Result<Vec<u8>, String> = vec!["1", "2"].par_iter().map(|s| s.parse().map_err(|_| s.to_string())).collect();
+    /// assert_eq!(all, Ok(vec![1, 2]));
+    /// ```
+    fn collect<C>(self) -> C
+    where
+        C: FromParallelIterator<Self::Item>,
+    {
+        C::from_par_iter(self)
+    }
+
+    /// Splits pairs into two collections, each in the items' order.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let (a, b): (Vec<u32>, Vec<char>) = vec![(1, 'a'), (2, 'b')].into_par_iter().unzip();
+    /// assert_eq!((a, b), (vec![1, 2], vec!['a', 'b']));
+    /// ```
+    fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
+    where
+        Self: ParallelIterator<Item = (A, B)>,
+        FromA: Default + Send + ParallelExtend<A>,
+        FromB: Default + Send + ParallelExtend<B>,
+        A: Send,
+        B: Send,
+    {
+        collect::unzip::unzip(self)
+    }
+
+    /// Splits the items into those for which `predicate` holds and the others, each in the
+    /// items' order.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let (even, odd): (Vec<u32>, Vec<u32>) = (0..6u32).into_par_iter().partition(|x| x % 2 == 0);
+    /// assert_eq!((even, odd), (vec![0, 2, 4], vec![1, 3, 5]));
+    /// ```
+    fn partition<A, B, P>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<Self::Item>,
+        B: Default + Send + ParallelExtend<Self::Item>,
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        collect::unzip::partition(self, predicate)
+    }
+
+    /// Feeds the items to `consumer`. The method every adaptor and consumer is built on
+    /// (see [`plumbing`]).
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<Self::Item>;
+
+    /// The number of items, if known in advance.
+    fn opt_len(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// A parallel iterator whose length is known and whose items have positions, so it can be
+/// zipped, enumerated, reversed, or collected in order straight into place.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let a = vec![1.0, 2.0, 3.0];
+/// let b = vec![4.0, 5.0, 6.0];
+/// let dot: f64 = a.par_iter().zip(&b).map(|(x, y)| x * y).sum();
+/// assert_eq!(dot, 32.0);
+/// ```
+pub trait IndexedParallelIterator: ParallelIterator {
+    /// Collects into `target`, replacing what it held, writing every item straight into
+    /// place (no intermediate vectors).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut v = vec![9, 9];
+    /// (0..4).into_par_iter().map(|x| x * x).collect_into_vec(&mut v);
+    /// assert_eq!(v, [0, 1, 4, 9]);
+    /// ```
+    fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
+        collect::collect_into_vec(self, target)
+    }
+
+    /// Pairs every item with the item at the same position of `zip_op`; as long as the
+    /// shorter of the two.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let pairs: Vec<(i32, char)> = (0..3).into_par_iter().zip(vec!['a', 'b', 'c', 'd']).collect();
+    /// assert_eq!(pairs, [(0, 'a'), (1, 'b'), (2, 'c')]);
+    /// ```
+    fn zip<Z>(self, zip_op: Z) -> Zip<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator<Iter: IndexedParallelIterator>,
+    {
+        Zip::new(self, zip_op.into_par_iter())
+    }
+
+    /// Groups the items into vectors of `chunk_size` (the last may be shorter).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let c: Vec<Vec<i32>> = (0..5).into_par_iter().chunks(2).collect();
+    /// assert_eq!(c, [vec![0, 1], vec![2, 3], vec![4]]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    fn chunks(self, chunk_size: usize) -> Chunks<Self> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        Chunks::new(self, chunk_size)
+    }
+
+    /// Pairs every item with its position.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<(usize, char)> = vec!['a', 'b'].into_par_iter().enumerate().collect();
+    /// assert_eq!(v, [(0, 'a'), (1, 'b')]);
+    /// ```
+    fn enumerate(self) -> Enumerate<Self> {
+        Enumerate::new(self)
+    }
+
+    /// Every `step`-th item, starting with the first.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<i32> = (0..10).into_par_iter().step_by(4).collect();
+    /// assert_eq!(v, [0, 4, 8]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `step` is 0.
+    fn step_by(self, step: usize) -> StepBy<Self> {
+        StepBy::new(self, step)
+    }
+
+    /// All but the first `n` items.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<i32> = (0..5).into_par_iter().skip(3).collect();
+    /// assert_eq!(v, [3, 4]);
+    /// ```
+    fn skip(self, n: usize) -> Skip<Self> {
+        Skip::new(self, n)
+    }
+
+    /// The first `n` items.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<i32> = (0..5).into_par_iter().take(2).collect();
+    /// assert_eq!(v, [0, 1]);
+    /// ```
+    fn take(self, n: usize) -> Take<Self> {
+        Take::new(self, n)
+    }
+
+    /// The position of some item for which `predicate` holds, not necessarily the first.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((10..20).into_par_iter().position_any(|x| x == 15), Some(5));
+    /// ```
+    fn position_any<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let (i, _) = self.map(predicate).enumerate().find_any(|&(_, p)| p)?;
+        Some(i)
+    }
+
+    /// The position of the first item for which `predicate` holds.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((0..100).into_par_iter().position_first(|x| x % 10 == 9), Some(9));
+    /// ```
+    fn position_first<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let (i, _) = self.map(predicate).enumerate().find_first(|&(_, p)| p)?;
+        Some(i)
+    }
+
+    /// The position of the last item for which `predicate` holds.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((0..100).into_par_iter().position_last(|x| x % 10 == 9), Some(99));
+    /// ```
+    fn position_last<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        let (i, _) = self.map(predicate).enumerate().find_last(|&(_, p)| p)?;
+        Some(i)
+    }
+
+    /// The items in reverse order.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<i32> = (0..4).into_par_iter().rev().collect();
+    /// assert_eq!(v, [3, 2, 1, 0]);
+    /// ```
+    fn rev(self) -> Rev<Self> {
+        Rev::new(self)
+    }
+
+    /// Never splits the work into pieces of fewer than `min` items. A bound for programs
+    /// that need one (e.g. per-piece set-up cost in `map_init`); forkjoin never needs it
+    /// for speed.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let pieces: usize = (0..1000).into_par_iter().with_min_len(1000).fold(|| 0, |n, _| n).count();
+    /// assert_eq!(pieces, 1);
+    /// ```
+    fn with_min_len(self, min: usize) -> MinLen<Self> {
+        MinLen::new(self, min)
+    }
+
+    /// Always splits the work into pieces of at most `max` items, eagerly.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let pieces: Vec<usize> = (0..8).into_par_iter().with_max_len(2).fold(|| 0, |n, _| n + 1).collect();
+    /// assert!(pieces.len() >= 4 && pieces.iter().all(|&n| n <= 2));
+    /// ```
+    fn with_max_len(self, max: usize) -> MaxLen<Self> {
+        MaxLen::new(self, max)
+    }
+
+    /// The number of items.
+    fn len(&self) -> usize;
+
+    /// Feeds the items to an indexed `consumer` (see [`plumbing`]).
+    fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result;
+
+    /// Calls `callback` with this iterator's producer (see [`plumbing`]).
+    fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output;
+}
+
+/// Builds a collection from a parallel iterator (what `collect` makes).
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let s: String = vec!["fork", "join"].into_par_iter().collect();
+/// assert_eq!(s, "forkjoin");
+/// ```
+pub trait FromParallelIterator<T>
+where
+    T: Send,
+{
+    /// Builds `Self` from the items of `par_iter`.
+    fn from_par_iter<I>(par_iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>;
+}
+
+/// Extends a collection with the items of a parallel iterator.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let mut v = vec![0];
+/// v.par_extend(1..4);
+/// assert_eq!(v, [0, 1, 2, 3]);
+/// ```
+pub trait ParallelExtend<T>
+where
+    T: Send,
+{
+    /// Adds the items of `par_iter`, in order for an ordered iterator and collection.
+    fn par_extend<I>(&mut self, par_iter: I)
+    where
+        I: IntoParallelIterator<Item = T>;
+}

@@ -1,0 +1,231 @@
+//! Parallel iterators over ranges of integers, `forkjoin::range`, as rayon's `range`.
+//!
+//! `a..b` of `u8`, `u16`, `u32`, `usize`, `i8`, `i16`, `i32` and `isize` is indexed: it can
+//! be zipped, enumerated and collected in place. `u64` and `i64` ranges are not (as in
+//! rayon: their length need not fit a `usize` everywhere), but where their length fits they
+//! run on the same indexed machinery underneath, so they cost the same.
+//!
+//! ```
+//! use forkjoin::prelude::*;
+//! let r = forkjoin::range::Iter::from(0..100u32);
+//! assert_eq!(r.sum::<u32>(), 4950);
+//! assert_eq!((-5i64..5).into_par_iter().sum::<i64>(), -5);
+//! ```
+
+use crate::iter::plumbing::{
+    bridge, bridge_producer_consumer, Consumer, Producer, ProducerCallback, UnindexedConsumer,
+};
+use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use std::ops::Range;
+
+/// A parallel iterator over a range (`(a..b).into_par_iter()`).
+#[derive(Debug, Clone)]
+pub struct Iter<T> {
+    range: Range<T>,
+}
+
+impl<T> From<Range<T>> for Iter<T> {
+    fn from(range: Range<T>) -> Self {
+        Iter { range }
+    }
+}
+
+impl<T> IntoParallelIterator for Range<T>
+where
+    Iter<T>: ParallelIterator,
+{
+    type Item = <Iter<T> as ParallelIterator>::Item;
+    type Iter = Iter<T>;
+
+    fn into_par_iter(self) -> Self::Iter {
+        Iter { range: self }
+    }
+}
+
+/// The producer of an indexed range.
+struct RangeProducer<T> {
+    range: Range<T>,
+}
+
+macro_rules! indexed_range {
+    ($($t:ty)*) => {$(
+        impl ParallelIterator for Iter<$t> {
+            type Item = $t;
+
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: UnindexedConsumer<$t>,
+            {
+                bridge(self, consumer)
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.range.len())
+            }
+        }
+
+        impl IndexedParallelIterator for Iter<$t> {
+            fn len(&self) -> usize {
+                self.range.len()
+            }
+
+            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+
+            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
+                callback.callback(RangeProducer { range: self.range })
+            }
+        }
+
+        impl Producer for RangeProducer<$t> {
+            type Item = $t;
+            type IntoIter = Range<$t>;
+
+            #[inline]
+            fn into_iter(self) -> Range<$t> {
+                self.range
+            }
+
+            #[inline]
+            fn split_at(self, index: usize) -> (Self, Self) {
+                debug_assert!(index <= self.range.len());
+                // Wrapping: `index` is at most the length, so the sum is in range even when
+                // the length does not fit the signed type (`-100i8..100`).
+                let mid = self.range.start.wrapping_add(index as $t);
+                (
+                    RangeProducer { range: self.range.start..mid },
+                    RangeProducer { range: mid..self.range.end },
+                )
+            }
+        }
+    )*};
+}
+
+indexed_range! { u8 u16 u32 usize i8 i16 i32 isize }
+
+/// A producer over `start + offset` for `offset` in a `usize` range: the wide and inclusive
+/// ranges whose length fits a `usize` run on it.
+pub(crate) struct OffsetProducer<T> {
+    pub(crate) start: T,
+    pub(crate) offsets: Range<usize>,
+}
+
+/// The sequential iterator of an `OffsetProducer`.
+pub(crate) struct OffsetIter<T> {
+    start: T,
+    offsets: Range<usize>,
+}
+
+macro_rules! offset_int {
+    ($($t:ty)*) => {$(
+        impl Iterator for OffsetIter<$t> {
+            type Item = $t;
+
+            #[inline]
+            fn next(&mut self) -> Option<$t> {
+                self.offsets.next().map(|i| self.start.wrapping_add(i as $t))
+            }
+
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.offsets.size_hint()
+            }
+
+            #[inline]
+            fn fold<B, F: FnMut(B, $t) -> B>(self, init: B, mut f: F) -> B {
+                let start = self.start;
+                self.offsets.fold(init, move |acc, i| f(acc, start.wrapping_add(i as $t)))
+            }
+        }
+
+        impl DoubleEndedIterator for OffsetIter<$t> {
+            #[inline]
+            fn next_back(&mut self) -> Option<$t> {
+                self.offsets.next_back().map(|i| self.start.wrapping_add(i as $t))
+            }
+        }
+
+        impl ExactSizeIterator for OffsetIter<$t> {}
+
+        impl Producer for OffsetProducer<$t> {
+            type Item = $t;
+            type IntoIter = OffsetIter<$t>;
+
+            #[inline]
+            fn into_iter(self) -> OffsetIter<$t> {
+                OffsetIter { start: self.start, offsets: self.offsets }
+            }
+
+            #[inline]
+            fn split_at(self, index: usize) -> (Self, Self) {
+                let mid = self.offsets.start + index;
+                (
+                    OffsetProducer { start: self.start, offsets: self.offsets.start..mid },
+                    OffsetProducer { start: self.start, offsets: mid..self.offsets.end },
+                )
+            }
+        }
+    )*};
+}
+
+offset_int! { u8 u16 u32 u64 usize i8 i16 i32 i64 isize }
+
+/// Splits a wide range too long for a `usize` in halves until the pieces fit, then runs
+/// each on an `OffsetProducer`. `len` is the number of items, `add(start, n)` the item `n`
+/// places after `start`.
+pub(crate) fn drive_wide<T, C>(start: T, len: u128, add: fn(T, u128) -> T, consumer: C) -> C::Result
+where
+    T: Copy + Send,
+    OffsetProducer<T>: Producer<Item = T>,
+    C: UnindexedConsumer<T>,
+{
+    if let Ok(n) = usize::try_from(len) {
+        return bridge_producer_consumer(
+            n,
+            OffsetProducer {
+                start,
+                offsets: 0..n,
+            },
+            consumer,
+        );
+    }
+    let half = len / 2;
+    let left = consumer.split_off_left();
+    let reducer = consumer.to_reducer();
+    let (l, r) = crate::join(
+        move || drive_wide(start, half, add, left),
+        move || drive_wide(add(start, half), len - half, add, consumer),
+    );
+    crate::iter::plumbing::Reducer::reduce(reducer, l, r)
+}
+
+macro_rules! wide_range {
+    ($($t:ty : $u:ty),*) => {$(
+        impl ParallelIterator for Iter<$t> {
+            type Item = $t;
+
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: UnindexedConsumer<$t>,
+            {
+                let len = if self.range.end > self.range.start {
+                    self.range.end.wrapping_sub(self.range.start) as $u as u128
+                } else {
+                    0
+                };
+                drive_wide(self.range.start, len, |s, n| s.wrapping_add(n as $t), consumer)
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                if self.range.end > self.range.start {
+                    usize::try_from(self.range.end.wrapping_sub(self.range.start) as $u).ok()
+                } else {
+                    Some(0)
+                }
+            }
+        }
+    )*};
+}
+
+wide_range! { u64: u64, i64: u64 }

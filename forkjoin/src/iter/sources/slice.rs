@@ -1,0 +1,437 @@
+//! Parallel iterators over slices, `forkjoin::slice`, as rayon's `slice`: `par_iter`,
+//! `par_iter_mut`, `par_chunks`, `par_chunks_mut`, `par_windows`, and the parallel sorts.
+//!
+//! ```
+//! use forkjoin::prelude::*;
+//! let mut v: Vec<u32> = (0..10).rev().collect();
+//! v.par_sort();
+//! assert_eq!(v, (0..10).collect::<Vec<_>>());
+//! let sums: Vec<u32> = v.par_chunks(4).map(|c| c.iter().sum()).collect();
+//! assert_eq!(sums, [6, 22, 17]);
+//! ```
+
+use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
+use crate::iter::sort::{par_merge_sort, par_quick_sort};
+use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use std::cmp::Ordering;
+
+/// Parallel operations on a shared slice.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let v = [1, 2, 3, 4, 5];
+/// let pairs: Vec<i32> = v.par_windows(2).map(|w| w[0] * w[1]).collect();
+/// assert_eq!(pairs, [2, 6, 12, 20]);
+/// ```
+pub trait ParallelSlice<T: Sync> {
+    /// The slice itself.
+    fn as_parallel_slice(&self) -> &[T];
+
+    /// Non-overlapping pieces of `chunk_size` elements (the last may be shorter).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        Chunks::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Every overlapping window of `window_size` elements.
+    ///
+    /// # Panics
+    /// If `window_size` is 0.
+    fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
+        assert!(window_size != 0, "window_size must not be zero");
+        Windows {
+            window_size,
+            slice: self.as_parallel_slice(),
+        }
+    }
+}
+
+impl<T: Sync> ParallelSlice<T> for [T] {
+    #[inline]
+    fn as_parallel_slice(&self) -> &[T] {
+        self
+    }
+}
+
+/// Parallel operations on a mutable slice, the sorts among them.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let mut v = vec![5, 1, 4, 2, 3];
+/// v.par_sort_unstable_by(|a, b| b.cmp(a));
+/// assert_eq!(v, [5, 4, 3, 2, 1]);
+/// v.par_chunks_mut(2).for_each(|c| c.reverse());
+/// assert_eq!(v, [4, 5, 2, 3, 1]);
+/// ```
+pub trait ParallelSliceMut<T: Send> {
+    /// The slice itself.
+    fn as_parallel_slice_mut(&mut self) -> &mut [T];
+
+    /// Non-overlapping mutable pieces of `chunk_size` elements (the last may be shorter).
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        ChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Sorts the slice, stably (equal elements keep their order): a parallel merge sort.
+    fn par_sort(&mut self)
+    where
+        T: Ord,
+    {
+        par_merge_sort(self.as_parallel_slice_mut(), &T::lt);
+    }
+
+    /// Sorts the slice stably by `compare`.
+    fn par_sort_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        par_merge_sort(self.as_parallel_slice_mut(), &|a, b| {
+            compare(a, b) == Ordering::Less
+        });
+    }
+
+    /// Sorts the slice stably by the key `f` extracts (called on every comparison).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut v = vec![(2, 'a'), (1, 'b'), (2, 'c'), (1, 'd')];
+    /// v.par_sort_by_key(|p| p.0);
+    /// assert_eq!(v, [(1, 'b'), (1, 'd'), (2, 'a'), (2, 'c')]);
+    /// ```
+    fn par_sort_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        par_merge_sort(self.as_parallel_slice_mut(), &|a, b| f(a).lt(&f(b)));
+    }
+
+    /// Sorts the slice without keeping the order of equal elements: a parallel
+    /// pattern-defeating quicksort, faster than `par_sort` and with no extra memory.
+    fn par_sort_unstable(&mut self)
+    where
+        T: Ord,
+    {
+        par_quick_sort(self.as_parallel_slice_mut(), &T::lt);
+    }
+
+    /// Sorts the slice unstably by `compare`.
+    fn par_sort_unstable_by<F>(&mut self, compare: F)
+    where
+        F: Fn(&T, &T) -> Ordering + Sync,
+    {
+        par_quick_sort(self.as_parallel_slice_mut(), &|a, b| {
+            compare(a, b) == Ordering::Less
+        });
+    }
+
+    /// Sorts the slice unstably by the key `f` extracts.
+    fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
+    where
+        K: Ord,
+        F: Fn(&T) -> K + Sync,
+    {
+        par_quick_sort(self.as_parallel_slice_mut(), &|a, b| f(a).lt(&f(b)));
+    }
+}
+
+impl<T: Send> ParallelSliceMut<T> for [T] {
+    #[inline]
+    fn as_parallel_slice_mut(&mut self) -> &mut [T] {
+        self
+    }
+}
+
+impl<'data, T: Sync + 'data> IntoParallelIterator for &'data [T] {
+    type Item = &'data T;
+    type Iter = Iter<'data, T>;
+
+    fn into_par_iter(self) -> Self::Iter {
+        Iter { slice: self }
+    }
+}
+
+impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut [T] {
+    type Item = &'data mut T;
+    type Iter = IterMut<'data, T>;
+
+    fn into_par_iter(self) -> Self::Iter {
+        IterMut { slice: self }
+    }
+}
+
+impl<'data, T: Sync + 'data> IntoParallelIterator for &'data Vec<T> {
+    type Item = &'data T;
+    type Iter = Iter<'data, T>;
+
+    fn into_par_iter(self) -> Self::Iter {
+        Iter { slice: self }
+    }
+}
+
+impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut Vec<T> {
+    type Item = &'data mut T;
+    type Iter = IterMut<'data, T>;
+
+    fn into_par_iter(self) -> Self::Iter {
+        IterMut { slice: self }
+    }
+}
+
+/// Implements `ParallelIterator` and `IndexedParallelIterator` for an iterator type whose
+/// producer is built by `$producer` from `self`.
+macro_rules! indexed_via_producer {
+    ([$($generics:tt)*] $iter:ty => $item:ty, |$this:ident| len $len:expr, producer $producer:expr) => {
+        impl<$($generics)*> ParallelIterator for $iter {
+            type Item = $item;
+
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: UnindexedConsumer<Self::Item>,
+            {
+                bridge(self, consumer)
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                Some(self.len())
+            }
+        }
+
+        impl<$($generics)*> IndexedParallelIterator for $iter {
+            fn len(&self) -> usize {
+                let $this = self;
+                $len
+            }
+
+            fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+
+            fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+                let $this = self;
+                callback.callback($producer)
+            }
+        }
+    };
+}
+
+/// A parallel iterator over `&T` (`slice.par_iter()`).
+#[derive(Debug)]
+pub struct Iter<'data, T> {
+    slice: &'data [T],
+}
+
+impl<T> Clone for Iter<'_, T> {
+    fn clone(&self) -> Self {
+        Iter { slice: self.slice }
+    }
+}
+
+indexed_via_producer!(['data, T: Sync + 'data] Iter<'data, T> => &'data T,
+    |this| len this.slice.len(), producer IterProducer { slice: this.slice });
+
+struct IterProducer<'data, T> {
+    slice: &'data [T],
+}
+
+impl<'data, T: Sync + 'data> Producer for IterProducer<'data, T> {
+    type Item = &'data T;
+    type IntoIter = std::slice::Iter<'data, T>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        self.slice.iter()
+    }
+
+    #[inline]
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.slice.split_at(index);
+        (IterProducer { slice: left }, IterProducer { slice: right })
+    }
+}
+
+/// A parallel iterator over `&mut T` (`slice.par_iter_mut()`).
+#[derive(Debug)]
+pub struct IterMut<'data, T> {
+    slice: &'data mut [T],
+}
+
+indexed_via_producer!(['data, T: Send + 'data] IterMut<'data, T> => &'data mut T,
+    |this| len this.slice.len(), producer IterMutProducer { slice: this.slice });
+
+struct IterMutProducer<'data, T> {
+    slice: &'data mut [T],
+}
+
+impl<'data, T: Send + 'data> Producer for IterMutProducer<'data, T> {
+    type Item = &'data mut T;
+    type IntoIter = std::slice::IterMut<'data, T>;
+
+    #[inline]
+    fn into_iter(self) -> Self::IntoIter {
+        self.slice.iter_mut()
+    }
+
+    #[inline]
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let (left, right) = self.slice.split_at_mut(index);
+        (
+            IterMutProducer { slice: left },
+            IterMutProducer { slice: right },
+        )
+    }
+}
+
+/// A parallel iterator over non-overlapping pieces of a slice (`par_chunks`).
+#[derive(Debug)]
+pub struct Chunks<'data, T> {
+    chunk_size: usize,
+    slice: &'data [T],
+}
+
+impl<'data, T> Chunks<'data, T> {
+    fn new(chunk_size: usize, slice: &'data [T]) -> Self {
+        Chunks { chunk_size, slice }
+    }
+}
+
+impl<T> Clone for Chunks<'_, T> {
+    fn clone(&self) -> Self {
+        Chunks { ..*self }
+    }
+}
+
+indexed_via_producer!(['data, T: Sync + 'data] Chunks<'data, T> => &'data [T],
+    |this| len this.slice.len().div_ceil(this.chunk_size),
+    producer ChunksProducer { chunk_size: this.chunk_size, slice: this.slice });
+
+struct ChunksProducer<'data, T> {
+    chunk_size: usize,
+    slice: &'data [T],
+}
+
+impl<'data, T: Sync + 'data> Producer for ChunksProducer<'data, T> {
+    type Item = &'data [T];
+    type IntoIter = std::slice::Chunks<'data, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.slice.chunks(self.chunk_size)
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let elem = (index * self.chunk_size).min(self.slice.len());
+        let (left, right) = self.slice.split_at(elem);
+        (
+            ChunksProducer {
+                chunk_size: self.chunk_size,
+                slice: left,
+            },
+            ChunksProducer {
+                chunk_size: self.chunk_size,
+                slice: right,
+            },
+        )
+    }
+}
+
+/// A parallel iterator over non-overlapping mutable pieces of a slice (`par_chunks_mut`).
+#[derive(Debug)]
+pub struct ChunksMut<'data, T> {
+    chunk_size: usize,
+    slice: &'data mut [T],
+}
+
+impl<'data, T> ChunksMut<'data, T> {
+    fn new(chunk_size: usize, slice: &'data mut [T]) -> Self {
+        ChunksMut { chunk_size, slice }
+    }
+}
+
+indexed_via_producer!(['data, T: Send + 'data] ChunksMut<'data, T> => &'data mut [T],
+    |this| len this.slice.len().div_ceil(this.chunk_size),
+    producer ChunksMutProducer { chunk_size: this.chunk_size, slice: this.slice });
+
+struct ChunksMutProducer<'data, T> {
+    chunk_size: usize,
+    slice: &'data mut [T],
+}
+
+impl<'data, T: Send + 'data> Producer for ChunksMutProducer<'data, T> {
+    type Item = &'data mut [T];
+    type IntoIter = std::slice::ChunksMut<'data, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.slice.chunks_mut(self.chunk_size)
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        let elem = (index * self.chunk_size).min(self.slice.len());
+        let (left, right) = self.slice.split_at_mut(elem);
+        (
+            ChunksMutProducer {
+                chunk_size: self.chunk_size,
+                slice: left,
+            },
+            ChunksMutProducer {
+                chunk_size: self.chunk_size,
+                slice: right,
+            },
+        )
+    }
+}
+
+/// A parallel iterator over the overlapping windows of a slice (`par_windows`).
+#[derive(Debug)]
+pub struct Windows<'data, T> {
+    window_size: usize,
+    slice: &'data [T],
+}
+
+impl<T> Clone for Windows<'_, T> {
+    fn clone(&self) -> Self {
+        Windows { ..*self }
+    }
+}
+
+indexed_via_producer!(['data, T: Sync + 'data] Windows<'data, T> => &'data [T],
+    |this| len (this.slice.len() + 1).saturating_sub(this.window_size),
+    producer WindowsProducer { window_size: this.window_size, slice: this.slice });
+
+struct WindowsProducer<'data, T> {
+    window_size: usize,
+    slice: &'data [T],
+}
+
+impl<'data, T: Sync + 'data> Producer for WindowsProducer<'data, T> {
+    type Item = &'data [T];
+    type IntoIter = std::slice::Windows<'data, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.slice.windows(self.window_size)
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        // The left part keeps the `window_size - 1` elements its last window shares with
+        // the right part's first.
+        let left_end = (index + self.window_size - 1).min(self.slice.len());
+        let left = &self.slice[..left_end];
+        let right = &self.slice[index.min(self.slice.len())..];
+        (
+            WindowsProducer {
+                window_size: self.window_size,
+                slice: left,
+            },
+            WindowsProducer {
+                window_size: self.window_size,
+                slice: right,
+            },
+        )
+    }
+}

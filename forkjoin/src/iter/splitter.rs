@@ -1,0 +1,415 @@
+//! The splitter: how a producer's items are divided among workers. Lazy binary splitting
+//! (Tzannes, Caragea, Barua and Vishkin, PPoPP 2010) on the heartbeat (DESIGN.md, section 8).
+//!
+//! A *run* folds its producer on the current worker in chunks, all into one folder. Between
+//! two chunks it looks at its worker's heartbeat: only when an idle worker has asked for work
+//! (`limit == SHARE_REQUEST` and someone idle) does it split the rest in half, keep the left
+//! half in the same folder and offer the right half through a `join`, whose frame the
+//! heartbeat then promotes. Nobody asks on a busy pool, so there a loop costs one load and
+//! compare per chunk, with no grain size from the user.
+//!
+//! Two things keep that cheap and useful:
+//!
+//! - **Chunks grow.** The first chunk is one item, each next one twice as long, so a loop of
+//!   a few expensive items is ready to split after its first item, and a loop of cheap ones
+//!   soon folds long runs (vectorised, with no check inside). Once a chunk reaches
+//!   `TIMED_FROM` items the run reads a cycle counter at each boundary and sizes its chunks
+//!   to last about `CHUNK_TIME`, so that an idle worker never waits long for an answer.
+//! - **Only what is worth sharing is shared.** When asked, a run that does not yet know its
+//!   items' cost times the next chunk first; then it splits only if the rest would take
+//!   `SHARE_WORTH` or more. A loop of sixteen cheap items inside a sequential loop then stays
+//!   sequential (a steal would cost more than the whole loop), and the request stays pending
+//!   for an outer loop or join, whose rest is worth it: of two nested loops it is the outer
+//!   one that splits, as the heartbeat promotes the oldest frame.
+
+use super::plumbing::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
+use crate::join::join;
+use crate::registry::{self, Worker};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::OnceLock;
+
+/// From this chunk length on, a run times its chunks (before, the counter would cost more
+/// than the items between two reads).
+const TIMED_FROM: usize = 64;
+/// A timed chunk lasts about this long: the longest an idle worker waits for an answer.
+const CHUNK_TIME_NS: u64 = 10_000;
+/// The least work, in nanoseconds of this run's own items, worth offering to another worker.
+const SHARE_WORTH_NS: u64 = 16_000;
+/// A timed chunk is at most this many times the previous one (a chunk of cheap first items
+/// must not make the next one of dearer items far too long).
+const MAX_GROWTH: usize = 16;
+
+/// Splitting bounds from the producer (`with_min_len`, `with_max_len`).
+#[derive(Clone, Copy)]
+struct Bounds {
+    min: usize,
+    max: usize,
+}
+
+impl Bounds {
+    fn of<P: Producer>(producer: &P) -> Bounds {
+        Bounds {
+            min: producer.min_len().max(1),
+            max: producer.max_len().max(1),
+        }
+    }
+}
+
+/// Entry point of `bridge_producer_consumer`.
+#[inline]
+pub(super) fn drive_producer<P, C>(len: usize, producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    registry::on_worker(move |_| {
+        let bounds = Bounds::of(&producer);
+        split_to_max(len, producer, consumer, bounds)
+    })
+}
+
+/// Splits eagerly while the pieces are longer than `with_max_len` allows, then runs them.
+#[inline]
+fn split_to_max<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if len > bounds.max && len / 2 >= bounds.min && !consumer.full() {
+        let mid = len / 2;
+        let (left_p, right_p) = producer.split_at(mid);
+        let (left_c, right_c, reducer) = consumer.split_at(mid);
+        let (l, r) = join(
+            move || split_to_max(mid, left_p, left_c, bounds),
+            move || split_to_max(len - mid, right_p, right_c, bounds),
+        );
+        return reducer.reduce(l, r);
+    }
+    run(len, producer, consumer, bounds)
+}
+
+/// One run: fold on this worker, splitting lazily.
+#[inline]
+fn run<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.into_folder().complete();
+    }
+    let pace = Pace::new();
+    if C::SPLITS_FOLDER {
+        run_folder::<P, C>(len, producer, consumer.into_folder(), bounds, pace)
+    } else {
+        run_chunks(len, producer, consumer, bounds, pace)
+    }
+}
+
+/// A run with one folder for all its chunks (consumers that can split a running folder).
+fn run_folder<P, C>(
+    mut len: usize,
+    mut producer: P,
+    mut folder: C::Folder,
+    bounds: Bounds,
+    mut pace: Pace,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    loop {
+        let take = pace.chunk;
+        if take >= len {
+            return producer.fold_with(folder).complete();
+        }
+        let (head, tail) = producer.split_at(take);
+        folder = head.fold_with(folder);
+        producer = tail;
+        len -= take;
+        if folder.full() {
+            return folder.complete();
+        }
+        if pace.boundary(take, len, bounds) {
+            let mid = len / 2;
+            let (left, right) = producer.split_at(mid);
+            let (right_c, reducer) = C::split_folder(&mut folder, mid);
+            let folder = StaysHere(folder);
+            let (l, r) = join(
+                move || run_folder::<P, C>(mid, left, folder.into_inner(), bounds, pace),
+                move || run(len - mid, right, right_c, bounds),
+            );
+            return reducer.reduce(l, r);
+        }
+    }
+}
+
+/// A run for consumers written for rayon, which cannot split a running folder: every chunk
+/// gets a consumer (and folder) of its own, split off the rest.
+fn run_chunks<P, C>(
+    mut len: usize,
+    mut producer: P,
+    mut consumer: C,
+    bounds: Bounds,
+    mut pace: Pace,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    // The result so far, with the reducer that joins it to what follows.
+    let mut done: Option<(C::Result, C::Reducer)> = None;
+    let finish = |done: Option<(C::Result, C::Reducer)>, rest: C::Result| match done {
+        Some((left, reducer)) => reducer.reduce(left, rest),
+        None => rest,
+    };
+    loop {
+        if consumer.full() {
+            return finish(done, consumer.into_folder().complete());
+        }
+        // A chunk is a piece of its own here, so it honours `with_min_len`.
+        let take = pace.chunk.max(bounds.min);
+        if take >= len {
+            return finish(done, producer.fold_with(consumer.into_folder()).complete());
+        }
+        let (head, tail) = producer.split_at(take);
+        let (head_c, tail_c, reducer) = consumer.split_at(take);
+        let result = head.fold_with(head_c.into_folder()).complete();
+        done = Some(match done {
+            Some((left, previous)) => (previous.reduce(left, result), reducer),
+            None => (result, reducer),
+        });
+        producer = tail;
+        consumer = tail_c;
+        len -= take;
+        if pace.boundary(take, len, bounds) {
+            let mid = len / 2;
+            let (left_p, right_p) = producer.split_at(mid);
+            let (left_c, right_c, reducer) = consumer.split_at(mid);
+            let (l, r) = join(
+                move || run_chunks(mid, left_p, left_c, bounds, pace),
+                move || run(len - mid, right_p, right_c, bounds),
+            );
+            return finish(done, reducer.reduce(l, r));
+        }
+    }
+}
+
+/// A value moved into the first closure of a `join`, which runs on the joining thread
+/// itself: the splitter only joins on a worker, and a worker runs a join's first closure
+/// inline (only from outside any pool does `join` send both closures away). So a folder,
+/// which need not be `Send`, can go on in it.
+struct StaysHere<T>(T);
+
+// SAFETY: see above: the value never leaves the thread that made it.
+unsafe impl<T> Send for StaysHere<T> {}
+
+impl<T> StaysHere<T> {
+    /// Taken out by a method, so that the closure captures the whole wrapper, not its field.
+    fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+/// Entry point of `bridge_unindexed`.
+pub(super) fn drive_unindexed<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    registry::on_worker(move |worker| {
+        let threads = worker.registry().num_threads();
+        unindexed(worker.index, threads, producer, consumer)
+    })
+}
+
+/// An unindexed producer cannot be folded in chunks and split later, so it is split before
+/// it runs: into up to `splits` pieces (the pool's size; again when a piece has moved to
+/// another worker, as rayon does), or when an idle worker is asking.
+fn unindexed<P, C>(parent: usize, mut splits: usize, producer: P, consumer: C) -> C::Result
+where
+    P: UnindexedProducer,
+    C: UnindexedConsumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.into_folder().complete();
+    }
+    let worker = current_worker();
+    let threads = worker.registry().num_threads();
+    let here = worker.index;
+    let split = if here != parent {
+        splits = threads.max(splits / 2);
+        true
+    } else if splits > 0 {
+        splits /= 2;
+        true
+    } else {
+        wants_split(worker)
+    };
+    if split {
+        match producer.split() {
+            (left, Some(right)) => {
+                let reducer = consumer.to_reducer();
+                let left_c = consumer.split_off_left();
+                let (l, r) = join(
+                    move || unindexed(here, splits, left, left_c),
+                    move || unindexed(here, splits, right, consumer),
+                );
+                return reducer.reduce(l, r);
+            }
+            (producer, None) => return producer.fold_with(consumer.into_folder()).complete(),
+        }
+    }
+    producer.fold_with(consumer.into_folder()).complete()
+}
+
+/// The worker running this code: the splitter only runs inside `on_worker`.
+#[inline(always)]
+fn current_worker<'a>() -> &'a Worker {
+    let w = Worker::current();
+    debug_assert!(!w.is_null(), "the splitter runs on a worker");
+    // SAFETY: the splitter is entered through `registry::on_worker`, and the pieces it
+    // joins run on workers of the same pool; a worker lives while its thread runs it.
+    unsafe { &*w }
+}
+
+/// Whether an idle worker is asking this one for work.
+#[inline(always)]
+fn wants_split(worker: &Worker) -> bool {
+    let registry = worker.registry();
+    // A profile splits every loop all the way down, so that the task graph shows all the
+    // parallelism the loop offers, not what the idle workers of this run happened to take.
+    #[cfg(feature = "profile")]
+    if registry.profiling() {
+        return true;
+    }
+    // Relaxed: both are hints; see `Worker::on_heartbeat`.
+    worker.heartbeat_pending() && registry.idle.load(Relaxed) > 0
+}
+
+/// The chunk schedule of one run, and what it has learnt of its items' cost.
+#[derive(Clone, Copy)]
+struct Pace {
+    /// Length of the next chunk.
+    chunk: usize,
+    /// The clock at the last timed boundary, or 0 while the run is not timing.
+    since: u64,
+    /// Clock ticks per item, measured over the last timed chunk (0: not known yet).
+    cost: f32,
+    /// The rest was found not worth sharing; it only shrinks, so do not ask again.
+    declined: bool,
+}
+
+impl Pace {
+    #[inline(always)]
+    fn new() -> Pace {
+        Pace {
+            chunk: 1,
+            since: 0,
+            cost: 0.0,
+            declined: false,
+        }
+    }
+
+    /// Called between two chunks: `done` items were just folded and `rest` remain. Sets the
+    /// next chunk's length and says whether to split the rest now.
+    #[inline(always)]
+    fn boundary(&mut self, done: usize, rest: usize, bounds: Bounds) -> bool {
+        if self.since != 0 {
+            self.timed(done);
+        } else {
+            self.chunk = self.chunk.saturating_mul(2);
+            if self.chunk >= TIMED_FROM {
+                self.since = clock::now();
+            }
+        }
+        if self.declined || rest / 2 < bounds.min {
+            return false;
+        }
+        let worker = current_worker();
+        if !wants_split(worker) {
+            return false;
+        }
+        self.asked(rest, worker)
+    }
+
+    /// A timed chunk ended: learn the cost per item and size the next chunk.
+    #[cold]
+    #[inline(never)]
+    fn timed(&mut self, done: usize) {
+        let now = clock::now();
+        let ticks = now.saturating_sub(self.since).max(1);
+        self.since = now;
+        self.cost = ticks as f32 / done as f32;
+        let target = (clock::ticks(CHUNK_TIME_NS) as f32 / self.cost) as usize;
+        self.chunk = target.clamp(1, done.saturating_mul(MAX_GROWTH));
+    }
+
+    /// An idle worker asks: split if the rest is worth sharing, or find out.
+    #[cold]
+    #[inline(never)]
+    fn asked(&mut self, rest: usize, worker: &Worker) -> bool {
+        #[cfg(feature = "profile")]
+        if worker.registry().profiling() {
+            return true;
+        }
+        let _ = worker;
+        if self.cost == 0.0 {
+            // Time the next chunk first. The request stays pending meanwhile.
+            if self.since == 0 {
+                self.since = clock::now();
+            }
+            return false;
+        }
+        if rest as f32 * self.cost >= clock::ticks(SHARE_WORTH_NS) as f32 {
+            true
+        } else {
+            self.declined = true;
+            false
+        }
+    }
+}
+
+/// A cheap monotonic clock: the time-stamp counter where there is one (about 10 ns a read
+/// here, against 25 ns for `Instant::now`), else nanoseconds since the first read.
+mod clock {
+    use super::OnceLock;
+    use std::time::Instant;
+
+    /// The current tick count; never 0.
+    #[inline(always)]
+    pub(super) fn now() -> u64 {
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        {
+            // SAFETY: `rdtsc` is available on every x86-64 CPU and has no side effects.
+            unsafe { core::arch::x86_64::_rdtsc() | 1 }
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+        {
+            static START: OnceLock<Instant> = OnceLock::new();
+            START.get_or_init(Instant::now).elapsed().as_nanos() as u64 | 1
+        }
+    }
+
+    /// How many ticks make `ns` nanoseconds.
+    pub(super) fn ticks(ns: u64) -> u64 {
+        static PER_MICROSECOND: OnceLock<u64> = OnceLock::new();
+        let per_us = *PER_MICROSECOND.get_or_init(measure_per_microsecond);
+        ns * per_us / 1000
+    }
+
+    /// Ticks per microsecond, measured once against `Instant` over 200 us.
+    fn measure_per_microsecond() -> u64 {
+        if cfg!(not(all(target_arch = "x86_64", not(miri)))) {
+            return 1000;
+        }
+        let start = Instant::now();
+        let first = now();
+        while start.elapsed().as_micros() < 200 {
+            std::hint::spin_loop();
+        }
+        let ticks = now() - first;
+        let us = start.elapsed().as_micros().max(1) as u64;
+        (ticks / us).max(1)
+    }
+}
