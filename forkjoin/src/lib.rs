@@ -25,6 +25,8 @@
 #![cfg_attr(loom, allow(dead_code))]
 #![allow(clippy::missing_safety_doc)]
 
+#[cfg(doctest)]
+mod compile_fail;
 mod deque;
 mod padded;
 mod sleep;

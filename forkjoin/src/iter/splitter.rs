@@ -30,11 +30,15 @@ use std::sync::OnceLock;
 
 /// From this chunk length on, a run times its chunks (before, the counter would cost more
 /// than the items between two reads).
-const TIMED_FROM: usize = 64;
+const TIMED_FROM: usize = 16;
 /// A timed chunk lasts about this long: the longest an idle worker waits for an answer.
 const CHUNK_TIME_NS: u64 = 10_000;
 /// The least work, in nanoseconds of this run's own items, worth offering to another worker.
 const SHARE_WORTH_NS: u64 = 16_000;
+/// How much longer each chunk is than the one before, until the run times its chunks.
+const GROWTH: usize = 4;
+/// Chunks this short are fed to the folder item by item.
+const SHORT_CHUNK: usize = 4;
 /// A timed chunk is at most this many times the previous one (a chunk of cheap first items
 /// must not make the next one of dearer items far too long).
 const MAX_GROWTH: usize = 16;
@@ -62,35 +66,51 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    registry::on_worker(move |_| {
+    registry::on_worker(move |worker| {
         let bounds = Bounds::of(&producer);
-        split_to_max(len, producer, consumer, bounds)
+        split_to_max(len, producer, consumer, bounds, worker)
     })
 }
 
 /// Splits eagerly while the pieces are longer than `with_max_len` allows, then runs them.
 #[inline]
-fn split_to_max<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
+fn split_to_max<P, C>(
+    len: usize,
+    producer: P,
+    consumer: C,
+    bounds: Bounds,
+    worker: &Worker,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
     if len > bounds.max && len / 2 >= bounds.min && !consumer.full() {
-        let mid = len / 2;
-        let (left_p, right_p) = producer.split_at(mid);
-        let (left_c, right_c, reducer) = consumer.split_at(mid);
-        let (l, r) = join(
-            move || split_to_max(mid, left_p, left_c, bounds),
-            move || split_to_max(len - mid, right_p, right_c, bounds),
-        );
-        return reducer.reduce(l, r);
+        return split_max_len(len, producer, consumer, bounds);
     }
-    run(len, producer, consumer, bounds)
+    run(len, producer, consumer, bounds, worker)
+}
+
+#[cold]
+#[inline(never)]
+fn split_max_len<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let mid = len / 2;
+    let (left_p, right_p) = producer.split_at(mid);
+    let (left_c, right_c, reducer) = consumer.split_at(mid);
+    let (l, r) = join(
+        move || split_to_max(mid, left_p, left_c, bounds, current_worker()),
+        move || split_to_max(len - mid, right_p, right_c, bounds, current_worker()),
+    );
+    reducer.reduce(l, r)
 }
 
 /// One run: fold on this worker, splitting lazily.
 #[inline]
-fn run<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
+fn run<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds, worker: &Worker) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -98,7 +118,11 @@ where
     if consumer.full() {
         return consumer.into_folder().complete();
     }
-    let pace = Pace::new();
+    if alone(worker) {
+        // Nobody could ever take a share: one fold, no boundaries.
+        return producer.fold_with(consumer.into_folder()).complete();
+    }
+    let pace = Pace::new(worker);
     if C::SPLITS_FOLDER {
         run_folder::<P, C>(len, producer, consumer.into_folder(), bounds, pace)
     } else {
@@ -107,6 +131,9 @@ where
 }
 
 /// A run with one folder for all its chunks (consumers that can split a running folder).
+/// One fold call site (the last chunk is split off an empty rest like the others), so that
+/// the producer's loop is inlined once.
+#[inline]
 fn run_folder<P, C>(
     mut len: usize,
     mut producer: P,
@@ -119,29 +146,55 @@ where
     C: Consumer<P::Item>,
 {
     loop {
-        let take = pace.chunk;
-        if take >= len {
-            return producer.fold_with(folder).complete();
-        }
+        let take = pace.chunk.min(len);
         let (head, tail) = producer.split_at(take);
-        folder = head.fold_with(folder);
+        folder = if take <= SHORT_CHUNK {
+            // A vectorised loop's set-up costs more than a few items.
+            let mut folder = folder;
+            for item in head.into_iter() {
+                folder = folder.consume(item);
+            }
+            folder
+        } else {
+            head.fold_with(folder)
+        };
         producer = tail;
         len -= take;
-        if folder.full() {
+        if len == 0 || folder.full() {
             return folder.complete();
         }
         if pace.boundary(take, len, bounds) {
-            let mid = len / 2;
-            let (left, right) = producer.split_at(mid);
-            let (right_c, reducer) = C::split_folder(&mut folder, mid);
-            let folder = StaysHere(folder);
-            let (l, r) = join(
-                move || run_folder::<P, C>(mid, left, folder.into_inner(), bounds, pace),
-                move || run(len - mid, right, right_c, bounds),
-            );
-            return reducer.reduce(l, r);
+            return split_folder::<P, C>(len, producer, folder, bounds, pace);
         }
     }
+}
+
+/// Shares the right half of a run's rest; the left half goes on in the same folder.
+#[cold]
+#[inline(never)]
+fn split_folder<P, C>(
+    len: usize,
+    producer: P,
+    mut folder: C::Folder,
+    bounds: Bounds,
+    pace: Pace,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let mid = len / 2;
+    let (left, right) = producer.split_at(mid);
+    let (right_c, reducer) = C::split_folder(&mut folder, mid);
+    let here = StaysHere((folder, pace));
+    let (l, r) = join(
+        move || {
+            let (folder, pace) = here.into_inner();
+            run_folder::<P, C>(mid, left, folder, bounds, pace)
+        },
+        move || run(len - mid, right, right_c, bounds, current_worker()),
+    );
+    reducer.reduce(l, r)
 }
 
 /// A run for consumers written for rayon, which cannot split a running folder: every chunk
@@ -186,9 +239,10 @@ where
             let mid = len / 2;
             let (left_p, right_p) = producer.split_at(mid);
             let (left_c, right_c, reducer) = consumer.split_at(mid);
+            let pace = StaysHere(pace);
             let (l, r) = join(
-                move || run_chunks(mid, left_p, left_c, bounds, pace),
-                move || run(len - mid, right_p, right_c, bounds),
+                move || run_chunks(mid, left_p, left_c, bounds, pace.into_inner()),
+                move || run(len - mid, right_p, right_c, bounds, current_worker()),
             );
             return finish(done, reducer.reduce(l, r));
         }
@@ -198,7 +252,7 @@ where
 /// A value moved into the first closure of a `join`, which runs on the joining thread
 /// itself: the splitter only joins on a worker, and a worker runs a join's first closure
 /// inline (only from outside any pool does `join` send both closures away). So a folder,
-/// which need not be `Send`, can go on in it.
+/// which need not be `Send`, can go on in it, and a `Pace` with its worker pointer.
 struct StaysHere<T>(T);
 
 // SAFETY: see above: the value never leaves the thread that made it.
@@ -273,18 +327,32 @@ fn current_worker<'a>() -> &'a Worker {
     unsafe { &*w }
 }
 
-/// Whether an idle worker is asking this one for work.
+/// Whether this worker's pool has no other worker (and no profile wants every loop split).
 #[inline(always)]
-fn wants_split(worker: &Worker) -> bool {
+fn alone(worker: &Worker) -> bool {
     let registry = worker.registry();
-    // A profile splits every loop all the way down, so that the task graph shows all the
-    // parallelism the loop offers, not what the idle workers of this run happened to take.
     #[cfg(feature = "profile")]
     if registry.profiling() {
-        return true;
+        return false;
     }
+    registry.num_threads() == 1
+}
+
+/// Whether an idle worker is asking this one for work. (A profile splits every loop all
+/// the way down, so that the task graph shows all the parallelism the loop offers, not
+/// what the idle workers of one run happened to take: profiling pins `limit` at
+/// `SHARE_REQUEST`, and `asked` then always splits.)
+#[inline(always)]
+fn wants_split(worker: &Worker) -> bool {
     // Relaxed: both are hints; see `Worker::on_heartbeat`.
-    worker.heartbeat_pending() && registry.idle.load(Relaxed) > 0
+    worker.heartbeat_pending() && {
+        let registry = worker.registry();
+        #[cfg(feature = "profile")]
+        if registry.profiling() {
+            return true;
+        }
+        registry.idle.load(Relaxed) > 0
+    }
 }
 
 /// The chunk schedule of one run, and what it has learnt of its items' cost.
@@ -298,16 +366,19 @@ struct Pace {
     cost: f32,
     /// The rest was found not worth sharing; it only shrinks, so do not ask again.
     declined: bool,
+    /// The worker running this run (it never moves: a run is one call on one thread).
+    worker: *const Worker,
 }
 
 impl Pace {
     #[inline(always)]
-    fn new() -> Pace {
+    fn new(worker: &Worker) -> Pace {
         Pace {
             chunk: 1,
             since: 0,
             cost: 0.0,
             declined: false,
+            worker,
         }
     }
 
@@ -316,56 +387,71 @@ impl Pace {
     #[inline(always)]
     fn boundary(&mut self, done: usize, rest: usize, bounds: Bounds) -> bool {
         if self.since != 0 {
-            self.timed(done);
+            *self = self.timed(done);
         } else {
-            self.chunk = self.chunk.saturating_mul(2);
-            if self.chunk >= TIMED_FROM {
+            self.chunk = self.chunk.saturating_mul(GROWTH);
+            // Start timing only if another boundary will follow the next chunk.
+            if self.chunk >= TIMED_FROM && rest > self.chunk {
                 self.since = clock::now();
             }
         }
         if self.declined || rest / 2 < bounds.min {
             return false;
         }
-        let worker = current_worker();
+        // SAFETY: the worker running this run (see `worker`), alive while its thread is.
+        let worker = unsafe { &*self.worker };
         if !wants_split(worker) {
             return false;
         }
-        self.asked(rest, worker)
+        let (pace, split) = self.asked(rest);
+        *self = pace;
+        split
     }
 
     /// A timed chunk ended: learn the cost per item and size the next chunk.
     #[cold]
     #[inline(never)]
-    fn timed(&mut self, done: usize) {
+    fn timed(self, done: usize) -> Pace {
         let now = clock::now();
         let ticks = now.saturating_sub(self.since).max(1);
-        self.since = now;
-        self.cost = ticks as f32 / done as f32;
-        let target = (clock::ticks(CHUNK_TIME_NS) as f32 / self.cost) as usize;
-        self.chunk = target.clamp(1, done.saturating_mul(MAX_GROWTH));
+        let cost = ticks as f32 / done as f32;
+        let target = (clock::ticks(CHUNK_TIME_NS) as f32 / cost) as usize;
+        Pace {
+            since: now,
+            cost,
+            chunk: target.clamp(1, done.saturating_mul(MAX_GROWTH)),
+            ..self
+        }
     }
 
     /// An idle worker asks: split if the rest is worth sharing, or find out.
     #[cold]
     #[inline(never)]
-    fn asked(&mut self, rest: usize, worker: &Worker) -> bool {
+    fn asked(self, rest: usize) -> (Pace, bool) {
         #[cfg(feature = "profile")]
-        if worker.registry().profiling() {
-            return true;
+        // SAFETY: as in `boundary`.
+        if unsafe { (*self.worker).registry().profiling() } {
+            return (self, true);
         }
-        let _ = worker;
         if self.cost == 0.0 {
             // Time the next chunk first. The request stays pending meanwhile.
-            if self.since == 0 {
-                self.since = clock::now();
-            }
-            return false;
+            let since = if self.since == 0 {
+                clock::now()
+            } else {
+                self.since
+            };
+            return (Pace { since, ..self }, false);
         }
         if rest as f32 * self.cost >= clock::ticks(SHARE_WORTH_NS) as f32 {
-            true
+            (self, true)
         } else {
-            self.declined = true;
-            false
+            (
+                Pace {
+                    declined: true,
+                    ..self
+                },
+                false,
+            )
         }
     }
 }

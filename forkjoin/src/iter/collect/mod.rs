@@ -52,13 +52,45 @@ where
 }
 
 /// Writes items into a part of a vector's spare capacity.
+///
+/// The part is a raw pointer and a length, not a `&mut` slice: every part is carved from
+/// one pointer to the whole target, so that two adjacent results, once joined, may drop
+/// their items through the left one's pointer (a pointer from `split_at_mut` would only
+/// be valid for its own half; Miri reports the drop after a panic otherwise).
 pub(crate) struct CollectConsumer<'c, T: Send> {
-    target: &'c mut [MaybeUninit<T>],
+    start: *mut T,
+    len: usize,
+    _target: PhantomData<&'c mut [MaybeUninit<T>]>,
 }
+
+// SAFETY: the consumer stands for exclusive access to its part of the target, like the
+// `&mut [MaybeUninit<T>]` it was carved from, which is `Send` for `T: Send`.
+unsafe impl<T: Send> Send for CollectConsumer<'_, T> {}
 
 impl<'c, T: Send> CollectConsumer<'c, T> {
     pub(crate) fn new(target: &'c mut [MaybeUninit<T>]) -> Self {
-        CollectConsumer { target }
+        CollectConsumer {
+            start: target.as_mut_ptr().cast(),
+            len: target.len(),
+            _target: PhantomData,
+        }
+    }
+
+    /// The consumers of `start..start + index` and of the rest.
+    fn split(self, index: usize) -> (Self, Self) {
+        assert!(index <= self.len, "collect: split beyond the target");
+        let right = CollectConsumer {
+            // SAFETY: `index <= len`, so this is inside (or one past) the part.
+            start: unsafe { self.start.add(index) },
+            len: self.len - index,
+            _target: PhantomData,
+        };
+        let left = CollectConsumer {
+            start: self.start,
+            len: index,
+            _target: PhantomData,
+        };
+        (left, right)
     }
 }
 
@@ -68,18 +100,14 @@ impl<'c, T: Send + 'c> Consumer<T> for CollectConsumer<'c, T> {
     type Result = CollectResult<'c, T>;
 
     fn split_at(self, index: usize) -> (Self, Self, CollectReducer) {
-        let (left, right) = self.target.split_at_mut(index);
-        (
-            CollectConsumer::new(left),
-            CollectConsumer::new(right),
-            CollectReducer,
-        )
+        let (left, right) = self.split(index);
+        (left, right, CollectReducer)
     }
 
     fn into_folder(self) -> Self::Folder {
         CollectResult {
-            start: self.target.as_mut_ptr().cast(),
-            total: self.target.len(),
+            start: self.start,
+            total: self.len,
             written: 0,
             _marker: PhantomData,
         }
@@ -94,17 +122,16 @@ impl<'c, T: Send + 'c> Consumer<T> for CollectConsumer<'c, T> {
     fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, CollectReducer) {
         let end = folder.written + keep;
         assert!(end <= folder.total, "collect: split beyond the target");
-        // SAFETY: `start..start + total` is the folder's own part of the target, which no
-        // one else accesses; its tail `end..total` has not been written and becomes the
-        // new consumer's, while the folder shrinks to `..end`.
-        let rest = unsafe {
-            std::slice::from_raw_parts_mut(
-                folder.start.add(end).cast::<MaybeUninit<T>>(),
-                folder.total - end,
-            )
+        // The tail `end..total` has not been written: it becomes the new consumer's part,
+        // and the folder shrinks to `..end`.
+        let unwritten = CollectConsumer {
+            start: folder.start,
+            len: folder.total,
+            _target: PhantomData,
         };
+        let (_, rest) = unwritten.split(end);
         folder.total = end;
-        (CollectConsumer::new(rest), CollectReducer)
+        (rest, CollectReducer)
     }
 }
 

@@ -5,10 +5,16 @@
 //! stops at its next item. `find_first` and `find_last` must not stop a piece that could
 //! still hold a better match, so every piece carries a range of *positions*: the
 //! consumer starts with all of `0..usize::MAX` and every split gives the left part the
-//! lower half. A piece that finds a match records its position in a shared best (the
-//! least for `find_first`, the greatest for `find_last`); a piece stops once the best lies
+//! lower half. A piece that finds a match records a position in a shared best (the least
+//! for `find_first`, the greatest for `find_last`); a piece stops once the best lies
 //! strictly on the side it can no longer improve. The answer itself is chosen by the order
 //! of the reduction (left before right), so positions only decide who may stop early.
+//!
+//! `find_first` records its piece's lower bound and stops. `find_last` goes on after a
+//! match (a later item may match too), and a running piece can still hand the upper part
+//! of its range to a thief (`split_folder`), so it records `lower + 1`: above every piece
+//! wholly to its left (whose upper bound is at most `lower`), and at or below the upper
+//! bound of any piece later carved out of its own range to the right.
 
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use crate::iter::ParallelIterator;
@@ -203,7 +209,8 @@ impl<'p, P> FindPositioned<'p, P> {
         }
     }
 
-    /// The position a match found here is recorded at.
+    /// The position this piece compares the best with: its lower bound for `find_first`
+    /// (anything found further left beats it), its upper bound for `find_last`.
     fn position(&self) -> usize {
         match self.side {
             Side::First => self.lower.get(),
@@ -258,12 +265,7 @@ where
         let mid = lower + (c.upper - lower) / 2;
         let right = c.with_range(mid, c.upper);
         folder.consumer = c.with_range(lower, mid);
-        // A `find_last` piece with a match keeps the position it recorded it at: at the
-        // new upper bound the folder would see its own match as one to its right, and
-        // stop before a later match in its remaining items.
-        if folder.side() == Side::First || folder.item.is_none() {
-            folder.position = folder.consumer.position();
-        }
+        folder.position = folder.consumer.position();
         (right, Reducers(folder.side()))
     }
 }
@@ -299,7 +301,7 @@ impl<T> Reducer<Option<T>> for Reducers {
 
 struct FindPositionedFolder<'p, P, T> {
     consumer: FindPositioned<'p, P>,
-    /// Where a match found here is recorded, and what `full` compares with.
+    /// What `full` compares the best with (`FindPositioned::position`).
     position: usize,
     item: Option<T>,
 }
@@ -309,13 +311,16 @@ impl<P, T> FindPositionedFolder<'_, P, T> {
         self.consumer.side
     }
 
-    /// Records a match at this piece's position.
+    /// Records a match found in this piece (see the module's comment for the positions).
     fn record(&self) {
         let best = self.consumer.best;
+        let lower = self.consumer.lower.get();
         // Relaxed: see `beaten`.
         match self.side() {
-            Side::First => best.fetch_min(self.position, Relaxed),
-            Side::Last => best.fetch_max(self.position, Relaxed),
+            Side::First => best.fetch_min(lower, Relaxed),
+            // At most the upper bound, so that a piece whose range has collapsed after 64
+            // halvings does not beat itself.
+            Side::Last => best.fetch_max(lower.saturating_add(1).min(self.consumer.upper), Relaxed),
         };
     }
 }
