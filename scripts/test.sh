@@ -3,7 +3,8 @@
 #
 #   1. the workspace's tests (unit, integration, doc), in release mode;
 #   2. the loom model checks of the deque and of the sleep/wake protocol;
-#   3. Miri on the deque, the sleep protocol and a run of the runtime's tests;
+#   3. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
+#      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
 #   4. the Java ForkJoinPool peer's self-test (skipped with a note if there is no JDK);
 #   5. the MPI tests (NAS FT under mpiexec in both decompositions, the network calibration,
 #      the model clocks), after installing Open MPI from Debian's packages if missing.
@@ -55,9 +56,24 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
         cargo +nightly miri test -p forkjoin --test runtime -- \
             fib_exact_at_many_worker_counts scope_borrows_the_stack panics_propagate loops_are_exact \
             invoke_all_keeps_order nested_pools task_is_done bad_input a_stream_of_submissions
+        # Parallel iterators on small inputs: collect in place, owning sources, panics
+        # while collecting, nesting; the sorts' exact answers and stability.
+        cargo +nightly miri test -p forkjoin --test iter_miri
+        cargo +nightly miri test -p forkjoin --lib -- \
+            sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std \
+            sort::merge::tests::merge_sort_is_stable
     else
         echo "Miri is not installable here (no nightly toolchain reachable): skipped"
     fi
+fi
+
+say "compile-fail doctests with their error codes (nightly)"
+# Stable rustdoc runs `compile_fail` blocks but does not check the error code each names;
+# nightly does, so a block that fails for another reason is caught there.
+if cargo +nightly --version >/dev/null 2>&1; then
+    CARGO_TARGET_DIR=target/nightly cargo +nightly test -p forkjoin --release --doc compile_fail
+else
+    echo "no nightly toolchain: the error codes of the compile-fail doctests are not checked"
 fi
 
 say "Java ForkJoinPool peer self-test"

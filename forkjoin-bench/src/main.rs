@@ -102,7 +102,7 @@ fn main() -> ExitCode {
 fn bench_command(args: &BenchArgs) -> Result<ExitCode, Failure> {
     if args.list {
         for p in programs::all() {
-            println!("{:<16} {}", p.name, p.about);
+            println!("{:<20} {}", p.name, p.about);
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -26,8 +26,15 @@ const PROFILE_WORKERS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
 
 /// Why a program cannot be profiled, or `None` if it can.
 pub fn not_modelled(program: &str) -> Option<&'static str> {
-    program.starts_with("submit-").then_some(
-        "submits from a thread outside its pool, into a pool of its own: the profiler sees joins on one pool only",
+    if program.starts_with("submit-") {
+        return Some(
+            "submits from a thread outside its pool, into a pool of its own: the profiler sees joins on one pool only",
+        );
+    }
+    // See `programs::par_iter`'s module documentation.
+    crate::programs::par_iter::is_iterator_program(program).then_some(
+        "runs parallel iterators, which fork inside forkjoin's splitter, not through the program's joins: \
+         a split run has nothing to split, and a profile forks at every item (up to 10^9 joins)",
     )
 }
 

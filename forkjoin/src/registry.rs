@@ -130,6 +130,11 @@ pub(crate) struct OwnerState {
     renewals: u32,
     /// When the current renewal window started.
     renewal_window: Option<Instant>,
+    /// Parallel-iterator runs nested on this worker's stack (see `iter/splitter.rs`).
+    loop_depth: u32,
+    /// The depth of a run that declined the pending request and took it, so that sibling
+    /// runs do not each weigh it again (0: none). Runs nested less deeply still see it.
+    deferred_request: u32,
 }
 
 /// What every join reads: the owner's frame count and the bound on it. The first field of a
@@ -168,6 +173,8 @@ impl JoinState {
                 stolen_at_request: 0,
                 renewals: 0,
                 renewal_window: None,
+                loop_depth: 0,
+                deferred_request: 0,
             })),
             limit: CachePadded(AtomicUsize::new(limit)),
         }
@@ -345,9 +352,78 @@ impl Worker {
     /// which then acts on the request, does this.
     #[inline]
     fn take_request(&self) {
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe { (*self.owner_state()).deferred_request = 0 };
         // Relaxed: as in `refresh_limit`. A request that arrives just after this store is
         // answered by this same heartbeat.
         self.join.limit.store(self.frame_bound(), Relaxed);
+    }
+
+    /// A parallel-iterator run starts on this worker; returns its depth (1 for the
+    /// outermost). `leave_loop` ends it.
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    #[inline(always)]
+    pub(crate) unsafe fn enter_loop(&self) -> u32 {
+        let st = self.owner_state();
+        (*st).loop_depth += 1;
+        (*st).loop_depth
+    }
+
+    /// # Safety
+    /// On this worker's thread, once per `enter_loop`.
+    #[inline(always)]
+    pub(crate) unsafe fn leave_loop(&self) {
+        (*self.owner_state()).loop_depth -= 1;
+    }
+
+    /// Whether a request declined by a run nested deeper than `depth` is waiting for it.
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    #[inline(always)]
+    pub(crate) unsafe fn deferred_request_for(&self, depth: u32) -> bool {
+        depth < (*self.owner_state()).deferred_request
+    }
+
+    /// A run at `depth` found its rest not worth sharing. If no join frame of this worker
+    /// could answer the request, take it: its siblings (the next small loops of a
+    /// sequential loop) then need not weigh it again, while runs nested less deeply (an
+    /// outer loop, whose rest may well be worth it) still see it. With private join
+    /// frames, the request stays pending for the next join to promote the oldest.
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    pub(crate) unsafe fn decline_request(&self, depth: u32) {
+        let st = self.owner_state();
+        if (*st).shared < (*st).len || self.profiling_now() {
+            return;
+        }
+        (*st).deferred_request = depth;
+        // Relaxed: as in `take_request`.
+        self.join.limit.store(self.frame_bound(), Relaxed);
+    }
+
+    /// A run is about to answer a request it saw pending or deferred: make sure the join
+    /// that shares its rest sees it (`join_slow` promotes only under a pending request).
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    pub(crate) unsafe fn raise_request(&self) {
+        (*self.owner_state()).deferred_request = 0;
+        // Relaxed: a request to ourselves, as in `share_next_join`.
+        self.join.limit.store(SHARE_REQUEST, Relaxed);
+    }
+
+    /// Whether a profile is being taken on this worker's pool.
+    #[inline(always)]
+    fn profiling_now(&self) -> bool {
+        #[cfg(feature = "profile")]
+        if self.registry().profiling() {
+            return true;
+        }
+        false
     }
 
     /// Shares the next join's oldest private frame, as at the first join of a job taken from

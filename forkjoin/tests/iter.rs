@@ -542,16 +542,22 @@ fn slice_chunks_chunks_mut_and_windows() {
     // As rayon: a size of zero is a panic, not an endless loop.
     let v = [1, 2, 3];
     assert_eq!(
-        panic_message(|| drop(v.par_chunks(0))),
+        panic_message(|| {
+            let _ = v.par_chunks(0);
+        }),
         "chunk_size must not be zero"
     );
     assert_eq!(
-        panic_message(|| drop(v.par_windows(0))),
+        panic_message(|| {
+            let _ = v.par_windows(0);
+        }),
         "window_size must not be zero"
     );
     let mut w = [1, 2, 3];
     assert_eq!(
-        panic_message(|| drop(w.par_chunks_mut(0))),
+        panic_message(|| {
+            let _ = w.par_chunks_mut(0);
+        }),
         "chunk_size must not be zero"
     );
 }
@@ -807,7 +813,7 @@ fn map_filter_and_filter_map() {
             v.iter().filter(|&&x| x % 3 == 0).collect::<Vec<_>>(),
             "filter, {at}"
         );
-        let f = |&x: &u64| (x % 5 != 0).then(|| x / 5);
+        let f = |&x: &u64| (x % 5 != 0).then_some(x / 5);
         let got: Vec<u64> = v.par_iter().filter_map(f).collect();
         assert_eq!(
             got,
@@ -896,11 +902,11 @@ fn flat_map_and_flat_map_iter() {
         assert_eq!(got, expected, "flat_map, {at}");
         let got: Vec<u64> = v
             .par_iter()
-            .flat_map_iter(|&x| std::iter::repeat(x).take((x % 3) as usize))
+            .flat_map_iter(|&x| std::iter::repeat_n(x, (x % 3) as usize))
             .collect();
         let expected: Vec<u64> = v
             .iter()
-            .flat_map(|&x| std::iter::repeat(x).take((x % 3) as usize))
+            .flat_map(|&x| std::iter::repeat_n(x, (x % 3) as usize))
             .collect();
         assert_eq!(got, expected, "flat_map_iter, {at}");
         // Into vectors, and through an unindexed inner iterator.
@@ -1804,7 +1810,7 @@ fn flat_map_over_long_inner_iterators_keeps_the_order() {
         assert_eq!(
             a,
             (0..3u64)
-                .flat_map(|i| std::iter::repeat(i).take(300_000))
+                .flat_map(|i| std::iter::repeat_n(i, 300_000))
                 .collect::<Vec<_>>(),
             "{at}"
         );
@@ -2168,7 +2174,7 @@ fn sum_product_and_count() {
             small.iter().map(f).product::<i128>(),
             "{at}"
         );
-        let g = |x: &&u64| **x % 16 != 0;
+        let g = |x: &&u64| !(**x).is_multiple_of(16);
         assert_eq!(
             small.par_iter().filter(g).map(f).product::<i128>(),
             small.iter().filter(g).map(f).product::<i128>(),
@@ -2288,7 +2294,7 @@ fn reduce_and_reduce_with_keep_the_order() {
             "reduce_with, {at}"
         );
         // Unindexed.
-        let f = |x: &&u64| *x % 3 != 0;
+        let f = |x: &&u64| !(*x).is_multiple_of(3);
         let seq = v.iter().filter(f).fold(ID, |a, &x| mul(a, mat(x)));
         assert_eq!(
             v.par_iter().filter(f).map(|&x| mat(x)).reduce(|| ID, mul),
@@ -2557,7 +2563,7 @@ fn find_any_first_last_and_find_map() {
             );
         }
         // Unindexed (after a filter) and reversed.
-        let even = |x: &&u64| **x % 2 == 0;
+        let even = |x: &&u64| (**x).is_multiple_of(2);
         let p = |x: &&u64| **x % 5 == 1;
         assert_eq!(
             v.par_iter().filter(even).find_first(p),

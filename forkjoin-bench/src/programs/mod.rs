@@ -1,11 +1,13 @@
 //! The benchmark programs. Each program has a sequential version (the same code with
-//! `join` replaced by two plain calls), a forkjoin version, a rayon version and, where its
+//! `join` replaced by two plain calls, or, for the parallel-iterator programs of
+//! [`par_iter`], with std's iterators), a forkjoin version, a rayon version and, where its
 //! API fits, a chili version, and checks its own answer.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Problem sizes: `Test` is tiny (every program in well under a second), `Default` is the
-/// suite's default run, `Paper` the sizes of Lea's paper.
+/// suite's default run, `Paper` the sizes of Lea's paper (the programs not in the paper
+/// say in their documentation what they use).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Size {
     Test,
@@ -348,6 +350,7 @@ pub mod lu;
 pub mod matmul;
 pub mod micro;
 pub mod nqueens;
+pub mod par_iter;
 pub mod sort;
 pub mod submit;
 pub mod uts;
@@ -366,5 +369,6 @@ pub fn all() -> Vec<Program> {
     v.extend(ft::programs());
     v.extend(nqueens::programs());
     v.extend(uts::programs());
+    v.extend(par_iter::programs());
     v
 }

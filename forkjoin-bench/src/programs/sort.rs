@@ -57,7 +57,7 @@ const SORT_CUTOFF: usize = 2048;
 const MERGE_CUTOFF: usize = 2048;
 
 /// A key type: the four widths of the paper's variants.
-trait Key: Ord + Copy + Send + Sync + 'static {
+pub(super) trait Key: Ord + Copy + Send + Sync + 'static {
     /// Truncates a generated value (already in range) to the key type.
     fn from_u64(v: u64) -> Self;
     fn to_u64(self) -> u64;
@@ -238,7 +238,8 @@ fn seq_merge<T: Key>(x: &[T], y: &[T], dest: &mut [T]) {
     dest[i + k + x_rest.len()..].copy_from_slice(y_rest);
 }
 
-fn splitmix64(state: &mut u64) -> u64 {
+/// splitmix64: the keys' generator (and the parallel-iterator programs' inputs').
+pub(super) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -250,7 +251,7 @@ fn splitmix64(state: &mut u64) -> u64 {
 /// (with the mixed sum) unlikely to be equal for a different multiset, e.g. one key
 /// duplicated over another, which plain sums can miss.
 #[derive(Debug, PartialEq, Eq)]
-struct Checksum {
+pub(super) struct Checksum {
     count: u64,
     sum: u64,
     xor: u64,
@@ -258,7 +259,7 @@ struct Checksum {
 }
 
 impl Checksum {
-    fn of<T: Key>(keys: &[T]) -> Checksum {
+    pub(super) fn of<T: Key>(keys: &[T]) -> Checksum {
         let mut c = Checksum {
             count: 0,
             sum: 0,

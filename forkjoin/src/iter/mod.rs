@@ -885,6 +885,9 @@ pub trait ParallelIterator: Sized + Send {
 /// let dot: f64 = a.par_iter().zip(&b).map(|(x, y)| x * y).sum();
 /// assert_eq!(dot, 32.0);
 /// ```
+// rayon's trait has `len` and no `is_empty`; a method of ours would shadow a user's
+// extension trait of the same name.
+#[allow(clippy::len_without_is_empty)]
 pub trait IndexedParallelIterator: ParallelIterator {
     /// Collects into `target`, replacing what it held, writing every item straight into
     /// place (no intermediate vectors).

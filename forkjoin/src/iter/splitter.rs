@@ -8,19 +8,24 @@
 //! heartbeat then promotes. Nobody asks on a busy pool, so there a loop costs one load and
 //! compare per chunk, with no grain size from the user.
 //!
-//! Two things keep that cheap and useful:
+//! Three things keep that cheap and useful:
 //!
-//! - **Chunks grow.** The first chunk is one item, each next one twice as long, so a loop of
-//!   a few expensive items is ready to split after its first item, and a loop of cheap ones
-//!   soon folds long runs (vectorised, with no check inside). Once a chunk reaches
-//!   `TIMED_FROM` items the run reads a cycle counter at each boundary and sizes its chunks
-//!   to last about `CHUNK_TIME`, so that an idle worker never waits long for an answer.
+//! - **Chunks grow.** The first chunk is one item, the next sixteen: a loop of a few
+//!   expensive items is ready to split after its first item, and a loop of sixteen cheap
+//!   ones folds in two chunks. From then on (`TIMED_FROM`) the run reads the time-stamp
+//!   counter at each boundary and sizes its chunks to last about `CHUNK_TIME_NS`, so that an
+//!   idle worker never waits long for an answer and cheap items fold in long vectorised
+//!   runs. A pool of one worker folds every loop in one chunk.
 //! - **Only what is worth sharing is shared.** When asked, a run that does not yet know its
-//!   items' cost times the next chunk first; then it splits only if the rest would take
-//!   `SHARE_WORTH` or more. A loop of sixteen cheap items inside a sequential loop then stays
-//!   sequential (a steal would cost more than the whole loop), and the request stays pending
-//!   for an outer loop or join, whose rest is worth it: of two nested loops it is the outer
-//!   one that splits, as the heartbeat promotes the oldest frame.
+//!   items' cost times one item first; then it splits only if the rest would take
+//!   `SHARE_WORTH_NS` or more. A loop of sixteen cheap items inside a sequential loop stays
+//!   sequential (a steal would cost more than the whole loop).
+//! - **The outer loop answers.** A run that declines takes the request away from its
+//!   siblings (the next small loops of the same sequential loop need not weigh it again)
+//!   but leaves it for the runs it is nested in (`Worker::decline_request`): of two nested
+//!   loops, the outer one splits, as the heartbeat promotes the oldest frame of a join
+//!   tree. When join frames of this worker could answer instead, the request stays pending
+//!   for the next join.
 
 use super::plumbing::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::join::join;
@@ -35,8 +40,11 @@ const TIMED_FROM: usize = 16;
 const CHUNK_TIME_NS: u64 = 10_000;
 /// The least work, in nanoseconds of this run's own items, worth offering to another worker.
 const SHARE_WORTH_NS: u64 = 16_000;
-/// How much longer each chunk is than the one before, until the run times its chunks.
-const GROWTH: usize = 4;
+/// How much longer each chunk is than the one before, until the run times its chunks: the
+/// first chunk is one item (ready to split at once if an idle worker is waiting), the next
+/// sixteen, and from then on chunks are timed. A loop of sixteen items so folds in two
+/// chunks.
+const GROWTH: usize = 16;
 /// Chunks this short are fed to the folder item by item.
 const SHORT_CHUNK: usize = 4;
 /// A timed chunk is at most this many times the previous one (a chunk of cheap first items
@@ -122,11 +130,25 @@ where
         // Nobody could ever take a share: one fold, no boundaries.
         return producer.fold_with(consumer.into_folder()).complete();
     }
-    let pace = Pace::new(worker);
+    // SAFETY: `worker` is this thread's worker; the guard leaves on every way out.
+    let depth = unsafe { worker.enter_loop() };
+    let _nested = LoopGuard(worker);
+    let pace = Pace::new(worker, depth);
     if C::SPLITS_FOLDER {
         run_folder::<P, C>(len, producer, consumer.into_folder(), bounds, pace)
     } else {
         run_chunks(len, producer, consumer, bounds, pace)
+    }
+}
+
+/// Ends a run's nesting on its worker (also when the run unwinds).
+struct LoopGuard<'w>(&'w Worker);
+
+impl Drop for LoopGuard<'_> {
+    #[inline(always)]
+    fn drop(&mut self) {
+        // SAFETY: made by `run` on this worker's thread after `enter_loop`.
+        unsafe { self.0.leave_loop() }
     }
 }
 
@@ -338,6 +360,13 @@ fn alone(worker: &Worker) -> bool {
     registry.num_threads() == 1
 }
 
+/// Whether some worker of this one's pool is idle.
+#[inline(always)]
+fn someone_idle(worker: &Worker) -> bool {
+    // Relaxed: a hint; see `Worker::on_heartbeat`.
+    worker.registry().idle.load(Relaxed) > 0
+}
+
 /// Whether an idle worker is asking this one for work. (A profile splits every loop all
 /// the way down, so that the task graph shows all the parallelism the loop offers, not
 /// what the idle workers of one run happened to take: profiling pins `limit` at
@@ -368,17 +397,20 @@ struct Pace {
     declined: bool,
     /// The worker running this run (it never moves: a run is one call on one thread).
     worker: *const Worker,
+    /// How deeply this run is nested in other runs on its worker (1: outermost).
+    depth: u32,
 }
 
 impl Pace {
     #[inline(always)]
-    fn new(worker: &Worker) -> Pace {
+    fn new(worker: &Worker, depth: u32) -> Pace {
         Pace {
             chunk: 1,
             since: 0,
             cost: 0.0,
             declined: false,
             worker,
+            depth,
         }
     }
 
@@ -400,7 +432,9 @@ impl Pace {
         }
         // SAFETY: the worker running this run (see `worker`), alive while its thread is.
         let worker = unsafe { &*self.worker };
-        if !wants_split(worker) {
+        // SAFETY (deferred_request_for): on the worker's own thread.
+        let deferred = unsafe { worker.deferred_request_for(self.depth) } && someone_idle(worker);
+        if !deferred && !wants_split(worker) {
             return false;
         }
         let (pace, split) = self.asked(rest);
@@ -434,17 +468,29 @@ impl Pace {
             return (self, true);
         }
         if self.cost == 0.0 {
-            // Time the next chunk first. The request stays pending meanwhile.
+            // Time the next chunk first, one item: if items are long, the answer should
+            // not wait for many. The request stays pending meanwhile.
             let since = if self.since == 0 {
                 clock::now()
             } else {
                 self.since
             };
-            return (Pace { since, ..self }, false);
+            return (
+                Pace {
+                    since,
+                    chunk: 1,
+                    ..self
+                },
+                false,
+            );
         }
+        // SAFETY (both calls): on the run's own worker thread.
+        let worker = unsafe { &*self.worker };
         if rest as f32 * self.cost >= clock::ticks(SHARE_WORTH_NS) as f32 {
+            unsafe { worker.raise_request() };
             (self, true)
         } else {
+            unsafe { worker.decline_request(self.depth) };
             (
                 Pace {
                     declined: true,

@@ -266,7 +266,14 @@ where
     match pi.opt_len() {
         Some(len) => collect_with_consumer(v, len, |consumer| pi.drive_unindexed(consumer)),
         None => {
-            let list = collect_list(pi);
+            let mut list = collect_list(pi);
+            // Into an empty vector, the first piece moves in as it is: with one piece (no
+            // thief took part of the work), nothing is copied.
+            if v.is_empty() {
+                if let Some(first) = list.pop_front() {
+                    *v = first;
+                }
+            }
             v.reserve(list.iter().map(Vec::len).sum());
             for mut part in list {
                 v.append(&mut part);

@@ -134,8 +134,17 @@ macro_rules! offset_int {
 
             #[inline]
             fn fold<B, F: FnMut(B, $t) -> B>(self, init: B, mut f: F) -> B {
-                let start = self.start;
-                self.offsets.fold(init, move |acc, i| f(acc, start.wrapping_add(i as $t)))
+                let first = self.start.wrapping_add(self.offsets.start as $t);
+                let n = self.offsets.len();
+                // A plain range where its end is representable (all but a last piece of
+                // `..=MAX`): the loop the sequential code compiles to, vectorised alike.
+                match first.checked_add(n as $t) {
+                    Some(end) if n <= <$t>::MAX as usize => (first..end).fold(init, f),
+                    _ => {
+                        let start = self.start;
+                        self.offsets.fold(init, move |acc, i| f(acc, start.wrapping_add(i as $t)))
+                    }
+                }
             }
         }
 
@@ -174,6 +183,7 @@ offset_int! { u8 u16 u32 u64 usize i8 i16 i32 i64 isize }
 /// Splits a wide range too long for a `usize` in halves until the pieces fit, then runs
 /// each on an `OffsetProducer`. `len` is the number of items, `add(start, n)` the item `n`
 /// places after `start`.
+#[cold]
 pub(crate) fn drive_wide<T, C>(start: T, len: u128, add: fn(T, u128) -> T, consumer: C) -> C::Result
 where
     T: Copy + Send,
@@ -210,11 +220,18 @@ macro_rules! wide_range {
                 C: UnindexedConsumer<$t>,
             {
                 let len = if self.range.end > self.range.start {
-                    self.range.end.wrapping_sub(self.range.start) as $u as u128
+                    self.range.end.wrapping_sub(self.range.start) as $u
                 } else {
                     0
                 };
-                drive_wide(self.range.start, len, |s, n| s.wrapping_add(n as $t), consumer)
+                let start = self.range.start;
+                match usize::try_from(len) {
+                    Ok(n) => {
+                        let producer = OffsetProducer { start, offsets: 0..n };
+                        bridge_producer_consumer(n, producer, consumer)
+                    }
+                    Err(_) => drive_wide(start, len as u128, |s, n| s.wrapping_add(n as $t), consumer),
+                }
             }
 
             fn opt_len(&self) -> Option<usize> {
