@@ -9,7 +9,8 @@
 use std::num::NonZero;
 use std::time::Instant;
 
-use crate::programs::{Ctx, Runtime, SplitRun, Workload};
+use crate::join::SplitRun;
+use crate::programs::{Ctx, Runtime, Workload};
 
 /// Worker stacks for rayon, as large as forkjoin's: deep trees (UTS T3, 1,572 levels) need
 /// more than rayon's default 2 MiB.

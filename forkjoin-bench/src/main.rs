@@ -11,6 +11,7 @@ mod experiments;
 mod ft;
 mod ft_cmd;
 mod java;
+mod join;
 mod kbest;
 mod plots;
 mod predict;

@@ -14,8 +14,9 @@ use serde::Serialize;
 use crate::bench;
 use crate::cpus;
 use crate::engine::Engine;
+use crate::join::SplitRun;
 use crate::kbest::Method;
-use crate::programs::{Ctx, Program, Runtime, Size, SplitRun};
+use crate::programs::{Ctx, Program, Runtime, Size};
 use crate::Failure;
 
 /// Where `fj calibrate` saves the costs and the other commands look for them.
@@ -318,7 +319,7 @@ pub struct ValidateRow {
     /// strands are scaled.
     pub sequential_seconds: f64,
     /// How much slower the program's work ran split over `threads` workers than on one
-    /// (`programs::SplitRun`; 1 at one worker); the strands are slowed by as much.
+    /// (`join::SplitRun`; 1 at one worker); the strands are slowed by as much.
     pub co_run_slowdown: f64,
     /// The error when the strands are scaled instead to an unprofiled one-worker run made
     /// beside the profile (as `fj profile` and `fj predict` do).

@@ -26,7 +26,7 @@ use super::{
     evolve, fft_axis, initial_conditions, Class, Direction, Layout, Plans, Twiddle, GATHER,
     LEAF_POINTS,
 };
-use crate::programs::Seq;
+use crate::join::Seq;
 
 /// Measured cost of each kind of phase, nanoseconds per point of the local block, with the
 /// points per leaf of the code's join tree.

@@ -21,7 +21,7 @@ use super::{
     checksum, evolve, fft_axis, grid, initial_conditions, par_range, Class, Direction, Layout,
     Plans, SharedMut, Twiddle,
 };
-use crate::programs::Fj;
+use crate::join::Fj;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {

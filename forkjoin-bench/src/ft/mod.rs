@@ -21,7 +21,7 @@ use std::sync::Arc;
 use rustfft::num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
 
-use crate::programs::Join;
+use crate::join::Join;
 
 pub mod cluster;
 #[cfg(feature = "mpi")]
@@ -613,7 +613,7 @@ impl Solver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::programs::{CountJoins, Seq};
+    use crate::join::{CountJoins, Seq};
 
     #[test]
     fn generator_matches_npb_randlc() {
@@ -660,7 +660,7 @@ mod tests {
     fn class_w_verifies_on_a_pool() {
         let pool = forkjoin::Pool::new(3).unwrap();
         let mut s = Solver::new(Class::W);
-        let sums = pool.install(|| s.run(&mut crate::programs::Fj));
+        let sums = pool.install(|| s.run(&mut crate::join::Fj));
         verify(Class::W, &sums).unwrap();
     }
 

@@ -11,7 +11,8 @@
 //! its 2-worker times varied from 1.8 to 2.8 ms between runs of the suite.
 //!
 
-use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
+use super::{Ctx, Program, Runtime, Size, Workload};
+use crate::join::{Chili, Fj, Join, Rayon, Seq};
 
 pub fn programs() -> Vec<Program> {
     vec![
@@ -150,8 +151,8 @@ fn fib_joins(n: u32, threshold: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::super::testkit::check_all_runtimes;
-    use super::super::CountJoins;
     use super::*;
+    use crate::join::CountJoins;
 
     #[test]
     fn runs_on_all_runtimes() {

@@ -5,8 +5,9 @@
 //! Sizes: Test class S (64^3), Default class W (128 x 128 x 32), Paper class A
 //! (256 x 256 x 128). The MPI decompositions of the same kernel are `fj ft`.
 
-use super::{Chili, Ctx, Fj, Program, Rayon, Runtime, Seq, Size, Workload};
+use super::{Ctx, Program, Runtime, Size, Workload};
 use crate::ft::{self, Class, Solver};
+use crate::join::{Chili, Fj, Rayon, Seq};
 use rustfft::num_complex::Complex64;
 
 pub fn programs() -> Vec<Program> {

@@ -14,8 +14,8 @@
 
 use std::sync::OnceLock;
 
-use super::CountJoins;
-use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
+use super::{Ctx, Program, Runtime, Size, Workload};
+use crate::join::{Chili, CountJoins, Fj, Join, Rayon, Seq};
 
 pub fn programs() -> Vec<Program> {
     vec![Program {

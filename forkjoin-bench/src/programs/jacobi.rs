@@ -22,7 +22,8 @@
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
+use super::{Ctx, Program, Runtime, Size, Workload};
+use crate::join::{Chili, Fj, Join, Rayon, Seq};
 
 pub fn programs() -> Vec<Program> {
     vec![
@@ -294,8 +295,8 @@ fn relax_row(out: &mut [f64], up: &[f64], mid: &[f64], down: &[f64]) {
 #[cfg(test)]
 mod tests {
     use super::super::testkit::check_all_runtimes;
-    use super::super::CountJoins;
     use super::*;
+    use crate::join::CountJoins;
 
     #[test]
     fn runs_on_all_runtimes() {

@@ -24,7 +24,8 @@ use super::matmul::{
     first_difference, multiply, multiply_joins, quad_from_fn, quad_offset, quarters, quarters_mut,
     Op, MAX_TILE,
 };
-use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
+use super::{Ctx, Program, Runtime, Size, Workload};
+use crate::join::{Chili, Fj, Join, Rayon, Seq};
 
 pub fn programs() -> Vec<Program> {
     vec![Program {
@@ -282,8 +283,8 @@ fn to_row_major(n: usize, m: &[f64]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::super::testkit::check_all_runtimes;
-    use super::super::CountJoins;
     use super::*;
+    use crate::join::CountJoins;
 
     #[test]
     fn runs_on_all_runtimes() {

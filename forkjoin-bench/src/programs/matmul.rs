@@ -21,7 +21,8 @@
 
 use std::sync::OnceLock;
 
-use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
+use super::{Ctx, Program, Runtime, Size, Workload};
+use crate::join::{Chili, Fj, Join, Rayon, Seq};
 
 pub fn programs() -> Vec<Program> {
     vec![Program {
@@ -277,8 +278,8 @@ pub(super) fn first_difference(
 #[cfg(test)]
 mod tests {
     use super::super::testkit::check_all_runtimes;
-    use super::super::CountJoins;
     use super::*;
+    use crate::join::CountJoins;
 
     #[test]
     fn runs_on_all_runtimes() {

@@ -27,8 +27,8 @@
 use std::fmt;
 use std::sync::OnceLock;
 
-use super::CountJoins;
-use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
+use super::{Ctx, Program, Runtime, Size, Workload};
+use crate::join::{Chili, CountJoins, Fj, Join, Rayon, Seq};
 
 const SIDE: usize = 7;
 const SQUARES: usize = SIDE * SIDE;

@@ -11,7 +11,8 @@
 //! sequentially on the development machine, 9,631 tasks), `Paper` n = 15 (2,279,184 solutions, about
 //! 1.1 s; Lea's paper has no n-queens). Every answer is checked against the known counts.
 
-use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
+use super::{Ctx, Program, Runtime, Size, Workload};
+use crate::join::{Chili, Fj, Join, Rayon, Seq};
 
 /// Number of solutions for n = 1..=16 (OEIS A000170).
 const SOLUTIONS: [u64; 16] = [
@@ -196,8 +197,8 @@ impl Workload for NQueens {
 #[cfg(test)]
 mod tests {
     use super::super::testkit::check_all_runtimes;
-    use super::super::CountJoins;
     use super::*;
+    use crate::join::CountJoins;
 
     #[test]
     fn table_sequential_and_forkjoin() {

@@ -32,7 +32,8 @@
 //! Programs `submit-200`, `submit-400`, `submit-800` and `submit-1600` cover the article's
 //! `N`; their `Test` size is `N = 200`. Every sum is checked against the direct sum.
 
-use super::{Ctx, Fj, Join, Program, Rayon, Seq, Size, Workload};
+use super::{Ctx, Program, Size, Workload};
+use crate::join::{Fj, Join, Rayon, Seq};
 
 pub fn programs() -> Vec<Program> {
     vec![

@@ -40,7 +40,8 @@ use std::fmt;
 
 use sha1::{Digest, Sha1};
 
-use super::{Chili, Ctx, Fj, Join, Program, Rayon, Runtime, Seq, Size, Workload};
+use super::{Ctx, Program, Runtime, Size, Workload};
+use crate::join::{Chili, Fj, Join, Rayon, Seq};
 
 /// The reference's cap on the number of children (`MAXNUMCHILDREN`).
 const MAX_CHILDREN: i32 = 100;
