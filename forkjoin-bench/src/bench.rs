@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::cpus;
-use crate::engine::Engine;
-use crate::java::{self, Jdk};
-use crate::kbest::{KBest, Method};
-use crate::programs::{Program, Runtime, Size, Workload};
-use crate::results::{fill_speedups, Row};
+use crate::suite::cpus;
+use crate::suite::engine::Engine;
+use crate::suite::java::{self, Jdk};
+use crate::suite::kbest::{KBest, Method};
+use crate::suite::programs::{Program, Runtime, Size, Workload};
+use crate::suite::results::{fill_speedups, Row};
 
 /// What to measure.
 pub struct Plan {
@@ -325,7 +325,7 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::programs::Ctx;
+    use crate::suite::programs::Ctx;
 
     /// Records which runtime ran each run, in order; fails the `fail_at`-th forkjoin run.
     /// A sequential run sleeps `sequential_sleep`.

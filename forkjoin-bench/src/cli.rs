@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::programs::{Runtime, Size};
+use crate::suite::programs::{Runtime, Size};
 
 /// More workers than this is a typo, not a machine.
 const MAX_WORKERS: usize = 1024;

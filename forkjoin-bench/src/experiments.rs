@@ -25,7 +25,7 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
-use crate::programs::{self, Ctx, Size, Workload};
+use crate::suite::programs::{self, Ctx, Size, Workload};
 
 /// What one experiment found.
 #[derive(Clone, Debug)]

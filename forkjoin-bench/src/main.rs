@@ -5,19 +5,14 @@
 
 mod bench;
 mod cli;
-mod cpus;
-mod engine;
 mod experiments;
 mod ft;
 mod ft_cmd;
-mod java;
 mod join;
-mod kbest;
 mod plots;
 mod predict;
-mod programs;
 mod report;
-mod results;
+mod suite;
 mod table;
 mod uts_cmd;
 
@@ -28,8 +23,8 @@ use clap::error::ErrorKind;
 use clap::Parser;
 
 use cli::{BenchArgs, Cli, Command};
-use kbest::Method;
-use programs::{Program, Runtime};
+use suite::kbest::Method;
+use suite::programs::{self, Program, Runtime};
 
 /// Why `fj` stops early.
 pub enum Failure {
@@ -150,7 +145,7 @@ fn bench_command(args: &BenchArgs) -> Result<ExitCode, Failure> {
         println!("note: {note}");
     }
     if let Some(path) = &args.json {
-        results::write_json(path, &rows).map_err(Failure::Other)?;
+        suite::results::write_json(path, &rows).map_err(Failure::Other)?;
     }
     if !args.no_report {
         let info = report::RunInfo {

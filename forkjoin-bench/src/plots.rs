@@ -9,7 +9,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::results::{programs_in_order, Row};
+use crate::suite::results::{programs_in_order, Row};
 
 pub const RUNTIME_COLORS: [(&str, RGBColor); 4] = [
     ("forkjoin", RGBColor(31, 119, 180)),

@@ -12,11 +12,11 @@ use forkjoin::profile::{self, Costs, Prediction, Profile};
 use serde::Serialize;
 
 use crate::bench;
-use crate::cpus;
-use crate::engine::Engine;
 use crate::join::SplitRun;
-use crate::kbest::Method;
-use crate::programs::{Ctx, Program, Runtime, Size};
+use crate::suite::cpus;
+use crate::suite::engine::Engine;
+use crate::suite::kbest::Method;
+use crate::suite::programs::{Ctx, Program, Runtime, Size};
 use crate::Failure;
 
 /// Where `fj calibrate` saves the costs and the other commands look for them.
@@ -33,7 +33,7 @@ pub fn not_modelled(program: &str) -> Option<&'static str> {
         );
     }
     // See `programs::par_iter`'s module documentation.
-    crate::programs::par_iter::is_iterator_program(program).then_some(
+    crate::suite::programs::par_iter::is_iterator_program(program).then_some(
         "runs parallel iterators, which fork inside forkjoin's splitter, not through the program's joins: \
          a split run has nothing to split, and a profile forks at every item (up to 10^9 joins)",
     )
@@ -127,7 +127,7 @@ pub fn profile_program(
     let _on = cpus::restrict(cpus::for_workers(&cpus::allowed(), 1));
     let pool = forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?;
     let mut w = (program.make)(size);
-    let verify = |w: &dyn crate::programs::Workload| {
+    let verify = |w: &dyn crate::suite::programs::Workload| {
         w.verify()
             .map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))
     };
@@ -427,7 +427,7 @@ pub fn validate_command(
             &indicatif::ProgressBar::hidden(),
         )
         .into_iter();
-        let seconds = |row: crate::results::Row, what: &str| {
+        let seconds = |row: crate::suite::results::Row, what: &str| {
             row.seconds.filter(|_| row.verified).ok_or_else(|| {
                 Failure::Other(format!(
                     "{} {what}: {}",

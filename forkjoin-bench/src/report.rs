@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::plots;
-use crate::results::{programs_in_order, write_json, Row};
+use crate::suite::results::{programs_in_order, write_json, Row};
 use crate::table::{self, Flag};
 
 /// What the report says about the run besides the rows.

@@ -2,7 +2,7 @@
 //! and the speedup, and forkjoin's time over the fastest peer's. Built once as a grid of
 //! cells, drawn as text on stdout and as HTML in the report.
 
-use crate::results::{programs_in_order, Row};
+use crate::suite::results::{programs_in_order, Row};
 
 /// How a cell is to be shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,7 +258,7 @@ mod tests {
             row("fib", "rayon", 2, 0.4),
         ];
         rows[4].converged = false;
-        crate::results::fill_speedups(&mut rows);
+        crate::suite::results::fill_speedups(&mut rows);
         let g = grid(&rows, false);
         assert_eq!(
             g.header,

@@ -3,8 +3,8 @@
 use std::time::Instant;
 
 use crate::cli::{parse_worker_count, UtsArgs};
-use crate::programs::uts::{parse_uts_args, search};
-use crate::programs::Ctx;
+use crate::suite::programs::uts::{parse_uts_args, search};
+use crate::suite::programs::Ctx;
 use crate::Failure;
 
 /// Worker stacks: deep trees recurse once per level plus the splitting levels, and a worker

@@ -15,7 +15,7 @@
 //! version gets the same bits).
 
 use super::{on_each_prelude, random_u64s, Computes, Kernel};
-use crate::programs::{Program, Size};
+use crate::suite::programs::{Program, Size};
 
 pub fn programs() -> Vec<Program> {
     vec![Program {

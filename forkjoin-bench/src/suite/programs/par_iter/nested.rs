@@ -22,7 +22,7 @@
 //! plain nested `for` loops, run when the input is made.
 
 use super::{on_each_prelude, Computes, Kernel};
-use crate::programs::{Program, Size};
+use crate::suite::programs::{Program, Size};
 
 pub fn programs() -> Vec<Program> {
     vec![Program {

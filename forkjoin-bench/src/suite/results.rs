@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::kbest::Summary;
+use crate::suite::kbest::Summary;
 
 /// One (program, runtime, workers) measurement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

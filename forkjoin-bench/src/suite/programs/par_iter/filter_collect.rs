@@ -12,7 +12,7 @@
 //! in order, against the input walked with the same predicate.
 
 use super::{on_each_prelude, random_u64s, Computes, Kernel};
-use crate::programs::{Program, Size};
+use crate::suite::programs::{Program, Size};
 
 pub fn programs() -> Vec<Program> {
     vec![Program {

@@ -17,7 +17,7 @@
 
 use super::super::sort::{splitmix64, Checksum};
 use super::{no_split, on_each_prelude, supported, unsupported};
-use crate::programs::{Ctx, Program, Runtime, Size, Workload};
+use crate::suite::programs::{Ctx, Program, Runtime, Size, Workload};
 
 pub fn programs() -> Vec<Program> {
     vec![

@@ -10,7 +10,7 @@ use std::num::NonZero;
 use std::time::Instant;
 
 use crate::join::SplitRun;
-use crate::programs::{Ctx, Runtime, Workload};
+use crate::suite::programs::{Ctx, Runtime, Workload};
 
 /// Worker stacks for rayon, as large as forkjoin's: deep trees (UTS T3, 1,572 levels) need
 /// more than rayon's default 2 MiB.
@@ -89,7 +89,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::programs::{fib, Size};
+    use crate::suite::programs::{fib, Size};
 
     #[test]
     fn split_runs_time_each_subtree_at_the_split_depth() {

@@ -26,7 +26,7 @@
 //! the input is made.
 
 use super::{on_each_prelude, Computes, Kernel};
-use crate::programs::{Program, Size};
+use crate::suite::programs::{Program, Size};
 
 pub fn programs() -> Vec<Program> {
     vec![Program {

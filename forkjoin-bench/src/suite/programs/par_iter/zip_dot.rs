@@ -17,7 +17,7 @@
 //! Sizes (items): Test 10^5, Default 10^7, Paper 3*10^7.
 
 use super::{on_each_prelude, random_u64s, Computes, Kernel};
-use crate::programs::{Program, Size};
+use crate::suite::programs::{Program, Size};
 
 pub fn programs() -> Vec<Program> {
     vec![Program {

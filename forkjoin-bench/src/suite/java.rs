@@ -9,9 +9,9 @@ use std::time::SystemTime;
 
 use serde::Deserialize;
 
-use crate::kbest::{Method, Summary};
-use crate::programs::Size;
-use crate::results::Row;
+use crate::suite::kbest::{Method, Summary};
+use crate::suite::programs::Size;
+use crate::suite::results::Row;
 
 /// The harness's sources, found where this crate was built from.
 const SOURCES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../peers/java/src");
@@ -217,7 +217,7 @@ pub fn java_args(program: &str, size: Size) -> Option<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::programs;
+    use crate::suite::programs;
 
     #[test]
     fn java_args_cover_the_programs_with_a_java_equivalent() {

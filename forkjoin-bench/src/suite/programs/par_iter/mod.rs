@@ -60,7 +60,7 @@ macro_rules! on_each_prelude {
             #[allow(unused_imports)]
             use super::*;
             #[allow(unused_imports)]
-            use crate::programs::par_iter::seq::prelude::*;
+            use crate::suite::programs::par_iter::seq::prelude::*;
             $($body)*
         }
         /// The body with forkjoin's parallel iterators.

@@ -19,7 +19,7 @@
 use std::num::Wrapping;
 
 use super::{on_each_prelude, Computes, Kernel};
-use crate::programs::{Program, Size};
+use crate::suite::programs::{Program, Size};
 
 pub fn programs() -> Vec<Program> {
     vec![Program {
