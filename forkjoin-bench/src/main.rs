@@ -3,8 +3,8 @@
 //! report; `fj uts` searches one UTS tree; `fj experiments` checks the source documents'
 //! claims about memory and threads on this machine.
 
-mod bench;
 mod cli;
+mod commands;
 mod experiments;
 mod ft;
 mod ft_cmd;
@@ -102,7 +102,7 @@ fn bench_command(args: &BenchArgs) -> Result<ExitCode, Failure> {
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let plan = bench::Plan {
+    let plan = commands::bench::Plan {
         programs: choose_programs(&args.programs)?,
         size: args.size,
         threads: args.threads.clone().unwrap_or_else(cli::default_threads).0,
@@ -134,7 +134,7 @@ fn bench_command(args: &BenchArgs) -> Result<ExitCode, Failure> {
     );
 
     let mut notes = Vec::new();
-    let rows = bench::run(&plan, &mut notes);
+    let rows = commands::bench::run(&plan, &mut notes);
 
     println!();
     print!("{}", table::render_text(&table::grid(&rows, false)));

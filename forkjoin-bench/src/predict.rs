@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use forkjoin::profile::{self, Costs, Prediction, Profile};
 use serde::Serialize;
 
-use crate::bench;
 use crate::join::SplitRun;
 use crate::suite::cpus;
 use crate::suite::engine::Engine;
 use crate::suite::kbest::Method;
+use crate::suite::measure;
 use crate::suite::programs::{Ctx, Program, Runtime, Size};
 use crate::Failure;
 
@@ -365,7 +365,7 @@ pub fn validate_command(
         // The sequential version, every worker count, and the split runs that measure the
         // co-run slowdown (one worker, then each worker count t > 1 on t CPUs), measured
         // together, run by run, so that all of them see the same stretches of a noisy
-        // machine (see `bench::measure_interleaved`).
+        // machine (see `measure::measure_interleaved`).
         let allowed = cpus::allowed();
         let engines = threads
             .iter()
@@ -393,12 +393,12 @@ pub fn validate_command(
                 (cpus.len() > 1).then(|| split_on(cpus)).transpose()
             })
             .collect::<Result<_, _>>()?;
-        let forkjoin_cell = |engine, threads| bench::Cell {
+        let forkjoin_cell = |engine, threads| measure::Cell {
             engine,
             runtime: Runtime::Forkjoin,
             threads,
         };
-        let cells: Vec<bench::Cell<'_>> = std::iter::once(bench::Cell {
+        let cells: Vec<measure::Cell<'_>> = std::iter::once(measure::Cell {
             engine: &Engine::Sequential,
             runtime: Runtime::Sequential,
             threads: 1,
@@ -418,12 +418,12 @@ pub fn validate_command(
         )
         .collect();
         let mut w = (program.make)(size);
-        let mut measured_rows = bench::measure_interleaved(
+        let mut measured_rows = measure::measure_interleaved(
             program.name,
             &cells,
             w.as_mut(),
             method,
-            bench::Closing::Together,
+            measure::Closing::Together,
             &indicatif::ProgressBar::hidden(),
         )
         .into_iter();

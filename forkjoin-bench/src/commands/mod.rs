@@ -1,0 +1,3 @@
+//! The `fj` commands, one module each.
+
+pub mod bench;
