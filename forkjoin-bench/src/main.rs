@@ -7,14 +7,11 @@ mod cli;
 mod commands;
 mod experiments;
 mod ft;
-mod ft_cmd;
 mod join;
 mod plots;
-mod predict;
 mod report;
 mod suite;
 mod table;
-mod uts_cmd;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -71,15 +68,17 @@ fn main() -> ExitCode {
     };
     let outcome = match &cli.command {
         Command::Bench(args) => bench_command(args),
-        Command::Uts(args) => uts_cmd::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Uts(args) => commands::uts::run(args).map(|()| ExitCode::SUCCESS),
         Command::Experiments(args) => experiments_command(&args.names, args.quick),
-        Command::Calibrate(args) => predict::calibrate(&args.out).map(|()| ExitCode::SUCCESS),
+        Command::Calibrate(args) => {
+            commands::profile::calibrate(&args.out).map(|()| ExitCode::SUCCESS)
+        }
         Command::Profile(args) => profile_command(args),
         Command::Predict(args) => predict_command(args),
         Command::Validate(args) => validate_command(args),
-        Command::Ft(args) => ft_cmd::ft(args),
-        Command::CalibrateNetwork(args) => ft_cmd::calibrate_network(args),
-        Command::FtPredict(args) => ft_cmd::ft_predict(args),
+        Command::Ft(args) => commands::ft::ft(args),
+        Command::CalibrateNetwork(args) => commands::ft::calibrate_network(args),
+        Command::FtPredict(args) => commands::ft::ft_predict(args),
     };
     match outcome {
         Ok(code) => code,
@@ -191,16 +190,16 @@ fn profile_command(args: &cli::ProfileArgs) -> Result<ExitCode, Failure> {
         .clone()
         .unwrap_or_else(|| format!("fj-profile-{}.svg", program.name).into());
     check_output_file("--svg", Some(&svg))?;
-    let costs = predict::load_costs(args.model.costs.as_deref())?;
-    predict::profile_command(&program, args.model.size, &costs, &svg)?;
+    let costs = commands::profile::load_costs(args.model.costs.as_deref())?;
+    commands::profile::profile_command(&program, args.model.size, &costs, &svg)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn predict_command(args: &cli::PredictArgs) -> Result<ExitCode, Failure> {
     let program = one_program(&args.program)?;
     check_output_file("--json", args.json.as_deref())?;
-    let costs = predict::load_costs(args.model.costs.as_deref())?;
-    predict::predict_command(
+    let costs = commands::profile::load_costs(args.model.costs.as_deref())?;
+    commands::profile::predict_command(
         &program,
         args.model.size,
         &args.threads.0,
@@ -216,9 +215,9 @@ fn validate_command(args: &cli::ValidateArgs) -> Result<ExitCode, Failure> {
     check_output_file("--json", args.json.as_deref())?;
     // Usage errors before the costs, which may take a moment to measure.
     let method = method(&args.method, Method::VALIDATE)?;
-    let costs = predict::load_costs(args.model.costs.as_deref())?;
+    let costs = commands::profile::load_costs(args.model.costs.as_deref())?;
     let threads = args.threads.clone().unwrap_or_else(cli::default_threads).0;
-    let rows = predict::validate_command(
+    let rows = commands::profile::validate_command(
         &programs,
         args.model.size,
         &threads,

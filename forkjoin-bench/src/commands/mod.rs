@@ -1,3 +1,6 @@
-//! The `fj` commands, one module each.
+//! The `fj` commands.
 
 pub mod bench;
+pub mod ft;
+pub mod profile;
+pub mod uts;

@@ -39,7 +39,7 @@ pub fn ft_predict(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
             net.clone()
         }
     };
-    let costs = crate::predict::load_costs(args.costs.as_deref())?;
+    let costs = crate::commands::profile::load_costs(args.costs.as_deref())?;
     println!("fj ft-predict: NAS FT class {}, nodes of {} cores, network {} (alpha {:.2} us, {:.2} GB/s)", class.name(), args.cores, net.name, net.alpha_s * 1e6, 1e-9 / net.beta_s_per_byte.max(1e-30));
     println!("  network source: {}", net.source);
     println!(
@@ -162,9 +162,9 @@ mod with_mpi {
     use forkjoin::profile::Costs;
     use forkjoin_mpi::{start, Comm, StartOptions};
 
+    use crate::commands::profile::DEFAULT_COSTS;
     use crate::ft::dist::{self, Mode};
     use crate::ft::{self as kernel};
-    use crate::predict::DEFAULT_COSTS;
     use forkjoin_mpi::mpi::topology::Communicator;
 
     fn start_cluster(threads: Option<usize>, pin: bool) -> Result<forkjoin_mpi::Cluster, Failure> {
