@@ -1,21 +1,108 @@
-//! `fj bench`'s measuring loop: every chosen program on the sequential baseline, forkjoin
-//! and the chosen peers, at every worker count, with a progress bar.
+//! `fj bench`: every chosen program on the sequential baseline, forkjoin and the chosen
+//! peers, at every worker count, with a progress bar; then the table on stdout, the JSON
+//! and the report.
 //!
 //! Each program's input is made once and reused by every runtime (`reset` restores it);
 //! each (runtime, workers) pool is built once and reused by every program.
 
 use std::collections::HashMap;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use super::{check_output_file, choose_programs, method, Failure};
+use crate::cli::{self, BenchArgs};
 use crate::suite::cpus;
 use crate::suite::engine::Engine;
 use crate::suite::java::{self, Jdk};
 use crate::suite::kbest::Method;
 use crate::suite::measure::{measure_interleaved, Cell, Closing};
-use crate::suite::programs::{Program, Runtime, Size};
-use crate::suite::results::{fill_speedups, Row};
+use crate::suite::programs::{self, Program, Runtime, Size};
+use crate::suite::results::{self, fill_speedups, Row};
+use crate::{report, table};
+
+/// `fj bench`: exit status 0 when every answer was verified, 1 otherwise.
+pub fn run(args: &BenchArgs) -> Result<ExitCode, Failure> {
+    if args.list {
+        for p in programs::all() {
+            println!("{:<20} {}", p.name, p.about);
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let plan = Plan {
+        programs: choose_programs(&args.programs)?,
+        size: args.size,
+        threads: args.threads.clone().unwrap_or_else(cli::default_threads).0,
+        peers: args.peers.clone().unwrap_or_else(cli::all_peers).0,
+        method: method(&args.method, Method::QUICK)?,
+    };
+    check_outputs(args)?;
+    let peers: Vec<&str> = plan.peers.iter().map(|p| p.name()).collect();
+    let threads: Vec<String> = plan.threads.iter().map(|t| t.to_string()).collect();
+    println!(
+        "fj bench: {} program(s), size {}, workers {}, peers {}",
+        plan.programs.len(),
+        cli::size_name(plan.size),
+        threads.join(","),
+        if peers.is_empty() {
+            "none".to_string()
+        } else {
+            peers.join(",")
+        }
+    );
+    let mut method_text = plan.method.to_string();
+    if plan.method.budget.is_some() && plan.peers.contains(&Runtime::Java) {
+        method_text += "; java (no budget of its own): M lowered to the runs that fit in the budget at the program's sequential time";
+    }
+    println!("{method_text}");
+    println!(
+        "The Rust runtimes and the sequential baseline take turns run by run, program by \
+         program; a run with T workers is restricted to the first T CPUs of this process."
+    );
+
+    let mut notes = Vec::new();
+    let rows = run_plan(&plan, &mut notes);
+
+    println!();
+    print!("{}", table::render_text(&table::grid(&rows, false)));
+    for note in table::footnotes(&rows) {
+        println!("{note}");
+    }
+    for note in &notes {
+        println!("note: {note}");
+    }
+    if let Some(path) = &args.json {
+        results::write_json(path, &rows).map_err(Failure::Other)?;
+    }
+    if !args.no_report {
+        let info = report::RunInfo {
+            command: std::env::args().collect::<Vec<_>>().join(" "),
+            size: cli::size_name(plan.size).to_string(),
+            threads: plan.threads.clone(),
+            method: method_text,
+            notes,
+        };
+        report::write(&args.report, &rows, &info).map_err(Failure::Other)?;
+        println!("report: {}", args.report.join("index.html").display());
+    }
+    let all_verified = rows.iter().all(|r| r.verified);
+    Ok(if all_verified {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Fails now, not after a long run, if the results could not be written.
+fn check_outputs(args: &BenchArgs) -> Result<(), Failure> {
+    check_output_file("--json", args.json.as_deref())?;
+    if !args.no_report {
+        std::fs::create_dir_all(&args.report)
+            .map_err(|e| Failure::Other(format!("cannot create {}: {e}", args.report.display())))?;
+    }
+    Ok(())
+}
 
 /// What to measure.
 pub struct Plan {
@@ -29,7 +116,7 @@ pub struct Plan {
 }
 
 /// Runs the plan; `notes` gets one line per thing skipped (e.g. no JDK).
-pub fn run(plan: &Plan, notes: &mut Vec<String>) -> Vec<Row> {
+fn run_plan(plan: &Plan, notes: &mut Vec<String>) -> Vec<Row> {
     let jdk = if plan.peers.contains(&Runtime::Java) {
         match Jdk::prepare() {
             Ok(jdk) => Some(jdk),

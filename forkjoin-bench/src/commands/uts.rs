@@ -1,18 +1,19 @@
 //! `fj uts`: search any UTS tree, given by the standard UTS options, in a forkjoin pool.
 
+use std::process::ExitCode;
 use std::time::Instant;
 
+use super::Failure;
 use crate::cli::{parse_worker_count, UtsArgs};
 use crate::suite::programs::uts::{parse_uts_args, search};
 use crate::suite::programs::Ctx;
-use crate::Failure;
 
 /// Worker stacks: deep trees recurse once per level plus the splitting levels, and a worker
 /// waiting for a stolen task runs other work on top of its stack (T3L, 17,844 levels,
 /// needs tens of MiB). Untouched stack pages cost nothing.
 const STACK_BYTES: usize = 64 << 20;
 
-pub fn run(args: &UtsArgs) -> Result<(), Failure> {
+pub fn run(args: &UtsArgs) -> Result<ExitCode, Failure> {
     let (late_threads, options) = split_threads(&args.options).map_err(Failure::Usage)?;
     let params = parse_uts_args(&options).map_err(Failure::Usage)?;
     let threads = late_threads
@@ -35,7 +36,7 @@ pub fn run(args: &UtsArgs) -> Result<(), Failure> {
         seconds,
         found.nodes as f64 / seconds / 1e6
     );
-    Ok(())
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Takes `--threads N` (or `--threads=N`) out of the UTS options: clap hands over everything

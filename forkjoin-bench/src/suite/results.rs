@@ -97,7 +97,8 @@ pub fn programs_in_order(rows: &[Row]) -> Vec<&str> {
     programs
 }
 
-pub fn write_json(path: &Path, rows: &[Row]) -> Result<(), String> {
+/// Writes `rows` (the rows of a run, or any other table) to `path` as pretty JSON.
+pub fn write_json<T: Serialize + ?Sized>(path: &Path, rows: &T) -> Result<(), String> {
     let text = serde_json::to_string_pretty(rows).map_err(|e| e.to_string())?;
     std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -1,0 +1,126 @@
+//! `fj ft-predict`: NAS FT's run time on N nodes of C cores, FT (pencils, a process per core)
+//! against FT_T (slabs, a pool per node), predicted from phase costs measured here and a
+//! network profile (`ft::cluster`): a table and an SVG plot. Needs no MPI.
+
+use std::process::ExitCode;
+
+use forkjoin_mpi::Network;
+
+use super::calibrate::load_costs;
+use super::Failure;
+use crate::cli::FtPredictArgs;
+use crate::ft::cluster::{self, Decomposition};
+
+/// `fj ft-predict`: FT and FT_T on N nodes of C cores, from this machine's phase costs.
+pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
+    let class = args.class;
+    let net = Network::lookup(&args.network, &args.network_file)
+        .map_err(|e| Failure::Usage(e.to_string()))?;
+    let local = match Network::lookup("local", &args.network_file) {
+        Ok(l) => l,
+        Err(_) => {
+            println!(
+                "note: no `local` profile in {} (`mpiexec -n 2 fj calibrate-network` writes it): messages within a node are charged as {}",
+                args.network_file.display(),
+                net.name
+            );
+            net.clone()
+        }
+    };
+    let costs = load_costs(args.costs.as_deref())?;
+    println!("fj ft-predict: NAS FT class {}, nodes of {} cores, network {} (alpha {:.2} us, {:.2} GB/s)", class.name(), args.cores, net.name, net.alpha_s * 1e6, 1e-9 / net.beta_s_per_byte.max(1e-30));
+    println!("  network source: {}", net.source);
+    println!(
+        "  within a node: {} (alpha {:.2} us, {:.2} GB/s in exchanges)",
+        local.name,
+        local.alpha_s * 1e6,
+        1e-9 / local.exchange_beta().max(1e-30)
+    );
+    println!(
+        "measuring the phase costs here (class {}, one worker)...",
+        class.name()
+    );
+    let phase = cluster::measure(class, 3);
+    let model = cluster::Model {
+        phase: &phase,
+        local: &local,
+        net: &net,
+        costs: &costs,
+    };
+    println!(
+        "  ns per point: init {:.2}, FFT x {:.2}, y {:.2}, z {:.2}, evolve+copy {:.2}, transpose copy {:.2}",
+        phase.init, phase.fft[0], phase.fft[1], phase.fft[2], phase.evolve, phase.copy
+    );
+    // The baseline: one process, one worker, slabs (one transpose per FFT, a local copy).
+    let one =
+        cluster::predict(class, Decomposition::Slabs, 1, 1, &model).map_err(Failure::Usage)?;
+    println!("one core (one process, one worker): {one:.3} s; speedups are over it\n");
+    println!(
+        "{:>6} {:>7} {:>12} {:>9} {:>12} {:>9} {:>10}",
+        "nodes", "cores", "FT (s)", "speedup", "FT_T (s)", "speedup", "FT_T/FT"
+    );
+    let mut rows = Vec::new();
+    let (mut ft_line, mut ftt_line, mut perfect) = (Vec::new(), Vec::new(), Vec::new());
+    for &nodes in &args.nodes.0 {
+        let ft = cluster::predict(class, Decomposition::Pencils, nodes, args.cores, &model);
+        let ftt = cluster::predict(class, Decomposition::Slabs, nodes, args.cores, &model);
+        let cell = |t: &Result<f64, String>| match t {
+            Ok(t) => (format!("{t:12.4}"), format!("{:9.1}", one / t)),
+            Err(_) => (format!("{:>12}", "n/a"), format!("{:>9}", "-")),
+        };
+        let (a, b) = (cell(&ft), cell(&ftt));
+        let ratio = match (&ft, &ftt) {
+            (Ok(f), Ok(t)) => format!("{:10.3}", t / f),
+            _ => format!("{:>10}", "-"),
+        };
+        println!(
+            "{nodes:>6} {:>7} {} {} {} {} {ratio}",
+            nodes * args.cores,
+            a.0,
+            a.1,
+            b.0,
+            b.1
+        );
+        if let Ok(t) = ft {
+            ft_line.push((nodes, one / t));
+        }
+        if let Ok(t) = ftt {
+            ftt_line.push((nodes, one / t));
+        }
+        perfect.push((nodes, (nodes * args.cores) as f64));
+        rows.push(serde_json::json!({
+            "class": class.name().to_string(), "network": net.name, "nodes": nodes, "cores": args.cores,
+            "ft_seconds": ft.as_ref().ok(), "ft_t_seconds": ftt.as_ref().ok(),
+            "ft_speedup": ft.as_ref().ok().map(|t| one / t), "ft_t_speedup": ftt.as_ref().ok().map(|t| one / t),
+            "one_core_seconds": one,
+        }));
+    }
+    println!("n/a: the class's grid does not divide among that many processes");
+    let title = format!(
+        "FT class {} on nodes of {} cores, {}",
+        class.name(),
+        args.cores,
+        net.name
+    );
+    let svg = crate::plots::cluster(
+        &title,
+        &[
+            ("FT (pencils)".into(), ft_line),
+            ("FT_T (slabs + pool)".into(), ftt_line),
+        ],
+        &perfect,
+    )
+    .map_err(Failure::Other)?;
+    std::fs::write(&args.svg, svg)
+        .map_err(|e| Failure::Other(format!("cannot write {}: {e}", args.svg.display())))?;
+    println!("plot: {}", args.svg.display());
+    if let Some(path) = &args.json {
+        std::fs::write(
+            path,
+            serde_json::to_string_pretty(&rows).expect("plain JSON") + "\n",
+        )
+        .map_err(|e| Failure::Other(format!("cannot write {}: {e}", path.display())))?;
+        println!("json: {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
