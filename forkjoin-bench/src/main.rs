@@ -8,10 +8,8 @@ mod commands;
 mod experiments;
 mod ft;
 mod join;
-mod plots;
 mod report;
 mod suite;
-mod table;
 
 use std::process::ExitCode;
 

@@ -13,6 +13,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use super::{check_output_file, choose_programs, method, Failure};
 use crate::cli::{self, BenchArgs};
+use crate::report::{html, table};
 use crate::suite::cpus;
 use crate::suite::engine::Engine;
 use crate::suite::java::{self, Jdk};
@@ -20,7 +21,6 @@ use crate::suite::kbest::Method;
 use crate::suite::measure::{measure_interleaved, Cell, Closing};
 use crate::suite::programs::{self, Program, Runtime, Size};
 use crate::suite::results::{self, fill_speedups, Row};
-use crate::{report, table};
 
 /// `fj bench`: exit status 0 when every answer was verified, 1 otherwise.
 pub fn run(args: &BenchArgs) -> Result<ExitCode, Failure> {
@@ -76,14 +76,14 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, Failure> {
         results::write_json(path, &rows).map_err(Failure::Other)?;
     }
     if !args.no_report {
-        let info = report::RunInfo {
+        let info = html::RunInfo {
             command: std::env::args().collect::<Vec<_>>().join(" "),
             size: cli::size_name(plan.size).to_string(),
             threads: plan.threads.clone(),
             method: method_text,
             notes,
         };
-        report::write(&args.report, &rows, &info).map_err(Failure::Other)?;
+        html::write(&args.report, &rows, &info).map_err(Failure::Other)?;
         println!("report: {}", args.report.join("index.html").display());
     }
     let all_verified = rows.iter().all(|r| r.verified);

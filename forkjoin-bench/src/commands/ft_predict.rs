@@ -102,7 +102,7 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
         args.cores,
         net.name
     );
-    let svg = crate::plots::cluster(
+    let svg = crate::report::plots::cluster(
         &title,
         &[
             ("FT (pencils)".into(), ft_line),

@@ -217,7 +217,7 @@ fn profile_command(
         print_prediction(&pr);
         points.push((workers, pr.speedup, pr.speedup_lower, pr.speedup_upper));
     }
-    let text = crate::plots::prediction(program.name, &points).map_err(Failure::Other)?;
+    let text = crate::report::plots::prediction(program.name, &points).map_err(Failure::Other)?;
     std::fs::write(svg, text)
         .map_err(|e| Failure::Other(format!("cannot write {}: {e}", svg.display())))?;
     println!("plot: {}", svg.display());

@@ -5,9 +5,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::plots;
+use super::plots;
+use super::table::{self, Flag};
 use crate::suite::results::{programs_in_order, write_json, Row};
-use crate::table::{self, Flag};
 
 /// What the report says about the run besides the rows.
 pub struct RunInfo {

@@ -1,0 +1,7 @@
+//! What `fj bench` shows of its rows: the table on stdout and in HTML (`table`), the
+//! figures as SVG (`plots`, which also draws `fj profile`'s and `fj ft-predict`'s), and the
+//! report directory with `index.html` and `results.json` (`html`).
+
+pub mod html;
+pub mod plots;
+pub mod table;
