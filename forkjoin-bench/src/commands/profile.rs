@@ -8,6 +8,7 @@
 
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use forkjoin::profile::{self, Costs, Prediction, Profile};
 
@@ -15,6 +16,7 @@ use super::calibrate::load_costs;
 use super::{check_output_file, one_program, Failure};
 use crate::cli::ProfileArgs;
 use crate::suite::cpus;
+use crate::suite::kbest::{KBest, Method};
 use crate::suite::programs::{Ctx, Program, Size};
 
 /// Worker counts of `fj profile`'s table and plot.
@@ -53,10 +55,10 @@ pub struct Profiled {
     pub scaled: Profile,
     /// The unprofiled one-worker time the scale comes from (mean of the 3 fastest of up to
     /// ten runs).
-    pub one_worker: std::time::Duration,
+    pub one_worker: Duration,
     /// The profiled runs' wall time, by the same statistic as `one_worker` (the mean of the 3
     /// fastest, or of all when there are fewer): what profiling costs, next to it.
-    pub profiled_wall: std::time::Duration,
+    pub profiled_wall: Duration,
     /// How many profiled runs `profiled_wall` comes from.
     pub profiled_runs: usize,
 }
@@ -64,13 +66,16 @@ pub struct Profiled {
 /// K of the K-best statistic the measured times are (the default K).
 const FASTEST: usize = 3;
 
-/// The mean of the `FASTEST` fastest of `times` (of all of them when there are fewer): the
-/// K-best statistic of the measured times.
-fn mean_of_fastest(mut times: Vec<std::time::Duration>) -> std::time::Duration {
-    times.sort();
-    let k = times.len().min(FASTEST);
-    times[..k].iter().sum::<std::time::Duration>() / k as u32
-}
+/// The unprofiled runs that fix the time scale: the mean of the 3 fastest of up to ten, at
+/// least three and at most about a second of them (short runs need a few to settle:
+/// caches, page faults, clock frequency).
+const UNPROFILED: Method = Method {
+    k: FASTEST,
+    epsilon: f64::NEG_INFINITY,
+    max_runs: 10,
+    warmup: 0,
+    budget: Some(1.0),
+};
 
 /// Profiles `program` at `size` on one worker: a warm-up run, the best (least work) of
 /// `repeats` profiles, and the 3 fastest of up to ten unprofiled runs to fix the time scale (see
@@ -95,32 +100,27 @@ pub fn profile_program(
         w.verify()
             .map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))
     };
-    // The fastest of up to ten unprofiled runs (at least three, at most about a second):
-    // short runs need a few to settle (caches, page faults, clock frequency). The first
-    // also warms up for the profiles.
-    let mut runs = Vec::new();
-    let started = std::time::Instant::now();
-    for run in 0..10 {
-        if run >= 3 && started.elapsed().as_secs_f64() > 1.0 {
-            break;
-        }
+    // The unprofiled runs (`UNPROFILED`); the first also warms up for the profiles.
+    let mut runs = KBest::new(UNPROFILED);
+    while !runs.done() {
         w.reset();
-        let t = std::time::Instant::now();
+        let t = Instant::now();
         pool.install(|| w.run(&mut Ctx::Forkjoin));
-        runs.push(t.elapsed());
+        runs.record(t.elapsed().as_secs_f64());
     }
     // The statistic the measured times are: the mean of the K fastest (`FASTEST`).
     // The fastest run alone sits below that mean by the machine's noise, and every
     // prediction scaled from it would be too low by as much.
-    let one_worker = mean_of_fastest(runs);
+    let one_worker = mean_of(&runs);
     verify(w.as_ref())?;
     let mut raw: Option<Profile> = None;
-    let mut walls = Vec::new();
-    for _ in 0..repeats.max(1) {
+    let repeats = repeats.max(1);
+    let mut walls = KBest::new(Method::fixed_runs(FASTEST.min(repeats), repeats, 0));
+    for _ in 0..repeats {
         w.reset();
         let ((), p) = profile::run(&pool, || w.run(&mut Ctx::Forkjoin));
         verify(w.as_ref())?;
-        walls.push(p.wall());
+        walls.record(p.wall().as_secs_f64());
         if raw.as_ref().is_none_or(|b| p.work() < b.work()) {
             raw = Some(p);
         }
@@ -131,9 +131,14 @@ pub fn profile_program(
         raw,
         scaled,
         one_worker,
-        profiled_runs: walls.len(),
-        profiled_wall: mean_of_fastest(walls),
+        profiled_runs: walls.runs(),
+        profiled_wall: mean_of(&walls),
     })
+}
+
+/// The mean of the K fastest runs `kbest` recorded, as a duration.
+fn mean_of(kbest: &KBest) -> Duration {
+    Duration::from_secs_f64(kbest.summary().expect("at least one run").mean)
 }
 
 /// The header of a table of predictions.
@@ -155,7 +160,7 @@ pub(super) fn print_prediction(pr: &Prediction) {
     );
 }
 
-pub(super) fn ms(d: std::time::Duration) -> f64 {
+pub(super) fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 

@@ -4,8 +4,9 @@ use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 
 use super::cells::{Adjacent, Padded, Pair};
-use super::timing::{side_by_side, time_pair, Sample};
+use super::timing::{side_by_side, time_pair};
 use super::{interleaved, ms, Outcome, Plan};
+use crate::suite::kbest::Sample;
 
 const FALSE_SHARING_CLAIM: &str =
     "two threads each incrementing its own counter run faster when the counters \

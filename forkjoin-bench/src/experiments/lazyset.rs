@@ -5,8 +5,9 @@ use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 
 use super::cells::{Adjacent, Padded, Pair};
-use super::timing::{side_by_side, time_pair, Sample};
+use super::timing::{side_by_side, time_pair};
 use super::{interleaved, Outcome, Plan};
+use crate::suite::kbest::Sample;
 
 const LAZYSET_RELEASE_CLAIM: &str =
     "publishing a ring buffer's cursor with a release store (lazySet) is faster \
@@ -204,7 +205,7 @@ mod tests {
             ring_transfer::<Padded, false>(n),
         ] {
             let sample = result.unwrap();
-            assert!(sample.secs.is_finite() && sample.secs > 0.0);
+            assert!(sample.seconds.is_finite() && sample.seconds > 0.0);
         }
     }
 }

@@ -5,8 +5,9 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Mutex;
 
 use super::cells::{Padded, Pair};
-use super::timing::{side_by_side, time_pair, Sample};
+use super::timing::{side_by_side, time_pair};
 use super::{interleaved, ms, Outcome, Plan};
+use crate::suite::kbest::Sample;
 
 const LOCK_CLAIM: &str =
     "a lock around a counter shared by two threads serialises them: a counter each \

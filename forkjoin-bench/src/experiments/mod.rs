@@ -2,10 +2,11 @@
 //!
 //! Each experiment times two (or more) variants of one computation in the same run,
 //! interleaved round by round, so that whatever else the machine is doing meanwhile falls on
-//! every variant alike. Each variant's figure is a simple K-best (seed 003): the mean of its
-//! K fastest runs out of all the rounds. The result is a ratio, oriented so that a ratio above
-//! 1 goes the way the claim says, and the claim counts as held when the ratio reaches the
-//! threshold its text states.
+//! every variant alike: the suite's measuring method (`suite::measure`) in a fixed number of
+//! rounds. Each variant's figure is its K-best (seed 003): the mean of its K fastest runs
+//! out of all the rounds. The result is a ratio, oriented so that a ratio above 1 goes the
+//! way the claim says, and the claim counts as held when the ratio reaches the threshold its
+//! text states.
 //!
 //! | name             | source | variants                                                |
 //! |------------------|--------|---------------------------------------------------------|
@@ -35,8 +36,9 @@ mod sort_width;
 mod speedups;
 mod timing;
 
+use crate::suite::kbest::{KBest, Method, Sample};
+use crate::suite::measure::{interleave, Closing, Order};
 use crate::suite::programs::Size;
-use timing::Sample;
 
 /// What one experiment found.
 #[derive(Clone, Debug)]
@@ -219,43 +221,40 @@ struct Best {
     parallelism: Option<f64>,
 }
 
+impl Best {
+    /// The figure of a variant's finished K-best record.
+    fn of(kbest: &KBest) -> Best {
+        Best {
+            secs: kbest.summary().expect("every round was recorded").mean,
+            slowest: kbest.slowest().expect("every round was recorded"),
+            parallelism: kbest.parallelism(),
+        }
+    }
+}
+
 /// One variant of an experiment: runs once and returns its sample (untimed setup and
 /// checks inside it are fine), or an error if its answer was wrong.
 type Variant<'a> = Box<dyn FnMut() -> Result<Sample, String> + 'a>;
 
 /// Runs every variant once per round, `plan.warmup` untimed rounds first, and returns each
 /// variant's K-best figure (the mean of its `plan.k` fastest rounds), in the variants'
-/// order. Each round starts at the next variant, so no variant always runs first, or always
-/// after the same one.
+/// order: the suite's interleaved K-best method (`measure::interleave`) with a fixed number
+/// of rounds. Each round starts at the next variant, so no variant always runs first, or
+/// always after the same one. A variant's wrong answer ends it, and is the experiment's
+/// error.
 fn interleaved(plan: &Plan, variants: &mut [Variant<'_>]) -> Result<Vec<Best>, String> {
-    let v = variants.len();
-    let mut samples: Vec<Vec<Sample>> = vec![Vec::with_capacity(plan.rounds); v];
-    for round in 0..plan.warmup + plan.rounds {
-        for i in 0..v {
-            let which = (round + i) % v;
-            let sample = variants[which]()?;
-            if round >= plan.warmup {
-                samples[which].push(sample);
-            }
-        }
-    }
-    Ok(samples.into_iter().map(|s| k_best(s, plan.k)).collect())
-}
-
-/// The mean of the `k` fastest samples (of all of them if there are fewer).
-fn k_best(mut samples: Vec<Sample>, k: usize) -> Best {
-    samples.sort_by(|a, b| a.secs.total_cmp(&b.secs));
-    let kept = &samples[..k.min(samples.len())];
-    let n = kept.len() as f64;
-    Best {
-        secs: kept.iter().map(|s| s.secs).sum::<f64>() / n,
-        slowest: samples.last().map_or(f64::NAN, |s| s.secs),
-        parallelism: kept
-            .iter()
-            .map(|s| s.parallelism)
-            .sum::<Option<f64>>()
-            .map(|p| p / n),
-    }
+    let method = Method::fixed_runs(plan.k, plan.rounds, plan.warmup);
+    interleave(
+        variants.len(),
+        &method,
+        Order::Rotating,
+        Closing::EachOnItsOwn,
+        |turn| variants[turn.entrant](),
+        |_| {},
+    )
+    .into_iter()
+    .map(|record| record.map(|kbest| Best::of(&kbest)))
+    .collect()
 }
 
 fn ms(seconds: f64) -> String {
@@ -289,32 +288,6 @@ mod tests {
         assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
         assert_eq!(wrap("abcdefgh ij", 4), ["abcdefgh", "ij"]);
         assert_eq!(wrap("", 4), [""]);
-    }
-
-    #[test]
-    fn k_best_is_the_mean_of_the_k_fastest() {
-        let s = |secs, p| Sample {
-            secs,
-            parallelism: Some(p),
-        };
-        let best = k_best(vec![s(5.0, 1.0), s(1.0, 2.0), s(3.0, 1.0), s(2.0, 1.0)], 2);
-        assert_eq!(
-            best,
-            Best {
-                secs: 1.5,
-                slowest: 5.0,
-                parallelism: Some(1.5)
-            }
-        );
-        let best = k_best(vec![4.0.into(), s(3.0, 2.0)], 3);
-        assert_eq!(
-            best,
-            Best {
-                secs: 3.5,
-                slowest: 4.0,
-                parallelism: None
-            }
-        );
     }
 
     #[test]

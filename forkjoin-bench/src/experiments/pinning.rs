@@ -1,7 +1,8 @@
 //! `pinning` (003): a forkjoin pool with pinned workers against unpinned.
 
-use super::timing::{in_pool, on_cpu, Sample};
+use super::timing::{in_pool, on_cpu};
 use super::{cores, interleaved, ms, Outcome, Plan};
+use crate::suite::kbest::Sample;
 
 const PINNING_CLAIM: &str =
     "pinning each worker thread to its own core (CPU affinity) makes the same \

@@ -3,8 +3,9 @@
 
 use std::time::Instant;
 
-use super::timing::{in_pool, on_cpu, Sample};
+use super::timing::{in_pool, on_cpu};
 use super::{cores, interleaved, Best, Plan, Variant};
+use crate::suite::kbest::Sample;
 use crate::suite::programs::{self, Ctx, Size, Workload};
 
 /// A program of the suite made at `size`.

@@ -1,31 +1,15 @@
 //! Timing a run, and how many cores it really had: two threads released together
-//! (`time_pair`), or a forkjoin pool (`in_pool`).
+//! (`time_pair`), or a forkjoin pool (`in_pool`). A sample's parallelism is the CPU time
+//! the run's threads got, divided by the wall time around it, where the platform tells:
+//! for two threads, 2.0 means they truly ran side by side; near 1.0 means another process
+//! held a core and the two took turns on the other, so the run says nothing about caches
+//! or locks.
 
 use std::sync::Barrier;
 use std::time::Instant;
 
 use super::Best;
-
-/// One timed run of a variant.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) struct Sample {
-    /// Wall-clock seconds.
-    pub(super) secs: f64,
-    /// The CPU time the run's threads got, divided by the wall time around it, where the
-    /// platform tells: the cores the run really had. For two threads, 2.0 means they truly
-    /// ran side by side; near 1.0 means another process held a core and the two took turns
-    /// on the other, so the run says nothing about caches or locks.
-    pub(super) parallelism: Option<f64>,
-}
-
-impl From<f64> for Sample {
-    fn from(secs: f64) -> Sample {
-        Sample {
-            secs,
-            parallelism: None,
-        }
-    }
-}
+use crate::suite::kbest::Sample;
 
 /// Runs `a` and `b` on two threads released together by a barrier and returns the sample
 /// (from the first start to the last finish) with both results. Creating the threads is
@@ -48,7 +32,14 @@ pub(super) fn time_pair<RA: Send, RB: Send>(
     let window =
         (ta.outer_end.max(tb.outer_end) - ta.outer_start.min(tb.outer_start)).as_secs_f64();
     let parallelism = ta.cpu.zip(tb.cpu).map(|(a, b)| (a + b) / window);
-    (Sample { secs, parallelism }, ra, rb)
+    (
+        Sample {
+            seconds: secs,
+            parallelism,
+        },
+        ra,
+        rb,
+    )
 }
 
 /// When one thread of `time_pair` ran its work, and the CPU time it had meanwhile.
@@ -145,7 +136,7 @@ pub(super) fn in_pool<R>(pool: &forkjoin::Pool, f: impl FnOnce() -> R) -> (Sampl
     let window = outer_start.elapsed().as_secs_f64();
     (
         Sample {
-            secs,
+            seconds: secs,
             parallelism: cpu.map(|c| c / window),
         },
         r,

@@ -5,7 +5,7 @@
 //! so the fastest runs are the best estimate of what the code costs.
 //!
 //! This module is the bookkeeping only, fed with times by the caller, so the stopping rule
-//! can be tested with synthetic timing sequences.
+//! can be tested with synthetic timing sequences; `measure` runs the measurements.
 
 use std::fmt;
 
@@ -60,6 +60,19 @@ impl Method {
 }
 
 impl Method {
+    /// Exactly `runs` timed runs after `warmup` untimed ones, whatever the times: never
+    /// converged (epsilon is minus infinity) and no budget. The figure is still the mean of
+    /// the K fastest. `fj experiments` measures its variants so, in a fixed number of rounds.
+    pub fn fixed_runs(k: usize, runs: usize, warmup: usize) -> Method {
+        Method {
+            k,
+            epsilon: f64::NEG_INFINITY,
+            max_runs: runs,
+            warmup,
+            budget: None,
+        }
+    }
+
     /// This method for a harness that cannot stop on a time budget (the Java peer): M
     /// lowered to the runs that fit in the budget at `run_seconds` a run, but never below K.
     pub fn budget_as_max_runs(&self, run_seconds: f64) -> Method {
@@ -92,16 +105,37 @@ impl fmt::Display for Method {
     }
 }
 
-/// The state of one measurement: feed it each run's time with [`KBest::record`] until
-/// [`KBest::done`].
+/// One timed run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// The CPU time the run's threads got, divided by the wall time around it, where the
+    /// caller measured it: the cores the run really had (`fj experiments` reports it).
+    pub parallelism: Option<f64>,
+}
+
+impl From<f64> for Sample {
+    fn from(seconds: f64) -> Sample {
+        Sample {
+            seconds,
+            parallelism: None,
+        }
+    }
+}
+
+/// The state of one measurement: feed it each run's time with [`KBest::record`] (or
+/// [`KBest::record_sample`]) until [`KBest::done`].
 #[derive(Clone, Debug)]
 pub struct KBest {
     method: Method,
-    /// The fastest times so far, ascending, at most K of them.
-    fastest: Vec<f64>,
+    /// The fastest runs so far, ascending by time, at most K of them.
+    fastest: Vec<Sample>,
     runs: usize,
     /// The sum of every recorded time, for the budget.
     measured: f64,
+    /// The slowest time recorded.
+    slowest: Option<f64>,
 }
 
 /// What a finished measurement reports.
@@ -127,16 +161,24 @@ impl KBest {
             fastest: Vec::with_capacity(method.k + 1),
             runs: 0,
             measured: 0.0,
+            slowest: None,
         }
     }
 
     /// Records one run's time in seconds.
     pub fn record(&mut self, seconds: f64) {
+        self.record_sample(Sample::from(seconds));
+    }
+
+    /// Records one run.
+    pub fn record_sample(&mut self, sample: Sample) {
+        let seconds = sample.seconds;
         self.runs += 1;
         self.measured += seconds;
-        let at = self.fastest.partition_point(|&t| t <= seconds);
+        self.slowest = Some(self.slowest.map_or(seconds, |s| s.max(seconds)));
+        let at = self.fastest.partition_point(|s| s.seconds <= seconds);
         if at < self.method.k {
-            self.fastest.insert(at, seconds);
+            self.fastest.insert(at, sample);
             self.fastest.truncate(self.method.k);
         }
     }
@@ -144,7 +186,8 @@ impl KBest {
     /// Whether the K fastest runs agree within (1 + epsilon).
     pub fn converged(&self) -> bool {
         self.fastest.len() == self.method.k
-            && self.fastest[self.method.k - 1] <= (1.0 + self.method.epsilon) * self.fastest[0]
+            && self.fastest[self.method.k - 1].seconds
+                <= (1.0 + self.method.epsilon) * self.fastest[0].seconds
     }
 
     /// Whether to stop: converged, M runs made, or the budget spent with K runs made.
@@ -162,13 +205,29 @@ impl KBest {
 
     /// The result so far; `None` before the first run.
     pub fn summary(&self) -> Option<Summary> {
-        let best = *self.fastest.first()?;
+        let best = self.fastest.first()?.seconds;
         Some(Summary {
-            mean: self.fastest.iter().sum::<f64>() / self.fastest.len() as f64,
+            mean: self.fastest.iter().map(|s| s.seconds).sum::<f64>() / self.fastest.len() as f64,
             best,
             converged: self.converged(),
             runs: self.runs,
         })
+    }
+
+    /// The slowest time recorded (beside the mean, it shows runs that fall into distinct
+    /// modes); `None` before the first run.
+    pub fn slowest(&self) -> Option<f64> {
+        self.slowest
+    }
+
+    /// The mean parallelism of the K fastest runs, if every one of them reported it.
+    pub fn parallelism(&self) -> Option<f64> {
+        let n = self.fastest.len() as f64;
+        self.fastest
+            .iter()
+            .map(|s| s.parallelism)
+            .sum::<Option<f64>>()
+            .map(|p| p / n)
     }
 }
 
@@ -284,6 +343,42 @@ mod tests {
     #[test]
     fn no_summary_before_a_run() {
         assert!(KBest::new(Method::QUICK).summary().is_none());
+    }
+
+    #[test]
+    fn k_best_is_the_mean_of_the_k_fastest() {
+        // What `fj experiments` reports of a variant: the mean of the K fastest, the slowest
+        // run, and the mean parallelism of the K fastest when each of them has one.
+        let s = |seconds, p| Sample {
+            seconds,
+            parallelism: Some(p),
+        };
+        let mut kb = KBest::new(Method::fixed_runs(2, 4, 0));
+        for sample in [s(5.0, 1.0), s(1.0, 2.0), s(3.0, 1.0), s(2.0, 1.0)] {
+            kb.record_sample(sample);
+        }
+        assert_eq!(
+            (kb.summary().unwrap().mean, kb.slowest(), kb.parallelism()),
+            (1.5, Some(5.0), Some(1.5))
+        );
+        let mut kb = KBest::new(Method::fixed_runs(3, 3, 0));
+        kb.record_sample(4.0.into());
+        kb.record_sample(s(3.0, 2.0));
+        assert_eq!(
+            (kb.summary().unwrap().mean, kb.slowest(), kb.parallelism()),
+            (3.5, Some(4.0), None)
+        );
+    }
+
+    #[test]
+    fn fixed_runs_never_converge() {
+        let mut kb = KBest::new(Method::fixed_runs(2, 3, 1));
+        kb.record(1.0);
+        kb.record(1.0);
+        assert!(!kb.converged() && !kb.done());
+        kb.record(1.0);
+        assert!(!kb.converged() && kb.done());
+        assert_eq!(kb.runs(), 3);
     }
 
     #[test]

@@ -1,5 +1,9 @@
-//! One program measured on several (runtime, workers) cells at once, interleaved run by
-//! run, each cell by the K-best method: what `fj bench` and `fj validate` measure with.
+//! The one measuring method of `fj bench`, `fj validate` and `fj experiments`: several
+//! entrants (a program on each of its (runtime, workers) cells, or an experiment's
+//! variants) measured at once, interleaved run by run, each by the K-best method (`kbest`).
+//!
+//! [`interleave`] is the method, fed by a closure that makes one run; [`measure_interleaved`]
+//! applies it to a program's workload on its cells, one row per cell.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -7,9 +11,136 @@ use indicatif::ProgressBar;
 
 use crate::suite::cpus;
 use crate::suite::engine::Engine;
-use crate::suite::kbest::{KBest, Method};
+use crate::suite::kbest::{KBest, Method, Sample};
 use crate::suite::programs::{Runtime, Workload};
 use crate::suite::results::Row;
+
+/// The order of the entrants within a round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// The entrants' own order in every round (`fj bench`, `fj validate`: the sequential
+    /// baseline first).
+    Fixed,
+    /// Each round starts at the next entrant, so that none always runs first, or always
+    /// after the same one (`fj experiments`).
+    Rotating,
+}
+
+/// When the entrants of one measurement stop taking runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closing {
+    /// Each entrant by its own K-best rule.
+    EachOnItsOwn,
+    /// An entrant that is done goes on taking runs (up to M) until every entrant is done, so
+    /// that every entrant picks its K fastest from the same stretches of the machine. A cell
+    /// that settled early in a slow stretch would otherwise keep its slow runs while the
+    /// cells it is compared with find a quick one later (`fj validate`: a sequential time
+    /// 9 % above the one-worker time it is the baseline of).
+    Together,
+}
+
+/// One run that [`interleave`] asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Turn {
+    /// The entrant to run, by its index.
+    pub entrant: usize,
+    /// The round, from 0.
+    pub round: usize,
+    /// A warm-up run (the first `warmup` rounds): its time is not recorded.
+    pub warmup: bool,
+}
+
+/// An entrant being measured.
+struct Entrant<E> {
+    kbest: KBest,
+    /// The error that ended it.
+    error: Option<E>,
+    /// Still taking runs: not failed, and not done (or done, but waiting for the others
+    /// under [`Closing::Together`]).
+    open: bool,
+    /// The K-best rule said stop (once; later runs may unsettle it).
+    done: bool,
+}
+
+/// K-best measurements of `entrants` entrants at once, interleaved.
+///
+/// The entrants take turns: a round runs each open entrant once, in `order`, so that every
+/// entrant sees the same stretches of a noisy machine (another process, a slow core), and
+/// the ratios between them, which are what is reported, hold even when the absolute times
+/// drift. The warm-up runs are the first rounds. Each entrant keeps its own K-best record
+/// and stops by its own rule, or, under [`Closing::Together`], when every entrant's rule
+/// has said stop.
+///
+/// `run` makes the run a turn asks for and returns its sample, or an error, which ends that
+/// entrant while the others go on. `settled` is called once per entrant: when its rule first
+/// says stop, or when it fails before that. Returns, in the entrants' order, each one's
+/// K-best record, or the error that ended it.
+pub fn interleave<E>(
+    entrants: usize,
+    method: &Method,
+    order: Order,
+    closing: Closing,
+    mut run: impl FnMut(Turn) -> Result<Sample, E>,
+    mut settled: impl FnMut(usize),
+) -> Vec<Result<KBest, E>> {
+    let mut states: Vec<Entrant<E>> = (0..entrants)
+        .map(|_| Entrant {
+            kbest: KBest::new(*method),
+            error: None,
+            open: true,
+            done: false,
+        })
+        .collect();
+    for round in 0.. {
+        if !states.iter().any(|s| s.open && !s.done) {
+            break;
+        }
+        let warmup = round < method.warmup;
+        for i in 0..entrants {
+            let entrant = match order {
+                Order::Fixed => i,
+                Order::Rotating => (round + i) % entrants,
+            };
+            let s = &mut states[entrant];
+            if !s.open {
+                continue;
+            }
+            let sample = match run(Turn {
+                entrant,
+                round,
+                warmup,
+            }) {
+                Ok(sample) => sample,
+                Err(e) => {
+                    s.error = Some(e);
+                    s.open = false;
+                    if !s.done {
+                        settled(entrant);
+                    }
+                    continue;
+                }
+            };
+            if warmup {
+                continue;
+            }
+            s.kbest.record_sample(sample);
+            if !s.done && s.kbest.done() {
+                s.done = true;
+                settled(entrant);
+            }
+            if s.done && (closing == Closing::EachOnItsOwn || s.kbest.runs() >= method.max_runs) {
+                s.open = false;
+            }
+        }
+    }
+    states
+        .into_iter()
+        .map(|s| match s.error {
+            Some(e) => Err(e),
+            None => Ok(s.kbest),
+        })
+        .collect()
+}
 
 /// One (runtime, workers) cell of a program's measurement.
 pub struct Cell<'e> {
@@ -18,43 +149,12 @@ pub struct Cell<'e> {
     pub threads: usize,
 }
 
-/// A cell being measured.
-struct Measuring<'c, 'e> {
-    cell: &'c Cell<'e>,
-    row: Row,
-    kbest: KBest,
-    /// forkjoin's counters before the first timed run.
-    before: Option<forkjoin::Stats>,
-    /// Still taking runs: not failed, and not done (or done, but waiting for the others
-    /// under [`Closing::Together`]).
-    open: bool,
-    /// The K-best rule said stop (once; later runs may unsettle it).
-    done: bool,
-}
-
-/// When the cells of one measurement stop taking runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Closing {
-    /// Each cell by its own K-best rule.
-    EachOnItsOwn,
-    /// A cell that is done goes on taking runs (up to M) until every cell is done, so that
-    /// every cell picks its K fastest from the same stretches of the machine. A cell that
-    /// settled early in a slow stretch would otherwise keep its slow runs while the cells
-    /// it is compared with find a quick one later (`fj validate`: a sequential time 9 %
-    /// above the one-worker time it is the baseline of).
-    Together,
-}
-
-/// K-best measurements of `w` on every cell at once, one row per cell in the cells' order.
+/// K-best measurements of `w` on every cell at once ([`interleave`], the cells in their
+/// order), one row per cell in the cells' order.
 ///
-/// The cells take turns: a round runs each unfinished cell once, so every runtime and worker
-/// count sees the same stretches of a noisy machine (another process, a slow core), and the
-/// ratios between them, which are what the suite reports, hold even when the absolute times
-/// drift. Each cell keeps its own K-best record and stops by its own rule, or, under
-/// [`Closing::Together`], when every cell's rule has said stop. The warm-up runs
-/// are the first rounds. A cell of T workers runs on the first T CPUs (see `cpus`), which
-/// is where `fj bench` builds its pool. Every timed run's answer is verified (untimed); the first failure
-/// or panic ends that cell with the error, and the others go on.
+/// A cell of T workers runs on the first T CPUs (see `cpus`), which is where `fj bench`
+/// builds its pool. Every timed run's answer is verified (untimed); the first failure or
+/// panic ends that cell with the error, and the others go on.
 pub fn measure_interleaved(
     program: &str,
     cells: &[Cell<'_>],
@@ -64,94 +164,82 @@ pub fn measure_interleaved(
     bar: &ProgressBar,
 ) -> Vec<Row> {
     let allowed = cpus::allowed();
-    let mut states: Vec<Measuring<'_, '_>> = cells
-        .iter()
-        .map(|cell| Measuring {
-            cell,
-            row: Row::new(program, cell.runtime.name(), cell.threads, method.k),
-            kbest: KBest::new(*method),
-            before: None,
-            open: true,
-            done: false,
-        })
-        .collect();
-    for round in 0.. {
-        if !states.iter().any(|s| s.open && !s.done) {
-            break;
-        }
-        bar.set_message(format!("{program}: round {}", round + 1));
-        for s in states.iter_mut().filter(|s| s.open) {
-            let warmup = round < method.warmup;
-            if !warmup && s.before.is_none() {
+    // forkjoin's counters before each cell's first timed run.
+    let mut before: Vec<Option<forkjoin::Stats>> = cells.iter().map(|_| None).collect();
+    let mut shown_round = None;
+    let records = interleave(
+        cells.len(),
+        method,
+        Order::Fixed,
+        closing,
+        |turn| {
+            if shown_round != Some(turn.round) {
+                bar.set_message(format!("{program}: round {}", turn.round + 1));
+                shown_round = Some(turn.round);
+            }
+            let cell = &cells[turn.entrant];
+            if !turn.warmup && before[turn.entrant].is_none() {
                 // The pool is idle between runs, so the counters' difference over the timed
                 // runs is exactly theirs.
-                s.before = s.cell.engine.stats();
+                before[turn.entrant] = cell.engine.stats();
             }
-            let _on = cpus::restrict(cpus::for_workers(&allowed, s.cell.threads));
+            let _on = cpus::restrict(cpus::for_workers(&allowed, cell.threads));
             let outcome = catch_unwind(AssertUnwindSafe(|| {
                 w.reset();
-                let seconds = s.cell.engine.time_run(w);
+                let seconds = cell.engine.time_run(w);
                 w.verify().map(|()| seconds)
             }));
-            let seconds = match outcome {
-                Ok(Ok(seconds)) => seconds,
-                Ok(Err(e)) => {
-                    s.row.error = Some(e);
-                    s.open = false;
-                    bar.inc(1);
-                    continue;
-                }
-                Err(panic) => {
-                    s.row.error = Some(format!("panicked: {}", panic_message(&*panic)));
-                    s.open = false;
-                    bar.inc(1);
-                    continue;
-                }
-            };
-            if warmup {
-                continue;
+            match outcome {
+                Ok(result) => result.map(Sample::from),
+                Err(panic) => Err(format!("panicked: {}", panic_message(&*panic))),
             }
-            s.kbest.record(seconds);
-            if !s.done && s.kbest.done() {
-                s.done = true;
-                bar.inc(1);
+        },
+        |_| bar.inc(1),
+    );
+    cells
+        .iter()
+        .zip(records)
+        .zip(before)
+        .map(|((cell, record), before)| {
+            let mut row = Row::new(program, cell.runtime.name(), cell.threads, method.k);
+            match record {
+                Ok(kbest) => finish(&mut row, cell, &kbest, before, w),
+                Err(e) => row.error = Some(e),
             }
-            if s.done && (closing == Closing::EachOnItsOwn || s.kbest.runs() >= method.max_runs) {
-                s.open = false;
-            }
-        }
-    }
-    for s in states.iter_mut().filter(|s| s.done) {
-        finish(s, w);
-    }
-    states.into_iter().map(|s| s.row).collect()
+            row
+        })
+        .collect()
 }
 
 /// Fills in a finished cell's row: its K-best summary and its task and steal counts.
-fn finish(s: &mut Measuring<'_, '_>, w: &dyn Workload) {
-    let summary = s.kbest.summary().expect("K >= 1 runs were made");
-    match (s.before.take(), s.cell.engine.stats()) {
+fn finish(
+    row: &mut Row,
+    cell: &Cell<'_>,
+    kbest: &KBest,
+    before: Option<forkjoin::Stats>,
+    w: &dyn Workload,
+) {
+    let summary = kbest.summary().expect("K >= 1 runs were made");
+    match (before, cell.engine.stats()) {
         (Some(before), Some(after)) => {
             let diff = after.since(&before).total;
             let tasks = diff.tasks_run as f64 / summary.runs as f64;
             match w.tasks_per_run() {
                 // Only the root job ran in the pool, yet the program forks: it forks in a
                 // pool of its own (submit), whose counters the harness cannot see.
-                Some(forked) if tasks <= 1.0 && forked > 1 => s.row.tasks = Some(forked as f64),
+                Some(forked) if tasks <= 1.0 && forked > 1 => row.tasks = Some(forked as f64),
                 _ => {
-                    s.row.tasks = Some(tasks);
-                    s.row.steals = Some(diff.tasks_stolen as f64 / summary.runs as f64);
+                    row.tasks = Some(tasks);
+                    row.steals = Some(diff.tasks_stolen as f64 / summary.runs as f64);
                 }
             }
         }
         // Runtimes without counters fork the program's task tree, which it may count.
-        _ if s.cell.runtime != Runtime::Sequential => {
-            s.row.tasks = w.tasks_per_run().map(|t| t as f64)
-        }
+        _ if cell.runtime != Runtime::Sequential => row.tasks = w.tasks_per_run().map(|t| t as f64),
         _ => {}
     }
-    s.row.set_summary(summary);
-    s.row.verified = true;
+    row.set_summary(summary);
+    row.verified = true;
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
@@ -247,6 +335,41 @@ mod tests {
             warmup: 1,
             budget: None,
         }
+    }
+
+    #[test]
+    fn an_entrant_settles_once_and_fails_even_after_its_rule_said_stop() {
+        // K = 2, epsilon 0: entrant 0's equal times converge at its second run; entrant 1's
+        // never do, so under `Together` entrant 0 goes on, and its third run fails.
+        let method = Method {
+            k: 2,
+            epsilon: 0.0,
+            max_runs: 3,
+            warmup: 0,
+            budget: None,
+        };
+        let mut runs = [0usize; 2];
+        let mut settled = Vec::new();
+        let records = interleave(
+            2,
+            &method,
+            Order::Fixed,
+            Closing::Together,
+            |turn| {
+                runs[turn.entrant] += 1;
+                match (turn.entrant, runs[turn.entrant]) {
+                    (0, 3) => Err("wrong answer"),
+                    (0, _) => Ok(Sample::from(1.0)),
+                    (_, n) => Ok(Sample::from(n as f64)),
+                }
+            },
+            |i| settled.push(i),
+        );
+        assert_eq!(settled, [0, 1]);
+        assert_eq!(runs, [3, 3]);
+        assert_eq!(records[0].as_ref().err(), Some(&"wrong answer"));
+        let kb = records[1].as_ref().unwrap();
+        assert_eq!((kb.runs(), kb.converged()), (3, false));
     }
 
     #[test]
