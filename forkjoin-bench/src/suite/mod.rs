@@ -1,7 +1,8 @@
 //! The benchmark suite: the programs (`programs`), the runtimes they run on (`engine` for
 //! the Rust ones, `java` for the JDK's ForkJoinPool), and how they are measured: on which
-//! CPUs (`cpus`), by the K-best method (`kbest`), a program's cells interleaved run by run
-//! (`measure`), into one row per figure (`results`).
+//! CPUs (`cpus`), interleaved run by run (`measure`, the one method of `fj bench`,
+//! `validate` and `experiments`), each by the K-best rule (`kbest`), into one row per
+//! figure (`results`).
 
 pub mod cpus;
 pub mod engine;
