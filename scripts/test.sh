@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the repository, installing first what a fresh machine lacks.
 #
-#   1. the workspace's tests (unit, integration, doc), in release mode;
+#   1. the workspace's tests (unit, integration, doc), optimised (the `ci` profile);
 #   2. the loom model checks of the deque and of the sleep/wake protocol;
 #   3. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
 #      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
@@ -21,8 +21,8 @@ if ! command -v cargo >/dev/null; then
     exit 1
 fi
 
-# Open MPI and what the `mpi` crate's bindings are generated with (forkjoin-mpi, a
-# workspace member, links it).
+# Open MPI and what the `mpi` crate's bindings are generated with, for the MPI tests at the
+# end (the workspace itself builds without them: MPI is behind the `mpi` feature).
 MPI_PACKAGES=(libopenmpi-dev openmpi-bin libclang1-14 libclang-common-14-dev pkg-config)
 if ! dpkg -s "${MPI_PACKAGES[@]}" >/dev/null 2>&1; then
     say "installing Open MPI (${MPI_PACKAGES[*]})"
@@ -34,17 +34,26 @@ if ! dpkg -s "${MPI_PACKAGES[@]}" >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${MPI_PACKAGES[@]}" >/dev/null
 fi
 
-say "workspace tests (release)"
-cargo test --workspace --release --lib --bins --tests --examples
+say "workspace tests (optimised: the ci profile)"
+cargo test --workspace --profile ci --lib --bins --tests --examples
 # The runtime alone, without the `profile` feature the benchmark crate turns on: the
 # default build must build and pass on its own.
-cargo test -p forkjoin --release --lib --tests
+cargo test -p forkjoin --profile ci --lib --tests
+
+say "the workspace builds without MPI: no mpi-sys in the default dependency tree"
+if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; then
+    echo "test.sh: mpi-sys is in the default build of the workspace; MPI must stay behind the \`mpi\` feature" >&2
+    exit 1
+fi
+
+say "clippy, warnings as errors"
+cargo clippy --workspace --all-targets -- -D warnings
 
 say "doctests (debug: a hundred small programs compile four times faster)"
 cargo test --workspace --doc
 
 say "loom model checks (deque, sleep/wake)"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --release --lib loom_tests
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests
 
 if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
     say "Miri"
@@ -92,6 +101,7 @@ fi
 say "MPI: NAS FT under mpiexec, network calibration, model clocks"
 # Open MPI refuses root without these, and more processes than cores without the last.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-cargo test -p forkjoin-bench --release --features mpi --test mpi
+cargo test -p forkjoin-bench --profile ci --features mpi --test mpi
+cargo test -p forkjoin-mpi --profile ci --features mpi
 
 say "all tests passed"

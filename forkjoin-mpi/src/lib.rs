@@ -9,8 +9,9 @@
 //! - [`network`]: network profiles (alpha + beta bytes), measured here or built in;
 //!   [`clock`]: the model's arithmetic, pure and tested on hand-made exchanges.
 //!
-//! Without the default feature `mpi`, only `network` and `clock` are built, so that tools
-//! predicting cluster runs build on machines without MPI.
+//! The MPI engine is behind the feature `mpi` (off by default, so that the workspace builds
+//! on machines without Open MPI); without it only `network` and `clock` are built, so that
+//! tools predicting cluster runs build anywhere.
 
 pub mod clock;
 pub mod network;

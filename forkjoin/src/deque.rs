@@ -119,6 +119,10 @@ impl<T> Deque<T> {
     }
 
     /// Doubles the buffer, copying the live elements `t..b`.
+    ///
+    /// # Safety
+    /// On the owner's thread, from `push`; `old` is the current buffer and `t..b` its live
+    /// range. The old buffer is retired, not freed: a thief may still be reading it.
     unsafe fn grow(&self, old: *mut Buffer<T>, t: isize, b: isize) -> *mut Buffer<T> {
         let new = Buffer::alloc((*old).capacity() * 2);
         for i in t..b {

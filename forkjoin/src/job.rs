@@ -11,6 +11,9 @@ use std::ptr::NonNull;
 pub(crate) struct JobHeader {
     /// Runs the job on `worker`. Called exactly once per job (the deque and the submission
     /// queues hand each job to exactly one taker).
+    ///
+    /// Safety: `this` is the header of a live job of the type this function was made for,
+    /// executed by no other thread, and `worker` is the calling thread's worker.
     pub(crate) execute: unsafe fn(this: *const JobHeader, worker: &Worker),
 }
 
@@ -52,6 +55,10 @@ impl<F: FnOnce(&Worker) + Send> HeapJob<F> {
         JobRef(NonNull::from(Box::leak(job)).cast())
     }
 
+    /// The header's `execute` for a boxed closure.
+    ///
+    /// # Safety
+    /// `this` came from `into_job_ref` and is executed once, on a worker's thread.
     unsafe fn execute(this: *const JobHeader, worker: &Worker) {
         // SAFETY: made by `into_job_ref` from a `Box<HeapJob<F>>`, executed once.
         let job = Box::from_raw(this as *mut HeapJob<F>);

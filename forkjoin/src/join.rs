@@ -404,6 +404,9 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
 
     /// The frame was promoted: take it back if it is still in the deque, else help until the
     /// thief is done.
+    ///
+    /// # Safety
+    /// As for `complete`, and the frame has been promoted (its latch is filled in).
     #[cold]
     #[inline(never)]
     unsafe fn complete_promoted(&self, worker: &Worker, idx: usize) -> RB {
@@ -447,6 +450,10 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     }
 
     /// Run by whoever takes the promoted frame from the deque.
+    ///
+    /// # Safety
+    /// `this` is the head of a promoted `JoinFrame<B, RB>` taken from a deque, so that no
+    /// other thread executes it; `worker` is the calling thread's worker.
     unsafe fn execute(this: *const JobHeader, worker: &Worker) {
         // SAFETY: `this` is the head of a promoted `JoinFrame<B, RB>`; its owner keeps it on
         // its stack until the latch is set, and the deque hands it to one taker only.

@@ -23,7 +23,6 @@
 #![warn(missing_docs)]
 // Under `--cfg loom` only the model-checked modules are built, without their users.
 #![cfg_attr(loom, allow(dead_code))]
-#![allow(clippy::missing_safety_doc)]
 
 #[cfg(doctest)]
 mod compile_fail;

@@ -1026,6 +1026,10 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
         JobRef(NonNull::from(self).cast())
     }
 
+    /// The header's `execute` for an installed closure.
+    ///
+    /// # Safety
+    /// `this` is the header of a live `InstallJob`, executed once, on a worker's thread.
     unsafe fn execute(this: *const JobHeader, worker: &Worker) {
         // SAFETY: `this` is the header of a live `InstallJob` (the waiter keeps it on its
         // stack until the latch is set), executed once.

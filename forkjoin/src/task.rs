@@ -83,6 +83,10 @@ where
 }
 
 impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
+    /// The header's `execute` for a submitted task.
+    ///
+    /// # Safety
+    /// `this` came from `new` (the queue's `Arc` reference) and is executed once.
     unsafe fn execute(this: *const JobHeader, worker: &Worker) {
         // SAFETY: made by `new` from `Arc::into_raw`; executed once, which gives back the
         // queue's reference.
