@@ -307,9 +307,6 @@ where
     if HEARTBEAT {
         // After the push, so that this frame can be the one shared.
         worker.on_heartbeat();
-    } else {
-        // The clock of a thread outside the pool running in a borrowed slot.
-        worker.count_recorded_join();
     }
     let guard = UnwindGuard::<B, RB>(PhantomData);
     let ra = a();

@@ -138,11 +138,6 @@ pub(crate) struct OwnerState {
     /// A thread outside the pool runs in this slot (`run_borrowed`), and has not yet
     /// brought the parked workers in (`caller_tick`).
     borrowed: bool,
-    /// Recorded joins until the next `caller_tick`: the borrower's own clock, which nobody
-    /// else keeps while the other workers are parked. Counts down on every worker (one
-    /// decrement per recorded join, a branch cheaper than asking whether the slot is lent);
-    /// a real worker's count just starts over when it runs out.
-    tick_countdown: u32,
     /// When the borrower's run has lasted long enough to wake a parked worker for it.
     caller_deadline: u64,
     /// Promotions push without waking anyone: the watcher, on duty, takes them at its next
@@ -189,7 +184,6 @@ impl JoinState {
                 loop_depth: 0,
                 deferred_request: 0,
                 borrowed: false,
-                tick_countdown: u32::MAX,
                 caller_deadline: 0,
                 quiet: false,
             })),
@@ -492,43 +486,24 @@ impl Worker {
         self.join.limit.store(SHARE_REQUEST, Relaxed);
     }
 
-    /// A join recorded a frame: counts down to the next `caller_tick`.
-    #[inline(always)]
-    pub(crate) fn count_recorded_join(&self) {
-        let st = self.owner_state();
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe {
-            match (*st).tick_countdown.checked_sub(1) {
-                Some(left) => (*st).tick_countdown = left,
-                None => self.caller_tick(),
-            }
-        }
-    }
-
-    /// The clock of a thread that borrowed this slot (`run_borrowed`). A job of a
-    /// microsecond must not pay a wake-up of several, so its first join is shared quietly,
-    /// for the watcher to take at its next tick, and nobody is woken. It looks at the clock
-    /// itself every `CALLER_TICK_JOINS` recorded joins and at each timed chunk of a
-    /// parallel loop, and once its run has lasted `CALLER_ALONE` it wakes a parked worker
-    /// for the frame still waiting, or shares its next join (the oldest private frame),
-    /// whose push wakes one. From then on the pool's own heartbeat (idle workers asking)
-    /// takes over, and the clock stops.
+    /// The clock of a thread that borrowed this slot (`run_borrowed`), read at each timed
+    /// chunk of a parallel loop. A job of a microsecond must not pay a wake-up of several,
+    /// so its first join is shared quietly when a watcher is on duty, for the watcher to
+    /// take at its next tick (within a heartbeat period), and nobody is woken. A loop that
+    /// has run `CALLER_ALONE` wakes a parked worker for a frame still waiting, or shares
+    /// its next split, whose push wakes one; from then on the pool's own heartbeat (idle
+    /// workers asking) takes over. Joins have no such clock: a per-join countdown slowed
+    /// fib(32) by 7-11% (the first join's share, with the watcher, covers them).
     #[cold]
     #[inline(never)]
     pub(crate) fn caller_tick(&self) {
         let st = self.owner_state();
         // SAFETY: owner-only state, on the owner's thread.
         unsafe {
-            if !(*st).borrowed {
-                (*st).tick_countdown = u32::MAX;
-                return;
-            }
-            (*st).tick_countdown = CALLER_TICK_JOINS;
-            if crate::clock::now() < (*st).caller_deadline {
+            if !(*st).borrowed || crate::clock::now() < (*st).caller_deadline {
                 return;
             }
             (*st).borrowed = false;
-            (*st).tick_countdown = u32::MAX;
             (*st).quiet = false;
         }
         if self.registry().workers.len() > 1 {
@@ -1101,11 +1076,7 @@ fn set_precise_timer() {
     }
 }
 
-/// Recorded joins between two looks at the clock of a thread running in a borrowed slot
-/// (`Worker::caller_tick`). A tree of 1023 nodes records 255 joins: 16 looks, about 0.2 us.
-const CALLER_TICK_JOINS: u32 = 16;
-
-/// How long a thread outside the pool runs its job alone in a borrowed slot before it wakes
+/// How long a thread outside the pool runs a parallel loop alone in a borrowed slot before it wakes
 /// a parked worker to share it: several wake-ups' worth (a futex wake costs the caller a few
 /// microseconds, and the woken thread starts tens of microseconds later on this VM), so
 /// that small jobs never pay one and long ones lose little.
@@ -1147,7 +1118,6 @@ fn run_borrowed<R>(registry: &Registry, index: usize, op: impl FnOnce(&Worker) -
     // SAFETY: as above.
     unsafe {
         (*st).borrowed = true;
-        (*st).tick_countdown = CALLER_TICK_JOINS;
         (*st).caller_deadline = now + crate::clock::ticks(CALLER_ALONE.as_nanos() as u64);
         (*st).running = true;
         (*st).source = SOURCE_OWN;
@@ -1186,7 +1156,6 @@ fn run_borrowed<R>(registry: &Registry, index: usize, op: impl FnOnce(&Worker) -
             unsafe {
                 debug_assert_eq!((*st).len, 0);
                 (*st).borrowed = false;
-                (*st).tick_countdown = u32::MAX;
                 (*st).running = false;
                 (*st).fresh = false;
                 (*st).quiet = false;
