@@ -10,6 +10,11 @@
 //!    small to be worth sharing.
 //! 3. `join` of two closures that each sleep 50 ms, in a 2-worker pool.
 //! 4. CPU time the pool's threads use in the second after a burst of work.
+//! 5. Work started from outside the pool, one call per job, as a server's handler or a
+//!    loop in `main` does: the 1023-node tree sum (a job of about a microsecond), the same
+//!    tree with about 300 us of work per call, and a stream of calls from 8 threads into
+//!    a 2-worker pool. forkjoin and rayon: `install`; chili: `scope()`, which runs on the
+//!    calling thread.
 //!
 //! Each time is the mean of the K fastest of M interleaved runs (seed 003's K-best method).
 
@@ -90,6 +95,62 @@ fn sum_chili(s: &mut chili::Scope<'_>, n: &Node) -> u64 {
         Some(c) => {
             let (a, b) = s.join(|s| sum_chili(s, &c.0), |s| sum_chili(s, &c.1));
             n.value + a + b
+        }
+    }
+}
+
+/// Some arithmetic per node for the tree of medium jobs: a chain of dependent multiplies.
+fn node_work(value: u64) -> u64 {
+    let mut h = value | 1;
+    for _ in 0..MEDIUM_NODE_WORK {
+        h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17) ^ value;
+    }
+    h
+}
+
+/// Iterations of `node_work`: about 300 us of work in all for the 1023-node tree.
+const MEDIUM_NODE_WORK: u32 = 250;
+
+fn medium_seq(n: &Node) -> u64 {
+    let own = node_work(n.value);
+    match &n.children {
+        None => own,
+        Some(c) => {
+            let (a, b) = (medium_seq(&c.0), medium_seq(&c.1));
+            own.wrapping_add(a).wrapping_add(b)
+        }
+    }
+}
+
+fn medium_fj(n: &Node) -> u64 {
+    let own = node_work(n.value);
+    match &n.children {
+        None => own,
+        Some(c) => {
+            let (a, b) = forkjoin::join(|| medium_fj(&c.0), || medium_fj(&c.1));
+            own.wrapping_add(a).wrapping_add(b)
+        }
+    }
+}
+
+fn medium_rayon(n: &Node) -> u64 {
+    let own = node_work(n.value);
+    match &n.children {
+        None => own,
+        Some(c) => {
+            let (a, b) = rayon::join(|| medium_rayon(&c.0), || medium_rayon(&c.1));
+            own.wrapping_add(a).wrapping_add(b)
+        }
+    }
+}
+
+fn medium_chili(s: &mut chili::Scope<'_>, n: &Node) -> u64 {
+    let own = node_work(n.value);
+    match &n.children {
+        None => own,
+        Some(c) => {
+            let (a, b) = s.join(|s| medium_chili(s, &c.0), |s| medium_chili(s, &c.1));
+            own.wrapping_add(a).wrapping_add(b)
         }
     }
 }
@@ -264,6 +325,8 @@ fn main() {
         .collect();
     print_table(&["runtime", "T1/Ts", "T2/Ts"], &rows);
 
+    from_outside(runs, &fj, &ry, &ch, &root);
+
     // 3. Two blocking closures in a 2-worker pool.
     let nap = || std::thread::sleep(Duration::from_millis(50));
     let cells = [
@@ -316,4 +379,129 @@ fn main() {
         })
         .collect();
     print_table(&["runtime", "cpu ms"], &rows);
+}
+
+/// Section 5: jobs started from outside the pool, one call each.
+fn from_outside(
+    runs: usize,
+    fj: &[forkjoin::Pool; 2],
+    ry: &[rayon::ThreadPool; 2],
+    ch: &[chili::ThreadPool; 2],
+    root: &Node,
+) {
+    let names = ["forkjoin", "rayon", "chili"];
+    let small = sum_seq(root);
+    let medium = medium_seq(root);
+    let (small_calls, medium_calls) = (2000, 20);
+    let mut seq = [Vec::new(), Vec::new()];
+    // [job][runtime][workers - 1]
+    let mut t: [[[Vec<f64>; 2]; 3]; 2] = Default::default();
+    for _ in 0..runs {
+        seq[0].push(secs(|| {
+            for _ in 0..small_calls {
+                assert_eq!(sum_seq(black_box(root)), small);
+            }
+        }));
+        seq[1].push(secs(|| {
+            for _ in 0..medium_calls {
+                assert_eq!(medium_seq(black_box(root)), medium);
+            }
+        }));
+        for i in 0..2 {
+            t[0][0][i].push(secs(|| {
+                for _ in 0..small_calls {
+                    assert_eq!(fj[i].install(|| sum_fj(black_box(root))), small);
+                }
+            }));
+            t[0][1][i].push(secs(|| {
+                for _ in 0..small_calls {
+                    assert_eq!(ry[i].install(|| sum_rayon(black_box(root))), small);
+                }
+            }));
+            t[0][2][i].push(secs(|| {
+                for _ in 0..small_calls {
+                    let r = ch[i].scope().join(|s| sum_chili(s, black_box(root)), |_| 0);
+                    assert_eq!(r.0, small);
+                }
+            }));
+            t[1][0][i].push(secs(|| {
+                for _ in 0..medium_calls {
+                    assert_eq!(fj[i].install(|| medium_fj(black_box(root))), medium);
+                }
+            }));
+            t[1][1][i].push(secs(|| {
+                for _ in 0..medium_calls {
+                    assert_eq!(ry[i].install(|| medium_rayon(black_box(root))), medium);
+                }
+            }));
+            t[1][2][i].push(secs(|| {
+                for _ in 0..medium_calls {
+                    let r = ch[i].scope().join(|s| medium_chili(s, black_box(root)), |_| 0);
+                    assert_eq!(r.0, medium);
+                }
+            }));
+        }
+    }
+    let ts = [k_best(seq[0].clone()), k_best(seq[1].clone())];
+    println!(
+        "\n5a. one call from outside per job, the 1023-node tree sum ({small_calls} calls): Ts = {:.2} us per call",
+        ts[0] / small_calls as f64 * 1e6
+    );
+    let rows: Vec<Row> = (0..3)
+        .map(|r| Row {
+            name: names[r],
+            cells: (0..2)
+                .map(|i| format!("{:.2}", k_best(t[0][r][i].clone()) / ts[0]))
+                .collect(),
+        })
+        .collect();
+    print_table(&["runtime", "T1/Ts", "T2/Ts"], &rows);
+    println!(
+        "\n5b. one call from outside per job, medium jobs ({medium_calls} calls): Ts = {:.0} us per call; speedup Ts/T",
+        ts[1] / medium_calls as f64 * 1e6
+    );
+    let rows: Vec<Row> = (0..3)
+        .map(|r| Row {
+            name: names[r],
+            cells: (0..2)
+                .map(|i| format!("{:.2}", ts[1] / k_best(t[1][r][i].clone())))
+                .collect(),
+        })
+        .collect();
+    print_table(&["runtime", "1 worker", "2 workers"], &rows);
+
+    // A stream from 8 threads at once into the 2-worker pools.
+    let (threads, calls) = (8, 250);
+    let stream = |call: &(dyn Fn() + Sync)| {
+        secs(|| {
+            std::thread::scope(|s| {
+                for _ in 0..threads {
+                    s.spawn(|| {
+                        for _ in 0..calls {
+                            call();
+                        }
+                    });
+                }
+            })
+        }) / (threads * calls) as f64
+    };
+    let mut t: [Vec<f64>; 2] = Default::default();
+    for _ in 0..runs {
+        t[0].push(stream(&|| {
+            assert_eq!(fj[1].install(|| sum_fj(black_box(root))), small)
+        }));
+        t[1].push(stream(&|| {
+            assert_eq!(ry[1].install(|| sum_rayon(black_box(root))), small)
+        }));
+    }
+    println!(
+        "\n5c. a stream of calls from {threads} threads into a 2-worker pool, the tree sum (us per call):"
+    );
+    let rows: Vec<Row> = (0..2)
+        .map(|r| Row {
+            name: names[r],
+            cells: vec![format!("{:.2}", k_best(t[r].clone()) * 1e6)],
+        })
+        .collect();
+    print_table(&["runtime", "us per call"], &rows);
 }

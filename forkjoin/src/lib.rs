@@ -38,6 +38,8 @@ pub mod prelude;
 #[cfg(not(loom))]
 pub use iter::sources::{array, collections, option, range, range_inclusive, slice, vec};
 #[cfg(not(loom))]
+mod clock;
+#[cfg(not(loom))]
 mod job;
 #[cfg(not(loom))]
 mod join;

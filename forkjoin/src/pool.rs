@@ -277,10 +277,24 @@ impl Pool {
         self.registry.num_threads()
     }
 
-    /// Runs `op` on a worker of this pool and returns its result; `join`, `scope` and the
-    /// parallel loops inside it use this pool. The calling thread blocks without spinning
-    /// (a worker of another pool keeps working for its own pool meanwhile). A panic in `op`
-    /// is re-raised here.
+    /// Runs `op` in this pool and returns its result; `join`, `scope` and the parallel
+    /// loops inside it use this pool. A panic in `op` is re-raised here.
+    ///
+    /// From a thread outside any pool, `op` runs on the calling thread itself when a worker
+    /// is parked: the caller takes that worker's place (its index, its queue) until `op`
+    /// returns, idle workers steal from it once the job proves long enough to share, and it
+    /// helps while it waits for them. A small job then costs about what it costs
+    /// sequentially, with no hand-off to another thread and back. When every worker is
+    /// busy, `op` is queued for them and the caller blocks without spinning. From a worker
+    /// of another pool, `op` is queued and the worker keeps working for its own pool
+    /// meanwhile.
+    ///
+    /// ```
+    /// let pool = forkjoin::Pool::new(2).unwrap();
+    /// let (n, index) = pool.install(|| (forkjoin::current_num_threads(), forkjoin::current_thread_index()));
+    /// assert_eq!(n, 2);
+    /// assert!(index.unwrap() < 2);
+    /// ```
     pub fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
         registry::in_worker(&self.registry, |_| op())
     }

@@ -135,6 +135,14 @@ pub(crate) struct OwnerState {
     /// The depth of a run that declined the pending request and took it, so that sibling
     /// runs do not each weigh it again (0: none). Runs nested less deeply still see it.
     deferred_request: u32,
+    /// A thread outside the pool runs in this slot (`run_borrowed`), and has not yet
+    /// brought the parked workers in (`caller_tick`).
+    borrowed: bool,
+    /// When the borrower's run has lasted long enough to wake a parked worker for it.
+    caller_deadline: u64,
+    /// Promotions push without waking anyone: the watcher, on duty, takes them at its next
+    /// tick (a borrower's run whose first join is shared at once, see `run_borrowed`).
+    quiet: bool,
 }
 
 /// What every join reads: the owner's frame count and the bound on it. The first field of a
@@ -175,6 +183,9 @@ impl JoinState {
                 renewal_window: None,
                 loop_depth: 0,
                 deferred_request: 0,
+                borrowed: false,
+                caller_deadline: 0,
+                quiet: false,
             })),
             limit: CachePadded(AtomicUsize::new(limit)),
         }
@@ -449,11 +460,13 @@ impl Worker {
     /// would share at every join. (DESIGN.md, section 4, has the measurements.)
     #[cold]
     pub(crate) fn renew_request(&self) {
-        // Relaxed: `idle` is a hint, as in `on_heartbeat`.
-        if self.registry().idle.load(Relaxed) == 0 {
+        let st = self.owner_state();
+        // Relaxed: `idle` is a hint, as in `on_heartbeat`. A quiet share (see `run_borrowed`)
+        // answered no request: nobody waits for a renewal.
+        // SAFETY: owner-only state, on the owner's thread.
+        if self.registry().idle.load(Relaxed) == 0 || unsafe { (*st).quiet } {
             return;
         }
-        let st = self.owner_state();
         let now = Instant::now();
         // SAFETY: owner-only state, on the owner's thread.
         unsafe {
@@ -471,6 +484,44 @@ impl Worker {
         }
         // Relaxed: a request to ourselves, as in `share_next_join`.
         self.join.limit.store(SHARE_REQUEST, Relaxed);
+    }
+
+    /// The clock of a thread that borrowed this slot (`run_borrowed`), read at each timed
+    /// chunk of a parallel loop. A job of a microsecond must not pay a wake-up of several,
+    /// so its first join is shared quietly when a watcher is on duty, for the watcher to
+    /// take at its next tick (within a heartbeat period), and nobody is woken. A loop that
+    /// has run `CALLER_ALONE` wakes a parked worker for a frame still waiting, or shares
+    /// its next split, whose push wakes one; from then on the pool's own heartbeat (idle
+    /// workers asking) takes over. Joins have no such clock: a per-join countdown slowed
+    /// fib(32) by 7-11% (the first join's share, with the watcher, covers them).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn caller_tick(&self) {
+        let st = self.owner_state();
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe {
+            if !(*st).borrowed || crate::clock::now() < (*st).caller_deadline {
+                return;
+            }
+            (*st).borrowed = false;
+            (*st).quiet = false;
+        }
+        if self.registry().workers.len() > 1 {
+            if self.deque.is_empty() {
+                self.share_next_join();
+            } else {
+                // A frame shared quietly is still waiting for the watcher: wake someone.
+                self.registry().notify_work();
+            }
+        }
+    }
+
+    /// Whether a thread outside the pool runs in this slot and has not yet brought the
+    /// parked workers in (see `caller_tick`).
+    #[inline(always)]
+    pub(crate) fn borrowed_alone(&self) -> bool {
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe { (*self.owner_state()).borrowed }
     }
 
     /// Whether a heartbeat is pending (loops split their range then).
@@ -524,7 +575,11 @@ impl Worker {
             (*st).shared = i + 1;
             self.refresh_limit();
             bump(&self.counters.promoted);
-            self.push(JobRef(NonNull::new_unchecked(head as *mut JobHeader)));
+            if (*st).quiet {
+                self.deque.push(NonNull::new_unchecked(head as *mut JobHeader));
+            } else {
+                self.push(JobRef(NonNull::new_unchecked(head as *mut JobHeader)));
+            }
         }
     }
 
@@ -707,6 +762,10 @@ impl Worker {
                     bump(&self.counters.parks);
                 }
                 let mut watch = false;
+                // SAFETY: owner-only state, on the owner's thread.
+                // A worker between jobs (not inside one, where its stack holds frames or a
+                // scope) may lend its slot while it sleeps: see `run_borrowed`.
+                let lendable = unsafe { !(*self.owner_state()).running };
                 let slept = registry.sleep.sleep(
                     self.index,
                     || done() || registry.has_work(),
@@ -716,9 +775,11 @@ impl Worker {
                         // worker sees it asleep (`Registry::leave_idle`). Relaxed: ordered
                         // by the fences.
                         let some_busy = registry.idle.load(Relaxed) < registry.workers.len();
-                        watch = some_busy && !registry.watcher.swap(true, Relaxed);
+                        watch = (some_busy || registry.borrowed_lately())
+                            && !registry.watcher.swap(true, Relaxed);
                         watch.then_some(HEARTBEAT)
                     },
+                    lendable,
                 );
                 if watch {
                     registry.watcher.store(false, Relaxed);
@@ -802,6 +863,10 @@ pub(crate) struct Registry {
     terminating: AtomicBool,
     /// A parked worker keeps the heartbeat going (see `Worker::idle_until`).
     watcher: CachePadded<AtomicBool>,
+    /// When a thread outside the pool last borrowed a slot (`run_borrowed`; clock ticks): a
+    /// watcher stays on duty for `WATCH_AFTER_BORROW` after it, so that a stream of calls
+    /// from outside finds one and need not wake anyone.
+    last_borrow: CachePadded<AtomicU64>,
     /// Set while `profile::run` measures a run on this pool: every join then takes the
     /// slow path (see `Worker::refresh_limit`), where it is timed.
     #[cfg(feature = "profile")]
@@ -846,6 +911,7 @@ impl Registry {
             idle: CachePadded(AtomicUsize::new(threads)),
             terminating: AtomicBool::new(false),
             watcher: CachePadded(AtomicBool::new(false)),
+            last_borrow: CachePadded(AtomicU64::new(0)),
             #[cfg(feature = "profile")]
             profiling: AtomicBool::new(false),
         })
@@ -961,6 +1027,16 @@ impl Registry {
         }
     }
 
+    /// Whether a thread outside the pool borrowed a slot within `WATCH_AFTER_BORROW`.
+    fn borrowed_lately(&self) -> bool {
+        // Relaxed: a hint for the watcher's decision; a stale value costs one period more or
+        // less of watching.
+        let last = self.last_borrow.load(Relaxed);
+        last != 0
+            && crate::clock::now().saturating_sub(last)
+                < crate::clock::ticks(WATCH_AFTER_BORROW.as_nanos() as u64)
+    }
+
     pub(crate) fn is_terminating(&self) -> bool {
         self.terminating.load(Acquire)
     }
@@ -998,6 +1074,107 @@ fn set_precise_timer() {
     unsafe {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong);
     }
+}
+
+/// How long a thread outside the pool runs a parallel loop alone in a borrowed slot before it wakes
+/// a parked worker to share it: several wake-ups' worth (a futex wake costs the caller a few
+/// microseconds, and the woken thread starts tens of microseconds later on this VM), so
+/// that small jobs never pay one and long ones lose little.
+const CALLER_ALONE: Duration = Duration::from_micros(10);
+
+/// How long a watcher stays on duty after a thread outside the pool last borrowed a slot,
+/// though nobody is busy: the next call of a stream finds it, shares its first join quietly
+/// and wakes nobody. Each of its ticks costs a few microseconds of CPU; an idle pool stops
+/// them after this long.
+const WATCH_AFTER_BORROW: Duration = Duration::from_millis(1);
+
+/// Runs `op` on the calling thread, outside any pool, in the slot of worker `index`, which
+/// `Sleep::lend` lent it: the thread becomes that worker until `op` returns. Its joins are
+/// recorded in the slot's frames, shared through the slot's deque when idle workers ask
+/// (and stolen from there), and it helps and parks as the worker would, on the borrower's
+/// side of the slot. The worker's own thread stays parked meanwhile: the pool keeps its
+/// size, and `current_thread_index` stays below it. Seed 001's external `invoke`, which
+/// runs the task on the caller, with a worker's queue instead of a submission queue.
+fn run_borrowed<R>(registry: &Registry, index: usize, op: impl FnOnce(&Worker) -> R) -> R {
+    let worker = &registry.workers[index];
+    // The slot is busy now (its worker counted itself idle before parking).
+    registry.idle_changed(-1);
+    CURRENT.with(|c| c.set((worker as *const Worker).cast()));
+    let st = worker.owner_state();
+    // SAFETY: the slot is ours until `give_back` (the lend's mutex made the worker's writes
+    // visible); owner-only state, now on the owner's thread.
+    let now = crate::clock::now();
+    // Relaxed: a hint for the watcher (see `borrowed_lately`). Read first: the line is
+    // shared with the watcher, and most calls of a stream need not write it.
+    if now.saturating_sub(registry.last_borrow.load(Relaxed))
+        > crate::clock::ticks(WATCH_AFTER_BORROW.as_nanos() as u64) / 8
+    {
+        registry.last_borrow.store(now, Relaxed);
+    }
+    let several = registry.workers.len() > 1;
+    // Relaxed: a hint; a watcher that has just left costs the quiet frame a tick's wait
+    // (`caller_tick` then wakes someone).
+    let watched = several && registry.watcher.load(Relaxed);
+    // SAFETY: as above.
+    unsafe {
+        (*st).borrowed = true;
+        (*st).caller_deadline = now + crate::clock::ticks(CALLER_ALONE.as_nanos() as u64);
+        (*st).running = true;
+        (*st).source = SOURCE_OWN;
+        // The first join is shared as a job's from a queue is, so that two long closures
+        // joined at the top run in parallel: quietly if a watcher will come for it; if
+        // none is on duty, its push wakes a parked worker (which then stays on watch while
+        // calls keep coming).
+        (*st).fresh = several;
+        (*st).quiet = watched;
+    }
+    if several {
+        // Relaxed: a request to ourselves, as in `Worker::execute`.
+        worker.join.limit.store(SHARE_REQUEST, Relaxed);
+    } else {
+        worker.take_request();
+    }
+    bump(&worker.counters.executed);
+
+    /// Gives the slot back on every way out of `op`, unwinding included.
+    struct GiveBack<'a>(&'a Registry, &'a Worker);
+    impl Drop for GiveBack<'_> {
+        fn drop(&mut self) {
+            let (registry, worker) = (self.0, self.1);
+            // Jobs `op` spawned or submitted that nobody has taken yet: to the submission
+            // queues, where the workers find them (the slot's deque must be empty when its
+            // worker wakes: its thread never saw them pushed).
+            // SAFETY: the slot is still ours: `pop` on its owner's thread.
+            while !worker.deque.is_empty() {
+                let Some(job) = (unsafe { worker.deque.pop() }) else {
+                    break;
+                };
+                registry.inject(JobRef(job));
+            }
+            let st = worker.owner_state();
+            // SAFETY: owner-only state, on the owner's thread (until `give_back`).
+            unsafe {
+                debug_assert_eq!((*st).len, 0);
+                (*st).borrowed = false;
+                (*st).running = false;
+                (*st).fresh = false;
+                (*st).quiet = false;
+            }
+            worker.take_request();
+            CURRENT.with(|c| c.set(&OUTSIDE));
+            registry.idle_changed(1);
+            // Work published while the slot was lent found its worker uncounted: wake it.
+            registry.sleep.give_back(worker.index, || {
+                registry.is_terminating() || registry.has_work()
+            });
+        }
+    }
+    let _give_back = GiveBack(registry, worker);
+    #[cfg(feature = "profile")]
+    if registry.profiling() {
+        return crate::profile::detached(|| op(worker));
+    }
+    op(worker)
 }
 
 /// A job that runs a closure for a waiter on another thread, and its latch.
@@ -1050,8 +1227,10 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
     }
 }
 
-/// Runs `op` on a worker of `registry`: directly if this thread is one, else by injecting it
-/// and waiting (a worker of another pool keeps working for its own pool while it waits).
+/// Runs `op` on a worker of `registry`: directly if this thread is one; from outside any
+/// pool, on this thread in a borrowed slot (`run_borrowed`) when a worker is parked, else by
+/// injecting it and waiting (a worker of another pool keeps working for its own pool while
+/// it waits).
 pub(crate) fn in_worker<R: Send>(
     registry: &Arc<Registry>,
     op: impl FnOnce(&Worker) -> R + Send,
@@ -1061,6 +1240,11 @@ pub(crate) fn in_worker<R: Send>(
     }
     let current = Worker::current();
     if current.is_null() {
+        // From outside any pool: run `op` here, in the slot of a parked worker, if there is
+        // one (see `run_borrowed`); else hand it to the workers and wait.
+        if let Some(index) = registry.sleep.lend() {
+            return run_borrowed(registry, index, op);
+        }
         let job = InstallJob::new(op, LockLatch::new());
         registry.inject(job.job_ref());
         job.latch.wait();

@@ -24,12 +24,30 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::time::Duration;
 
 struct Slot {
-    /// Set by the sleeper under `woken`'s mutex, cleared by whoever wakes it (also under the
+    /// Set by the sleeper under `state`'s mutex, cleared by whoever wakes it (also under the
     /// mutex). Read outside the mutex only as a hint that is re-checked under it.
     is_sleeping: AtomicBool,
-    /// A wake-up was delivered and not yet consumed.
-    woken: Mutex<bool>,
+    state: Mutex<SlotState>,
+    /// The worker thread parks here.
     condvar: Condvar,
+    /// A thread outside the pool that borrowed the slot (`lend`) parks here while it waits,
+    /// so that a wake-up meant for it never reaches the worker thread parked under it.
+    borrower: Condvar,
+}
+
+/// What a slot's mutex guards.
+#[derive(Default)]
+struct SlotState {
+    /// A wake-up for the worker thread was delivered and not yet consumed.
+    woken: bool,
+    /// A wake-up for the borrower (see `Slot::borrower`).
+    borrower_woken: bool,
+    /// The worker thread is parked between jobs, for good (no timeout), holding nothing:
+    /// its slot may be lent.
+    lendable: bool,
+    /// The slot is lent to a thread outside the pool; its worker thread stays parked until
+    /// it is given back.
+    lent: bool,
 }
 
 pub(crate) struct Sleep {
@@ -44,8 +62,9 @@ impl Sleep {
             .map(|_| {
                 CachePadded(Slot {
                     is_sleeping: AtomicBool::new(false),
-                    woken: Mutex::new(false),
+                    state: Mutex::new(SlotState::default()),
                     condvar: Condvar::new(),
+                    borrower: Condvar::new(),
                 })
             })
             .collect();
@@ -74,14 +93,20 @@ impl Sleep {
     /// finds nobody to wake (and the sleeper, awake, looks for work again). (loom does not
     /// model timeouts; the withdrawal is the same as the `stay_awake` path's.) Returns
     /// whether it really slept.
+    ///
+    /// `lendable`: the worker is between jobs and holds nothing, so while it parks for good
+    /// its slot may be lent to a thread outside the pool (`lend`). If the slot is lent when
+    /// this is called, the caller is the borrower, and it parks on the borrower's side.
     pub(crate) fn sleep(
         &self,
         index: usize,
         stay_awake: impl Fn() -> bool,
         timeout: impl FnOnce() -> Option<Duration>,
+        lendable: bool,
     ) -> bool {
         let slot = &self.slots[index];
-        let mut woken = slot.woken.lock().unwrap();
+        let mut state = slot.state.lock().unwrap();
+        let borrower = state.lent;
         // Relaxed: read by wakers only as a hint, re-checked under the mutex we hold.
         slot.is_sleeping.store(true, Relaxed);
         // Release: a waker that reads the new count with Acquire also sees `is_sleeping`.
@@ -94,23 +119,88 @@ impl Sleep {
             return false;
         }
         let timeout = timeout();
-        // The waker clears `is_sleeping` and decrements `sleepers` for us.
-        while !*woken {
+        state.lendable = lendable && !borrower && timeout.is_none();
+        let condvar = if borrower { &slot.borrower } else { &slot.condvar };
+        // The waker clears `is_sleeping` and decrements `sleepers` for us; while the slot is
+        // lent, nobody wakes the worker thread (`lend` took its announcement), so it waits
+        // here until the slot is given back and work needs it.
+        while !woken(&mut state, borrower) {
             match timeout {
-                None => woken = slot.condvar.wait(woken).unwrap(),
+                None => state = condvar.wait(state).unwrap(),
                 Some(timeout) => {
-                    let (guard, result) = slot.condvar.wait_timeout(woken, timeout).unwrap();
-                    woken = guard;
-                    if result.timed_out() && !*woken {
-                        slot.is_sleeping.store(false, Relaxed);
-                        self.sleepers.fetch_sub(1, Relaxed);
+                    let (guard, result) = condvar.wait_timeout(state, timeout).unwrap();
+                    state = guard;
+                    if result.timed_out() {
+                        if !woken(&mut state, borrower) {
+                            slot.is_sleeping.store(false, Relaxed);
+                            self.sleepers.fetch_sub(1, Relaxed);
+                        }
                         return true;
                     }
                 }
             }
         }
-        *woken = false;
         true
+    }
+
+    /// Lends the slot of a worker parked for good between jobs to the calling thread, which
+    /// is outside the pool, and returns its index; `None` if no worker is so parked. The
+    /// worker thread stays parked, and is no longer counted as a sleeper (nobody wakes it),
+    /// until `give_back`.
+    pub(crate) fn lend(&self) -> Option<usize> {
+        // Acquire: as in `notify_work`.
+        if self.sleepers.load(Acquire) == 0 {
+            return None;
+        }
+        let n = self.slots.len();
+        let start = next_start(n);
+        for k in 0..n {
+            let index = (start + k) % n;
+            let slot = &self.slots[index];
+            // Relaxed hint; re-checked under the mutex, which orders it with the sleeper.
+            if !slot.is_sleeping.load(Relaxed) {
+                continue;
+            }
+            let Ok(mut state) = slot.state.try_lock() else {
+                continue;
+            };
+            if !slot.is_sleeping.load(Relaxed) || !state.lendable {
+                continue;
+            }
+            // The worker's announcement is withdrawn for it, as a waker would: it now waits
+            // for `give_back` alone. The mutex makes everything it wrote before parking (its
+            // owner state) visible to the borrower.
+            slot.is_sleeping.store(false, Relaxed);
+            self.sleepers.fetch_sub(1, Relaxed);
+            state.lendable = false;
+            state.lent = true;
+            return Some(index);
+        }
+        None
+    }
+
+    /// Gives a slot lent by `lend` back: its worker is a parked sleeper again, and is woken
+    /// at once if `stay_awake()` (read after the fence, as a sleeper's) says there is work it
+    /// should see, published while nobody could wake it.
+    pub(crate) fn give_back(&self, index: usize, stay_awake: impl Fn() -> bool) {
+        let slot = &self.slots[index];
+        {
+            let mut state = slot.state.lock().unwrap();
+            debug_assert!(state.lent && !slot.is_sleeping.load(Relaxed));
+            state.lent = false;
+            state.lendable = true;
+            // The mutex makes the borrower's writes (the owner state) visible to the worker
+            // when it next takes it, on waking.
+            slot.is_sleeping.store(true, Relaxed);
+            // Release: as in `sleep`.
+            self.sleepers.fetch_add(1, Release);
+        }
+        // The sleeper's half of the Dekker pattern, on the worker's behalf: a waker that
+        // published while the slot was lent did not count this worker.
+        fence(SeqCst);
+        if stay_awake() {
+            self.wake(index);
+        }
     }
 
     /// Called after publishing work that any worker may take: wakes one parked worker if
@@ -148,14 +238,21 @@ impl Sleep {
         if !slot.is_sleeping.load(Relaxed) {
             return false;
         }
-        let mut woken = slot.woken.lock().unwrap();
+        let mut state = slot.state.lock().unwrap();
         if !slot.is_sleeping.load(Relaxed) {
             return false;
         }
         slot.is_sleeping.store(false, Relaxed);
         self.sleepers.fetch_sub(1, Relaxed);
-        *woken = true;
-        slot.condvar.notify_one();
+        state.lendable = false;
+        // While the slot is lent, the sleeper is its borrower.
+        if state.lent {
+            state.borrower_woken = true;
+            slot.borrower.notify_one();
+        } else {
+            state.woken = true;
+            slot.condvar.notify_one();
+        }
         true
     }
 
@@ -174,6 +271,16 @@ impl Sleep {
             self.wake(i);
         }
     }
+}
+
+/// Consumes the wake-up of the worker thread or, if `borrower`, of the slot's borrower.
+fn woken(state: &mut SlotState, borrower: bool) -> bool {
+    let flag = if borrower {
+        &mut state.borrower_woken
+    } else {
+        &mut state.woken
+    };
+    std::mem::take(flag)
 }
 
 /// A cheap per-call starting point so that wake-ups spread over the workers.
@@ -208,7 +315,7 @@ mod tests {
     fn a_timed_sleep_times_out_and_withdraws() {
         let s = Sleep::new(1);
         let start = std::time::Instant::now();
-        assert!(s.sleep(0, || false, || Some(Duration::from_millis(5))));
+        assert!(s.sleep(0, || false, || Some(Duration::from_millis(5)), false));
         assert!(start.elapsed() >= Duration::from_millis(5));
         assert_eq!(s.sleepers(), 0);
         // Nobody is asleep any more: a later wake-up finds no one.
@@ -218,7 +325,7 @@ mod tests {
     #[test]
     fn stay_awake_short_circuits() {
         let s = Sleep::new(1);
-        assert!(!s.sleep(0, || true, || None));
+        assert!(!s.sleep(0, || true, || None, false));
         assert_eq!(s.sleepers(), 0);
     }
 
@@ -230,7 +337,7 @@ mod tests {
             let (s, flag) = (s.clone(), flag.clone());
             std::thread::spawn(move || {
                 while !flag.load(SeqCst) {
-                    s.sleep(1, || flag.load(Relaxed), || None);
+                    s.sleep(1, || flag.load(Relaxed), || None, false);
                 }
             })
         };
@@ -263,7 +370,7 @@ mod loom_tests {
                 let (sleep, work) = (sleep.clone(), work.clone());
                 thread::spawn(move || {
                     while !work.load(Acquire) {
-                        sleep.sleep(0, || work.load(Relaxed), || None);
+                        sleep.sleep(0, || work.load(Relaxed), || None, false);
                     }
                 })
             };
@@ -284,7 +391,7 @@ mod loom_tests {
                 let (sleep, latch) = (sleep.clone(), latch.clone());
                 thread::spawn(move || {
                     while !latch.load(Acquire) {
-                        sleep.sleep(1, || latch.load(Relaxed), || None);
+                        sleep.sleep(1, || latch.load(Relaxed), || None, false);
                     }
                 })
             };
@@ -311,7 +418,7 @@ mod loom_tests {
                             }
                             continue;
                         }
-                        sleep.sleep(i, || items.load(Relaxed) > 0, || None);
+                        sleep.sleep(i, || items.load(Relaxed) > 0, || None, false);
                     })
                 })
                 .collect();
@@ -353,6 +460,7 @@ mod loom_tests {
                             decided.store(true, Release);
                             busy.then_some(std::time::Duration::from_micros(50))
                         },
+                        true,
                     );
                 })
             };
@@ -373,5 +481,262 @@ mod loom_tests {
             parker.join().unwrap();
         });
     }
+
+    /// A thread outside the pool borrows the slot of a parked worker and gives it back while
+    /// work is published: work published while the slot was lent (when nobody counted the
+    /// worker as a sleeper) still wakes it.
+    #[test]
+    fn work_published_while_a_slot_is_lent_wakes_its_worker() {
+        model(|| {
+            let sleep = Arc::new(Sleep::new(1));
+            let work = Arc::new(AtomicBool::new(false));
+            let worker = {
+                let (sleep, work) = (sleep.clone(), work.clone());
+                thread::spawn(move || {
+                    while !work.load(Acquire) {
+                        sleep.sleep(0, || work.load(Relaxed), || None, true);
+                    }
+                })
+            };
+            let borrower = {
+                let (sleep, work) = (sleep.clone(), work.clone());
+                thread::spawn(move || {
+                    if let Some(index) = sleep.lend() {
+                        sleep.give_back(index, || work.load(Relaxed));
+                    }
+                })
+            };
+            work.store(true, Release);
+            sleep.notify_work(|| 0);
+            borrower.join().unwrap();
+            worker.join().unwrap();
+        });
+    }
+
+    /// A borrower waits in its slot for a latch while the slot's worker is parked under it:
+    /// the latch's wake-up reaches the borrower, never the worker, which sleeps on until the
+    /// slot is given back and then wakes for the work published meanwhile.
+    #[test]
+    fn a_latch_wakes_the_borrower_not_the_worker_under_it() {
+        model(|| {
+            let sleep = Arc::new(Sleep::new(1));
+            let (work, latch, lent) = (
+                Arc::new(AtomicBool::new(false)),
+                Arc::new(AtomicBool::new(false)),
+                Arc::new(AtomicBool::new(false)),
+            );
+            let worker = {
+                let (sleep, work, lent) = (sleep.clone(), work.clone(), lent.clone());
+                thread::spawn(move || {
+                    while !work.load(Acquire) {
+                        sleep.sleep(0, || work.load(Relaxed), || None, true);
+                        assert!(!lent.load(SeqCst), "the worker woke while its slot was lent");
+                    }
+                })
+            };
+            let borrower = {
+                let (sleep, work, latch, lent) =
+                    (sleep.clone(), work.clone(), latch.clone(), lent.clone());
+                thread::spawn(move || {
+                    let index = loop {
+                        if let Some(index) = sleep.lend() {
+                            break index;
+                        }
+                        thread::yield_now();
+                    };
+                    lent.store(true, SeqCst);
+                    while !latch.load(Acquire) {
+                        sleep.sleep(index, || latch.load(Relaxed), || None, false);
+                    }
+                    // Work for the worker, published while its slot is lent.
+                    work.store(true, Release);
+                    sleep.notify_work(|| 0);
+                    lent.store(false, SeqCst);
+                    sleep.give_back(index, || work.load(Relaxed));
+                })
+            };
+            // The thief of the borrower's join frame sets its latch and wakes slot 0.
+            latch.store(true, Release);
+            sleep.fence_and_wake(0);
+            borrower.join().unwrap();
+            worker.join().unwrap();
+        });
+    }
+
+
+    /// The whole protocol of a call from outside (`registry::run_borrowed`), with the real
+    /// deque and sleep slots: a caller borrows parked worker 0's slot, promotes a join frame
+    /// onto the slot's deque and wakes worker 1, then pops the frame back while worker 1
+    /// tries to steal it. Whoever gets it runs it; if the thief did, the caller waits for
+    /// the frame's latch, parked on the borrower's side, and the thief wakes it. Then the
+    /// caller gives the slot back. Checked: the frame runs exactly once, no wake-up is lost
+    /// (a deadlock), worker 0 never wakes while its slot is lent, and after the pool is
+    /// told to stop, both workers wake and finish (so the slot was free again).
+    #[test]
+    fn a_borrowed_slot_shares_a_frame_that_a_thief_steals_or_the_caller_pops() {
+        use crate::deque::{Deque, Steal};
+        use std::ptr::NonNull;
+        model(|| {
+            let sleep = Arc::new(Sleep::new(2));
+            let deque = Arc::new(Deque::<u8>::with_capacity(2));
+            let stop = Arc::new(AtomicBool::new(false));
+            let latch = Arc::new(AtomicBool::new(false));
+            let lent = Arc::new(AtomicBool::new(false));
+            let runs = Arc::new(AtomicUsize::new(0));
+            let worker0 = {
+                let (sleep, stop, lent) = (sleep.clone(), stop.clone(), lent.clone());
+                thread::spawn(move || {
+                    while !stop.load(Acquire) {
+                        sleep.sleep(0, || stop.load(Relaxed), || None, true);
+                        assert!(!lent.load(SeqCst), "worker 0 woke while its slot was lent");
+                    }
+                })
+            };
+            let thief = {
+                let (sleep, deque, stop) = (sleep.clone(), deque.clone(), stop.clone());
+                let (latch, runs) = (latch.clone(), runs.clone());
+                thread::spawn(move || loop {
+                    match deque.steal() {
+                        Steal::Success(_) => {
+                            runs.fetch_add(1, Relaxed);
+                            // The frame's latch, then the owner's wake-up (`FrameLatch`).
+                            latch.store(true, Release);
+                            sleep.fence_and_wake(0);
+                        }
+                        Steal::Retry => thread::yield_now(),
+                        Steal::Empty => {
+                            if stop.load(Acquire) {
+                                return;
+                            }
+                            sleep.sleep(
+                                1,
+                                || stop.load(Relaxed) || !deque.is_empty(),
+                                || None,
+                                false,
+                            );
+                        }
+                    }
+                })
+            };
+            // The caller, outside the pool: borrow worker 0's slot once it has parked.
+            let index = loop {
+                if let Some(index) = sleep.lend() {
+                    break index;
+                }
+                thread::yield_now();
+            };
+            // Worker 1 parks as not lendable (as a worker inside a job does).
+            assert_eq!(index, 0);
+            lent.store(true, SeqCst);
+            let mut frame = 1u8;
+            // SAFETY: the caller owns the slot's deque while it is lent.
+            unsafe { deque.push(NonNull::from(&mut frame)) };
+            sleep.notify_work(|| 0);
+            // SAFETY: as above.
+            match unsafe { deque.pop() } {
+                Some(_) => {
+                    runs.fetch_add(1, Relaxed);
+                }
+                None => {
+                    while !latch.load(Acquire) {
+                        sleep.sleep(0, || latch.load(Relaxed), || None, false);
+                    }
+                }
+            }
+            assert!(deque.is_empty());
+            lent.store(false, SeqCst);
+            sleep.give_back(0, || stop.load(Relaxed));
+            stop.store(true, Release);
+            sleep.wake_all();
+            thief.join().unwrap();
+            worker0.join().unwrap();
+            assert_eq!(runs.load(Relaxed), 1);
+        });
+    }
+
+
+    /// A join frame's steal-back (`JoinFrame::complete_promoted` with `Worker::wait_until`'s
+    /// hint), on the real deques and sleep slots: worker 0 promotes a frame, finds it stolen
+    /// when it pops, and helps while it waits: it steals back the subtask the thief pushed
+    /// (a join inside the stolen frame), or parks until the thief wakes it. The thief pops
+    /// its subtask or, if worker 0 took it, waits for that subtask's latch, then completes
+    /// the frame and wakes worker 0. Checked: the frame and the subtask each run exactly
+    /// once, and no wake-up is lost on either side.
+    #[test]
+    fn an_owner_helps_the_thief_of_its_frame_by_stealing_back() {
+        use crate::deque::{Deque, Steal};
+        use std::ptr::NonNull;
+        model(|| {
+            let sleep = Arc::new(Sleep::new(2));
+            let deques = Arc::new([Deque::<u8>::with_capacity(2), Deque::with_capacity(2)]);
+            // [frame, subtask] latches and run counts.
+            let latches = Arc::new([AtomicBool::new(false), AtomicBool::new(false)]);
+            let runs = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
+            let thief = {
+                let (sleep, deques) = (sleep.clone(), deques.clone());
+                let (latches, runs) = (latches.clone(), runs.clone());
+                thread::spawn(move || {
+                    // Take the frame (worker 0 may pop it first: then there is nothing to do).
+                    loop {
+                        match deques[0].steal() {
+                            Steal::Success(_) => break,
+                            Steal::Retry => thread::yield_now(),
+                            Steal::Empty => return,
+                        }
+                    }
+                    runs[0].fetch_add(1, Relaxed);
+                    // The frame's body joins: its second half is promoted at once.
+                    let mut sub = 2u8;
+                    // SAFETY: worker 1 owns deque 1.
+                    unsafe { deques[1].push(NonNull::from(&mut sub)) };
+                    sleep.notify_work(|| 0);
+                    // SAFETY: as above.
+                    if unsafe { deques[1].pop() }.is_some() {
+                        runs[1].fetch_add(1, Relaxed);
+                    } else {
+                        while !latches[1].load(Acquire) {
+                            sleep.sleep(1, || latches[1].load(Relaxed), || None, false);
+                        }
+                    }
+                    latches[0].store(true, Release);
+                    sleep.fence_and_wake(0);
+                })
+            };
+            let mut frame = 1u8;
+            // SAFETY: the main thread is worker 0 and owns deque 0.
+            unsafe { deques[0].push(NonNull::from(&mut frame)) };
+            sleep.notify_work(|| 0);
+            // SAFETY: as above.
+            if unsafe { deques[0].pop() }.is_some() {
+                runs[0].fetch_add(1, Relaxed);
+            } else {
+                // Stolen: help the thief until the frame's latch is set.
+                while !latches[0].load(Acquire) {
+                    match deques[1].steal() {
+                        Steal::Success(_) => {
+                            runs[1].fetch_add(1, Relaxed);
+                            latches[1].store(true, Release);
+                            sleep.fence_and_wake(1);
+                        }
+                        Steal::Retry => thread::yield_now(),
+                        Steal::Empty => {
+                            sleep.sleep(
+                                0,
+                                || latches[0].load(Relaxed) || !deques[1].is_empty(),
+                                || None,
+                                false,
+                            );
+                        }
+                    }
+                }
+            }
+            thief.join().unwrap();
+            assert_eq!(runs[0].load(Relaxed), 1);
+            // The subtask exists only if the thief took the frame.
+            let stolen = latches[0].load(Relaxed);
+            assert_eq!(runs[1].load(Relaxed), stolen as usize);
+        });
+    }
+
     use std::sync::atomic::Ordering::AcqRel;
 }

@@ -28,10 +28,10 @@
 //!   for the next join.
 
 use super::plumbing::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
+use crate::clock;
 use crate::join::join;
 use crate::registry::{self, Worker};
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::OnceLock;
 
 /// From this chunk length on, a run times its chunks (before, the counter would cost more
 /// than the items between two reads).
@@ -447,6 +447,12 @@ impl Pace {
     #[inline(never)]
     fn timed(self, done: usize) -> Pace {
         let now = clock::now();
+        // SAFETY: as in `boundary`.
+        let worker = unsafe { &*self.worker };
+        if worker.borrowed_alone() {
+            // A thread outside the pool runs this loop alone in a borrowed slot: its clock.
+            worker.caller_tick();
+        }
         let ticks = now.saturating_sub(self.since).max(1);
         let cost = ticks as f32 / done as f32;
         let target = (clock::ticks(CHUNK_TIME_NS) as f32 / cost) as usize;
@@ -499,49 +505,5 @@ impl Pace {
                 false,
             )
         }
-    }
-}
-
-/// A cheap monotonic clock: the time-stamp counter where there is one (about 10 ns a read
-/// here, against 25 ns for `Instant::now`), else nanoseconds since the first read.
-mod clock {
-    use super::OnceLock;
-    use std::time::Instant;
-
-    /// The current tick count; never 0.
-    #[inline(always)]
-    pub(super) fn now() -> u64 {
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        {
-            // SAFETY: `rdtsc` is available on every x86-64 CPU and has no side effects.
-            unsafe { core::arch::x86_64::_rdtsc() | 1 }
-        }
-        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-        {
-            static START: OnceLock<Instant> = OnceLock::new();
-            START.get_or_init(Instant::now).elapsed().as_nanos() as u64 | 1
-        }
-    }
-
-    /// How many ticks make `ns` nanoseconds.
-    pub(super) fn ticks(ns: u64) -> u64 {
-        static PER_MICROSECOND: OnceLock<u64> = OnceLock::new();
-        let per_us = *PER_MICROSECOND.get_or_init(measure_per_microsecond);
-        ns * per_us / 1000
-    }
-
-    /// Ticks per microsecond, measured once against `Instant` over 200 us.
-    fn measure_per_microsecond() -> u64 {
-        if cfg!(not(all(target_arch = "x86_64", not(miri)))) {
-            return 1000;
-        }
-        let start = Instant::now();
-        let first = now();
-        while start.elapsed().as_micros() < 200 {
-            std::hint::spin_loop();
-        }
-        let ticks = now() - first;
-        let us = start.elapsed().as_micros().max(1) as u64;
-        (ticks / us).max(1)
     }
 }

@@ -1,0 +1,270 @@
+//! Work started from threads outside the pool, which run it themselves in a parked worker's
+//! slot when they can (`Pool::install`, `join`, `scope`, the parallel iterators): what
+//! users rely on stays true.
+
+use forkjoin::prelude::*;
+use forkjoin::Pool;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::{Arc, Barrier, Mutex};
+use std::time::{Duration, Instant};
+
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = forkjoin::join(|| fib(n - 1), || fib(n - 2));
+    a + b
+}
+
+/// Waits until every worker of `pool` has parked, so that the next call from outside can
+/// borrow a slot: a pool that has done nothing for a while.
+fn settle() {
+    std::thread::sleep(Duration::from_millis(20));
+}
+
+#[test]
+fn inside_install_the_index_and_size_are_the_pools() {
+    for threads in [1, 2, 8] {
+        let pool = Pool::new(threads).unwrap();
+        for round in 0..50 {
+            if round % 10 == 0 {
+                settle();
+            }
+            let (n, index) = pool.install(|| {
+                (forkjoin::current_num_threads(), forkjoin::current_thread_index())
+            });
+            assert_eq!(n, threads);
+            let index = index.expect("inside install the thread has an index");
+            assert!(index < threads, "index {index} of a {threads}-worker pool");
+            // Joins see the same.
+            let seen = pool.install(|| {
+                let (a, b) = forkjoin::join(forkjoin::current_thread_index, || {
+                    forkjoin::current_thread_index()
+                });
+                [a.unwrap(), b.unwrap()]
+            });
+            assert!(seen.iter().all(|&i| i < threads));
+        }
+        // Outside again: no index, and the global pool's size.
+        assert_eq!(forkjoin::current_thread_index(), None);
+    }
+}
+
+/// Code that indexes per-worker buffers with `current_thread_index` never sees two threads
+/// on one index at once.
+#[test]
+fn per_worker_buffers_indexed_by_thread_index_are_never_shared() {
+    let pool = Pool::new(2).unwrap();
+    let busy: Vec<AtomicBool> = (0..2).map(|_| AtomicBool::new(false)).collect();
+    let sums: Vec<Mutex<u64>> = (0..2).map(|_| Mutex::new(0)).collect();
+    std::thread::scope(|s| {
+        for t in 0..4u64 {
+            let (pool, busy, sums) = (&pool, &busy, &sums);
+            s.spawn(move || {
+                for i in 0..200u64 {
+                    pool.install(|| {
+                        (0..64u64).into_par_iter().for_each(|k| {
+                            let me = forkjoin::current_thread_index().unwrap();
+                            assert!(!busy[me].swap(true, SeqCst), "two threads on index {me}");
+                            *sums[me].try_lock().expect("buffer of this index in use") += k;
+                            busy[me].store(false, SeqCst);
+                        });
+                    });
+                    if i % 50 == 0 && t == 0 {
+                        settle();
+                    }
+                }
+            });
+        }
+    });
+    let total: u64 = sums.iter().map(|m| *m.lock().unwrap()).sum();
+    assert_eq!(total, 4 * 200 * (0..64u64).sum::<u64>());
+}
+
+#[test]
+fn panics_reach_the_caller_and_the_slot_is_given_back() {
+    for threads in [1, 2] {
+        let pool = Pool::new(threads).unwrap();
+        for round in 0..20 {
+            settle();
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                pool.install(|| {
+                    let (a, _) = forkjoin::join(|| fib(10), || panic!("leaf {round}"));
+                    a
+                })
+            }));
+            let message = caught.expect_err("the panic reaches the caller");
+            assert_eq!(
+                message.downcast_ref::<String>().map(String::as_str),
+                Some(format!("leaf {round}").as_str())
+            );
+            assert_eq!(forkjoin::current_thread_index(), None);
+            // The pool, and the slot that was borrowed, still work.
+            assert_eq!(pool.install(|| fib(20)), 6765);
+            let task = pool.submit(|| fib(15));
+            assert_eq!(task.join().unwrap(), 610);
+        }
+    }
+}
+
+/// Jobs a caller spawns or submits from inside `install` and does not wait for still run
+/// after it returns (they leave the borrowed slot's deque for the pool's queues).
+#[test]
+fn work_left_behind_by_a_caller_still_runs() {
+    let pool = Pool::new(2).unwrap();
+    let done = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for _ in 0..50 {
+        settle_briefly();
+        let t = pool.install(|| {
+            let done = done.clone();
+            pool.submit(move || {
+                done.fetch_add(1, SeqCst);
+                fib(12)
+            })
+        });
+        tasks.push(t);
+    }
+    for t in tasks {
+        assert_eq!(t.join().unwrap(), 144);
+    }
+    assert_eq!(done.load(SeqCst), 50);
+}
+
+fn settle_briefly() {
+    std::thread::sleep(Duration::from_millis(2));
+}
+
+/// Eight threads outside a two-worker pool call into it at once, many times: all make
+/// progress and get exact answers (at most two run in borrowed slots, the others are
+/// served by the workers).
+#[test]
+fn eight_outside_threads_enter_one_pool_at_once() {
+    for threads in [1, 2] {
+        let pool = Pool::new(threads).unwrap();
+        let barrier = Barrier::new(8);
+        let calls = AtomicUsize::new(0);
+        std::thread::scope(|s| {
+            for t in 0..8u64 {
+                let (pool, barrier, calls) = (&pool, &barrier, &calls);
+                s.spawn(move || {
+                    barrier.wait();
+                    for i in 0..300u64 {
+                        let n = 8 + (t + i) % 8;
+                        let r = pool.install(|| {
+                            let v: u64 = (0..n * 10).into_par_iter().map(|x| x * x).sum();
+                            (fib(n), v)
+                        });
+                        let squares = (0..n * 10).map(|x| x * x).sum::<u64>();
+                        assert_eq!(r, (fib_seq(n), squares));
+                        calls.fetch_add(1, SeqCst);
+                    }
+                });
+            }
+        });
+        assert_eq!(calls.load(SeqCst), 8 * 300);
+    }
+}
+
+fn fib_seq(n: u64) -> u64 {
+    if n < 2 {
+        n
+    } else {
+        fib_seq(n - 1) + fib_seq(n - 2)
+    }
+}
+
+/// From a borrowed slot: `install` into another pool, and into the same pool, never
+/// deadlocks; the inner pool's index is the inner pool's.
+#[test]
+fn nested_pools_from_a_borrowed_slot() {
+    let outer = Pool::new(2).unwrap();
+    let inner = Pool::new(3).unwrap();
+    for _ in 0..20 {
+        settle_briefly();
+        let (a, b) = outer.install(|| {
+            forkjoin::join(
+                || inner.install(|| (forkjoin::current_num_threads(), fib(18))),
+                || outer.install(|| (forkjoin::current_num_threads(), fib(17))),
+            )
+        });
+        assert_eq!(a, (3, 2584));
+        assert_eq!(b, (2, 1597));
+    }
+}
+
+/// A long job from outside brings the parked workers in: two closures joined at the top
+/// run on two threads at once, though the caller started alone. (The second closure
+/// waits, at most five seconds, for the first to start elsewhere.)
+#[test]
+fn a_long_job_from_outside_is_shared() {
+    let pool = Pool::new(2).unwrap();
+    for _ in 0..5 {
+        settle();
+        let started = AtomicBool::new(false);
+        let (ta, tb) = pool.install(|| {
+            forkjoin::join(
+                || {
+                    started.store(true, SeqCst);
+                    let deadline = Instant::now() + Duration::from_secs(5);
+                    // Hold the thread until the other closure has started elsewhere.
+                    while started.load(SeqCst) && Instant::now() < deadline {
+                        std::hint::spin_loop();
+                    }
+                    std::thread::current().id()
+                },
+                || {
+                    started.store(false, SeqCst);
+                    std::thread::current().id()
+                },
+            )
+        });
+        assert_ne!(ta, tb, "the second closure ran on the caller: nobody was brought in");
+    }
+    // A parallel loop started from outside spreads too: both workers' indexes take items.
+    settle();
+    let seen = Mutex::new(HashSet::new());
+    pool.install(|| {
+        (0..2000u32).into_par_iter().for_each(|_| {
+            let spin = Instant::now();
+            while spin.elapsed() < Duration::from_micros(20) {}
+            seen.lock().unwrap().insert(forkjoin::current_thread_index().unwrap());
+        })
+    });
+    assert_eq!(seen.into_inner().unwrap().len(), 2);
+}
+
+/// `join`, `scope` and the iterators called from a plain thread use the global pool, on
+/// the calling thread when a worker is parked; their answers are exact.
+#[test]
+fn global_entry_points_from_outside() {
+    for _ in 0..20 {
+        settle_briefly();
+        assert_eq!(fib(16), 987);
+        let mut v = [0u64; 100];
+        forkjoin::scope(|s| {
+            for (i, x) in v.iter_mut().enumerate() {
+                s.spawn(move |_| *x = fib_seq(i as u64 % 12));
+            }
+        });
+        assert_eq!(v.iter().sum::<u64>(), (0..100).map(|i| fib_seq(i % 12)).sum());
+        let total: u64 = (0..10_000u64).into_par_iter().sum();
+        assert_eq!(total, 49_995_000);
+    }
+}
+
+/// The point of it all: a call from outside into a pool whose workers are parked runs on
+/// the calling thread, with no hand-off.
+#[test]
+fn a_call_into_a_parked_pool_runs_on_the_caller() {
+    for threads in [1, 2, 4] {
+        let pool = Pool::new(threads).unwrap();
+        let me = std::thread::current().id();
+        let on_caller = (0..10).any(|_| {
+            settle();
+            pool.install(|| std::thread::current().id()) == me
+        });
+        assert!(on_caller, "{threads} workers: every call was handed to a worker");
+    }
+}
