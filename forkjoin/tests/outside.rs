@@ -248,7 +248,7 @@ fn global_entry_points_from_outside() {
                 s.spawn(move |_| *x = fib_seq(i as u64 % 12));
             }
         });
-        assert_eq!(v.iter().sum::<u64>(), (0..100).map(|i| fib_seq(i % 12)).sum());
+        assert_eq!(v.iter().sum::<u64>(), (0..100).map(|i| fib_seq(i % 12)).sum::<u64>());
         let total: u64 = (0..10_000u64).into_par_iter().sum();
         assert_eq!(total, 49_995_000);
     }
