@@ -1,9 +1,9 @@
 //! forkjoin on clusters.
 //!
-//! - [`start`]: the hybrid start-up: MPI initialised with a thread level that lets a pool
+//! - `start` (feature `mpi`): the hybrid start-up: MPI initialised with a thread level that lets a pool
 //!   compute beside the communicating thread, and a forkjoin pool in every process sized to
 //!   the cores that process owns on its node.
-//! - [`Comm`]: a communicator that keeps a model clock per process (ParJava's model,
+//! - `Comm` (feature `mpi`): a communicator that keeps a model clock per process (ParJava's model,
 //!   SimGrid SMPI's approach): the run's real time and its predicted time on a modelled
 //!   network side by side.
 //! - [`network`]: network profiles (alpha + beta bytes), measured here or built in;
