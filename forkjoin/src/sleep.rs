@@ -120,7 +120,11 @@ impl Sleep {
         }
         let timeout = timeout();
         state.lendable = lendable && !borrower && timeout.is_none();
-        let condvar = if borrower { &slot.borrower } else { &slot.condvar };
+        let condvar = if borrower {
+            &slot.borrower
+        } else {
+            &slot.condvar
+        };
         // The waker clears `is_sleeping` and decrements `sleepers` for us; while the slot is
         // lent, nobody wakes the worker thread (`lend` took its announcement), so it waits
         // here until the slot is given back and work needs it.
@@ -482,6 +486,43 @@ mod loom_tests {
         });
     }
 
+    /// Parks as worker `index` until `flag` is set.
+    fn park_until(sleep: &Sleep, index: usize, flag: &AtomicBool, lendable: bool) {
+        while !flag.load(Acquire) {
+            sleep.sleep(index, || flag.load(Relaxed), || None, lendable);
+        }
+    }
+
+    /// Worker `index`, parked for good between jobs (lendable) until `stop`: it must never
+    /// wake while `lent` says its slot is lent.
+    fn parked_worker(
+        sleep: &Arc<Sleep>,
+        index: usize,
+        stop: &Arc<AtomicBool>,
+        lent: &Arc<AtomicBool>,
+    ) -> thread::JoinHandle<()> {
+        let (sleep, stop, lent) = (sleep.clone(), stop.clone(), lent.clone());
+        thread::spawn(move || {
+            while !stop.load(Acquire) {
+                sleep.sleep(index, || stop.load(Relaxed), || None, true);
+                assert!(
+                    !lent.load(SeqCst),
+                    "worker {index} woke while its slot was lent"
+                );
+            }
+        })
+    }
+
+    /// Borrows a slot, waiting for a worker to park.
+    fn borrow(sleep: &Sleep) -> usize {
+        loop {
+            if let Some(index) = sleep.lend() {
+                return index;
+            }
+            thread::yield_now();
+        }
+    }
+
     /// A thread outside the pool borrows the slot of a parked worker and gives it back while
     /// work is published: work published while the slot was lent (when nobody counted the
     /// worker as a sleeper) still wakes it.
@@ -492,11 +533,7 @@ mod loom_tests {
             let work = Arc::new(AtomicBool::new(false));
             let worker = {
                 let (sleep, work) = (sleep.clone(), work.clone());
-                thread::spawn(move || {
-                    while !work.load(Acquire) {
-                        sleep.sleep(0, || work.load(Relaxed), || None, true);
-                    }
-                })
+                thread::spawn(move || park_until(&sleep, 0, &work, true))
             };
             let borrower = {
                 let (sleep, work) = (sleep.clone(), work.clone());
@@ -525,29 +562,14 @@ mod loom_tests {
                 Arc::new(AtomicBool::new(false)),
                 Arc::new(AtomicBool::new(false)),
             );
-            let worker = {
-                let (sleep, work, lent) = (sleep.clone(), work.clone(), lent.clone());
-                thread::spawn(move || {
-                    while !work.load(Acquire) {
-                        sleep.sleep(0, || work.load(Relaxed), || None, true);
-                        assert!(!lent.load(SeqCst), "the worker woke while its slot was lent");
-                    }
-                })
-            };
+            let worker = parked_worker(&sleep, 0, &work, &lent);
             let borrower = {
                 let (sleep, work, latch, lent) =
                     (sleep.clone(), work.clone(), latch.clone(), lent.clone());
                 thread::spawn(move || {
-                    let index = loop {
-                        if let Some(index) = sleep.lend() {
-                            break index;
-                        }
-                        thread::yield_now();
-                    };
+                    let index = borrow(&sleep);
                     lent.store(true, SeqCst);
-                    while !latch.load(Acquire) {
-                        sleep.sleep(index, || latch.load(Relaxed), || None, false);
-                    }
+                    park_until(&sleep, index, &latch, false);
                     // Work for the worker, published while its slot is lent.
                     work.store(true, Release);
                     sleep.notify_work(|| 0);
@@ -562,7 +584,6 @@ mod loom_tests {
             worker.join().unwrap();
         });
     }
-
 
     /// The whole protocol of a call from outside (`registry::run_borrowed`), with the real
     /// deque and sleep slots: a caller borrows parked worker 0's slot, promotes a join frame
@@ -583,15 +604,7 @@ mod loom_tests {
             let latch = Arc::new(AtomicBool::new(false));
             let lent = Arc::new(AtomicBool::new(false));
             let runs = Arc::new(AtomicUsize::new(0));
-            let worker0 = {
-                let (sleep, stop, lent) = (sleep.clone(), stop.clone(), lent.clone());
-                thread::spawn(move || {
-                    while !stop.load(Acquire) {
-                        sleep.sleep(0, || stop.load(Relaxed), || None, true);
-                        assert!(!lent.load(SeqCst), "worker 0 woke while its slot was lent");
-                    }
-                })
-            };
+            let worker0 = parked_worker(&sleep, 0, &stop, &lent);
             let thief = {
                 let (sleep, deque, stop) = (sleep.clone(), deque.clone(), stop.clone());
                 let (latch, runs) = (latch.clone(), runs.clone());
@@ -619,12 +632,7 @@ mod loom_tests {
                 })
             };
             // The caller, outside the pool: borrow worker 0's slot once it has parked.
-            let index = loop {
-                if let Some(index) = sleep.lend() {
-                    break index;
-                }
-                thread::yield_now();
-            };
+            let index = borrow(&sleep);
             // Worker 1 parks as not lendable (as a worker inside a job does).
             assert_eq!(index, 0);
             lent.store(true, SeqCst);
@@ -637,11 +645,7 @@ mod loom_tests {
                 Some(_) => {
                     runs.fetch_add(1, Relaxed);
                 }
-                None => {
-                    while !latch.load(Acquire) {
-                        sleep.sleep(0, || latch.load(Relaxed), || None, false);
-                    }
-                }
+                None => park_until(&sleep, 0, &latch, false),
             }
             assert!(deque.is_empty());
             lent.store(false, SeqCst);
@@ -653,7 +657,6 @@ mod loom_tests {
             assert_eq!(runs.load(Relaxed), 1);
         });
     }
-
 
     /// A join frame's steal-back (`JoinFrame::complete_promoted` with `Worker::wait_until`'s
     /// hint), on the real deques and sleep slots: worker 0 promotes a frame, finds it stolen
@@ -694,9 +697,7 @@ mod loom_tests {
                     if unsafe { deques[1].pop() }.is_some() {
                         runs[1].fetch_add(1, Relaxed);
                     } else {
-                        while !latches[1].load(Acquire) {
-                            sleep.sleep(1, || latches[1].load(Relaxed), || None, false);
-                        }
+                        park_until(&sleep, 1, &latches[1], false);
                     }
                     latches[0].store(true, Release);
                     sleep.fence_and_wake(0);

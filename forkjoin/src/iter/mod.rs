@@ -616,13 +616,9 @@ pub trait ParallelIterator: Sized + Send {
         K: Ord + Send,
         F: Sync + Send + Fn(&Self::Item) -> K,
     {
-        let (_, x) = self
-            .map(|x| (f(&x), x))
-            .reduce_with(|a, b| match a.0.cmp(&b.0) {
-                Ordering::Greater => b,
-                _ => a,
-            })?;
-        Some(x)
+        self.map(move |x| (f(&x), x))
+            .min_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, x)| x)
     }
 
     /// The largest item; `None` if there are none. Of equal items, any may be returned.
@@ -667,13 +663,9 @@ pub trait ParallelIterator: Sized + Send {
         K: Ord + Send,
         F: Sync + Send + Fn(&Self::Item) -> K,
     {
-        let (_, x) = self
-            .map(|x| (f(&x), x))
-            .reduce_with(|a, b| match a.0.cmp(&b.0) {
-                Ordering::Greater => a,
-                _ => b,
-            })?;
-        Some(x)
+        self.map(move |x| (f(&x), x))
+            .max_by(|a, b| a.0.cmp(&b.0))
+            .map(|(_, x)| x)
     }
 
     /// This iterator's items followed by `chain`'s.

@@ -336,31 +336,15 @@ mod tests {
 
     #[test]
     fn merge_sort_matches_std() {
-        in_pools(|w| {
-            for &len in LENS {
-                for (name, input) in inputs(len) {
-                    let mut expected = input.clone();
-                    expected.sort();
-                    let mut v = input;
-                    par_merge_sort(&mut v, &|a: &u64, b: &u64| a < b);
-                    assert!(v == expected, "{name}, len {len}, {w} workers");
-                }
-            }
+        sorts_like_std(false, |v, is_less| {
+            par_merge_sort(v, &|a: &u64, b: &u64| is_less(a, b))
         });
     }
 
     #[test]
     fn merge_sort_descending_comparator() {
-        in_pools(|w| {
-            for &len in LENS {
-                for (name, input) in inputs(len) {
-                    let mut expected = input.clone();
-                    expected.sort_by(|a, b| b.cmp(a));
-                    let mut v = input;
-                    par_merge_sort(&mut v, &|a: &u64, b: &u64| a > b);
-                    assert!(v == expected, "{name}, len {len}, {w} workers");
-                }
-            }
+        sorts_like_std(true, |v, is_less| {
+            par_merge_sort(v, &|a: &u64, b: &u64| is_less(a, b))
         });
     }
 

@@ -142,6 +142,27 @@ mod testutil {
         }
     }
 
+    /// Checks that `sort` sorts every input of every length in `LENS`, in pools of each of
+    /// `WORKERS`, as std does: ascending, or descending if `descending` (the comparator
+    /// `sort` is given is `a < b` or `a > b` to match).
+    pub(super) fn sorts_like_std(
+        descending: bool,
+        sort: impl Fn(&mut [u64], &(dyn Fn(&u64, &u64) -> bool + Sync)) + Sync,
+    ) {
+        let is_less = |a: &u64, b: &u64| if descending { a > b } else { a < b };
+        in_pools(|w| {
+            for &len in LENS {
+                for (name, input) in inputs(len) {
+                    let mut expected = input.clone();
+                    expected.sort_by(|a, b| if descending { b.cmp(a) } else { a.cmp(b) });
+                    let mut v = input;
+                    sort(&mut v, &is_less);
+                    assert!(v == expected, "{name}, len {len}, {w} workers");
+                }
+            }
+        });
+    }
+
     /// The payload of the tests' deliberate panics, which the hook keeps quiet.
     pub(super) const PANIC_MSG: &str = "sort test: deliberate panic";
 

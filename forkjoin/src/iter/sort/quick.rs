@@ -247,31 +247,15 @@ mod tests {
 
     #[test]
     fn quick_sort_matches_std() {
-        in_pools(|w| {
-            for &len in LENS {
-                for (name, input) in inputs(len) {
-                    let mut expected = input.clone();
-                    expected.sort_unstable();
-                    let mut v = input;
-                    par_quick_sort(&mut v, &|a: &u64, b: &u64| a < b);
-                    assert!(v == expected, "{name}, len {len}, {w} workers");
-                }
-            }
+        sorts_like_std(false, |v, is_less| {
+            par_quick_sort(v, &|a: &u64, b: &u64| is_less(a, b))
         });
     }
 
     #[test]
     fn quick_sort_descending_comparator() {
-        in_pools(|w| {
-            for &len in LENS {
-                for (name, input) in inputs(len) {
-                    let mut expected = input.clone();
-                    expected.sort_unstable_by(|a, b| b.cmp(a));
-                    let mut v = input;
-                    par_quick_sort(&mut v, &|a: &u64, b: &u64| a > b);
-                    assert!(v == expected, "{name}, len {len}, {w} workers");
-                }
-            }
+        sorts_like_std(true, |v, is_less| {
+            par_quick_sort(v, &|a: &u64, b: &u64| is_less(a, b))
         });
     }
 
