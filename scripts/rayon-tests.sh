@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Runs rayon's own integration tests against forkjoin: rayon 1.12.0's `tests/` and
+# rayon-core 1.13.0's, unmodified, built with `rayon` and `rayon_core` renamed to this
+# working tree's `forkjoin` (Cargo's `package =`). The crates are fetched by cargo at run
+# time (their published packages contain the tests); nothing of rayon's is kept in this
+# repository.
+#
+# Prints, per test file, whether it compiles and how many of its tests pass, then the
+# totals. Exits non-zero if any file fails to compile or any test fails, unless
+# `--report` is given (then it only reports: the acceptance of issue 26 is all of them).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+report_only=0
+[[ "${1:-}" == --report ]] && report_only=1
+
+work=$root/target/rayon-tests
+mkdir -p "$work"
+
+# 1. Fetch the published crates (sources land in cargo's registry cache).
+fetch=$work/fetch
+mkdir -p "$fetch/src"
+cat >"$fetch/Cargo.toml" <<'EOF'
+[package]
+name = "rayon-tests-fetch"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+rayon = "=1.12.0"
+rayon-core = "=1.13.0"
+
+[workspace]
+EOF
+echo 'fn main() {}' >"$fetch/src/main.rs"
+cargo metadata --quiet --format-version 1 --manifest-path "$fetch/Cargo.toml" >"$work/metadata.json"
+src_of() {
+    python3 - "$work/metadata.json" "$1" <<'EOF'
+import json, os, sys
+meta = json.load(open(sys.argv[1]))
+for p in meta["packages"]:
+    if p["name"] == sys.argv[2]:
+        print(os.path.dirname(p["manifest_path"]))
+EOF
+}
+rayon_src=$(src_of rayon)
+core_src=$(src_of rayon-core)
+
+# 2. One crate per suite, whose test targets are rayon's files, compiled against forkjoin.
+make_suite() { # name, tests dir, the crate name the tests use, extra dev-dependencies
+    local dir=$work/$1
+    rm -rf "$dir"
+    mkdir -p "$dir/src" "$dir/tests"
+    cp "$2"/*.rs "$dir/tests/"
+    touch "$dir/src/lib.rs"
+    cat >"$dir/Cargo.toml" <<EOF
+[package]
+name = "forkjoin-$1"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dev-dependencies]
+$3 = { package = "forkjoin", path = "$root/forkjoin" }
+rand = "0.9"
+rand_xorshift = "0.4"
+$4
+
+[workspace]
+
+[profile.ci]
+inherits = "release"
+codegen-units = 16
+EOF
+}
+make_suite rayon "$rayon_src/tests" rayon ''
+make_suite rayon-core "$core_src/tests" rayon_core $'scoped-tls = "1.0"\nlibc = "0.2"'
+
+# 3. Each file on its own: a file that does not compile fails alone.
+files=0 compiled=0 passed=0 failed=0
+printf '%-32s %-10s %s\n' file compiles tests
+for suite in rayon rayon-core; do
+    dir=$work/$suite
+    for f in "$dir"/tests/*.rs; do
+        name=$(basename "$f" .rs)
+        files=$((files + 1))
+        log=$work/$suite-$name.log
+        if ! CARGO_TARGET_DIR=$work/target cargo test --quiet --profile ci \
+            --manifest-path "$dir/Cargo.toml" --test "$name" --no-run >"$log" 2>&1; then
+            printf '%-32s %-10s %s\n' "$suite/$name" no "(see $log)"
+            continue
+        fi
+        compiled=$((compiled + 1))
+        CARGO_TARGET_DIR=$work/target timeout 600 cargo test --quiet --profile ci \
+            --manifest-path "$dir/Cargo.toml" --test "$name" -- --test-threads=1 >"$log" 2>&1 || true
+        ok=$(sed -n 's/.*test result: .*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | tail -1)
+        bad=$(sed -n 's/.*test result: .*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | tail -1)
+        if [[ -z "$ok" ]]; then
+            # The test binary died (a crash or a timeout): count its tests as failed.
+            ok=0
+            bad=$(grep -c '#\[test\]' "$f" || true)
+        fi
+        passed=$((passed + ok))
+        failed=$((failed + bad))
+        printf '%-32s %-10s %s passed, %s failed\n' "$suite/$name" yes "$ok" "$bad"
+    done
+done
+echo
+echo "rayon's tests against forkjoin: $compiled of $files files compile; $passed tests pass, $failed fail"
+if [[ $report_only == 0 && ($compiled != "$files" || $failed != 0) ]]; then
+    exit 1
+fi
