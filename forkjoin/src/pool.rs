@@ -118,7 +118,9 @@ impl PoolBuilder {
         self
     }
 
-    /// Stack size of each worker thread in bytes (default 16 MiB).
+    /// Stack size of each worker thread in bytes (default 16 MiB). Also the least stack a
+    /// thread outside the pool must have left for `install` to run a job on it (see
+    /// `Pool::install`); without this setting, 1 MiB.
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self
@@ -146,7 +148,10 @@ impl PoolBuilder {
         } else {
             None
         };
-        let registry = Registry::new(threads);
+        let borrow_stack = self
+            .stack_size
+            .unwrap_or(crate::registry::BORROW_STACK_DEFAULT);
+        let registry = Registry::new(threads, borrow_stack);
         let mut handles = Vec::with_capacity(threads + 1);
         let mut spawn_error = None;
         for index in 0..threads {
@@ -281,7 +286,8 @@ impl Pool {
     /// loops inside it use this pool. A panic in `op` is re-raised here.
     ///
     /// From a thread outside any pool, `op` runs on the calling thread itself when a worker
-    /// is parked: the caller takes that worker's place (its index, its queue) until `op`
+    /// is parked and the thread has enough stack left (what `PoolBuilder::stack_size` asked
+    /// for, else 1 MiB; a job that needs more runs on a worker): the caller takes that worker's place (its index, its queue) until `op`
     /// returns, idle workers steal from it once the job proves long enough to share, and it
     /// helps while it waits for them. A small job then costs about what it costs
     /// sequentially, with no hand-off to another thread and back. When every worker is

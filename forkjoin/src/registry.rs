@@ -868,6 +868,10 @@ pub(crate) struct Registry {
     /// watcher stays on duty for `WATCH_AFTER_BORROW` after it, so that a stream of calls
     /// from outside finds one and need not wake anyone.
     last_borrow: CachePadded<AtomicU64>,
+    /// The least stack a thread outside the pool must have left to run a job in a borrowed
+    /// slot (`in_worker`): the workers' stack size if the pool was built with one, else
+    /// `BORROW_STACK_DEFAULT`. A job that needs a deep stack runs on a worker otherwise.
+    borrow_stack: usize,
     /// Set while `profile::run` measures a run on this pool: every join then takes the
     /// slow path (see `Worker::refresh_limit`), where it is timed.
     #[cfg(feature = "profile")]
@@ -880,7 +884,7 @@ thread_local! {
 }
 
 impl Registry {
-    pub(crate) fn new(threads: usize) -> Arc<Registry> {
+    pub(crate) fn new(threads: usize, borrow_stack: usize) -> Arc<Registry> {
         let queues = (threads * 2).next_power_of_two();
         Arc::new_cyclic(|me| Registry {
             workers: (0..threads)
@@ -913,6 +917,7 @@ impl Registry {
             terminating: AtomicBool::new(false),
             watcher: CachePadded(AtomicBool::new(false)),
             last_borrow: CachePadded(AtomicU64::new(0)),
+            borrow_stack,
             #[cfg(feature = "profile")]
             profiling: AtomicBool::new(false),
         })
@@ -1178,6 +1183,54 @@ fn run_borrowed<R>(registry: &Registry, index: usize, op: impl FnOnce(&Worker) -
     op(worker)
 }
 
+/// How much stack a thread outside the pool must have left to run a job in a borrowed slot,
+/// for a pool built without `PoolBuilder::stack_size`: enough for the deep recursions the
+/// benchmarks run (UTS T3 takes about 2 MiB on a worker), short of a spawned thread's whole
+/// 2 MiB. A pool built with a stack size asks for that much.
+pub(crate) const BORROW_STACK_DEFAULT: usize = 1 << 20;
+
+/// Bytes of stack left below the caller's frame on this thread (`usize::MAX` where the
+/// stack's bounds are not known).
+fn stack_left() -> usize {
+    thread_local! {
+        /// The lowest address of this thread's stack (0: not known), looked up once: for
+        /// the main thread glibc reads `/proc/self/maps` to find it.
+        static STACK_LOW: Cell<Option<usize>> = const { Cell::new(None) };
+    }
+    let low = STACK_LOW.with(|c| *c.get().get_or_insert_with(stack_low));
+    let here = &low as *const usize as usize;
+    if low == 0 {
+        usize::MAX
+    } else {
+        here.saturating_sub(low)
+    }
+}
+
+/// The lowest address of the calling thread's stack, or 0 if it cannot be known.
+fn stack_low() -> usize {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    // SAFETY: `attr` is initialised by `pthread_getattr_np` before it is read and destroyed
+    // after; the out-pointers are valid locals.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return 0;
+        }
+        let mut addr: *mut libc::c_void = ptr::null_mut();
+        let mut size: libc::size_t = 0;
+        let ok = libc::pthread_attr_getstack(&attr, &mut addr, &mut size) == 0;
+        libc::pthread_attr_destroy(&mut attr);
+        // Leave a guard page's worth of margin.
+        if ok {
+            addr as usize + 64 * 1024
+        } else {
+            0
+        }
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    0
+}
+
 /// A job that runs a closure for a waiter on another thread, and its latch.
 #[repr(C)]
 struct InstallJob<L, F, R> {
@@ -1243,8 +1296,10 @@ pub(crate) fn in_worker<R: Send>(
     if current.is_null() {
         // From outside any pool: run `op` here, in the slot of a parked worker, if there is
         // one (see `run_borrowed`); else hand it to the workers and wait.
-        if let Some(index) = registry.sleep.lend() {
-            return run_borrowed(registry, index, op);
+        if stack_left() >= registry.borrow_stack {
+            if let Some(index) = registry.sleep.lend() {
+                return run_borrowed(registry, index, op);
+            }
         }
         let job = InstallJob::new(op, LockLatch::new());
         registry.inject(job.job_ref());

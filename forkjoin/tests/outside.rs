@@ -282,3 +282,31 @@ fn a_call_into_a_parked_pool_runs_on_the_caller() {
         );
     }
 }
+
+/// A job from outside runs on the caller only if the caller has the stack a worker would
+/// give it: what `stack_size` asked for, else 1 MiB.
+#[test]
+fn a_caller_short_of_stack_hands_the_job_to_a_worker() {
+    fn on_caller(pool: &Pool, caller_stack: usize) -> bool {
+        std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(caller_stack)
+                .spawn_scoped(s, || {
+                    let me = std::thread::current().id();
+                    (0..10).any(|_| {
+                        settle();
+                        pool.install(|| std::thread::current().id()) == me
+                    })
+                })
+                .unwrap()
+                .join()
+                .unwrap()
+        })
+    }
+    let default = Pool::new(2).unwrap();
+    assert!(on_caller(&default, 4 << 20), "4 MiB is enough for a default pool");
+    assert!(!on_caller(&default, 512 << 10), "512 KiB is not");
+    let deep = Pool::builder().threads(2).stack_size(32 << 20).build().unwrap();
+    assert!(!on_caller(&deep, 4 << 20), "a 32 MiB pool's job needs 32 MiB");
+    assert!(on_caller(&deep, 40 << 20), "and has it on a 40 MiB thread");
+}
