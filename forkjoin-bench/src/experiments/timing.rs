@@ -122,17 +122,22 @@ pub(super) fn side_by_side(bests: &[Best], busy: &[bool]) -> String {
 }
 
 /// Runs `f` (which enters `pool`) and returns its sample, with the CPU time the pool's
-/// threads had meanwhile as its parallelism.
+/// threads and the calling thread had meanwhile as its parallelism. The caller counts: a
+/// call from outside runs on it, in a parked worker's slot (DESIGN.md, section 7); when it
+/// hands the job over instead, it sleeps and adds nothing.
 pub(super) fn in_pool<R>(pool: &forkjoin::Pool, f: impl FnOnce() -> R) -> (Sample, R) {
     let outer_start = Instant::now();
-    let cpu_start = pool.cpu_time();
+    let cpu_start = pool.cpu_time().zip(thread_cpu_seconds());
     let start = Instant::now();
     let r = f();
     let secs = start.elapsed().as_secs_f64();
     let cpu = pool
         .cpu_time()
+        .zip(thread_cpu_seconds())
         .zip(cpu_start)
-        .map(|(e, s)| (e - s).as_secs_f64());
+        .map(|((pool_end, own_end), (pool_start, own_start))| {
+            (pool_end - pool_start).as_secs_f64() + (own_end - own_start)
+        });
     let window = outer_start.elapsed().as_secs_f64();
     (
         Sample {
