@@ -380,7 +380,9 @@ fn measure_spin(two: &Pool) -> f64 {
         std::thread::sleep(Duration::from_millis(5));
         let parks = two.stats().total.parks;
         let t = Instant::now();
-        two.install(|| ());
+        // Submitted, not installed: `install` from outside would run the job on this
+        // thread in a parked worker's slot, and no worker would wake.
+        let _ = two.submit(|| ()).join();
         let mut waited = t.elapsed();
         let deadline = Instant::now() + Duration::from_millis(200);
         while two.stats().total.parks == parks && Instant::now() < deadline {
