@@ -436,7 +436,9 @@ fn from_outside(
             }));
             t[1][2][i].push(secs(|| {
                 for _ in 0..medium_calls {
-                    let r = ch[i].scope().join(|s| medium_chili(s, black_box(root)), |_| 0);
+                    let r = ch[i]
+                        .scope()
+                        .join(|s| medium_chili(s, black_box(root)), |_| 0);
                     assert_eq!(r.0, medium);
                 }
             }));

@@ -576,7 +576,8 @@ impl Worker {
             self.refresh_limit();
             bump(&self.counters.promoted);
             if (*st).quiet {
-                self.deque.push(NonNull::new_unchecked(head as *mut JobHeader));
+                self.deque
+                    .push(NonNull::new_unchecked(head as *mut JobHeader));
             } else {
                 self.push(JobRef(NonNull::new_unchecked(head as *mut JobHeader)));
             }

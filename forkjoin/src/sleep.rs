@@ -120,7 +120,11 @@ impl Sleep {
         }
         let timeout = timeout();
         state.lendable = lendable && !borrower && timeout.is_none();
-        let condvar = if borrower { &slot.borrower } else { &slot.condvar };
+        let condvar = if borrower {
+            &slot.borrower
+        } else {
+            &slot.condvar
+        };
         // The waker clears `is_sleeping` and decrements `sleepers` for us; while the slot is
         // lent, nobody wakes the worker thread (`lend` took its announcement), so it waits
         // here until the slot is given back and work needs it.
@@ -530,7 +534,10 @@ mod loom_tests {
                 thread::spawn(move || {
                     while !work.load(Acquire) {
                         sleep.sleep(0, || work.load(Relaxed), || None, true);
-                        assert!(!lent.load(SeqCst), "the worker woke while its slot was lent");
+                        assert!(
+                            !lent.load(SeqCst),
+                            "the worker woke while its slot was lent"
+                        );
                     }
                 })
             };
@@ -562,7 +569,6 @@ mod loom_tests {
             worker.join().unwrap();
         });
     }
-
 
     /// The whole protocol of a call from outside (`registry::run_borrowed`), with the real
     /// deque and sleep slots: a caller borrows parked worker 0's slot, promotes a join frame
@@ -653,7 +659,6 @@ mod loom_tests {
             assert_eq!(runs.load(Relaxed), 1);
         });
     }
-
 
     /// A join frame's steal-back (`JoinFrame::complete_promoted` with `Worker::wait_until`'s
     /// hint), on the real deques and sleep slots: worker 0 promotes a frame, finds it stolen

@@ -32,7 +32,10 @@ fn inside_install_the_index_and_size_are_the_pools() {
                 settle();
             }
             let (n, index) = pool.install(|| {
-                (forkjoin::current_num_threads(), forkjoin::current_thread_index())
+                (
+                    forkjoin::current_num_threads(),
+                    forkjoin::current_thread_index(),
+                )
             });
             assert_eq!(n, threads);
             let index = index.expect("inside install the thread has an index");
@@ -220,7 +223,10 @@ fn a_long_job_from_outside_is_shared() {
                 },
             )
         });
-        assert_ne!(ta, tb, "the second closure ran on the caller: nobody was brought in");
+        assert_ne!(
+            ta, tb,
+            "the second closure ran on the caller: nobody was brought in"
+        );
     }
     // A parallel loop started from outside spreads too: both workers' indexes take items.
     settle();
@@ -229,7 +235,9 @@ fn a_long_job_from_outside_is_shared() {
         (0..2000u32).into_par_iter().for_each(|_| {
             let spin = Instant::now();
             while spin.elapsed() < Duration::from_micros(20) {}
-            seen.lock().unwrap().insert(forkjoin::current_thread_index().unwrap());
+            seen.lock()
+                .unwrap()
+                .insert(forkjoin::current_thread_index().unwrap());
         })
     });
     assert_eq!(seen.into_inner().unwrap().len(), 2);
@@ -248,7 +256,10 @@ fn global_entry_points_from_outside() {
                 s.spawn(move |_| *x = fib_seq(i as u64 % 12));
             }
         });
-        assert_eq!(v.iter().sum::<u64>(), (0..100).map(|i| fib_seq(i % 12)).sum::<u64>());
+        assert_eq!(
+            v.iter().sum::<u64>(),
+            (0..100).map(|i| fib_seq(i % 12)).sum::<u64>()
+        );
         let total: u64 = (0..10_000u64).into_par_iter().sum();
         assert_eq!(total, 49_995_000);
     }
@@ -265,6 +276,9 @@ fn a_call_into_a_parked_pool_runs_on_the_caller() {
             settle();
             pool.install(|| std::thread::current().id()) == me
         });
-        assert!(on_caller, "{threads} workers: every call was handed to a worker");
+        assert!(
+            on_caller,
+            "{threads} workers: every call was handed to a worker"
+        );
     }
 }

@@ -10,7 +10,8 @@
 //!   heartbeat period); the oldest private frame is promoted, and only while the worker's
 //!   deque is empty.
 //! - An idle worker takes a promoted frame `steal_ns` after it appears (plus `wake_ns` if it
-//!   had been idle longer than `spin_ns` and so had parked). Thieves take the oldest frame of
+//!   had been idle longer than `spin_ns` and so had parked): the hand-over is charged once.
+//!   An owner told that its stolen frame finished pays only a wake-up, if it had parked. Thieves take the oldest frame of
 //!   a random victim (FIFO); the waiting owner of a stolen frame first tries its thief.
 //! - After its first closure, the owner runs an unshared (or not yet stolen) second closure
 //!   itself; if it was stolen, it helps: it steals other work, or waits until the thief
@@ -135,12 +136,18 @@ struct Sim<'g> {
 
 /// Simulated nanoseconds for `root` on `workers` workers, including the root's submission.
 pub(crate) fn simulate(root: &TaskNode, workers: usize, costs: &Costs) -> f64 {
+    // Parked since long ago: the pool was idle before the run.
+    simulate_from(root, workers, costs, -1e18)
+}
+
+/// [`simulate`] with the other workers idle since model time `idle_since` (the run starts
+/// at 0): before `-spin_ns` they have parked.
+fn simulate_from(root: &TaskNode, workers: usize, costs: &Costs, idle_since: f64) -> f64 {
     let mut sim = Sim {
         workers: (0..workers)
             .map(|_| SimWorker {
                 clock: 0.0,
-                // Parked since long ago: the pool was idle before the run.
-                state: State::Idle { since: -1e18 },
+                state: State::Idle { since: idle_since },
                 stack: Vec::new(),
                 deque: Default::default(),
                 fresh: false,
@@ -301,13 +308,15 @@ impl<'g> Sim<'g> {
     }
 
     /// Lets idle worker `w` react at model time `at` (a frame it waits for finished, or work
-    /// appeared): after the signal's latency, and a wake-up if it had parked.
+    /// appeared): at once if it is still searching (idle for at most `spin_ns`), after the
+    /// wake-up if it has parked. The hand-over itself (`steal_ns`) is charged by `steal`
+    /// alone: it is measured from the push to the thief running the task, so a woken thief
+    /// pays it once, and an owner told that its stolen frame finished pays nothing more.
     fn wake(&mut self, w: usize, at: f64) {
         if let State::Idle { since } = self.workers[w].state {
             let parked = at - since > self.costs.spin_ns;
             let me = &mut self.workers[w];
-            me.clock =
-                since.max(at) + self.costs.steal_ns + if parked { self.costs.wake_ns } else { 0.0 };
+            me.clock = since.max(at) + if parked { self.costs.wake_ns } else { 0.0 };
             me.state = State::Running;
         }
     }
@@ -363,7 +372,7 @@ impl<'g> Sim<'g> {
                 inline_b: false,
             }) = self.workers[w].stack.iter().rev().nth(1)
             {
-                self.promote(w, frame, now);
+                self.promote(w, frame);
             }
             return;
         }
@@ -383,22 +392,24 @@ impl<'g> Sim<'g> {
             _ => None,
         });
         if let Some(frame) = oldest {
-            self.promote(w, frame, now);
+            self.promote(w, frame);
         }
     }
 
-    fn promote(&mut self, w: usize, frame: usize, now: f64) {
+    fn promote(&mut self, w: usize, frame: usize) {
         self.frames[frame].state = FrameState::Promoted;
         let me = &mut self.workers[w];
         me.deque.push_back(frame);
         me.clock += self.costs.promote_ns;
-        // Wake one idle worker (the runtime's notify_work); it steals when its clock comes.
+        // The frame is visible once pushed: wake one idle worker then (the runtime's
+        // notify_work); it steals when its clock comes.
+        let published = me.clock;
         if let Some(u) = self
             .workers
             .iter()
             .position(|o| matches!(o.state, State::Idle { .. }))
         {
-            self.wake(u, now);
+            self.wake(u, published);
         }
     }
 }
@@ -483,6 +494,69 @@ mod tests {
                 "p={p} {pred:?}"
             );
         }
+    }
+
+    /// Costs whose sum identifies what was charged: every figure a different power of ten.
+    fn marked_costs(wake_ns: f64, spin_ns: f64) -> Costs {
+        Costs {
+            join_ns: 1.0,
+            promote_ns: 10.0,
+            steal_ns: 100.0,
+            failed_steal_ns: 0.0,
+            wake_ns,
+            submit_ns: 0.0,
+            spin_ns,
+            heartbeat_ns: 100_000.0,
+            timer_ns: 0.0,
+            machine: "test".into(),
+        }
+    }
+
+    #[test]
+    fn a_hand_over_is_charged_steal_ns_once() {
+        // join(1000, 1000) on two workers, the second one searching (idle since 0, spin
+        // 10 us). Worker 0: the join (1), the root's first join is shared (promote 10),
+        // and at 11 the frame is visible; worker 1 is woken at 11 with no wake-up (idle
+        // 11 ns < spin), steals (100) and runs b from 111 to 1111. Worker 0 runs a from 11 to
+        // 1011, finds b stolen and nothing to steal, waits, and is told at 1111 (idle 100 ns:
+        // no wake-up, no second hand-over). Before, the woken thief paid steal_ns in the
+        // wake and again in the steal, and the owner a third time: 1301.
+        let g = TaskNode::new().join(TaskNode::new().work(1_000), TaskNode::new().work(1_000));
+        assert_eq!(
+            simulate_from(&g, 2, &marked_costs(5_000.0, 10_000.0), 0.0),
+            1_111.0
+        );
+        // Without any costs but the hand-over: 1000 + 100.
+        let mut costs = Costs::zero();
+        costs.steal_ns = 100.0;
+        costs.heartbeat_ns = 100_000.0;
+        assert_eq!(simulate_from(&g, 2, &costs, 0.0), 1_100.0);
+    }
+
+    #[test]
+    fn a_worker_idle_less_than_spin_ns_pays_no_wake_up() {
+        let g = TaskNode::new().join(TaskNode::new().work(1_000), TaskNode::new().work(1_000));
+        // As above, but the owner waits 100 ns for its thief: with spin 50 ns it has parked
+        // and pays the wake-up (5000) when told; with spin 200 ns it has not.
+        assert_eq!(
+            simulate_from(&g, 2, &marked_costs(5_000.0, 50.0), 0.0),
+            1_111.0 + 5_000.0
+        );
+        assert_eq!(
+            simulate_from(&g, 2, &marked_costs(5_000.0, 200.0), 0.0),
+            1_111.0
+        );
+        // A thief that has searched for exactly spin_ns (11 ns) has not parked yet (the
+        // owner, waiting 100 ns, has). One parked since long ago is woken at 11 + 5000 and
+        // comes too late: worker 0 took b back at 1011 and ran it inline (2011).
+        assert_eq!(
+            simulate_from(&g, 2, &marked_costs(5_000.0, 11.0), 0.0),
+            1_111.0 + 5_000.0
+        );
+        assert_eq!(
+            simulate_from(&g, 2, &marked_costs(5_000.0, 1e9), -1e10),
+            2_011.0
+        );
     }
 
     #[test]
