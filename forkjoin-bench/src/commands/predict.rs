@@ -34,7 +34,7 @@ struct PredictRow<'a> {
     threads: usize,
     predicted_seconds: f64,
     speedup: f64,
-    speedup_lower: f64,
+    speedup_cilkview: f64,
     speedup_upper: f64,
     simulated: bool,
 }
@@ -65,7 +65,7 @@ fn predict_command(
             threads: t,
             predicted_seconds: pr.seconds,
             speedup: pr.speedup,
-            speedup_lower: pr.speedup_lower,
+            speedup_cilkview: pr.speedup_cilkview,
             speedup_upper: pr.speedup_upper,
             simulated: pr.simulated,
         });

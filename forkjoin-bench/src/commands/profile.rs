@@ -145,7 +145,7 @@ fn mean_of(kbest: &KBest) -> Duration {
 pub(super) fn print_prediction_header() {
     println!(
         "{:>8} {:>14} {:>10} {:>10} {:>10}",
-        "workers", "predicted ms", "speedup", "lower", "upper"
+        "workers", "predicted ms", "speedup", "Cilkview", "bound"
     );
 }
 
@@ -155,7 +155,7 @@ pub(super) fn print_prediction(pr: &Prediction) {
         pr.workers,
         pr.seconds * 1e3,
         pr.speedup,
-        pr.speedup_lower,
+        pr.speedup_cilkview,
         pr.speedup_upper
     );
 }
@@ -190,11 +190,11 @@ fn profile_command(
     println!("  parallelism            {:>12.1}", p.parallelism());
     println!(
         "  burdened span          {:>12.3} ms",
-        ms(p.burdened_span())
+        ms(p.burdened_span_with(costs))
     );
     println!(
         "  burdened parallelism   {:>12.1}",
-        p.burdened_parallelism()
+        p.work().as_secs_f64() / p.burdened_span_with(costs).as_secs_f64().max(1e-12)
     );
     println!("  joins                  {:>12}", p.joins());
     println!("  joins on the span      {:>12}", p.span_joins());
@@ -220,7 +220,7 @@ fn profile_command(
     for workers in PROFILE_WORKERS {
         let pr = p.predict(workers, costs);
         print_prediction(&pr);
-        points.push((workers, pr.speedup, pr.speedup_lower, pr.speedup_upper));
+        points.push((workers, pr.speedup, pr.speedup_cilkview, pr.speedup_upper));
     }
     let text = crate::report::plots::prediction(program.name, &points).map_err(Failure::Other)?;
     std::fs::write(svg, text)
