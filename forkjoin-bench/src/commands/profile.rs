@@ -144,16 +144,26 @@ fn mean_of(kbest: &KBest) -> Duration {
 /// The header of a table of predictions.
 pub(super) fn print_prediction_header() {
     println!(
-        "{:>8} {:>14} {:>10} {:>10} {:>10}",
-        "workers", "predicted ms", "speedup", "Cilkview", "bound"
+        "{:>8} {:>34} {:>10} {:>10} {:>10}",
+        "workers", "predicted ms median [min-max]", "speedup", "Cilkview", "bound"
     );
+}
+
+/// A prediction's time as "median [min-max]" in milliseconds.
+pub(super) fn ms_range(pr: &Prediction) -> String {
+    format!(
+        "{:.3} [{:.3}-{:.3}]",
+        pr.seconds * 1e3,
+        pr.seconds_min * 1e3,
+        pr.seconds_max * 1e3
+    )
 }
 
 pub(super) fn print_prediction(pr: &Prediction) {
     println!(
-        "{:>8} {:>14.3} {:>10.2} {:>10.2} {:>10.2}",
+        "{:>8} {:>34} {:>10.2} {:>10.2} {:>10.2}",
         pr.workers,
-        pr.seconds * 1e3,
+        ms_range(pr),
         pr.speedup,
         pr.speedup_cilkview,
         pr.speedup_upper
