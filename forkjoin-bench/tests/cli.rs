@@ -322,10 +322,23 @@ fn calibrate_profile_predict_and_validate() {
         assert_eq!(row["simulated"], true);
         let (s, lo, hi) = (
             row["speedup"].as_f64().unwrap(),
-            row["speedup_lower"].as_f64().unwrap(),
+            row["speedup_cilkview"].as_f64().unwrap(),
             row["speedup_upper"].as_f64().unwrap(),
         );
-        assert!(s > 0.0 && lo <= hi * 1.0001 && s <= hi * 1.0001, "{row}");
+        // The Cilkview estimate is no bound; the work and span laws' is.
+        assert!(
+            s > 0.0 && lo > 0.0 && lo <= hi * 1.0001 && s <= hi * 1.0001,
+            "{row}"
+        );
+        let (median, min, max) = (
+            row["predicted_seconds"].as_f64().unwrap(),
+            row["predicted_seconds_min"].as_f64().unwrap(),
+            row["predicted_seconds_max"].as_f64().unwrap(),
+        );
+        assert!(0.0 < min && min <= median && median <= max, "{row}");
+        for line in ["no_wake_seconds", "eager_seconds"] {
+            assert!(row[line].as_f64().unwrap() > 0.0, "{row}");
+        }
     }
 
     let json = dir.join("validate.json");
@@ -366,6 +379,11 @@ fn calibrate_profile_predict_and_validate() {
             row["error_percent"].as_f64().unwrap(),
         );
         assert!(m > 0.0 && p > 0.0, "{row}");
+        let (lo, hi) = (
+            row["predicted_seconds_min"].as_f64().unwrap(),
+            row["predicted_seconds_max"].as_f64().unwrap(),
+        );
+        assert!(lo <= p && p <= hi, "{row}");
         assert!((e - 100.0 * (p - m) / m).abs() < 1e-6, "{row}");
     }
 }

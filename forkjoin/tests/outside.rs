@@ -304,9 +304,19 @@ fn a_caller_short_of_stack_hands_the_job_to_a_worker() {
         })
     }
     let default = Pool::new(2).unwrap();
-    assert!(on_caller(&default, 4 << 20), "4 MiB is enough for a default pool");
+    assert!(
+        on_caller(&default, 4 << 20),
+        "4 MiB is enough for a default pool"
+    );
     assert!(!on_caller(&default, 512 << 10), "512 KiB is not");
-    let deep = Pool::builder().threads(2).stack_size(32 << 20).build().unwrap();
-    assert!(!on_caller(&deep, 4 << 20), "a 32 MiB pool's job needs 32 MiB");
+    let deep = Pool::builder()
+        .threads(2)
+        .stack_size(32 << 20)
+        .build()
+        .unwrap();
+    assert!(
+        !on_caller(&deep, 4 << 20),
+        "a 32 MiB pool's job needs 32 MiB"
+    );
     assert!(on_caller(&deep, 40 << 20), "and has it on a 40 MiB thread");
 }

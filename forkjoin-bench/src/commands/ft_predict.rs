@@ -9,7 +9,7 @@ use forkjoin_mpi::Network;
 use super::calibrate::load_costs;
 use super::Failure;
 use crate::cli::FtPredictArgs;
-use crate::ft::cluster::{self, Decomposition};
+use crate::ft::cluster::{self, Decomposition, Pick};
 
 /// `fj ft-predict`: FT and FT_T on N nodes of C cores, from this machine's phase costs.
 pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
@@ -46,6 +46,12 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
         local: &local,
         net: &net,
         costs: &costs,
+        pick: Pick::Median,
+    };
+    // The same with parked workers woken for free (a pool that spins rather than parks).
+    let no_wake = forkjoin::profile::Costs {
+        wake_ns: 0.0,
+        ..costs.clone()
     };
     println!(
         "  ns per point: init {:.2}, FFT x {:.2}, y {:.2}, z {:.2}, evolve+copy {:.2}, transpose copy {:.2}",
@@ -56,31 +62,61 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
         cluster::predict(class, Decomposition::Slabs, 1, 1, &model).map_err(Failure::Usage)?;
     println!("one core (one process, one worker): {one:.3} s; speedups are over it\n");
     println!(
-        "{:>6} {:>7} {:>12} {:>9} {:>12} {:>9} {:>10}",
-        "nodes", "cores", "FT (s)", "speedup", "FT_T (s)", "speedup", "FT_T/FT"
+        "{:>6} {:>7} {:>9} {:>8} {:>26} {:>8} {:>22} {:>13}",
+        "nodes",
+        "cores",
+        "FT (s)",
+        "speedup",
+        "FT_T (s) median [min-max]",
+        "speedup",
+        "FT_T/FT median [range]",
+        "FT_T/FT wake=0"
     );
     let mut rows = Vec::new();
     let (mut ft_line, mut ftt_line, mut perfect) = (Vec::new(), Vec::new(), Vec::new());
     for &nodes in &args.nodes.0 {
         let ft = cluster::predict(class, Decomposition::Pencils, nodes, args.cores, &model);
-        let ftt = cluster::predict(class, Decomposition::Slabs, nodes, args.cores, &model);
-        let cell = |t: &Result<f64, String>| match t {
-            Ok(t) => (format!("{t:12.4}"), format!("{:9.1}", one / t)),
-            Err(_) => (format!("{:>12}", "n/a"), format!("{:>9}", "-")),
+        let slabs = |m: &cluster::Model| {
+            cluster::predict(class, Decomposition::Slabs, nodes, args.cores, m)
         };
-        let (a, b) = (cell(&ft), cell(&ftt));
-        let ratio = match (&ft, &ftt) {
-            (Ok(f), Ok(t)) => format!("{:10.3}", t / f),
-            _ => format!("{:>10}", "-"),
+        let ftt = slabs(&model);
+        // The seeds' fastest and slowest pool phases, and no wake-ups (each phase's pool
+        // starts parked: a chain of wake-ups, then lazy promotion).
+        let ftt_min = slabs(&cluster::Model {
+            pick: Pick::Min,
+            ..model
+        });
+        let ftt_max = slabs(&cluster::Model {
+            pick: Pick::Max,
+            ..model
+        });
+        let ftt_no_wake = slabs(&cluster::Model {
+            costs: &no_wake,
+            ..model
+        });
+        let a = match &ft {
+            Ok(t) => format!("{t:9.4} {:8.1}", one / t),
+            Err(_) => format!("{:>9} {:>8}", "n/a", "-"),
         };
-        println!(
-            "{nodes:>6} {:>7} {} {} {} {} {ratio}",
-            nodes * args.cores,
-            a.0,
-            a.1,
-            b.0,
-            b.1
-        );
+        let b = match (&ftt, &ftt_min, &ftt_max) {
+            (Ok(t), Ok(lo), Ok(hi)) => {
+                format!(
+                    "{:>26} {:8.1}",
+                    format!("{t:.4} [{lo:.4}-{hi:.4}]"),
+                    one / t
+                )
+            }
+            _ => format!("{:>26} {:>8}", "n/a", "-"),
+        };
+        let ratio = match (&ft, &ftt, &ftt_min, &ftt_max, &ftt_no_wake) {
+            (Ok(f), Ok(t), Ok(lo), Ok(hi), Ok(z)) => format!(
+                "{:>22} {:13.3}",
+                format!("{:.3} [{:.3}-{:.3}]", t / f, lo / f, hi / f),
+                z / f
+            ),
+            _ => format!("{:>22} {:>13}", "-", "-"),
+        };
+        println!("{nodes:>6} {:>7} {a} {b} {ratio}", nodes * args.cores);
         if let Ok(t) = ft {
             ft_line.push((nodes, one / t));
         }
@@ -91,6 +127,8 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
         rows.push(serde_json::json!({
             "class": class.name().to_string(), "network": net.name, "nodes": nodes, "cores": args.cores,
             "ft_seconds": ft.as_ref().ok(), "ft_t_seconds": ftt.as_ref().ok(),
+            "ft_t_seconds_min": ftt_min.as_ref().ok(), "ft_t_seconds_max": ftt_max.as_ref().ok(),
+            "ft_t_seconds_no_wake": ftt_no_wake.as_ref().ok(),
             "ft_speedup": ft.as_ref().ok().map(|t| one / t), "ft_t_speedup": ftt.as_ref().ok().map(|t| one / t),
             "one_core_seconds": one,
         }));

@@ -7,7 +7,7 @@ use forkjoin::profile::Costs;
 use serde::Serialize;
 
 use super::calibrate::load_costs;
-use super::profile::{ms, print_prediction, print_prediction_header, profile_program};
+use super::profile::{ms, ms_range, print_prediction, print_prediction_header, profile_program};
 use super::{check_output_file, one_program, Failure};
 use crate::cli::PredictArgs;
 use crate::suite::programs::{Program, Size};
@@ -32,9 +32,18 @@ pub fn run(args: &PredictArgs) -> Result<ExitCode, Failure> {
 struct PredictRow<'a> {
     program: &'a str,
     threads: usize,
+    /// The median over the simulation's seeds, and their fastest and slowest.
     predicted_seconds: f64,
+    predicted_seconds_min: f64,
+    predicted_seconds_max: f64,
+    /// The same with no wake-up cost (a pool that spins rather than parks).
+    no_wake_seconds: f64,
+    /// The same with eager sharing (every join's second closure pushed at once, as the
+    /// seeds do): with no wake-up, the two costs that separate the prediction from
+    /// Cilkview's estimate.
+    eager_seconds: f64,
     speedup: f64,
-    speedup_lower: f64,
+    speedup_cilkview: f64,
     speedup_upper: f64,
     simulated: bool,
 }
@@ -57,15 +66,30 @@ fn predict_command(
     );
     print_prediction_header();
     let mut rows = Vec::new();
+    let no_wake = Costs {
+        wake_ns: 0.0,
+        ..costs.clone()
+    };
+    let eager = Costs {
+        heartbeat_ns: 0.0,
+        ..costs.clone()
+    };
     for &t in threads {
         let pr = p.predict(t, costs);
         print_prediction(&pr);
+        let (z, e) = (p.predict(t, &no_wake), p.predict(t, &eager));
+        println!("{:>8} {:>34}   wake = 0", "", ms_range(&z));
+        println!("{:>8} {:>34}   eager sharing", "", ms_range(&e));
         rows.push(PredictRow {
             program: program.name,
             threads: t,
             predicted_seconds: pr.seconds,
+            predicted_seconds_min: pr.seconds_min,
+            predicted_seconds_max: pr.seconds_max,
+            no_wake_seconds: z.seconds,
+            eager_seconds: e.seconds,
             speedup: pr.speedup,
-            speedup_lower: pr.speedup_lower,
+            speedup_cilkview: pr.speedup_cilkview,
             speedup_upper: pr.speedup_upper,
             simulated: pr.simulated,
         });

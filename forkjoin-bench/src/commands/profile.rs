@@ -144,18 +144,28 @@ fn mean_of(kbest: &KBest) -> Duration {
 /// The header of a table of predictions.
 pub(super) fn print_prediction_header() {
     println!(
-        "{:>8} {:>14} {:>10} {:>10} {:>10}",
-        "workers", "predicted ms", "speedup", "lower", "upper"
+        "{:>8} {:>34} {:>10} {:>10} {:>10}",
+        "workers", "predicted ms median [min-max]", "speedup", "Cilkview", "bound"
     );
+}
+
+/// A prediction's time as "median [min-max]" in milliseconds.
+pub(super) fn ms_range(pr: &Prediction) -> String {
+    format!(
+        "{:.3} [{:.3}-{:.3}]",
+        pr.seconds * 1e3,
+        pr.seconds_min * 1e3,
+        pr.seconds_max * 1e3
+    )
 }
 
 pub(super) fn print_prediction(pr: &Prediction) {
     println!(
-        "{:>8} {:>14.3} {:>10.2} {:>10.2} {:>10.2}",
+        "{:>8} {:>34} {:>10.2} {:>10.2} {:>10.2}",
         pr.workers,
-        pr.seconds * 1e3,
+        ms_range(pr),
         pr.speedup,
-        pr.speedup_lower,
+        pr.speedup_cilkview,
         pr.speedup_upper
     );
 }
@@ -190,11 +200,11 @@ fn profile_command(
     println!("  parallelism            {:>12.1}", p.parallelism());
     println!(
         "  burdened span          {:>12.3} ms",
-        ms(p.burdened_span())
+        ms(p.burdened_span_with(costs))
     );
     println!(
         "  burdened parallelism   {:>12.1}",
-        p.burdened_parallelism()
+        p.work().as_secs_f64() / p.burdened_span_with(costs).as_secs_f64().max(1e-12)
     );
     println!("  joins                  {:>12}", p.joins());
     println!("  joins on the span      {:>12}", p.span_joins());
@@ -220,7 +230,7 @@ fn profile_command(
     for workers in PROFILE_WORKERS {
         let pr = p.predict(workers, costs);
         print_prediction(&pr);
-        points.push((workers, pr.speedup, pr.speedup_lower, pr.speedup_upper));
+        points.push((workers, pr.speedup, pr.speedup_cilkview, pr.speedup_upper));
     }
     let text = crate::report::plots::prediction(program.name, &points).map_err(Failure::Other)?;
     std::fs::write(svg, text)

@@ -47,7 +47,10 @@ pub struct ValidateRow {
     pub program: String,
     pub threads: usize,
     pub measured_seconds: f64,
+    /// The median over the simulation's seeds, and their fastest and slowest.
     pub predicted_seconds: f64,
+    pub predicted_seconds_min: f64,
+    pub predicted_seconds_max: f64,
     pub error_percent: f64,
     /// The sequential version's time (measured with the others), to which the profile's
     /// strands are scaled.
@@ -77,11 +80,11 @@ fn validate_command(
 ) -> Result<Vec<ValidateRow>, Failure> {
     println!("{method}");
     println!(
-        "{:<16} {:>7} {:>13} {:>13} {:>9} {:>8} {:>9} {:>12} {:>13}",
+        "{:<16} {:>7} {:>13} {:>32} {:>9} {:>8} {:>9} {:>12} {:>13}",
         "program",
         "workers",
         "measured ms",
-        "predicted ms",
+        "predicted ms median [min-max]",
         "seq ms",
         "co-run x",
         "error %",
@@ -204,16 +207,17 @@ fn validate_command(
                 .with_work(std::time::Duration::from_secs_f64(sequential * slowdown));
             let predict = |p: &Profile| p.predict(t, costs).seconds;
             let error_of = |predicted: f64| 100.0 * (predicted - measured) / measured;
-            let predicted = predict(&profile);
+            let prediction = profile.predict(t, costs);
+            let predicted = prediction.seconds;
             let error = error_of(predicted);
             let run_scaled_error = error_of(predict(&profiled.scaled));
             let raw_error = error_of(predict(&profiled.raw));
             println!(
-                "{:<16} {:>7} {:>13.3} {:>13.3} {:>9.3} {:>8.3} {:>+9.1} {:>+12.1} {:>+13.1}",
+                "{:<16} {:>7} {:>13.3} {:>32} {:>9.3} {:>8.3} {:>+9.1} {:>+12.1} {:>+13.1}",
                 program.name,
                 t,
                 measured * 1e3,
-                predicted * 1e3,
+                super::profile::ms_range(&prediction),
                 sequential * 1e3,
                 slowdown,
                 error,
@@ -225,6 +229,8 @@ fn validate_command(
                 threads: t,
                 measured_seconds: measured,
                 predicted_seconds: predicted,
+                predicted_seconds_min: prediction.seconds_min,
+                predicted_seconds_max: prediction.seconds_max,
                 error_percent: error,
                 sequential_seconds: sequential,
                 co_run_slowdown: slowdown,

@@ -17,7 +17,7 @@
 
 use std::time::Instant;
 
-use forkjoin::profile::{Costs, Profile, TaskNode};
+use forkjoin::profile::{Costs, Prediction, Profile, TaskNode};
 use forkjoin_mpi::clock;
 use forkjoin_mpi::Network;
 use rustfft::num_complex::Complex64;
@@ -90,6 +90,24 @@ pub enum Decomposition {
     Slabs,
 }
 
+/// Which of a pool phase's predicted times (over the simulation's seeds) the replay uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    Min,
+    Median,
+    Max,
+}
+
+impl Pick {
+    fn of(self, p: &Prediction) -> f64 {
+        match self {
+            Pick::Min => p.seconds_min,
+            Pick::Median => p.seconds,
+            Pick::Max => p.seconds_max,
+        }
+    }
+}
+
 /// One kind of compute: (ns per point, points per leaf).
 type Work = (f64, usize);
 
@@ -102,6 +120,7 @@ struct Replay<'a> {
     local: &'a Network,
     net: &'a Network,
     costs: &'a Costs,
+    pick: Pick,
 }
 
 impl Replay<'_> {
@@ -117,9 +136,8 @@ impl Replay<'_> {
                     let leaves = points.div_ceil(leaf_points).max(1);
                     let leaf_ns = (ns * points as f64 / leaves as f64) as u64;
                     let tree = balanced(leaves, leaf_ns);
-                    Profile::from_graph(tree, self.costs)
-                        .predict(self.workers, self.costs)
-                        .seconds
+                    let p = Profile::from_graph(tree, self.costs).predict(self.workers, self.costs);
+                    self.pick.of(&p)
                 })
                 .sum()
         };
@@ -223,6 +241,8 @@ pub struct Model<'a> {
     pub local: &'a Network,
     pub net: &'a Network,
     pub costs: &'a Costs,
+    /// Which of each pool phase's simulated times to use.
+    pub pick: Pick,
 }
 
 /// Predicted seconds of one FT run on `nodes` nodes of `cores` cores.
@@ -238,6 +258,7 @@ pub fn predict(
         local,
         net,
         costs,
+        pick,
     } = *m;
     let [nx, ny, nz] = class.dims();
     let total = nx * ny * nz;
@@ -254,6 +275,7 @@ pub fn predict(
         local,
         net,
         costs,
+        pick,
     };
     let line = |axis: usize| -> Work {
         let len = class.dims()[axis];
@@ -363,6 +385,7 @@ mod tests {
             local: &net,
             net: &net,
             costs: &costs,
+            pick: Pick::Median,
         };
         let t = predict(Class::S, Decomposition::Slabs, 1, 1, &model).unwrap();
         assert!((t - 42.0 * n * 1e-9).abs() < 1e-12, "{t}");
@@ -401,6 +424,7 @@ mod tests {
                 local: &free(),
                 net: &net,
                 costs: &Costs::zero(),
+                pick: Pick::Median,
             },
         )
         .unwrap();
@@ -419,6 +443,7 @@ mod tests {
                 local: &net,
                 net: &free(),
                 costs: &Costs::zero(),
+                pick: Pick::Median,
             },
         )
         .unwrap();

@@ -296,12 +296,12 @@ fn legend(area: &DrawingArea<SVGBackend<'_>, Shift>, series: &[Series]) -> Resul
     Ok(())
 }
 
-/// Workers, predicted speedup, lower bound, upper bound.
+/// Workers, predicted speedup, Cilkview estimate, work/span bound.
 pub type PredictionPoint = (usize, f64, f64, f64);
 
 /// `fj profile`'s figure: predicted speedup against workers (log scale, 1 to 64) beside
-/// Cilkview's lower and upper bounds and the perfect line. `points`: (workers, predicted,
-/// lower, upper).
+/// the work and span laws' bound, Cilkview's estimate and the perfect line. `points`:
+/// (workers, predicted, Cilkview estimate, bound).
 pub fn prediction(program: &str, points: &[PredictionPoint]) -> Result<String> {
     let line =
         |label: &str, color: RGBColor, dashed: bool, y: &dyn Fn(&PredictionPoint) -> f64| Series {
@@ -312,8 +312,8 @@ pub fn prediction(program: &str, points: &[PredictionPoint]) -> Result<String> {
         };
     let series = [
         line("predicted", PALETTE[0], false, &|p| p.1),
-        line("upper bound", PALETTE[2], true, &|p| p.3),
-        line("lower bound", PALETTE[3], true, &|p| p.2),
+        line("work/span bound", PALETTE[2], true, &|p| p.3),
+        line("Cilkview estimate", PALETTE[3], true, &|p| p.2),
     ];
     let perfect: Vec<(f64, f64)> = points.iter().map(|p| (p.0 as f64, p.0 as f64)).collect();
     log2_chart(

@@ -15,7 +15,8 @@
 //! [`Profile::predict`] replays that graph in a discrete-event simulation of this runtime's
 //! scheduler on P workers (the ParJava model: every worker has its own model clock, every
 //! action costs what [`Costs::measure`] measured on the machine, a join waits for the later
-//! of its children), and gives the predicted time beside Cilkview's speedup bounds.
+//! of its children), and gives the predicted time beside the bound of the work and span
+//! laws (speedup <= min(P, T1/T∞)) and Cilkview's burdened-dag estimate (a heuristic).
 //!
 //! How a strand is timed: while a profile runs, every join takes the runtime's slow path
 //! (the pool's `profiling` flag keeps the join limit at the heartbeat's `SHARE_REQUEST`). There the join closes the
@@ -125,6 +126,24 @@ impl Profile {
         self.work as f64 / self.burdened_span.max(1) as f64
     }
 
+    /// The burdened span with `costs`' burden instead of the one the profile was taken
+    /// with (the steals on it are the same, each now costing `costs.burden_ns()`).
+    pub fn burdened_span_with(&self, costs: &Costs) -> Duration {
+        let steals = self.burdened_span.saturating_sub(self.span) as f64;
+        let extra = if self.burden_ns == 0 {
+            // Taken with no burden: the path is the span, and which joins it would cross is
+            // unknown; the graph knows.
+            self.graph.as_ref().map_or(0.0, |g| {
+                burdened(g, costs.burden_ns() as u64)
+                    .0
+                    .saturating_sub(g.span) as f64
+            })
+        } else {
+            steals * costs.burden_ns() / self.burden_ns as f64
+        };
+        Duration::from_nanos(self.span + extra.round() as u64)
+    }
+
     /// Joins the run made.
     pub fn joins(&self) -> u64 {
         self.joins
@@ -186,8 +205,8 @@ impl Profile {
     }
 
     /// Predicts the run on `workers` workers with `costs`: a simulation of the scheduler over
-    /// the recorded graph, or, without a graph, the time the lower bound implies (and
-    /// [`Prediction::simulated`] says which).
+    /// the recorded graph, or, without a graph, the work spread evenly plus the burdened
+    /// span (and [`Prediction::simulated`] says which).
     pub fn predict(&self, workers: usize, costs: &Costs) -> Prediction {
         sim::predict(self, workers.max(1), costs)
     }
@@ -249,10 +268,6 @@ impl Profile {
         } else {
             (target_ns / self.work as f64).max(0.05)
         }
-    }
-
-    pub(crate) fn burden(&self) -> u64 {
-        self.burden_ns
     }
 }
 
