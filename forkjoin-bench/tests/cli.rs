@@ -259,20 +259,35 @@ fn calibrate_profile_predict_and_validate() {
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&costs).unwrap()).unwrap();
-    for field in [
-        "join_ns",
-        "promote_ns",
-        "steal_ns",
-        "failed_steal_ns",
-        "wake_ns",
-        "submit_ns",
-        "heartbeat_ns",
-    ] {
+    assert!(saved["heartbeat_ns"].as_f64().is_some_and(|v| v > 0.0));
+    for field in forkjoin::profile::MEASURED {
         assert!(
             saved[field].as_f64().is_some_and(|v| v >= 0.0),
             "{field}: {saved}"
         );
+        // Each measured cost with its spread, p25 <= p75.
+        let spread = &saved["spread"][field];
+        let (lo, hi) = (spread["low"].as_f64(), spread["high"].as_f64());
+        assert!(
+            lo.zip(hi).is_some_and(|(l, h)| 0.0 <= l && l <= h),
+            "{field}: {saved}"
+        );
     }
+    // The costs not pinned down are listed, and named on stderr if any.
+    let unsettled = saved["unsettled"].as_array().expect("an unsettled list");
+    for name in unsettled {
+        let name = name.as_str().unwrap();
+        assert!(
+            text(&out.stderr).contains(name),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+    }
+    assert!(
+        text(&out.stdout).contains("p25-p75"),
+        "{}",
+        text(&out.stdout)
+    );
     let c = costs.to_str().unwrap();
 
     let svg = dir.join("fib.svg");

@@ -4,6 +4,7 @@
 use crate::pool::Pool;
 use crate::registry::{Worker, HEARTBEAT};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::hint::black_box;
 use std::path::Path;
@@ -37,7 +38,58 @@ pub struct Costs {
     /// Where the figures were measured (host name and available cores), for the reader.
     #[serde(default)]
     pub machine: String,
+    /// The spread of each measured cost, by field name (`"steal_ns"`): the 25th and 75th
+    /// percentiles of its repetitions. Empty for costs not measured, and in files saved
+    /// before calibrations kept it.
+    #[serde(default)]
+    pub spread: BTreeMap<String, Spread>,
+    /// The measured costs (field names) whose repetitions spread wider than
+    /// [`UNSETTLED_FACTOR`]: their figures are medians of repetitions that disagree.
+    #[serde(default)]
+    pub unsettled: Vec<String>,
 }
+
+/// Where a measured cost's repetitions lay: their 25th and 75th percentiles, in ns.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// The 25th percentile.
+    pub low: f64,
+    /// The 75th percentile.
+    pub high: f64,
+}
+
+/// A cost is unsettled when the 75th percentile of its repetitions exceeds this many times
+/// the 25th (plus [`SLACK_NS`]).
+pub const UNSETTLED_FACTOR: f64 = 2.0;
+
+/// Added to the unsettled test's bound, for costs of a nanosecond or less (the join, a
+/// difference of two nearly equal times, whose 25th percentile may be below zero).
+const SLACK_NS: f64 = 1.0;
+
+/// Rounds of [`Costs::measure`]: each takes one short repetition of every measurement.
+pub const ROUNDS: usize = 21;
+
+/// Single hand-overs to a spinning worker per round (after [`WARM_UP`] discarded ones).
+const SPINNING_HANDOVERS: usize = 64;
+
+/// Single hand-overs to a parked worker per round (each after 3 ms of idleness).
+const PARKED_HANDOVERS: usize = 3;
+
+/// Hand-overs per round that are not kept: the first finds the thief parked by the
+/// previous measurement's pause.
+const WARM_UP: usize = 4;
+
+/// The field names of the measured costs, in the order of [`Costs::measured`].
+pub const MEASURED: [&str; 8] = [
+    "join_ns",
+    "promote_ns",
+    "steal_ns",
+    "failed_steal_ns",
+    "wake_ns",
+    "submit_ns",
+    "spin_ns",
+    "timer_ns",
+];
 
 /// Why a costs file could not be loaded.
 #[derive(Debug)]
@@ -80,6 +132,8 @@ impl Costs {
             heartbeat_ns: 0.0,
             timer_ns: 0.0,
             machine: "ideal".into(),
+            spread: BTreeMap::new(),
+            unsettled: Vec::new(),
         }
     }
 
@@ -96,6 +150,8 @@ impl Costs {
             heartbeat_ns: HEARTBEAT.as_nanos() as f64,
             timer_ns: 25.0,
             machine: "typical (not measured)".into(),
+            spread: BTreeMap::new(),
+            unsettled: Vec::new(),
         }
     }
 
@@ -106,28 +162,93 @@ impl Costs {
         self.promote_ns + self.steal_ns
     }
 
-    /// Measures every cost on this machine with pools of one and two workers. Takes about
-    /// a second; run it on an otherwise idle machine.
+    /// The measured costs' current values, in the order of [`MEASURED`].
+    pub fn measured(&self) -> [f64; 8] {
+        [
+            self.join_ns,
+            self.promote_ns,
+            self.steal_ns,
+            self.failed_steal_ns,
+            self.wake_ns,
+            self.submit_ns,
+            self.spin_ns,
+            self.timer_ns,
+        ]
+    }
+
+    fn measured_mut(&mut self) -> [&mut f64; 8] {
+        [
+            &mut self.join_ns,
+            &mut self.promote_ns,
+            &mut self.steal_ns,
+            &mut self.failed_steal_ns,
+            &mut self.wake_ns,
+            &mut self.submit_ns,
+            &mut self.spin_ns,
+            &mut self.timer_ns,
+        ]
+    }
+
+    /// These costs with every cost that has a spread at the low end of it (its 25th
+    /// percentile); the others as they are. Without a spread (an old file), a copy.
+    pub fn low_end(&self) -> Costs {
+        self.at_end(|s| s.low)
+    }
+
+    /// These costs with every cost that has a spread at the high end of it (its 75th
+    /// percentile).
+    pub fn high_end(&self) -> Costs {
+        self.at_end(|s| s.high)
+    }
+
+    fn at_end(&self, end: impl Fn(&Spread) -> f64) -> Costs {
+        let mut out = self.clone();
+        for (name, cost) in MEASURED.iter().zip(out.measured_mut()) {
+            if let Some(s) = self.spread.get(*name) {
+                *cost = end(s);
+            }
+        }
+        out
+    }
+
+    /// Measures every cost on this machine with pools of one and two workers, in
+    /// [`ROUNDS`] rounds that each take a short repetition of every measurement in turn
+    /// (about a second in all), so that a stretch in which the host runs something else
+    /// disturbs a few repetitions of every cost rather than every repetition of one.
+    ///
+    /// Each cost is the **median** of its repetitions, and its spread
+    /// ([`Costs::spread`]) their 25th and 75th percentiles. The median, not the mean of the
+    /// fastest half: both ignore up to half the repetitions being slowed by the host, but
+    /// three of the costs are latencies with a spread of their own (a hand-over, a
+    /// wake-up, the search before parking), and the simulator charges a typical one
+    /// (jittered by +-25%); the fastest half's mean would charge the lucky ones. One
+    /// statistic for every cost keeps their spreads comparable. Costs derived by
+    /// subtraction (the steal is a hand-over less the promotion, the wake-up a hand-over
+    /// to a parked worker less both) subtract the medians from each end of the spread.
+    ///
+    /// A cost whose repetitions spread wider than [`UNSETTLED_FACTOR`] (its 75th
+    /// percentile above that many times its 25th, plus 1 ns for the sub-nanosecond join)
+    /// is named in [`Costs::unsettled`]: its median is saved, but it was not pinned down.
     pub fn measure() -> Costs {
         let one = Pool::new(1).expect("a pool of one worker");
         let two = Pool::new(2).expect("a pool of two workers");
-        let join_ns = measure_join(&one);
-        let promote_ns = measure_promote(&one);
-        let steal_ns = (measure_handover(&two, Duration::ZERO) - promote_ns).max(0.0);
-        let wake_ns =
-            (measure_handover(&two, Duration::from_millis(3)) - promote_ns - steal_ns).max(0.0);
-        Costs {
-            join_ns,
-            promote_ns,
-            steal_ns,
-            failed_steal_ns: measure_failed_steal(&two),
-            wake_ns,
-            submit_ns: measure_submit(&two),
-            spin_ns: measure_spin(&two),
-            heartbeat_ns: HEARTBEAT.as_nanos() as f64,
-            timer_ns: one.install(super::calibrate_timer) as f64,
-            machine: machine_name(),
+        let mut s = Repetitions::default();
+        for _ in 0..ROUNDS {
+            s.join.push(measure_join(&one));
+            s.promote.push(measure_promote(&one));
+            s.spinning
+                .extend(measure_handovers(&two, Duration::ZERO, SPINNING_HANDOVERS));
+            s.parked.extend(measure_handovers(
+                &two,
+                Duration::from_millis(3),
+                PARKED_HANDOVERS,
+            ));
+            s.failed.push(measure_failed_steal(&two));
+            s.submit.push(measure_submit(&two));
+            s.spin.push(measure_spin(&two));
+            s.timer.push(one.install(super::calibrate_timer) as f64);
         }
+        s.costs()
     }
 
     /// The costs as pretty-printed JSON.
@@ -141,18 +262,11 @@ impl Costs {
             path: origin.into(),
             error: e.to_string(),
         })?;
-        let fields = [
-            costs.join_ns,
-            costs.promote_ns,
-            costs.steal_ns,
-            costs.failed_steal_ns,
-            costs.wake_ns,
-            costs.submit_ns,
-            costs.spin_ns,
-            costs.heartbeat_ns,
-            costs.timer_ns,
-        ];
-        if fields.iter().any(|c| !c.is_finite() || *c < 0.0) {
+        let spreads = costs.spread.values().flat_map(|s| [s.low, s.high]);
+        let mut fields = costs.measured().into_iter().chain([costs.heartbeat_ns]);
+        if fields.any(|c| !c.is_finite() || c < 0.0)
+            || spreads.clone().any(|c| !c.is_finite() || c < 0.0)
+        {
             return Err(CostsError::Malformed {
                 path: origin.into(),
                 error: "a cost is negative or not finite".into(),
@@ -189,16 +303,106 @@ fn machine_name() -> String {
     format!("{} ({cores} cores)", host.trim())
 }
 
-/// The smallest of `runs` measurements of `f`, which returns a time in ns per operation.
-fn best_of(runs: usize, mut f: impl FnMut() -> f64) -> f64 {
-    (0..runs).map(|_| f()).fold(f64::INFINITY, f64::min)
+/// The repetitions of every measurement, as [`Costs::measure`] collects them (ns).
+#[derive(Default)]
+struct Repetitions {
+    join: Vec<f64>,
+    promote: Vec<f64>,
+    /// Hand-overs to a spinning worker, whole.
+    spinning: Vec<f64>,
+    /// Hand-overs to a parked worker, whole.
+    parked: Vec<f64>,
+    failed: Vec<f64>,
+    submit: Vec<f64>,
+    spin: Vec<f64>,
+    timer: Vec<f64>,
 }
 
-/// The median of `runs` measurements (for latencies, where the minimum is an outlier).
-fn median_of(runs: usize, mut f: impl FnMut() -> f64) -> f64 {
-    let mut v: Vec<f64> = (0..runs).map(|_| f()).collect();
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+impl Repetitions {
+    /// Each cost's median and spread, the unsettled ones named.
+    fn costs(self) -> Costs {
+        let promote = Quartiles::of(self.promote);
+        let handover = Quartiles::of(self.spinning);
+        let steal = handover.less(promote.median);
+        let parked = Quartiles::of(self.parked);
+        let wake = parked.less(promote.median + steal.median);
+        // Each cost as saved, and the repetitions it is judged by: a derived cost by the
+        // hand-overs it comes from (a small difference of two spreads says little).
+        let costs = [
+            (Quartiles::of(self.join), None),
+            (promote, None),
+            (steal, Some(handover)),
+            (Quartiles::of(self.failed), None),
+            (wake, Some(parked)),
+            (Quartiles::of(self.submit), None),
+            (Quartiles::of(self.spin), None),
+            (Quartiles::of(self.timer), None),
+        ];
+        let (mut spread, mut unsettled) = (BTreeMap::new(), Vec::new());
+        let mut medians = [0.0; 8];
+        for ((name, median), (q, judged_by)) in MEASURED.iter().zip(&mut medians).zip(costs) {
+            *median = q.median.max(0.0);
+            let (low, high) = (q.low.max(0.0), q.high.max(0.0));
+            spread.insert(name.to_string(), Spread { low, high });
+            if judged_by.unwrap_or(q).unsettled() {
+                unsettled.push(name.to_string());
+            }
+        }
+        let mut out = Costs {
+            heartbeat_ns: HEARTBEAT.as_nanos() as f64,
+            machine: machine_name(),
+            spread,
+            unsettled,
+            ..Costs::zero()
+        };
+        for (slot, median) in out.measured_mut().into_iter().zip(medians) {
+            *slot = median;
+        }
+        out
+    }
+}
+
+/// The 25th, 50th and 75th percentiles of some repetitions.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Quartiles {
+    low: f64,
+    median: f64,
+    high: f64,
+}
+
+impl Quartiles {
+    /// The percentiles of `v` (linear between the nearest ranks); zeros if `v` is empty.
+    fn of(mut v: Vec<f64>) -> Quartiles {
+        v.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            if v.is_empty() {
+                return 0.0;
+            }
+            let x = q * (v.len() - 1) as f64;
+            let (i, frac) = (x.floor() as usize, x.fract());
+            let next = v[(i + 1).min(v.len() - 1)];
+            v[i] + (next - v[i]) * frac
+        };
+        Quartiles {
+            low: at(0.25),
+            median: at(0.5),
+            high: at(0.75),
+        }
+    }
+
+    /// Each percentile less `x`.
+    fn less(self, x: f64) -> Quartiles {
+        Quartiles {
+            low: self.low - x,
+            median: self.median - x,
+            high: self.high - x,
+        }
+    }
+
+    /// The 75th percentile above [`UNSETTLED_FACTOR`] times the 25th (plus [`SLACK_NS`]).
+    fn unsettled(&self) -> bool {
+        self.high > UNSETTLED_FACTOR * self.low.max(0.0) + SLACK_NS
+    }
 }
 
 fn tree_fj(depth: u32) -> u64 {
@@ -240,7 +444,7 @@ fn fib_seq(n: u32) -> u64 {
     a + b
 }
 
-/// The fast path, against the same code with `join` replaced by two plain calls of the same
+/// One repetition of the fast path, against the same code with `join` replaced by two plain calls of the same
 /// closures (the sequential baseline's definition), in two join trees: one whose leaves
 /// store (`black_box`), and Fibonacci forking at every call, whose leaves compute in
 /// registers (Cilk-5's measure of its work overhead). What a join costs a program depends
@@ -248,7 +452,7 @@ fn fib_seq(n: u32) -> u64 {
 /// tree reads -0.2 to -0.1 ns, Fibonacci 0.4 ns (the plain version keeps `n` in registers
 /// and turns its second call into a loop), and in the suite fib without threshold pays
 /// 0.05-0.3 ns and Lea's Integrate 0.4 ns. The mean of the two trees, 0.12-0.17 ns, is
-/// charged (DESIGN.md, section 12). Against a hand-written `tree_seq(d - 1) + tree_seq(d -
+/// charged (its median over the rounds) (DESIGN.md, section 12). Against a hand-written `tree_seq(d - 1) + tree_seq(d -
 /// 1)`, which LLVM compiles differently, a join had seemed to cost 0.8-1.1 ns.
 fn measure_join(one: &Pool) -> f64 {
     const DEPTH: u32 = 18;
@@ -266,44 +470,42 @@ fn measure_join(one: &Pool) -> f64 {
         (fib_fj, FIB_N, 196_418, 317_810.0),
         (fib_seq, FIB_N, 196_418, 317_810.0),
     ];
-    // Best of 9 each, taking turns so that all four see the same stretches of the host.
-    let mut best = [f64::INFINITY; 4];
-    for _ in 0..9 {
-        for (&(f, arg, answer, joins), best) in trees.iter().zip(&mut best) {
-            let t = Instant::now();
-            assert_eq!(one.install(|| f(black_box(arg))), answer);
-            *best = best.min(t.elapsed().as_nanos() as f64 / joins);
-        }
+    // One run of each, the forking version beside its plain one, so that both see the
+    // same stretch of the host.
+    let mut ns = [0.0; 4];
+    for (&(f, arg, answer, joins), ns) in trees.iter().zip(&mut ns) {
+        let t = Instant::now();
+        assert_eq!(one.install(|| f(black_box(arg))), answer);
+        *ns = t.elapsed().as_nanos() as f64 / joins;
     }
-    let tree = best[0] - best[1];
-    let fib = best[2] - best[3];
-    ((tree + fib) / 2.0).max(0.0)
+    let tree = ns[0] - ns[1];
+    let fib = ns[2] - ns[3];
+    (tree + fib) / 2.0
 }
 
-/// Pushing a task and taking it back, on a pool of one worker.
+/// Pushing a task and taking it back, on a pool of one worker: the mean of a scope of
+/// tasks.
 fn measure_promote(one: &Pool) -> f64 {
-    const TASKS: usize = 20_000;
-    best_of(7, || {
-        one.install(|| {
-            let t = Instant::now();
-            crate::scope(|s| {
-                for _ in 0..TASKS {
-                    s.spawn(|_| {
-                        black_box(());
-                    });
-                }
-            });
-            t.elapsed().as_nanos() as f64 / TASKS as f64
-        })
+    const TASKS: usize = 5_000;
+    one.install(|| {
+        let t = Instant::now();
+        crate::scope(|s| {
+            for _ in 0..TASKS {
+                s.spawn(|_| {
+                    black_box(());
+                });
+            }
+        });
+        t.elapsed().as_nanos() as f64 / TASKS as f64
     })
 }
 
-/// From pushing a task to another worker running it, with `pause` of idleness before each
-/// push (zero: the thief is still spinning; milliseconds: it has parked). A spinning
-/// thief: the median of 5 means of 2,000 handovers. A parked one: the median of 75 single
-/// handovers, because now and then a wake-up takes milliseconds (a virtual CPU that the
-/// host is slow to run), and a mean would let a few of those decide the figure.
-fn measure_handover(two: &Pool, pause: Duration) -> f64 {
+/// `count` single hand-overs from pushing a task to another worker running it, with
+/// `pause` of idleness before each push (zero: the thief is still spinning; milliseconds:
+/// it has parked). Single ones, not a mean: now and then one takes milliseconds (a virtual
+/// CPU that the host is slow to run), and the median of the repetitions leaves those out
+/// where a mean would let a few of them decide the figure.
+fn measure_handovers(two: &Pool, pause: Duration, count: usize) -> Vec<f64> {
     let handover = || {
         let started = AtomicBool::new(false);
         let t = Instant::now();
@@ -325,73 +527,66 @@ fn measure_handover(two: &Pool, pause: Duration) -> f64 {
         });
         t.elapsed().as_nanos() as f64
     };
-    if pause.is_zero() {
-        const ROUNDS: usize = 2_000;
-        return median_of(5, || {
-            two.install(|| (0..ROUNDS).map(|_| handover()).sum::<f64>() / ROUNDS as f64)
-        });
-    }
-    let mut rounds = two.install(|| {
-        (0..75)
-            .map(|_| {
-                std::thread::sleep(pause);
-                handover()
-            })
-            .collect::<Vec<f64>>()
-    });
-    rounds.sort_by(f64::total_cmp);
-    rounds[rounds.len() / 2]
-}
-
-/// A sweep over empty queues, as an idle worker makes it.
-fn measure_failed_steal(two: &Pool) -> f64 {
-    const SWEEPS: usize = 20_000;
-    best_of(5, || {
-        two.install(|| {
-            // SAFETY: inside `install` this thread is a worker of `two`.
-            let worker = unsafe { &*Worker::current() };
-            let t = Instant::now();
-            for _ in 0..SWEEPS {
-                if let Some(job) = worker.find_work(None) {
-                    // SAFETY: on this worker's thread; the job was taken from a queue.
-                    unsafe { worker.execute(job) };
-                }
-            }
-            t.elapsed().as_nanos() as f64 / SWEEPS as f64
-        })
-    })
-}
-
-/// `submit` from this (outside) thread and `join`, back to back.
-fn measure_submit(two: &Pool) -> f64 {
-    const TASKS: usize = 2_000;
-    median_of(5, || {
-        let t = Instant::now();
-        for i in 0..TASKS {
-            assert_eq!(two.submit(move || i).join().ok(), Some(i));
+    two.install(|| {
+        if pause.is_zero() {
+            (0..count + WARM_UP)
+                .map(|_| handover())
+                .skip(WARM_UP)
+                .collect()
+        } else {
+            (0..count)
+                .map(|_| {
+                    std::thread::sleep(pause);
+                    handover()
+                })
+                .collect()
         }
-        t.elapsed().as_nanos() as f64 / TASKS as f64
     })
+}
+
+/// A sweep over empty queues, as an idle worker makes it: the mean of a few thousand.
+fn measure_failed_steal(two: &Pool) -> f64 {
+    const SWEEPS: usize = 5_000;
+    two.install(|| {
+        // SAFETY: inside `install` this thread is a worker of `two`.
+        let worker = unsafe { &*Worker::current() };
+        let t = Instant::now();
+        for _ in 0..SWEEPS {
+            if let Some(job) = worker.find_work(None) {
+                // SAFETY: on this worker's thread; the job was taken from a queue.
+                unsafe { worker.execute(job) };
+            }
+        }
+        t.elapsed().as_nanos() as f64 / SWEEPS as f64
+    })
+}
+
+/// `submit` from this (outside) thread and `join`, back to back: the mean of a few hundred.
+fn measure_submit(two: &Pool) -> f64 {
+    const TASKS: usize = 200;
+    let t = Instant::now();
+    for i in 0..TASKS {
+        assert_eq!(two.submit(move || i).join().ok(), Some(i));
+    }
+    t.elapsed().as_nanos() as f64 / TASKS as f64
 }
 
 /// How long a worker that ran out of work searches before it parks: the time from the end
-/// of a job until the pool's park count grows.
+/// of a job until the pool's park count grows (once).
 fn measure_spin(two: &Pool) -> f64 {
-    median_of(5, || {
-        std::thread::sleep(Duration::from_millis(5));
-        let parks = two.stats().total.parks;
-        let t = Instant::now();
-        // Submitted, not installed: `install` from outside would run the job on this
-        // thread in a parked worker's slot, and no worker would wake.
-        let _ = two.submit(|| ()).join();
-        let mut waited = t.elapsed();
-        let deadline = Instant::now() + Duration::from_millis(200);
-        while two.stats().total.parks == parks && Instant::now() < deadline {
-            std::hint::spin_loop();
-            waited = t.elapsed();
-        }
-        waited.as_nanos() as f64
-    })
+    std::thread::sleep(Duration::from_millis(5));
+    let parks = two.stats().total.parks;
+    let t = Instant::now();
+    // Submitted, not installed: `install` from outside would run the job on this thread in
+    // a parked worker's slot, and no worker would wake.
+    let _ = two.submit(|| ()).join();
+    let mut waited = t.elapsed();
+    let deadline = Instant::now() + Duration::from_millis(200);
+    while two.stats().total.parks == parks && Instant::now() < deadline {
+        std::hint::spin_loop();
+        waited = t.elapsed();
+    }
+    waited.as_nanos() as f64
 }
 
 #[cfg(test)]
@@ -404,6 +599,134 @@ mod tests {
         c.join_ns = 1.25;
         let back = Costs::from_json(&c.to_json(), "test").unwrap();
         assert_eq!(back, c);
+    }
+
+    #[test]
+    fn quartiles_interpolate_between_ranks() {
+        let q = Quartiles::of(vec![5.0, 1.0, 3.0, 2.0, 4.0]);
+        assert_eq!(
+            q,
+            Quartiles {
+                low: 2.0,
+                median: 3.0,
+                high: 4.0
+            }
+        );
+        let q = Quartiles::of(vec![4.0, 1.0, 2.0, 3.0]);
+        assert_eq!(
+            q,
+            Quartiles {
+                low: 1.75,
+                median: 2.5,
+                high: 3.25
+            }
+        );
+        let q = Quartiles::of(vec![]);
+        assert_eq!(
+            q,
+            Quartiles {
+                low: 0.0,
+                median: 0.0,
+                high: 0.0
+            }
+        );
+    }
+
+    #[test]
+    fn a_cost_is_unsettled_when_its_quartiles_differ_more_than_twice() {
+        let q = |low, high| Quartiles {
+            low,
+            median: low,
+            high,
+        };
+        assert!(!q(10.0, 21.0).unsettled());
+        assert!(q(10.0, 21.5).unsettled());
+        // The join: around zero, judged against the 1 ns slack.
+        assert!(!q(-0.3, 1.0).unsettled());
+        assert!(q(-0.3, 1.1).unsettled());
+    }
+
+    /// Repetitions whose medians, spreads and verdicts are worked out by hand.
+    fn hand_made() -> Repetitions {
+        let v = |x: &[f64]| x.to_vec();
+        Repetitions {
+            join: v(&[0.1, 0.2, 0.3, 0.4, 0.5]),
+            promote: v(&[50.0, 60.0, 70.0]),
+            // Hand-overs: median 1060, so the steal is 1000 (60 of promotion).
+            spinning: v(&[900.0, 1_000.0, 1_060.0, 1_100.0, 1_200.0]),
+            // To a parked worker: median 21060, the wake-up 20000; wide, so unsettled.
+            parked: v(&[5_000.0, 10_000.0, 21_060.0, 40_000.0, 90_000.0]),
+            failed: v(&[40.0, 40.0, 40.0]),
+            submit: v(&[3_000.0, 3_100.0, 3_200.0]),
+            spin: v(&[1e3, 1e3, 50e3, 4e6, 4e6]),
+            timer: v(&[25.0, 26.0, 27.0]),
+        }
+    }
+
+    #[test]
+    fn measured_costs_are_medians_with_their_spread() {
+        let c = hand_made().costs();
+        assert_eq!(
+            c.measured(),
+            [0.3, 60.0, 1_000.0, 40.0, 20_000.0, 3_100.0, 50e3, 26.0]
+        );
+        assert_eq!(
+            c.spread["promote_ns"],
+            Spread {
+                low: 55.0,
+                high: 65.0
+            }
+        );
+        // The steal's spread is the hand-overs' less the promotion's median.
+        assert_eq!(
+            c.spread["steal_ns"],
+            Spread {
+                low: 940.0,
+                high: 1_040.0
+            }
+        );
+        assert_eq!(
+            c.spread["wake_ns"],
+            Spread {
+                low: 8_940.0,
+                high: 38_940.0
+            }
+        );
+        assert_eq!(
+            c.spread["spin_ns"],
+            Spread {
+                low: 1e3,
+                high: 4e6
+            }
+        );
+        assert_eq!(c.unsettled, ["wake_ns", "spin_ns"]);
+        assert_eq!(c.spread.len(), MEASURED.len());
+        // The ends of the spread, for predictions over it.
+        let (lo, hi) = (c.low_end(), c.high_end());
+        assert_eq!((lo.steal_ns, hi.steal_ns), (940.0, 1_040.0));
+        assert_eq!((lo.spin_ns, hi.spin_ns), (1e3, 4e6));
+        assert_eq!(lo.heartbeat_ns, c.heartbeat_ns);
+        // Saved and read back, with the spread and the verdicts.
+        assert_eq!(Costs::from_json(&c.to_json(), "t").unwrap(), c);
+        let json = c.to_json();
+        assert!(
+            json.contains("\"unsettled\": [\n    \"wake_ns\",\n    \"spin_ns\"\n  ]"),
+            "{json}"
+        );
+    }
+
+    #[test]
+    fn a_file_without_spread_still_loads() {
+        let mut json: serde_json::Value =
+            serde_json::from_str(&Costs::typical().to_json()).unwrap();
+        let map = json.as_object_mut().unwrap();
+        map.remove("spread");
+        map.remove("unsettled");
+        let c = Costs::from_json(&json.to_string(), "old.json").unwrap();
+        assert_eq!(c, Costs::typical());
+        assert!(c.spread.is_empty() && c.unsettled.is_empty());
+        assert_eq!(c.low_end(), c);
+        assert_eq!(c.high_end(), c);
     }
 
     #[test]

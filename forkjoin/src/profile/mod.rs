@@ -47,7 +47,7 @@ mod costs;
 mod graph;
 mod sim;
 
-pub use costs::{Costs, CostsError};
+pub use costs::{Costs, CostsError, Spread, MEASURED, ROUNDS, UNSETTLED_FACTOR};
 pub use graph::{Step, TaskNode};
 pub use sim::Prediction;
 

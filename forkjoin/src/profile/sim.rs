@@ -816,8 +816,7 @@ mod tests {
             submit_ns: 0.0,
             spin_ns,
             heartbeat_ns: 100_000.0,
-            timer_ns: 0.0,
-            machine: "test".into(),
+            ..Costs::zero()
         }
     }
 
