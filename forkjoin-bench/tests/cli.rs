@@ -447,8 +447,22 @@ fn profiler_usage_errors_are_one_line_and_exit_2() {
 fn ft_predict_writes_a_table_a_plot_and_json() {
     let dir = scratch("ft-predict");
     let (svg, json) = (dir.join("ft.svg"), dir.join("ft.json"));
+    // Costs whose spread is the median itself except the wake-up's, 0 to twice it: at the
+    // low end the prediction is the one with wake = 0, at the high end one with more.
+    let mut costs = forkjoin::profile::Costs::typical();
+    for (name, ns) in forkjoin::profile::MEASURED.iter().zip(costs.measured()) {
+        let high = if *name == "wake_ns" { 2.0 * ns } else { ns };
+        let low = if *name == "wake_ns" { 0.0 } else { ns };
+        costs
+            .spread
+            .insert(name.to_string(), forkjoin::profile::Spread { low, high });
+    }
+    let costs_file = dir.join("costs.json");
+    costs.save(&costs_file).unwrap();
     let out = fj(&[
         "ft-predict",
+        "--costs",
+        costs_file.to_str().unwrap(),
         "--class",
         "W",
         "--network",
@@ -475,13 +489,22 @@ fn ft_predict_writes_a_table_a_plot_and_json() {
             .collect::<Vec<_>>(),
         [1, 2, 64]
     );
+    assert!(stdout.contains("costs p25-p75"), "{stdout}");
     for r in &rows[..2] {
         assert!(
             r["ft_seconds"].as_f64().unwrap() > 0.0 && r["ft_t_seconds"].as_f64().unwrap() > 0.0
         );
+        // The range over the costs' spread: its low end is exactly wake = 0.
+        assert_eq!(
+            r["ft_t_seconds_costs_low"], r["ft_t_seconds_no_wake"],
+            "{r}"
+        );
+        let high = r["ft_t_seconds_costs_high"].as_f64().unwrap();
+        assert!(high >= r["ft_t_seconds_costs_low"].as_f64().unwrap(), "{r}");
     }
     // Class W has nz = 32: 64 slabs cannot be cut, 128 pencils (8 x 16) can.
     assert!(rows[2]["ft_t_seconds"].is_null());
+    assert!(rows[2]["ft_t_seconds_costs_high"].is_null());
     assert!(rows[2]["ft_seconds"].as_f64().unwrap() > 0.0);
     assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
     // Bad input: one line, exit 2.

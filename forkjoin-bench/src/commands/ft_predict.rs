@@ -53,6 +53,11 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
         wake_ns: 0.0,
         ..costs.clone()
     };
+    // Every cost at the low and at the high end of its calibrated spread (p25, p75).
+    let (costs_low, costs_high) = (costs.low_end(), costs.high_end());
+    if costs.spread.is_empty() {
+        println!("note: the costs carry no spread (saved before `fj calibrate` kept it): the range over the costs is one figure");
+    }
     println!(
         "  ns per point: init {:.2}, FFT x {:.2}, y {:.2}, z {:.2}, evolve+copy {:.2}, transpose copy {:.2}",
         phase.init, phase.fft[0], phase.fft[1], phase.fft[2], phase.evolve, phase.copy
@@ -62,7 +67,7 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
         cluster::predict(class, Decomposition::Slabs, 1, 1, &model).map_err(Failure::Usage)?;
     println!("one core (one process, one worker): {one:.3} s; speedups are over it\n");
     println!(
-        "{:>6} {:>7} {:>9} {:>8} {:>26} {:>8} {:>22} {:>13}",
+        "{:>6} {:>7} {:>9} {:>8} {:>26} {:>8} {:>22} {:>18} {:>13}",
         "nodes",
         "cores",
         "FT (s)",
@@ -70,6 +75,7 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
         "FT_T (s) median [min-max]",
         "speedup",
         "FT_T/FT median [range]",
+        "costs p25-p75",
         "FT_T/FT wake=0"
     );
     let mut rows = Vec::new();
@@ -94,6 +100,14 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
             costs: &no_wake,
             ..model
         });
+        let ftt_low = slabs(&cluster::Model {
+            costs: &costs_low,
+            ..model
+        });
+        let ftt_high = slabs(&cluster::Model {
+            costs: &costs_high,
+            ..model
+        });
         let a = match &ft {
             Ok(t) => format!("{t:9.4} {:8.1}", one / t),
             Err(_) => format!("{:>9} {:>8}", "n/a", "-"),
@@ -108,13 +122,17 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
             }
             _ => format!("{:>26} {:>8}", "n/a", "-"),
         };
+        let over_costs = match (&ft, &ftt_low, &ftt_high) {
+            (Ok(f), Ok(l), Ok(h)) => format!("{:.3}-{:.3}", l.min(*h) / f, l.max(*h) / f),
+            _ => "-".into(),
+        };
         let ratio = match (&ft, &ftt, &ftt_min, &ftt_max, &ftt_no_wake) {
             (Ok(f), Ok(t), Ok(lo), Ok(hi), Ok(z)) => format!(
-                "{:>22} {:13.3}",
+                "{:>22} {over_costs:>18} {:13.3}",
                 format!("{:.3} [{:.3}-{:.3}]", t / f, lo / f, hi / f),
                 z / f
             ),
-            _ => format!("{:>22} {:>13}", "-", "-"),
+            _ => format!("{:>22} {:>18} {:>13}", "-", "-", "-"),
         };
         println!("{nodes:>6} {:>7} {a} {b} {ratio}", nodes * args.cores);
         if let Ok(t) = ft {
@@ -129,6 +147,7 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
             "ft_seconds": ft.as_ref().ok(), "ft_t_seconds": ftt.as_ref().ok(),
             "ft_t_seconds_min": ftt_min.as_ref().ok(), "ft_t_seconds_max": ftt_max.as_ref().ok(),
             "ft_t_seconds_no_wake": ftt_no_wake.as_ref().ok(),
+            "ft_t_seconds_costs_low": ftt_low.as_ref().ok(), "ft_t_seconds_costs_high": ftt_high.as_ref().ok(),
             "ft_speedup": ft.as_ref().ok().map(|t| one / t), "ft_t_speedup": ftt.as_ref().ok().map(|t| one / t),
             "one_core_seconds": one,
         }));
