@@ -309,6 +309,7 @@ fn calibrate_profile_predict_and_validate() {
         "burdened parallelism",
         "joins on the span",
         "mean of the 3 fastest of 5 profiles",
+        "each strand's shortest timing in 5 profiles",
     ] {
         assert!(stdout.contains(line), "{stdout}");
     }

@@ -39,6 +39,18 @@ pub enum Step {
     Chunk { work: u64, span: u64, joins: u64 },
 }
 
+impl Step {
+    /// A join or a chunk as a chunk would record it: (work, span, joins); `None` for a
+    /// strand.
+    fn as_chunk(&self) -> Option<(u64, u64, u64)> {
+        match self {
+            Step::Work(_) => None,
+            Step::Chunk { work, span, joins } => Some((*work, *span, *joins)),
+            Step::Join(a, b) => Some((a.work + b.work, a.span.max(b.span), 1 + a.joins + b.joins)),
+        }
+    }
+}
+
 impl TaskNode {
     /// An empty task.
     pub fn new() -> TaskNode {
@@ -127,6 +139,35 @@ impl TaskNode {
         out
     }
 
+    /// The graph of two profiles of the same run combined strand by strand: each strand the
+    /// shorter of its two timings, each chunk the smaller work and span. A join recorded in
+    /// one and coarsened into a chunk in the other (the coarsening threshold grows with the
+    /// measured times) becomes a chunk. `None` if the two are not the same run's graph
+    /// (other steps, or chunks of other join counts).
+    pub(crate) fn shortest(&self, other: &TaskNode) -> Option<TaskNode> {
+        if self.steps.len() != other.steps.len() {
+            return None;
+        }
+        let mut out = TaskNode::new();
+        for (x, y) in self.steps.iter().zip(&other.steps) {
+            match (x, y) {
+                (Step::Work(a), Step::Work(b)) => out.push_work(*a.min(b)),
+                (Step::Join(a1, b1), Step::Join(a2, b2)) => {
+                    out.push_join(a1.shortest(a2)?, b1.shortest(b2)?)
+                }
+                _ => {
+                    let (w1, s1, j1) = x.as_chunk()?;
+                    let (w2, s2, j2) = y.as_chunk()?;
+                    if j1 != j2 {
+                        return None;
+                    }
+                    out.push_chunk(w1.min(w2), s1.min(s2), j1);
+                }
+            }
+        }
+        Some(out)
+    }
+
     /// Replaces every join whose two children together have less than `threshold` ns of
     /// work by a chunk. Returns how many steps were removed.
     pub(crate) fn coarsen(&mut self, threshold: u64) -> usize {
@@ -178,6 +219,34 @@ mod tests {
         assert_eq!(t.total_work(), 16 * 10 + 15 * 2);
         assert_eq!(t.total_span(), 10 + 4 * 2);
         assert_eq!(t.joins, 15);
+    }
+
+    #[test]
+    fn shortest_takes_each_strand_from_the_profile_that_ran_it_fastest() {
+        let leaf = |ns| TaskNode::new().work(ns);
+        // The same run three times, a different leaf preempted (+5000 ns) in each.
+        let run = |a, b, c| TaskNode::new().work(10).join(leaf(a), leaf(b)).work(c);
+        let g = run(5_100, 90, 20)
+            .shortest(&run(100, 5_090, 20))
+            .and_then(|g| g.shortest(&run(100, 90, 5_020)))
+            .unwrap();
+        assert_eq!(g, run(100, 90, 20));
+        assert_eq!((g.work, g.span), (220, 130));
+        // A join coarsened into a chunk in one profile: a chunk of the smaller figures.
+        let chunked = TaskNode::new().work(10).chunk(150, 95, 1).work(20);
+        let g = run(100, 90, 25).shortest(&chunked).unwrap();
+        assert_eq!(g, TaskNode::new().work(10).chunk(150, 95, 1).work(20));
+        let g = chunked.shortest(&run(60, 80, 25)).unwrap();
+        assert_eq!(g, TaskNode::new().work(10).chunk(140, 80, 1).work(20));
+        // Not the same run: no graph.
+        assert_eq!(run(1, 1, 1).shortest(&leaf(3)), None);
+        let other = TaskNode::new().work(10).chunk(150, 95, 2).work(20);
+        assert_eq!(chunked.shortest(&other), None);
+        let deeper = TaskNode::new()
+            .work(10)
+            .join(leaf(1), run(1, 1, 1))
+            .work(20);
+        assert_eq!(run(1, 1, 1).shortest(&deeper), None);
     }
 
     #[test]

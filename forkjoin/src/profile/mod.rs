@@ -98,6 +98,8 @@ pub struct Profile {
     workers: usize,
     graph: Option<TaskNode>,
     chunk_threshold: u64,
+    /// Profiles combined into this one ([`Profile::combine`]); 1 for a single run.
+    combined: usize,
 }
 
 impl Profile {
@@ -184,6 +186,67 @@ impl Profile {
         self.chunk_threshold
     }
 
+    /// How many profiles were combined into this one: 1 for a single run (or when
+    /// [`Profile::combine`] found that the profiles were not of the same run).
+    pub fn combined(&self) -> usize {
+        self.combined
+    }
+
+    /// Several profiles of one deterministic run (the same closure, the same data) combined
+    /// strand by strand, so that a strand the host preempted in one of them does not count:
+    /// the graphs have the same shape, and each strand takes its shortest timing (each
+    /// chunk its smallest work and span); work, span and burdened span are those of the
+    /// combined graph. A preemption lands on one strand of one run, and the chance that
+    /// every run loses the processor in the same strand is small, where a single profile
+    /// counts the pause as work and, if the strand lies on the span, as span.
+    ///
+    /// Profiles without a graph, or whose graphs differ (a program whose task graph depends
+    /// on timing), cannot be aligned: then the one with the least work is returned as it
+    /// is, and [`Profile::combined`] says 1. Panics if `profiles` is empty.
+    ///
+    /// ```
+    /// let pool = forkjoin::Pool::new(1).unwrap();
+    /// let leaf = || std::hint::black_box((0..1_000u64).sum::<u64>());
+    /// let runs: Vec<_> = (0..3)
+    ///     .map(|_| forkjoin::profile::run(&pool, || forkjoin::join(leaf, leaf)).1)
+    ///     .collect();
+    /// let p = forkjoin::profile::Profile::combine(&runs);
+    /// assert_eq!(p.combined(), 3);
+    /// assert!(runs.iter().all(|r| p.work() <= r.work() && p.span() <= r.span()));
+    /// ```
+    pub fn combine(profiles: &[Profile]) -> Profile {
+        let least = profiles
+            .iter()
+            .min_by_key(|p| p.work)
+            .expect("at least one profile");
+        let graph = profiles.iter().try_fold(None::<TaskNode>, |acc, p| {
+            let g = p.graph.as_ref()?;
+            Some(Some(match acc {
+                None => g.clone(),
+                Some(a) => a.shortest(g)?,
+            }))
+        });
+        let Some(Some(graph)) = graph else {
+            return least.clone();
+        };
+        let first = &profiles[0];
+        let (bspan, _) = burdened(&graph, first.burden_ns);
+        Profile {
+            work: graph.work,
+            span: graph.span,
+            burdened_span: bspan,
+            wall: profiles.iter().map(|p| p.wall).min().unwrap_or_default(),
+            chunk_threshold: profiles
+                .iter()
+                .map(|p| p.chunk_threshold)
+                .max()
+                .unwrap_or(0),
+            combined: profiles.len(),
+            graph: Some(graph),
+            ..first.clone()
+        }
+    }
+
     /// A profile computed from a hand-made graph, with `costs`' steal burden.
     pub fn from_graph(root: TaskNode, costs: &Costs) -> Profile {
         let burden = costs.burden_ns() as u64;
@@ -201,6 +264,7 @@ impl Profile {
             workers: 1,
             graph: Some(root),
             chunk_threshold: 0,
+            combined: 1,
         }
     }
 
@@ -351,6 +415,7 @@ pub fn run_with<R: Send>(
             workers,
             graph,
             chunk_threshold: threshold,
+            combined: 1,
         };
         (r, profile)
     })
@@ -661,6 +726,54 @@ mod tests {
         }));
         assert!(r.is_err());
         assert!(!pool.registry().profiling());
+    }
+
+    /// A tree of `leaves` leaves; leaf `slow` sleeps 3 ms (a strand the host preempted).
+    fn tree_with_a_pause(leaves: usize, slow: usize) -> usize {
+        if leaves == 1 {
+            if slow == 0 {
+                std::thread::sleep(Duration::from_millis(3));
+            }
+            return black_box(1);
+        }
+        let half = leaves / 2;
+        let (a, b) = crate::join(
+            || tree_with_a_pause(half, slow),
+            || tree_with_a_pause(leaves - half, slow.wrapping_sub(half)),
+        );
+        a + b
+    }
+
+    #[test]
+    fn combined_profiles_leave_out_a_strand_preempted_in_one() {
+        let pool = Pool::new(1).unwrap();
+        // Three profiles of the same run, each with a different leaf paused.
+        let runs: Vec<Profile> = [3, 8, 13]
+            .into_iter()
+            .map(|slow| {
+                let (r, p) = run(&pool, || tree_with_a_pause(16, slow));
+                assert_eq!(r, 16);
+                p
+            })
+            .collect();
+        for p in &runs {
+            assert!(p.span() >= Duration::from_millis(3), "{:?}", p.span());
+        }
+        let c = Profile::combine(&runs);
+        assert_eq!(c.combined(), 3);
+        assert_eq!((c.joins(), c.span_joins()), (15, 4));
+        assert!(c.span() < Duration::from_millis(1), "span {:?}", c.span());
+        assert!(c.work() < Duration::from_millis(1), "work {:?}", c.work());
+        let g = c.graph().unwrap();
+        assert_eq!((g.work, g.span), (c.work, c.span));
+        assert!(c.burdened_span() >= c.span());
+        // Not the same run (another shape): the least work, alone.
+        let (_, small) = run(&pool, || fib(6));
+        let c = Profile::combine(&[runs[0].clone(), small.clone()]);
+        assert_eq!(
+            (c.combined(), c.work, c.joins),
+            (1, small.work, small.joins)
+        );
     }
 
     #[test]
