@@ -653,3 +653,51 @@ fn comparisons_agree_with_std() {
         }
     });
 }
+
+#[test]
+fn either_of_two_iterators_and_of_two_collections() {
+    each(|at, _, n| {
+        let v = input(n);
+        for left in [true, false] {
+            let it = if left {
+                Either::Left(v.par_iter().copied())
+            } else {
+                Either::Right(v.par_iter().rev().copied())
+            };
+            assert_eq!(it.len(), n, "{at}");
+            let got: Vec<(usize, u64)> = it.enumerate().with_max_len(3).collect();
+            let mut expected = v.clone();
+            if !left {
+                expected.reverse();
+            }
+            assert_eq!(
+                got,
+                expected.into_iter().enumerate().collect::<Vec<_>>(),
+                "{at}"
+            );
+            let mut target: Either<Vec<u64>, Vec<u64>> = if left {
+                Either::Left(vec![1])
+            } else {
+                Either::Right(vec![2])
+            };
+            target.par_extend(v.par_iter().copied().filter(|x| x % 2 == 0));
+            let mut expected = vec![if left { 1 } else { 2 }];
+            expected.extend(v.iter().filter(|&&x| x % 2 == 0));
+            assert_eq!(target.either(|l| l, |r| r), expected, "{at}");
+        }
+    });
+}
+
+#[test]
+#[allow(deprecated)]
+fn the_deprecated_find_and_position_of_rayon() {
+    each(|at, _, n| {
+        let v: Vec<usize> = (0..n).collect();
+        assert_eq!(v.par_iter().find(|&&x| x == n / 2), v.get(n / 2), "{at}");
+        assert_eq!(
+            v.par_iter().position(|&x| x == n / 3),
+            (n > 0).then_some(n / 3),
+            "{at}"
+        );
+    });
+}

@@ -793,6 +793,18 @@ pub trait ParallelIterator: Sized + Send {
         consumers::find::find_last(self, predicate)
     }
 
+    /// `find_any`, under the name rayon keeps for programs written against its first
+    /// versions.
+    #[doc(hidden)]
+    #[deprecated(note = "parallel `find` does not search in order -- use `find_any`, \
+                         `find_first`, or `find_last`")]
+    fn find<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.find_any(predicate)
+    }
+
     /// `filter_map` then `find_any`.
     fn find_map_any<P, R>(self, predicate: P) -> Option<R>
     where
@@ -1514,6 +1526,18 @@ pub trait IndexedParallelIterator: ParallelIterator {
     {
         let (i, _) = self.map(predicate).enumerate().find_last(|&(_, p)| p)?;
         Some(i)
+    }
+
+    /// `position_any`, under the name rayon keeps for programs written against its first
+    /// versions.
+    #[doc(hidden)]
+    #[deprecated(note = "parallel `position` does not search in order -- use \
+                         `position_any`, `position_first`, or `position_last`")]
+    fn position<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.position_any(predicate)
     }
 
     /// The positions of the items for which `predicate` holds, in order.

@@ -4,6 +4,7 @@
 
 pub mod array;
 pub mod collections;
+mod either;
 pub mod option;
 pub mod par_bridge;
 pub mod range;
