@@ -10,4 +10,5 @@ pub mod par_bridge;
 pub mod range;
 pub mod range_inclusive;
 pub mod slice;
+pub mod str;
 pub mod vec;
