@@ -798,3 +798,96 @@ fn string_iterators_give_what_str_gives() {
         assert_eq!(owned.par_chars().count(), s.chars().count(), "{at}");
     });
 }
+
+#[test]
+fn slice_chunk_families_and_array_windows() {
+    each(|at, _, n| {
+        let v = input(n);
+        for k in [1, 2, 3, 16, n.max(1), n + 1] {
+            macro_rules! same {
+                ($par:ident, $std:ident) => {{
+                    let expected: Vec<&[u64]> = v.$std(k).collect();
+                    let got: Vec<&[u64]> = v.$par(k).collect();
+                    assert_eq!(got, expected, "{}({k}), {at}", stringify!($par));
+                    let got: Vec<&[u64]> = v.$par(k).with_max_len(1).rev().collect();
+                    let rev: Vec<&[u64]> = expected.iter().rev().copied().collect();
+                    assert_eq!(got, rev, "{}({k}).rev(), {at}", stringify!($par));
+                    assert_eq!(v.$par(k).len(), expected.len(), "{at}");
+                }};
+            }
+            same!(par_chunks_exact, chunks_exact);
+            same!(par_rchunks, rchunks);
+            same!(par_rchunks_exact, rchunks_exact);
+            assert_eq!(
+                v.par_chunks_exact(k).remainder(),
+                v.chunks_exact(k).remainder()
+            );
+            assert_eq!(
+                v.par_rchunks_exact(k).remainder(),
+                v.rchunks_exact(k).remainder()
+            );
+            macro_rules! same_mut {
+                ($par:ident, $std:ident) => {{
+                    let (mut got, mut expected) = (v.clone(), v.clone());
+                    for (i, c) in expected.$std(k).enumerate() {
+                        c.reverse();
+                        c[0] ^= i as u64;
+                    }
+                    got.$par(k).with_max_len(2).enumerate().for_each(|(i, c)| {
+                        c.reverse();
+                        c[0] ^= i as u64;
+                    });
+                    assert_eq!(got, expected, "{}({k}), {at}", stringify!($par));
+                }};
+            }
+            same_mut!(par_chunks_exact_mut, chunks_exact_mut);
+            same_mut!(par_rchunks_mut, rchunks_mut);
+            same_mut!(par_rchunks_exact_mut, rchunks_exact_mut);
+            let mut w = v.clone();
+            let mut chunks = w.par_chunks_exact_mut(k);
+            let rem = n % k;
+            assert_eq!(chunks.remainder().len(), rem, "{at}");
+            assert_eq!(chunks.take_remainder(), &v[n - rem..], "{at}");
+            assert!(chunks.into_remainder().is_empty(), "{at}");
+            let mut w = v.clone();
+            assert_eq!(
+                w.par_rchunks_exact_mut(k).into_remainder(),
+                &v[..rem],
+                "{at}"
+            );
+        }
+        let got: Vec<&[u64; 1]> = v.par_array_windows().collect();
+        assert_eq!(got.len(), n, "{at}");
+        let got: Vec<[u64; 3]> = v
+            .par_array_windows::<3>()
+            .with_max_len(1)
+            .map(|w| *w)
+            .collect();
+        let expected: Vec<[u64; 3]> = v.windows(3).map(|w| [w[0], w[1], w[2]]).collect();
+        assert_eq!(got, expected, "{at}");
+        assert_eq!(
+            v.par_array_windows::<2>().len(),
+            n.saturating_sub(1),
+            "{at}"
+        );
+    });
+    for msg in [
+        panic_message(|| {
+            let _ = [1].par_chunks_exact(0);
+        }),
+        panic_message(|| {
+            let _ = [1].par_rchunks(0);
+        }),
+        panic_message(|| {
+            let _ = [1].par_rchunks_exact_mut(0);
+        }),
+    ] {
+        assert_eq!(msg, "chunk_size must not be zero");
+    }
+    assert_eq!(
+        panic_message(|| {
+            let _ = [1].par_array_windows::<0>();
+        }),
+        "window_size must not be zero"
+    );
+}

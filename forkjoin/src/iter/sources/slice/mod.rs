@@ -1,5 +1,7 @@
 //! Parallel iterators over slices, `forkjoin::slice`, as rayon's `slice`: `par_iter`,
-//! `par_iter_mut`, `par_chunks`, `par_chunks_mut`, `par_windows`, and the parallel sorts.
+//! `par_iter_mut`, the chunks (`par_chunks`, `par_chunks_exact`, `par_rchunks`,
+//! `par_rchunks_exact`, and their `_mut` forms), `par_windows`, `par_array_windows`, and
+//! the parallel sorts.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -9,6 +11,12 @@
 //! let sums: Vec<u32> = v.par_chunks(4).map(|c| c.iter().sum()).collect();
 //! assert_eq!(sums, [6, 22, 17]);
 //! ```
+
+mod chunks;
+mod windows;
+
+pub use chunks::{ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut};
+pub use windows::ArrayWindows;
 
 use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::sort::{par_merge_sort, par_quick_sort};
@@ -36,16 +44,78 @@ pub trait ParallelSlice<T: Sync> {
         Chunks::new(chunk_size, self.as_parallel_slice())
     }
 
+    /// Non-overlapping pieces of exactly `chunk_size` elements, from the front; the last
+    /// `len % chunk_size` elements are left out (see [`ChunksExact::remainder`]).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let chunks: Vec<_> = [1, 2, 3, 4, 5].par_chunks_exact(2).collect();
+    /// assert_eq!(chunks, [&[1, 2], &[3, 4]]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        ChunksExact::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Non-overlapping pieces of `chunk_size` elements from the back, the last (at the
+    /// front) perhaps shorter.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let chunks: Vec<_> = [1, 2, 3, 4, 5].par_rchunks(2).collect();
+    /// assert_eq!(chunks, [&[4, 5][..], &[2, 3], &[1]]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunks::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Non-overlapping pieces of exactly `chunk_size` elements from the back; the first
+    /// `len % chunk_size` elements are left out (see [`RChunksExact::remainder`]).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let chunks: Vec<_> = [1, 2, 3, 4, 5].par_rchunks_exact(2).collect();
+    /// assert_eq!(chunks, [&[4, 5], &[2, 3]]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunksExact::new(chunk_size, self.as_parallel_slice())
+    }
+
     /// Every overlapping window of `window_size` elements.
     ///
     /// # Panics
     /// If `window_size` is 0.
     fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
         assert!(window_size != 0, "window_size must not be zero");
-        Windows {
-            window_size,
-            slice: self.as_parallel_slice(),
-        }
+        Windows::new(window_size, self.as_parallel_slice())
+    }
+
+    /// Every overlapping window of `N` elements, as an array.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let windows: Vec<_> = [1, 2, 3].par_array_windows().collect();
+    /// assert_eq!(windows, [&[1, 2], &[2, 3]]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `N` is 0.
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        ArrayWindows::new(self.as_parallel_slice())
     }
 }
 
@@ -77,6 +147,62 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
         assert!(chunk_size != 0, "chunk_size must not be zero");
         ChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Non-overlapping mutable pieces of exactly `chunk_size` elements, from the front;
+    /// the last `len % chunk_size` elements are left out (see
+    /// [`ChunksExactMut::into_remainder`]).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 3, 4, 5];
+    /// array.par_chunks_exact_mut(3).for_each(|slice| slice.reverse());
+    /// assert_eq!(array, [3, 2, 1, 4, 5]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        ChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Non-overlapping mutable pieces of `chunk_size` elements from the back, the last (at
+    /// the front) perhaps shorter.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 3, 4, 5];
+    /// array.par_rchunks_mut(2).for_each(|slice| slice.reverse());
+    /// assert_eq!(array, [1, 3, 2, 5, 4]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Non-overlapping mutable pieces of exactly `chunk_size` elements from the back; the
+    /// first `len % chunk_size` elements are left out (see
+    /// [`RChunksExactMut::into_remainder`]).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 3, 4, 5];
+    /// array.par_rchunks_exact_mut(3).for_each(|slice| slice.reverse());
+    /// assert_eq!(array, [1, 2, 5, 4, 3]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
     /// Sorts the slice, stably (equal elements keep their order): a parallel merge sort.
@@ -221,6 +347,8 @@ macro_rules! indexed_via_producer {
         }
     };
 }
+
+pub(crate) use indexed_via_producer;
 
 /// A parallel iterator over `&T` (`slice.par_iter()`).
 #[derive(Debug)]
@@ -392,6 +520,12 @@ impl<'data, T: Send + 'data> Producer for ChunksMutProducer<'data, T> {
 pub struct Windows<'data, T> {
     window_size: usize,
     slice: &'data [T],
+}
+
+impl<'data, T> Windows<'data, T> {
+    fn new(window_size: usize, slice: &'data [T]) -> Self {
+        Windows { window_size, slice }
+    }
 }
 
 impl<T> Clone for Windows<'_, T> {
