@@ -891,3 +891,55 @@ fn slice_chunk_families_and_array_windows() {
         "window_size must not be zero"
     );
 }
+
+#[test]
+fn slice_split_split_inclusive_and_chunk_by() {
+    each(|at, _, n| {
+        let v: Vec<u64> = input(n).iter().map(|x| x % 5).collect();
+        for sep in [0, 1, 7] {
+            let is_sep = |x: &u64| *x == sep;
+            let got: Vec<&[u64]> = v.par_split(is_sep).collect();
+            assert_eq!(
+                got,
+                v.split(is_sep).collect::<Vec<_>>(),
+                "split({sep}), {at}"
+            );
+            let got: Vec<&[u64]> = v.par_split_inclusive(is_sep).collect();
+            let expected: Vec<&[u64]> = v.split_inclusive(is_sep).collect();
+            assert_eq!(got, expected, "split_inclusive({sep}), {at}");
+            let (mut got, mut expected) = (v.clone(), v.clone());
+            got.par_split_mut(is_sep).for_each(|s| s.reverse());
+            expected.split_mut(is_sep).for_each(|s| s.reverse());
+            assert_eq!(got, expected, "split_mut({sep}), {at}");
+            let (mut got, mut expected) = (v.clone(), v.clone());
+            got.par_split_inclusive_mut(is_sep)
+                .for_each(|s| s.rotate_left(1));
+            expected
+                .split_inclusive_mut(is_sep)
+                .for_each(|s| s.rotate_left(1));
+            assert_eq!(got, expected, "split_inclusive_mut({sep}), {at}");
+        }
+        // Separators everywhere, and at the ends.
+        let zeros = vec![0u64; n];
+        let got: Vec<&[u64]> = zeros.par_split(|&x| x == 0).collect();
+        assert_eq!(got, zeros.split(|&x| x == 0).collect::<Vec<_>>(), "{at}");
+        let got: Vec<&[u64]> = zeros.par_split_inclusive(|&x| x == 0).collect();
+        assert_eq!(
+            got,
+            zeros.split_inclusive(|&x| x == 0).collect::<Vec<_>>(),
+            "{at}"
+        );
+        for same in [
+            |a: &u64, b: &u64| a == b,
+            |a: &u64, b: &u64| a <= b,
+            |_: &u64, _: &u64| true,
+        ] {
+            let got: Vec<&[u64]> = v.par_chunk_by(same).collect();
+            assert_eq!(got, v.chunk_by(same).collect::<Vec<_>>(), "chunk_by, {at}");
+            let (mut got, mut expected) = (v.clone(), v.clone());
+            got.par_chunk_by_mut(same).for_each(|s| s[0] += 10);
+            expected.chunk_by_mut(same).for_each(|s| s[0] += 10);
+            assert_eq!(got, expected, "chunk_by_mut, {at}");
+        }
+    });
+}

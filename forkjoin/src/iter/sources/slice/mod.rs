@@ -13,9 +13,11 @@
 //! ```
 
 mod chunks;
+mod split;
 mod windows;
 
 pub use chunks::{ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut};
+pub use split::{ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 pub use windows::ArrayWindows;
 
 use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
@@ -95,6 +97,55 @@ pub trait ParallelSlice<T: Sync> {
         RChunksExact::new(chunk_size, self.as_parallel_slice())
     }
 
+    /// Sub-slices separated by the elements `separator` accepts, as `slice::split`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let products: Vec<_> = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9]
+    ///     .par_split(|i| *i == 0)
+    ///     .map(|numbers| numbers.iter().product::<i32>())
+    ///     .collect();
+    /// assert_eq!(products, [6, 64, 162]);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> Split<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// Sub-slices each ended by an element `separator` accepts (which it keeps), as
+    /// `slice::split_inclusive`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let lengths: Vec<_> = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9]
+    ///     .par_split_inclusive(|i| *i == 0)
+    ///     .map(|numbers| numbers.len())
+    ///     .collect();
+    /// assert_eq!(lengths, [4, 4, 3]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusive::new(self.as_parallel_slice(), separator)
+    }
+
+    /// Runs of neighbours that `pred` calls the same, as `slice::chunk_by`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let chunks: Vec<_> = [1, 2, 2, 3, 3, 3].par_chunk_by(|&x, &y| x == y).collect();
+    /// assert_eq!(chunks, [&[1][..], &[2, 2], &[3, 3, 3]]);
+    /// ```
+    fn par_chunk_by<F>(&self, pred: F) -> ChunkBy<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkBy::new(self.as_parallel_slice(), pred)
+    }
+
     /// Every overlapping window of `window_size` elements.
     ///
     /// # Panics
@@ -147,6 +198,53 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
         assert!(chunk_size != 0, "chunk_size must not be zero");
         ChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Mutable sub-slices separated by the elements `separator` accepts, as
+    /// `slice::split_mut`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9];
+    /// array.par_split_mut(|i| *i == 0).for_each(|slice| slice.reverse());
+    /// assert_eq!(array, [3, 2, 1, 0, 8, 4, 2, 0, 9, 6, 3]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Mutable sub-slices each ended by an element `separator` accepts (which it keeps),
+    /// as `slice::split_inclusive_mut`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9];
+    /// array.par_split_inclusive_mut(|i| *i == 0).for_each(|slice| slice.reverse());
+    /// assert_eq!(array, [0, 3, 2, 1, 0, 8, 4, 2, 9, 6, 3]);
+    /// ```
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusiveMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Mutable runs of neighbours that `pred` calls the same, as `slice::chunk_by_mut`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 2, 3, 3, 3];
+    /// array.par_chunk_by_mut(|&x, &y| x == y).for_each(|slice| slice[0] = 0);
+    /// assert_eq!(array, [0, 0, 2, 0, 3, 3]);
+    /// ```
+    fn par_chunk_by_mut<F>(&mut self, pred: F) -> ChunkByMut<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkByMut::new(self.as_parallel_slice_mut(), pred)
     }
 
     /// Non-overlapping mutable pieces of exactly `chunk_size` elements, from the front;
