@@ -36,7 +36,7 @@ pub mod iter;
 #[cfg(not(loom))]
 pub mod prelude;
 #[cfg(not(loom))]
-pub use iter::sources::{array, collections, option, range, range_inclusive, slice, vec};
+pub use iter::sources::{array, collections, option, range, range_inclusive, slice, str, vec};
 #[cfg(not(loom))]
 mod clock;
 #[cfg(not(loom))]

@@ -12,3 +12,4 @@ pub use crate::iter::{
     IntoParallelRefMutIterator, ParallelBridge, ParallelExtend, ParallelIterator,
 };
 pub use crate::slice::{ParallelSlice, ParallelSliceMut};
+pub use crate::str::ParallelString;

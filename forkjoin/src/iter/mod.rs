@@ -25,6 +25,7 @@
 //! collections) and `sort`; the splitter, which decides when to split.
 
 use std::cmp::Ordering;
+use std::collections::LinkedList;
 use std::iter::{Product, Sum};
 
 pub mod plumbing;
@@ -38,21 +39,34 @@ pub(crate) mod sources;
 mod splitter;
 mod try_trait;
 
+pub use adaptors::blocks::{ExponentialBlocks, UniformBlocks};
 pub use adaptors::chain::Chain;
 pub use adaptors::chunks::Chunks;
 pub use adaptors::cloned::{Cloned, Copied};
 pub use adaptors::enumerate::Enumerate;
 pub use adaptors::filter::{Filter, FilterMap};
 pub use adaptors::flat_map::{FlatMap, FlatMapIter};
+pub use adaptors::flatten::{Flatten, FlattenIter};
 pub use adaptors::fold::{Fold, FoldWith, TryFold, TryFoldWith};
+pub use adaptors::fold_chunks::{FoldChunks, FoldChunksWith};
 pub use adaptors::inspect::Inspect;
+pub use adaptors::interleave::{Interleave, InterleaveShortest};
+pub use adaptors::intersperse::Intersperse;
 pub use adaptors::len::{MaxLen, MinLen};
 pub use adaptors::map::{Map, MapInit, MapWith};
+pub use adaptors::panic_fuse::PanicFuse;
+pub use adaptors::positions::Positions;
 pub use adaptors::rev::Rev;
 pub use adaptors::skip_take::{Skip, Take};
+pub use adaptors::skip_take_any::{SkipAny, SkipAnyWhile, TakeAny, TakeAnyWhile};
 pub use adaptors::step_by::StepBy;
+pub use adaptors::update::Update;
 pub use adaptors::while_some::WhileSome;
 pub use adaptors::zip::Zip;
+pub use adaptors::zip_eq::ZipEq;
+/// The two-variant type of `partition_map`, re-exported from the `either` crate as rayon
+/// does.
+pub use either::Either;
 pub use sources::par_bridge::{IterBridge, ParallelBridge};
 
 use plumbing::{Consumer, ProducerCallback, UnindexedConsumer};
@@ -361,6 +375,20 @@ pub trait ParallelIterator: Sized + Send {
         Inspect::new(self, inspect_op)
     }
 
+    /// Mutates each item of this iterator before yielding it.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let doubles: Vec<_> = (0..5).into_par_iter().update(|x| *x *= 2).collect();
+    /// assert_eq!(doubles, [0, 2, 4, 6, 8]);
+    /// ```
+    fn update<F>(self, update_op: F) -> Update<Self, F>
+    where
+        F: Fn(&mut Self::Item) + Sync + Send,
+    {
+        Update::new(self, update_op)
+    }
+
     /// Keeps the items for which `filter_op` holds.
     ///
     /// ```
@@ -419,6 +447,40 @@ pub trait ParallelIterator: Sized + Send {
         SI: IntoIterator<Item: Send>,
     {
         FlatMapIter::new(self, map_op)
+    }
+
+    /// Flattens items that are themselves parallel iterables into one iterator.
+    ///
+    /// See also [`flatten_iter`](ParallelIterator::flatten_iter).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let x: Vec<Vec<_>> = vec![vec![1, 2], vec![3, 4]];
+    /// let y: Vec<_> = x.into_par_iter().flatten().collect();
+    /// assert_eq!(y, [1, 2, 3, 4]);
+    /// ```
+    fn flatten(self) -> Flatten<Self>
+    where
+        Self::Item: IntoParallelIterator,
+    {
+        Flatten::new(self)
+    }
+
+    /// Flattens items that are sequential iterables into one iterator (cheaper than
+    /// `flatten` when the inner sequences are short).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let x: Vec<Vec<_>> = vec![vec![1, 2], vec![3, 4]];
+    /// let iters: Vec<_> = x.into_iter().map(Vec::into_iter).collect();
+    /// let y: Vec<_> = iters.into_par_iter().flatten_iter().collect();
+    /// assert_eq!(y, [1, 2, 3, 4]);
+    /// ```
+    fn flatten_iter(self) -> FlattenIter<Self>
+    where
+        Self::Item: IntoIterator<Item: Send>,
+    {
+        FlattenIter::new(self)
     }
 
     /// Reduces the items with `op`, an associative operation whose neutral element
@@ -723,6 +785,18 @@ pub trait ParallelIterator: Sized + Send {
         consumers::find::find_last(self, predicate)
     }
 
+    /// `find_any`, under the name rayon keeps for programs written against its first
+    /// versions.
+    #[doc(hidden)]
+    #[deprecated(note = "parallel `find` does not search in order -- use `find_any`, \
+                         `find_first`, or `find_last`")]
+    fn find<P>(self, predicate: P) -> Option<Self::Item>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        self.find_any(predicate)
+    }
+
     /// `filter_map` then `find_any`.
     fn find_map_any<P, R>(self, predicate: P) -> Option<R>
     where
@@ -801,6 +875,22 @@ pub trait ParallelIterator: Sized + Send {
         WhileSome::new(self)
     }
 
+    /// Wraps the iterator in a fuse against panics: once any item's closure panics, the
+    /// other pieces of work stop at their next item instead of running to their end. The
+    /// panic reaches the caller either way; the fuse costs a load per item and chunk.
+    ///
+    /// ```should_panic
+    /// use forkjoin::prelude::*;
+    /// use std::{thread, time::Duration};
+    /// (0..1_000_000).into_par_iter().panic_fuse().for_each(|i| {
+    ///     thread::sleep(Duration::from_millis(1));
+    ///     assert!(i > 0); // stops every piece soon after the first item panics
+    /// });
+    /// ```
+    fn panic_fuse(self) -> PanicFuse<Self> {
+        PanicFuse::new(self)
+    }
+
     /// Collects the items into a collection: a `Vec` (in order for an ordered iterator),
     /// `String`, `HashMap`, `HashSet`, `BTreeMap`, a `Result` or `Option` of a collection
     /// (the first failure found stops the rest), and others.
@@ -855,6 +945,140 @@ pub trait ParallelIterator: Sized + Send {
         collect::unzip::partition(self, predicate)
     }
 
+    /// Partitions and maps the items into a pair of collections: `Either::Left` items go
+    /// into the first, `Either::Right` items into the second, each in the items' order.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use forkjoin::iter::Either;
+    /// let (left, right): (Vec<_>, Vec<_>) = (0..8).into_par_iter()
+    ///     .partition_map(|x| if x % 2 == 0 { Either::Left(x * 4) } else { Either::Right(x * 3) });
+    /// assert_eq!(left, [0, 8, 16, 24]);
+    /// assert_eq!(right, [3, 9, 15, 21]);
+    /// ```
+    ///
+    /// Nested `Either`s split as well:
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use forkjoin::iter::Either::*;
+    /// let ((fizzbuzz, fizz), (buzz, other)): ((Vec<_>, Vec<_>), (Vec<_>, Vec<_>)) = (1..20)
+    ///     .into_par_iter()
+    ///     .partition_map(|x| match (x % 3, x % 5) {
+    ///         (0, 0) => Left(Left(x)),
+    ///         (0, _) => Left(Right(x)),
+    ///         (_, 0) => Right(Left(x)),
+    ///         (_, _) => Right(Right(x)),
+    ///     });
+    /// assert_eq!(fizzbuzz, [15]);
+    /// assert_eq!(fizz, [3, 6, 9, 12, 18]);
+    /// assert_eq!(buzz, [5, 10]);
+    /// assert_eq!(other, [1, 2, 4, 7, 8, 11, 13, 14, 16, 17, 19]);
+    /// ```
+    fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
+    where
+        A: Default + Send + ParallelExtend<L>,
+        B: Default + Send + ParallelExtend<R>,
+        P: Fn(Self::Item) -> Either<L, R> + Sync + Send,
+        L: Send,
+        R: Send,
+    {
+        collect::unzip::partition_map(self, predicate)
+    }
+
+    /// Puts a clone of `element` between every two items.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r: Vec<_> = vec![1, 2, 3].into_par_iter().intersperse(-1).collect();
+    /// assert_eq!(r, [1, -1, 2, -1, 3]);
+    /// ```
+    fn intersperse(self, element: Self::Item) -> Intersperse<Self>
+    where
+        Self::Item: Clone,
+    {
+        Intersperse::new(self, element)
+    }
+
+    /// `n` items from *anywhere* in the iterator: like
+    /// [`take`](IndexedParallelIterator::take), without being held to the first `n`. The
+    /// items taken keep their order where it shows (`collect`, `reduce`, ...).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let result: Vec<_> = (0..100).into_par_iter().filter(|&x| x % 2 == 0).take_any(5).collect();
+    /// assert_eq!(result.len(), 5);
+    /// assert!(result.is_sorted());
+    /// ```
+    fn take_any(self, n: usize) -> TakeAny<Self> {
+        TakeAny::new(self, n)
+    }
+
+    /// All but `n` items from *anywhere* in the iterator: like
+    /// [`skip`](IndexedParallelIterator::skip), without being held to the first `n`. The
+    /// items left keep their order where it shows.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let result: Vec<_> = (0..100).into_par_iter().filter(|&x| x % 2 == 0).skip_any(5).collect();
+    /// assert_eq!(result.len(), 45);
+    /// assert!(result.is_sorted());
+    /// ```
+    fn skip_any(self, n: usize) -> SkipAny<Self> {
+        SkipAny::new(self, n)
+    }
+
+    /// Takes items from *anywhere* in the iterator until `predicate` returns `false`
+    /// (for any item, anywhere; after that no item is taken). The predicate may check the
+    /// item, a global condition, or both. If calls race and give different answers, the
+    /// items it said `true` for are still taken. Like `Iterator::take_while`, without the
+    /// order; the items taken keep their order where it shows.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let result: Vec<_> = (0..100).into_par_iter().take_any_while(|x| *x < 50).collect();
+    /// assert!(result.len() <= 50);
+    /// assert!(result.is_sorted());
+    /// ```
+    fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        TakeAnyWhile::new(self, predicate)
+    }
+
+    /// Skips items from *anywhere* in the iterator until `predicate` returns `false` (for
+    /// any item, anywhere; after that every item passes). If calls race and give
+    /// different answers, the items it said `true` for are still skipped. Like
+    /// `Iterator::skip_while`, without the order; the items left keep their order where
+    /// it shows.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let result: Vec<_> = (0..100).into_par_iter().skip_any_while(|x| *x < 50).collect();
+    /// assert!(result.len() >= 50);
+    /// assert!(result.is_sorted());
+    /// ```
+    fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
+    where
+        P: Fn(&Self::Item) -> bool + Sync + Send,
+    {
+        SkipAnyWhile::new(self, predicate)
+    }
+
+    /// Collects the items into a linked list of vectors, in order: the cheapest way to
+    /// gather an unindexed iterator when no particular collection is needed (every piece
+    /// of work fills a vector of its own; an iterator of known length fills one).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let list = (0..=100).into_par_iter().filter(|x| x % 2 == 0).flat_map(|x| 0..x).collect_vec_list();
+    /// assert_eq!(list.into_iter().flatten().count(), 2550);
+    /// ```
+    fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
+        collect::collect_vec_list(self)
+    }
+
     /// Feeds the items to `consumer`. The method every adaptor and consumer is built on
     /// (see [`plumbing`]).
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
@@ -894,6 +1118,60 @@ pub trait IndexedParallelIterator: ParallelIterator {
         collect::collect_into_vec(self, target)
     }
 
+    /// Unzips pairs into `left` and `right`, replacing what they held, writing every item
+    /// straight into place.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut left = vec![42; 10];
+    /// let mut right = vec![-1; 10];
+    /// (10..15).into_par_iter().enumerate().unzip_into_vecs(&mut left, &mut right);
+    /// assert_eq!(left, [0, 1, 2, 3, 4]);
+    /// assert_eq!(right, [10, 11, 12, 13, 14]);
+    /// ```
+    fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
+    where
+        Self: IndexedParallelIterator<Item = (A, B)>,
+        A: Send,
+        B: Send,
+    {
+        collect::unzip::unzip_into_vecs(self, left, right)
+    }
+
+    /// Divides the iterator into a *sequence* of blocks of growing length (the pool's
+    /// size, then twice that each time), each block a parallel loop of its own started once
+    /// the previous one is done. A search stops at the first block that answers:
+    /// `find_first` pays for at most about twice the items before its match, and
+    /// `find_any` for a predictable amount.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert_eq!((0..10_000).into_par_iter().by_exponential_blocks().find_first(|&e| e == 4_999), Some(4_999));
+    /// ```
+    fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
+        ExponentialBlocks::new(self)
+    }
+
+    /// Divides the iterator into a *sequence* of blocks of `block_size` items, each block a
+    /// parallel loop of its own started once the previous one is done (for memory
+    /// locality, when a reduction reuses what it folded).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v = (0u32..100_000).into_par_iter().by_uniform_blocks(10_000)
+    ///     .fold(Vec::new, |mut v, e| { v.push(e); v })
+    ///     .reduce(Vec::new, |mut v1, mut v2| { v1.append(&mut v2); v1 });
+    /// assert_eq!(v, (0u32..100_000).collect::<Vec<u32>>());
+    /// ```
+    ///
+    /// # Panics
+    /// If `block_size` is 0.
+    #[track_caller]
+    fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
+        assert!(block_size != 0, "block_size must not be zero");
+        UniformBlocks::new(self, block_size)
+    }
+
     /// Pairs every item with the item at the same position of `zip_op`; as long as the
     /// shorter of the two.
     ///
@@ -909,6 +1187,64 @@ pub trait IndexedParallelIterator: ParallelIterator {
         Zip::new(self, zip_op.into_par_iter())
     }
 
+    /// `zip` of two iterators of the same length.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let v: Vec<(u8, char)> = vec![1, 2].into_par_iter().zip_eq(vec!['a', 'b']).collect();
+    /// assert_eq!(v, [(1, 'a'), (2, 'b')]);
+    /// ```
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    ///
+    /// ```should_panic
+    /// use forkjoin::prelude::*;
+    /// let zipped: Vec<(&u8, &u8)> = [1u8].par_iter().zip_eq(&[2u8, 2]).collect();
+    /// ```
+    #[track_caller]
+    fn zip_eq<Z>(self, zip_op: Z) -> ZipEq<Self, Z::Iter>
+    where
+        Z: IntoParallelIterator<Iter: IndexedParallelIterator>,
+    {
+        let other = zip_op.into_par_iter();
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "iterators must have the same length"
+        );
+        ZipEq::new(self, other)
+    }
+
+    /// The items of this iterator and `other` in turn, starting with this one's; once one
+    /// runs out, the rest of the other.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r: Vec<i32> = vec![1, 2].into_par_iter().interleave(vec![3, 4, 5, 6]).collect();
+    /// assert_eq!(r, [1, 3, 2, 4, 5, 6]);
+    /// ```
+    fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator>,
+    {
+        Interleave::new(self, other.into_par_iter())
+    }
+
+    /// The items of this iterator and `other` in turn, until one runs out.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let r: Vec<i32> = vec![1, 2, 3, 4].into_par_iter().interleave_shortest(vec![5, 6]).collect();
+    /// assert_eq!(r, [1, 5, 2, 6, 3]);
+    /// ```
+    fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
+    where
+        I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator>,
+    {
+        InterleaveShortest::new(self, other.into_par_iter())
+    }
+
     /// Groups the items into vectors of `chunk_size` (the last may be shorter).
     ///
     /// ```
@@ -922,6 +1258,177 @@ pub trait IndexedParallelIterator: ParallelIterator {
     fn chunks(self, chunk_size: usize) -> Chunks<Self> {
         assert!(chunk_size != 0, "chunk_size must not be zero");
         Chunks::new(self, chunk_size)
+    }
+
+    /// Splits the items into chunks of `chunk_size` (the last may be shorter) and folds
+    /// each chunk sequentially from `identity()`: `chunks(chunk_size)` followed by
+    /// `map(|c| c.into_iter().fold(identity(), fold_op))`, without a vector per chunk.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let nums = vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    /// let sums: Vec<i32> = nums.into_par_iter().fold_chunks(2, || 0, |a, n| a + n).collect();
+    /// assert_eq!(sums, [3, 7, 11, 15, 19]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn fold_chunks<T, ID, F>(
+        self,
+        chunk_size: usize,
+        identity: ID,
+        fold_op: F,
+    ) -> FoldChunks<Self, ID, F>
+    where
+        ID: Fn() -> T + Send + Sync,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+        T: Send,
+    {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        FoldChunks::new(self, chunk_size, identity, fold_op)
+    }
+
+    /// `fold_chunks` starting every chunk from a clone of `init` (which need not be
+    /// `Sync`).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let nums = vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+    /// let sums: Vec<i32> = nums.into_par_iter().fold_chunks_with(2, 0, |a, n| a + n).collect();
+    /// assert_eq!(sums, [3, 7, 11, 15, 19]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn fold_chunks_with<T, F>(
+        self,
+        chunk_size: usize,
+        init: T,
+        fold_op: F,
+    ) -> FoldChunksWith<Self, T, F>
+    where
+        T: Send + Clone,
+        F: Fn(T, Self::Item) -> T + Send + Sync,
+    {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        FoldChunksWith::new(self, chunk_size, init, fold_op)
+    }
+
+    /// Compares the items with `other`'s lexicographically, as `Iterator::cmp` does.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::cmp::Ordering::*;
+    /// let x = vec![1, 2, 3];
+    /// assert_eq!(x.par_iter().cmp(&vec![1, 3, 0]), Less);
+    /// assert_eq!(x.par_iter().cmp(&vec![1, 2, 3]), Equal);
+    /// assert_eq!(x.par_iter().cmp(&vec![1, 2]), Greater);
+    /// ```
+    fn cmp<I>(self, other: I) -> Ordering
+    where
+        I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator>,
+        Self::Item: Ord,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(x, y)| Ord::cmp(&x, &y))
+            .find_first(|&o| o != Ordering::Equal)
+            .unwrap_or(by_len)
+    }
+
+    /// Compares the items with `other`'s lexicographically, as `Iterator::partial_cmp`
+    /// does: `None` at the first pair that does not compare.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// use std::cmp::Ordering::*;
+    /// let x = vec![1.0, 2.0, 3.0];
+    /// assert_eq!(x.par_iter().partial_cmp(&vec![1.0, 3.0, 0.0]), Some(Less));
+    /// assert_eq!(x.par_iter().partial_cmp(&vec![1.0, 2.0, 3.0]), Some(Equal));
+    /// assert_eq!(x.par_iter().partial_cmp(&vec![1.0, 2.0]), Some(Greater));
+    /// assert_eq!(x.par_iter().partial_cmp(&vec![1.0, f64::NAN]), None);
+    /// ```
+    fn partial_cmp<I>(self, other: I) -> Option<Ordering>
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        let other = other.into_par_iter();
+        let by_len = self.len().cmp(&other.len());
+        self.zip(other)
+            .map(|(x, y)| PartialOrd::partial_cmp(&x, &y))
+            .find_first(|&o| o != Some(Ordering::Equal))
+            .unwrap_or(Some(by_len))
+    }
+
+    /// Whether the items equal `other`'s (same length, equal pairs).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// assert!((0..3).into_par_iter().eq(vec![0, 1, 2]));
+    /// assert!(!(0..3).into_par_iter().eq(vec![0, 1]));
+    /// ```
+    fn eq<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialEq<I::Item>,
+    {
+        let other = other.into_par_iter();
+        self.len() == other.len() && self.zip(other).all(|(x, y)| x == y)
+    }
+
+    /// Whether the items differ from `other`'s.
+    fn ne<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialEq<I::Item>,
+    {
+        !self.eq(other)
+    }
+
+    /// Whether the items are lexicographically less than `other`'s.
+    fn lt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Less)
+    }
+
+    /// Whether the items are lexicographically less than or equal to `other`'s.
+    fn le<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Less | Ordering::Equal)
+        )
+    }
+
+    /// Whether the items are lexicographically greater than `other`'s.
+    fn gt<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        self.partial_cmp(other) == Some(Ordering::Greater)
+    }
+
+    /// Whether the items are lexicographically greater than or equal to `other`'s.
+    fn ge<I>(self, other: I) -> bool
+    where
+        I: IntoParallelIterator<Iter: IndexedParallelIterator>,
+        Self::Item: PartialOrd<I::Item>,
+    {
+        matches!(
+            self.partial_cmp(other),
+            Some(Ordering::Greater | Ordering::Equal)
+        )
     }
 
     /// Pairs every item with its position.
@@ -1011,6 +1518,33 @@ pub trait IndexedParallelIterator: ParallelIterator {
     {
         let (i, _) = self.map(predicate).enumerate().find_last(|&(_, p)| p)?;
         Some(i)
+    }
+
+    /// `position_any`, under the name rayon keeps for programs written against its first
+    /// versions.
+    #[doc(hidden)]
+    #[deprecated(note = "parallel `position` does not search in order -- use \
+                         `position_any`, `position_first`, or `position_last`")]
+    fn position<P>(self, predicate: P) -> Option<usize>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        self.position_any(predicate)
+    }
+
+    /// The positions of the items for which `predicate` holds, in order.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let primes = vec![2, 3, 5, 7, 11, 13, 17, 19, 23, 29];
+    /// let p1mod6: Vec<_> = primes.par_iter().positions(|&p| p % 6 == 1).collect();
+    /// assert_eq!(p1mod6, [3, 5, 7]); // 7, 13 and 19
+    /// ```
+    fn positions<P>(self, predicate: P) -> Positions<Self, P>
+    where
+        P: Fn(Self::Item) -> bool + Sync + Send,
+    {
+        Positions::new(self, predicate)
     }
 
     /// The items in reverse order.

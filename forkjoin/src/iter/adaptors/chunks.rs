@@ -1,5 +1,6 @@
 //! `chunks`: groups of `chunk_size` items, each collected into a `Vec` (producer-side: a
-//! piece of `k` chunks covers `k * chunk_size` items of the base).
+//! piece of `k` chunks covers `k * chunk_size` items of the base). The producer is shared
+//! with `fold_chunks`, which folds each group instead ([`ChunkOp`]).
 
 use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
@@ -43,49 +44,86 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
     }
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        struct Callback<CB> {
-            callback: CB,
-            size: usize,
-            len: usize,
-        }
-
-        impl<T, CB: ProducerCallback<Vec<T>>> ProducerCallback<T> for Callback<CB> {
-            type Output = CB::Output;
-            fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
-                self.callback.callback(ChunkProducer {
-                    base: Some(base),
-                    size: self.size,
-                    len: self.len,
-                })
-            }
-        }
-
-        let len = self.base.len();
         let size = self.size;
-        self.base.with_producer(Callback {
-            callback,
-            size,
-            len,
-        })
+        with_chunk_producer(self.base, size, CollectChunk, callback)
     }
 }
 
+/// What becomes of a chunk of items: `chunks` collects it, `fold_chunks` folds it.
+pub(crate) trait ChunkOp<T>: Clone + Send {
+    type Out: Send;
+    fn apply<I: Iterator<Item = T>>(&self, chunk: I) -> Self::Out;
+}
+
+#[derive(Clone, Copy)]
+struct CollectChunk;
+
+impl<T: Send> ChunkOp<T> for CollectChunk {
+    type Out = Vec<T>;
+    fn apply<I: Iterator<Item = T>>(&self, chunk: I) -> Vec<T> {
+        chunk.collect()
+    }
+}
+
+/// Calls `callback` with a producer of `base`'s items in chunks of `size`, each turned
+/// into one item by `op`.
+pub(crate) fn with_chunk_producer<I, Op, CB>(
+    base: I,
+    size: usize,
+    op: Op,
+    callback: CB,
+) -> CB::Output
+where
+    I: IndexedParallelIterator,
+    Op: ChunkOp<I::Item>,
+    CB: ProducerCallback<Op::Out>,
+{
+    struct Callback<CB, Op> {
+        callback: CB,
+        size: usize,
+        len: usize,
+        op: Op,
+    }
+
+    impl<T, Op: ChunkOp<T>, CB: ProducerCallback<Op::Out>> ProducerCallback<T> for Callback<CB, Op> {
+        type Output = CB::Output;
+        fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
+            self.callback.callback(ChunkProducer {
+                base: Some(base),
+                size: self.size,
+                len: self.len,
+                op: self.op,
+            })
+        }
+    }
+
+    let len = base.len();
+    base.with_producer(Callback {
+        callback,
+        size,
+        len,
+        op,
+    })
+}
+
 /// `len` items of the base, in chunks of `size`.
-struct ChunkProducer<P> {
+struct ChunkProducer<P, Op> {
     base: Option<P>,
     size: usize,
     len: usize,
+    op: Op,
 }
 
-impl<P: Producer> Producer for ChunkProducer<P> {
-    type Item = Vec<P::Item>;
-    type IntoIter = ChunkSeq<P>;
+impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<P, Op> {
+    type Item = Op::Out;
+    type IntoIter = ChunkSeq<P, Op>;
 
-    fn into_iter(self) -> ChunkSeq<P> {
+    fn into_iter(self) -> ChunkSeq<P, Op> {
         ChunkSeq {
             base: self.base,
             size: self.size,
             len: self.len,
+            op: self.op,
         }
     }
 
@@ -103,11 +141,13 @@ impl<P: Producer> Producer for ChunkProducer<P> {
                 base: left,
                 size: self.size,
                 len: elem,
+                op: self.op.clone(),
             },
             ChunkProducer {
                 base: right,
                 size: self.size,
                 len: self.len - elem,
+                op: self.op,
             },
         )
     }
@@ -126,26 +166,27 @@ impl<P: Producer> Producer for ChunkProducer<P> {
 }
 
 /// Cuts one chunk at a time off the base producer.
-struct ChunkSeq<P> {
+struct ChunkSeq<P, Op> {
     base: Option<P>,
     size: usize,
     len: usize,
+    op: Op,
 }
 
-impl<P: Producer> Iterator for ChunkSeq<P> {
-    type Item = Vec<P::Item>;
+impl<P: Producer, Op: ChunkOp<P::Item>> Iterator for ChunkSeq<P, Op> {
+    type Item = Op::Out;
 
-    fn next(&mut self) -> Option<Vec<P::Item>> {
+    fn next(&mut self) -> Option<Op::Out> {
         let base = self.base.take()?;
         if self.len > self.size {
             let (chunk, rest) = base.split_at(self.size);
             self.base = Some(rest);
             self.len -= self.size;
-            Some(chunk.into_iter().collect())
+            Some(self.op.apply(chunk.into_iter()))
         } else {
-            self.len = 0;
-            let chunk: Vec<_> = base.into_iter().collect();
-            (!chunk.is_empty()).then_some(chunk)
+            // The last chunk (empty only if the whole producer was).
+            let len = std::mem::take(&mut self.len);
+            (len > 0).then(|| self.op.apply(base.into_iter()))
         }
     }
 
@@ -159,8 +200,8 @@ impl<P: Producer> Iterator for ChunkSeq<P> {
     }
 }
 
-impl<P: Producer> DoubleEndedIterator for ChunkSeq<P> {
-    fn next_back(&mut self) -> Option<Vec<P::Item>> {
+impl<P: Producer, Op: ChunkOp<P::Item>> DoubleEndedIterator for ChunkSeq<P, Op> {
+    fn next_back(&mut self) -> Option<Op::Out> {
         let base = self.base.take()?;
         if self.len > self.size {
             // The last chunk is the remainder, or a whole one.
@@ -171,13 +212,13 @@ impl<P: Producer> DoubleEndedIterator for ChunkSeq<P> {
             let (rest, chunk) = base.split_at(self.len - last);
             self.base = Some(rest);
             self.len -= last;
-            Some(chunk.into_iter().collect())
+            Some(self.op.apply(chunk.into_iter()))
         } else {
-            self.len = 0;
-            let chunk: Vec<_> = base.into_iter().collect();
-            (!chunk.is_empty()).then_some(chunk)
+            // The last chunk (empty only if the whole producer was).
+            let len = std::mem::take(&mut self.len);
+            (len > 0).then(|| self.op.apply(base.into_iter()))
         }
     }
 }
 
-impl<P: Producer> ExactSizeIterator for ChunkSeq<P> {}
+impl<P: Producer, Op: ChunkOp<P::Item>> ExactSizeIterator for ChunkSeq<P, Op> {}

@@ -150,9 +150,11 @@ step_adaptor!([I, F] Inspect<I, F> => I::Item,
     [I: ParallelIterator, F: Fn(&I::Item) + Sync + Send],
     |base| Inspect { base, inspect_op } => InspectStep(&inspect_op));
 
-struct StepCallback<CB, S> {
-    callback: CB,
-    step: S,
+pub(crate) use step_adaptor;
+
+pub(crate) struct StepCallback<CB, S> {
+    pub(crate) callback: CB,
+    pub(crate) step: S,
 }
 
 impl<In, CB, S> ProducerCallback<In> for StepCallback<CB, S>
@@ -257,9 +259,9 @@ impl<I: DoubleEndedIterator, S: Step<I::Item>> DoubleEndedIterator for StepIter<
 impl<I: ExactSizeIterator, S: Step<I::Item>> ExactSizeIterator for StepIter<I, S> {}
 
 /// The consumer and the folder of a step adaptor.
-struct Stepping<C, S> {
-    base: C,
-    step: S,
+pub(crate) struct Stepping<C, S> {
+    pub(crate) base: C,
+    pub(crate) step: S,
 }
 
 impl<In, C, S> Consumer<In> for Stepping<C, S>

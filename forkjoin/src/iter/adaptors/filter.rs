@@ -87,28 +87,38 @@ where
     }
 }
 
-/// What a filtering consumer does to a run of items: `filter` or `filter_map`.
-trait Selection<In>: Copy + Send {
+/// What a filtering consumer does to a run of items: `filter`, `filter_map`, or one of the
+/// `*_any` adaptors, whose choices share a state across pieces.
+pub(crate) trait Selection<In>: Copy + Send {
     type Out;
     fn select(self, item: In) -> Option<Self::Out>;
     fn select_all<I: Iterator<Item = In>>(self, iter: I) -> impl Iterator<Item = Self::Out>;
+    /// Whether no more items will be selected (the consumer is then full).
+    fn done(self) -> bool {
+        false
+    }
 }
 
 struct KeepIf<'p, P>(&'p P);
 struct MapIf<'p, P>(&'p P);
 
-impl<P> Clone for KeepIf<'_, P> {
-    fn clone(&self) -> Self {
-        *self
-    }
+/// `Clone` and `Copy` for wrappers of a reference to a closure (`derive` would ask the
+/// closure to be `Copy`).
+macro_rules! copy_ref_wrapper {
+    ($($name:ident),*) => {
+        $(
+            impl<P> Clone for $name<'_, P> {
+                fn clone(&self) -> Self {
+                    *self
+                }
+            }
+            impl<P> Copy for $name<'_, P> {}
+        )*
+    };
 }
-impl<P> Copy for KeepIf<'_, P> {}
-impl<P> Clone for MapIf<'_, P> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-impl<P> Copy for MapIf<'_, P> {}
+pub(crate) use copy_ref_wrapper;
+
+copy_ref_wrapper!(KeepIf, MapIf);
 
 impl<T, P: Fn(&T) -> bool + Sync> Selection<T> for KeepIf<'_, P> {
     type Out = T;
@@ -134,9 +144,15 @@ impl<T, R, P: Fn(T) -> Option<R> + Sync> Selection<T> for MapIf<'_, P> {
     }
 }
 
-struct Filtering<C, S> {
+pub(crate) struct Filtering<C, S> {
     base: C,
     op: S,
+}
+
+impl<C, S> Filtering<C, S> {
+    pub(crate) fn new(base: C, op: S) -> Self {
+        Filtering { base, op }
+    }
 }
 
 impl<T, C, S> Consumer<T> for Filtering<C, S>
@@ -171,7 +187,7 @@ where
     }
 
     fn full(&self) -> bool {
-        self.base.full()
+        self.op.done() || self.base.full()
     }
 
     const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
@@ -236,6 +252,6 @@ where
     }
 
     fn full(&self) -> bool {
-        self.base.full()
+        self.op.done() || self.base.full()
     }
 }

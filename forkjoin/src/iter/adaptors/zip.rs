@@ -51,55 +51,87 @@ where
     }
 
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-        let len = self.len();
-        return self.a.with_producer(CallbackA {
-            callback,
-            b: self.b,
-            len,
-        });
-
-        struct CallbackA<CB, B> {
+        struct Callback<CB> {
             callback: CB,
-            b: B,
             len: usize,
         }
 
-        impl<CB, ItemA, B> ProducerCallback<ItemA> for CallbackA<CB, B>
+        impl<CB, TA, TB> PairCallback<TA, TB> for Callback<CB>
         where
-            B: IndexedParallelIterator,
-            CB: ProducerCallback<(ItemA, B::Item)>,
+            CB: ProducerCallback<(TA, TB)>,
         {
             type Output = CB::Output;
-            fn callback<PA: Producer<Item = ItemA>>(self, a: PA) -> CB::Output {
-                self.b.with_producer(CallbackB {
-                    callback: self.callback,
-                    a,
-                    len: self.len,
-                })
-            }
-        }
-
-        struct CallbackB<CB, PA> {
-            callback: CB,
-            a: PA,
-            len: usize,
-        }
-
-        impl<CB, PA, ItemB> ProducerCallback<ItemB> for CallbackB<CB, PA>
-        where
-            PA: Producer,
-            CB: ProducerCallback<(PA::Item, ItemB)>,
-        {
-            type Output = CB::Output;
-            fn callback<PB: Producer<Item = ItemB>>(self, b: PB) -> CB::Output {
+            fn callback<PA, PB>(self, a: PA, b: PB) -> CB::Output
+            where
+                PA: Producer<Item = TA>,
+                PB: Producer<Item = TB>,
+            {
                 // Cut both to the common length, so that the producers agree on every
                 // index (and an owning producer drops its extra items here).
-                let (a, _) = self.a.split_at(self.len);
+                let (a, _) = a.split_at(self.len);
                 let (b, _) = b.split_at(self.len);
                 self.callback.callback(ZipProducer { a, b })
             }
         }
+
+        let len = self.len();
+        with_producers(self.a, self.b, Callback { callback, len })
     }
+}
+
+/// Receives the producers of two indexed iterators ([`with_producers`]).
+pub(crate) trait PairCallback<TA, TB> {
+    type Output;
+    fn callback<PA, PB>(self, a: PA, b: PB) -> Self::Output
+    where
+        PA: Producer<Item = TA>,
+        PB: Producer<Item = TB>;
+}
+
+/// Calls `callback` with the producers of `a` and `b`, for adaptors that combine two
+/// indexed iterators (`zip`, `interleave`).
+pub(crate) fn with_producers<A, B, CB>(a: A, b: B, callback: CB) -> CB::Output
+where
+    A: IndexedParallelIterator,
+    B: IndexedParallelIterator,
+    CB: PairCallback<A::Item, B::Item>,
+{
+    struct CallbackA<CB, B> {
+        callback: CB,
+        b: B,
+    }
+
+    impl<CB, TA, B> ProducerCallback<TA> for CallbackA<CB, B>
+    where
+        B: IndexedParallelIterator,
+        CB: PairCallback<TA, B::Item>,
+    {
+        type Output = CB::Output;
+        fn callback<PA: Producer<Item = TA>>(self, a: PA) -> CB::Output {
+            self.b.with_producer(CallbackB {
+                callback: self.callback,
+                a,
+            })
+        }
+    }
+
+    struct CallbackB<CB, PA> {
+        callback: CB,
+        a: PA,
+    }
+
+    impl<CB, PA, TB> ProducerCallback<TB> for CallbackB<CB, PA>
+    where
+        PA: Producer,
+        CB: PairCallback<PA::Item, TB>,
+    {
+        type Output = CB::Output;
+        fn callback<PB: Producer<Item = TB>>(self, b: PB) -> CB::Output {
+            self.callback.callback(self.a, b)
+        }
+    }
+
+    a.with_producer(CallbackA { callback, b })
 }
 
 struct ZipProducer<A, B> {

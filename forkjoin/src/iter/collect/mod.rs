@@ -247,6 +247,23 @@ where
     pi.drive_unindexed(ListVecConsumer)
 }
 
+/// `collect_vec_list`: one vector if the length is known (collected in place), else one per
+/// piece.
+pub(crate) fn collect_vec_list<I>(pi: I) -> LinkedList<Vec<I::Item>>
+where
+    I: ParallelIterator,
+{
+    if pi.opt_len().is_none() {
+        return collect_list(pi);
+    }
+    let vec = collect_vec(pi);
+    let mut list = LinkedList::new();
+    if !vec.is_empty() {
+        list.push_back(vec);
+    }
+    list
+}
+
 /// A parallel iterator into a `Vec`, in order: in place if its length is known, else
 /// through a list of vectors.
 pub(crate) fn collect_vec<I>(pi: I) -> Vec<I::Item>

@@ -1,4 +1,5 @@
-//! `unzip` and `partition`: one pass over the items feeding two collections.
+//! `unzip`, `partition` and `partition_map`: one pass over the items feeding two
+//! collections; and the pairs of collections that collect pairs or `Either`s.
 //!
 //! `ParallelExtend` takes a parallel iterator, so the two collections are extended one
 //! inside the other: the first is extended with an iterator whose `drive` extends the
@@ -6,8 +7,12 @@
 //! both collections' consumers. Each collection so gets its own kind of consumer (in
 //! place for vectors when the length is known).
 
+use super::{collect_with_consumer, CollectConsumer, CollectResult};
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
-use crate::iter::{ParallelExtend, ParallelIterator};
+use crate::iter::{
+    Either, FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, ParallelExtend,
+    ParallelIterator,
+};
 
 pub(crate) fn unzip<I, A, B, FromA, FromB>(pi: I) -> (FromA, FromB)
 where
@@ -30,6 +35,44 @@ where
     execute(pi, Partition(&predicate))
 }
 
+pub(crate) fn partition_map<I, A, B, P, L, R>(pi: I, predicate: P) -> (A, B)
+where
+    I: ParallelIterator,
+    A: Default + Send + ParallelExtend<L>,
+    B: Default + Send + ParallelExtend<R>,
+    P: Fn(I::Item) -> Either<L, R> + Sync + Send,
+    L: Send,
+    R: Send,
+{
+    execute(pi, PartitionMap(&predicate))
+}
+
+/// `unzip_into_vecs`: both vectors are written in place, by one pass over the items.
+pub(crate) fn unzip_into_vecs<I, A, B>(pi: I, left: &mut Vec<A>, right: &mut Vec<B>)
+where
+    I: IndexedParallelIterator<Item = (A, B)>,
+    A: Send,
+    B: Send,
+{
+    left.truncate(0);
+    right.truncate(0);
+    let len = pi.len();
+    collect_with_consumer(right, len, |right_consumer: CollectConsumer<'_, B>| {
+        let mut right_result: Option<CollectResult<'_, B>> = None;
+        collect_with_consumer(left, len, |left_consumer| {
+            let consumer = UnzipConsumer {
+                op: &Unzip,
+                left: left_consumer,
+                right: right_consumer,
+            };
+            let (left, right) = pi.drive(consumer);
+            right_result = Some(right);
+            left
+        });
+        right_result.expect("unzip_into_vecs: the left vector was not collected")
+    });
+}
+
 fn execute<I, OP, FromA, FromB>(pi: I, op: OP) -> (FromA, FromB)
 where
     I: ParallelIterator,
@@ -39,12 +82,86 @@ where
 {
     let mut a = FromA::default();
     let mut b = FromB::default();
-    a.par_extend(UnzipLeft {
-        base: pi,
-        op,
-        b: &mut b,
-    });
+    execute_into(&mut a, &mut b, pi, op);
     (a, b)
+}
+
+fn execute_into<I, OP, FromA, FromB>(a: &mut FromA, b: &mut FromB, pi: I, op: OP)
+where
+    I: ParallelIterator,
+    OP: UnzipOp<I::Item>,
+    FromA: Send + ParallelExtend<OP::Left>,
+    FromB: Send + ParallelExtend<OP::Right>,
+{
+    a.par_extend(UnzipLeft { base: pi, op, b });
+}
+
+/// Extends both collections of a pair, with the pairs' left and right parts.
+impl<A, B, FromA, FromB> ParallelExtend<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Send + ParallelExtend<A>,
+    FromB: Send + ParallelExtend<B>,
+{
+    fn par_extend<I>(&mut self, par_iter: I)
+    where
+        I: IntoParallelIterator<Item = (A, B)>,
+    {
+        execute_into(&mut self.0, &mut self.1, par_iter.into_par_iter(), Unzip);
+    }
+}
+
+/// Extends the first collection of a pair with the `Left` items, the second with the
+/// `Right` ones.
+impl<L, R, A, B> ParallelExtend<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Send + ParallelExtend<L>,
+    B: Send + ParallelExtend<R>,
+{
+    fn par_extend<I>(&mut self, par_iter: I)
+    where
+        I: IntoParallelIterator<Item = Either<L, R>>,
+    {
+        let split = PartitionMap(&std::convert::identity::<Either<L, R>>);
+        execute_into(&mut self.0, &mut self.1, par_iter.into_par_iter(), split);
+    }
+}
+
+/// Collects pairs into a pair of collections (`unzip`).
+impl<A, B, FromA, FromB> FromParallelIterator<(A, B)> for (FromA, FromB)
+where
+    A: Send,
+    B: Send,
+    FromA: Send + Default + ParallelExtend<A>,
+    FromB: Send + Default + ParallelExtend<B>,
+{
+    fn from_par_iter<I>(par_iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = (A, B)>,
+    {
+        execute(par_iter.into_par_iter(), Unzip)
+    }
+}
+
+/// Collects `Either`s into a pair of collections (`partition_map` by the variant).
+impl<L, R, A, B> FromParallelIterator<Either<L, R>> for (A, B)
+where
+    L: Send,
+    R: Send,
+    A: Send + Default + ParallelExtend<L>,
+    B: Send + Default + ParallelExtend<R>,
+{
+    fn from_par_iter<I>(par_iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = Either<L, R>>,
+    {
+        let mut pair = (A::default(), B::default());
+        pair.par_extend(par_iter);
+        pair
+    }
 }
 
 /// Where an item goes: its left part to one collection and its right part to the other
@@ -114,6 +231,29 @@ where
     }
 }
 
+struct PartitionMap<'p, P>(&'p P);
+
+impl<P, L, R, T> UnzipOp<T> for PartitionMap<'_, P>
+where
+    P: Fn(T) -> Either<L, R> + Sync,
+    L: Send,
+    R: Send,
+{
+    type Left = L;
+    type Right = R;
+
+    fn consume<FA, FB>(&self, item: T, left: FA, right: FB) -> (FA, FB)
+    where
+        FA: Folder<L>,
+        FB: Folder<R>,
+    {
+        match (self.0)(item) {
+            Either::Left(l) => (left.consume(l), right),
+            Either::Right(r) => (left, right.consume(r)),
+        }
+    }
+}
+
 /// The iterator the first collection is extended with.
 struct UnzipLeft<'b, I, OP, FromB> {
     base: I,
@@ -125,7 +265,7 @@ impl<I, OP, FromB> ParallelIterator for UnzipLeft<'_, I, OP, FromB>
 where
     I: ParallelIterator,
     OP: UnzipOp<I::Item>,
-    FromB: Default + Send + ParallelExtend<OP::Right>,
+    FromB: Send + ParallelExtend<OP::Right>,
 {
     type Item = OP::Left;
 

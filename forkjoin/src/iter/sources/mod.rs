@@ -4,9 +4,11 @@
 
 pub mod array;
 pub mod collections;
+mod either;
 pub mod option;
 pub mod par_bridge;
 pub mod range;
 pub mod range_inclusive;
 pub mod slice;
+pub mod str;
 pub mod vec;

@@ -1,5 +1,7 @@
 //! Parallel iterators over slices, `forkjoin::slice`, as rayon's `slice`: `par_iter`,
-//! `par_iter_mut`, `par_chunks`, `par_chunks_mut`, `par_windows`, and the parallel sorts.
+//! `par_iter_mut`, the chunks (`par_chunks`, `par_chunks_exact`, `par_rchunks`,
+//! `par_rchunks_exact`, and their `_mut` forms), `par_windows`, `par_array_windows`, and
+//! the parallel sorts.
 //!
 //! ```
 //! use forkjoin::prelude::*;
@@ -9,6 +11,14 @@
 //! let sums: Vec<u32> = v.par_chunks(4).map(|c| c.iter().sum()).collect();
 //! assert_eq!(sums, [6, 22, 17]);
 //! ```
+
+mod chunks;
+mod split;
+mod windows;
+
+pub use chunks::{ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut};
+pub use split::{ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
+pub use windows::ArrayWindows;
 
 use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::sort::{par_merge_sort, par_quick_sort};
@@ -36,16 +46,127 @@ pub trait ParallelSlice<T: Sync> {
         Chunks::new(chunk_size, self.as_parallel_slice())
     }
 
+    /// Non-overlapping pieces of exactly `chunk_size` elements, from the front; the last
+    /// `len % chunk_size` elements are left out (see [`ChunksExact::remainder`]).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let chunks: Vec<_> = [1, 2, 3, 4, 5].par_chunks_exact(2).collect();
+    /// assert_eq!(chunks, [&[1, 2], &[3, 4]]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        ChunksExact::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Non-overlapping pieces of `chunk_size` elements from the back, the last (at the
+    /// front) perhaps shorter.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let chunks: Vec<_> = [1, 2, 3, 4, 5].par_rchunks(2).collect();
+    /// assert_eq!(chunks, [&[4, 5][..], &[2, 3], &[1]]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunks::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Non-overlapping pieces of exactly `chunk_size` elements from the back; the first
+    /// `len % chunk_size` elements are left out (see [`RChunksExact::remainder`]).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let chunks: Vec<_> = [1, 2, 3, 4, 5].par_rchunks_exact(2).collect();
+    /// assert_eq!(chunks, [&[4, 5], &[2, 3]]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunksExact::new(chunk_size, self.as_parallel_slice())
+    }
+
+    /// Sub-slices separated by the elements `separator` accepts, as `slice::split`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let products: Vec<_> = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9]
+    ///     .par_split(|i| *i == 0)
+    ///     .map(|numbers| numbers.iter().product::<i32>())
+    ///     .collect();
+    /// assert_eq!(products, [6, 64, 162]);
+    /// ```
+    fn par_split<P>(&self, separator: P) -> Split<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        Split::new(self.as_parallel_slice(), separator)
+    }
+
+    /// Sub-slices each ended by an element `separator` accepts (which it keeps), as
+    /// `slice::split_inclusive`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let lengths: Vec<_> = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9]
+    ///     .par_split_inclusive(|i| *i == 0)
+    ///     .map(|numbers| numbers.len())
+    ///     .collect();
+    /// assert_eq!(lengths, [4, 4, 3]);
+    /// ```
+    fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusive::new(self.as_parallel_slice(), separator)
+    }
+
+    /// Runs of neighbours that `pred` calls the same, as `slice::chunk_by`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let chunks: Vec<_> = [1, 2, 2, 3, 3, 3].par_chunk_by(|&x, &y| x == y).collect();
+    /// assert_eq!(chunks, [&[1][..], &[2, 2], &[3, 3, 3]]);
+    /// ```
+    fn par_chunk_by<F>(&self, pred: F) -> ChunkBy<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkBy::new(self.as_parallel_slice(), pred)
+    }
+
     /// Every overlapping window of `window_size` elements.
     ///
     /// # Panics
     /// If `window_size` is 0.
     fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
         assert!(window_size != 0, "window_size must not be zero");
-        Windows {
-            window_size,
-            slice: self.as_parallel_slice(),
-        }
+        Windows::new(window_size, self.as_parallel_slice())
+    }
+
+    /// Every overlapping window of `N` elements, as an array.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let windows: Vec<_> = [1, 2, 3].par_array_windows().collect();
+    /// assert_eq!(windows, [&[1, 2], &[2, 3]]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `N` is 0.
+    fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
+        ArrayWindows::new(self.as_parallel_slice())
     }
 }
 
@@ -77,6 +198,109 @@ pub trait ParallelSliceMut<T: Send> {
     fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
         assert!(chunk_size != 0, "chunk_size must not be zero");
         ChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Mutable sub-slices separated by the elements `separator` accepts, as
+    /// `slice::split_mut`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9];
+    /// array.par_split_mut(|i| *i == 0).for_each(|slice| slice.reverse());
+    /// assert_eq!(array, [3, 2, 1, 0, 8, 4, 2, 0, 9, 6, 3]);
+    /// ```
+    fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Mutable sub-slices each ended by an element `separator` accepts (which it keeps),
+    /// as `slice::split_inclusive_mut`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 3, 0, 2, 4, 8, 0, 3, 6, 9];
+    /// array.par_split_inclusive_mut(|i| *i == 0).for_each(|slice| slice.reverse());
+    /// assert_eq!(array, [0, 3, 2, 1, 0, 8, 4, 2, 9, 6, 3]);
+    /// ```
+    fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
+    where
+        P: Fn(&T) -> bool + Sync + Send,
+    {
+        SplitInclusiveMut::new(self.as_parallel_slice_mut(), separator)
+    }
+
+    /// Mutable runs of neighbours that `pred` calls the same, as `slice::chunk_by_mut`.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 2, 3, 3, 3];
+    /// array.par_chunk_by_mut(|&x, &y| x == y).for_each(|slice| slice[0] = 0);
+    /// assert_eq!(array, [0, 0, 2, 0, 3, 3]);
+    /// ```
+    fn par_chunk_by_mut<F>(&mut self, pred: F) -> ChunkByMut<'_, T, F>
+    where
+        F: Fn(&T, &T) -> bool + Send + Sync,
+    {
+        ChunkByMut::new(self.as_parallel_slice_mut(), pred)
+    }
+
+    /// Non-overlapping mutable pieces of exactly `chunk_size` elements, from the front;
+    /// the last `len % chunk_size` elements are left out (see
+    /// [`ChunksExactMut::into_remainder`]).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 3, 4, 5];
+    /// array.par_chunks_exact_mut(3).for_each(|slice| slice.reverse());
+    /// assert_eq!(array, [3, 2, 1, 4, 5]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        ChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Non-overlapping mutable pieces of `chunk_size` elements from the back, the last (at
+    /// the front) perhaps shorter.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 3, 4, 5];
+    /// array.par_rchunks_mut(2).for_each(|slice| slice.reverse());
+    /// assert_eq!(array, [1, 3, 2, 5, 4]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunksMut::new(chunk_size, self.as_parallel_slice_mut())
+    }
+
+    /// Non-overlapping mutable pieces of exactly `chunk_size` elements from the back; the
+    /// first `len % chunk_size` elements are left out (see
+    /// [`RChunksExactMut::into_remainder`]).
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut array = [1, 2, 3, 4, 5];
+    /// array.par_rchunks_exact_mut(3).for_each(|slice| slice.reverse());
+    /// assert_eq!(array, [1, 2, 5, 4, 3]);
+    /// ```
+    ///
+    /// # Panics
+    /// If `chunk_size` is 0.
+    #[track_caller]
+    fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
+        assert!(chunk_size != 0, "chunk_size must not be zero");
+        RChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
     /// Sorts the slice, stably (equal elements keep their order): a parallel merge sort.
@@ -221,6 +445,8 @@ macro_rules! indexed_via_producer {
         }
     };
 }
+
+pub(crate) use indexed_via_producer;
 
 /// A parallel iterator over `&T` (`slice.par_iter()`).
 #[derive(Debug)]
@@ -392,6 +618,12 @@ impl<'data, T: Send + 'data> Producer for ChunksMutProducer<'data, T> {
 pub struct Windows<'data, T> {
     window_size: usize,
     slice: &'data [T],
+}
+
+impl<'data, T> Windows<'data, T> {
+    fn new(window_size: usize, slice: &'data [T]) -> Self {
+        Windows { window_size, slice }
+    }
 }
 
 impl<T> Clone for Windows<'_, T> {
