@@ -9,7 +9,8 @@
 
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
-    IntoParallelRefMutIterator, ParallelBridge, ParallelExtend, ParallelIterator,
+    IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange, ParallelExtend,
+    ParallelIterator,
 };
 pub use crate::slice::{ParallelSlice, ParallelSliceMut};
 pub use crate::str::ParallelString;

@@ -943,3 +943,92 @@ fn slice_split_split_inclusive_and_chunk_by() {
         }
     });
 }
+
+/// Counts its drops.
+struct Counted<'a>(u64, &'a AtomicUsize);
+
+impl Drop for Counted<'_> {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Relaxed);
+    }
+}
+
+#[test]
+fn vec_par_drain_removes_the_range_whatever_happens() {
+    each(|at, _, n| {
+        let v = input(n);
+        let ranges = [
+            (0, n),
+            (0, n / 2),
+            (n / 3, n),
+            (n / 3, n / 3 + n / 4),
+            (n, n),
+        ];
+        for (s, e) in ranges {
+            let mut w = v.clone();
+            let cap = w.capacity();
+            let got: Vec<u64> = w.par_drain(s..e).with_max_len(3).collect();
+            let mut expected = v.clone();
+            let drained: Vec<u64> = expected.drain(s..e).collect();
+            assert_eq!((got, &w), (drained, &expected), "{s}..{e}, {at}");
+            assert_eq!(w.capacity(), cap, "{at}");
+            // Other forms of range.
+            let mut w = v.clone();
+            let got: Vec<u64> = w.par_drain(s..).rev().collect();
+            assert_eq!(
+                got,
+                v[s..].iter().rev().copied().collect::<Vec<_>>(),
+                "{at}"
+            );
+            assert_eq!(w, v[..s], "{at}");
+            let mut w = v.clone();
+            assert_eq!(w.par_drain(..e).len(), e, "{at}");
+            assert_eq!(w, v[e..], "{at}");
+            if e > s {
+                let mut w = v.clone();
+                let sum: u64 = w.par_drain(s..=e - 1).map(|x| x % 7).sum();
+                assert_eq!(sum, v[s..e].iter().map(|x| x % 7).sum::<u64>(), "{at}");
+                assert_eq!(w.len(), n - (e - s), "{at}");
+            }
+            // Drops: an early stop, a panic, and never driving: every element is dropped
+            // once, and the vector holds exactly what is outside the range.
+            let drops = AtomicUsize::new(0);
+            let fresh = || -> Vec<Counted<'_>> { v.iter().map(|&x| Counted(x, &drops)).collect() };
+            let outside: Vec<u64> = v[..s].iter().chain(&v[e..]).copied().collect();
+            let values = |w: &[Counted]| w.iter().map(|c| c.0).collect::<Vec<_>>();
+            let mut w = fresh();
+            let taken: Vec<Counted> = w.par_drain(s..e).take((e - s) / 2).collect();
+            assert_eq!(taken.len(), (e - s) / 2, "{at}");
+            drop(taken);
+            assert_eq!(drops.load(Relaxed), e - s, "take, {at}");
+            assert_eq!(values(&w), outside, "take, {at}");
+            drop(w);
+            drops.store(0, Relaxed);
+            let mut w = fresh();
+            if e > s {
+                let middle = v[(s + e) / 2];
+                let msg = panic_message(|| {
+                    w.par_drain(s..e).with_max_len(2).for_each(|c| {
+                        assert!(c.0 != middle, "found the middle");
+                    })
+                });
+                assert_eq!(msg, "found the middle");
+            }
+            assert_eq!(drops.load(Relaxed), e - s, "panic, {at}");
+            assert_eq!(values(&w), outside, "panic, {at}");
+            drop(w);
+            drops.store(0, Relaxed);
+            let mut w = fresh();
+            drop(w.par_drain(s..e));
+            assert_eq!(drops.load(Relaxed), e - s, "never driven, {at}");
+            assert_eq!(values(&w), outside, "never driven, {at}");
+        }
+    });
+    let mut v = vec![1, 2, 3];
+    let msg = panic_message(|| drop(v.par_drain(2..5)));
+    assert_eq!(msg, "range end index 5 out of range for slice of length 3");
+    #[allow(clippy::reversed_empty_ranges)]
+    let msg = panic_message(|| drop(v.par_drain(2..1)));
+    assert_eq!(msg, "slice index starts at 2 but ends at 1");
+    assert_eq!(v, [1, 2, 3]);
+}

@@ -1592,6 +1592,31 @@ pub trait IndexedParallelIterator: ParallelIterator {
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output;
 }
 
+/// A parallel iterator that moves a range of items out of a collection, which keeps its
+/// capacity (`vec.par_drain(1..3)`).
+///
+/// When the iterator is dropped, every item in the range has been removed, even if the
+/// iterator was not consumed to the end (the rest are dropped). If the iterator is leaked
+/// (`std::mem::forget`), how many items are removed is unspecified.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let squares: Vec<i32> = (0..10).map(|x| x * x).collect();
+/// let mut vec = squares.clone();
+/// assert!(vec.par_drain(3..7).eq(squares[3..7].par_iter().copied()));
+/// assert_eq!(vec, [0, 1, 4, 49, 64, 81]);
+/// assert!(vec.capacity() >= squares.len());
+/// ```
+pub trait ParallelDrainRange<Idx = usize> {
+    /// The draining parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items.
+    type Item: Send;
+
+    /// A parallel iterator that removes the items of `range`.
+    fn par_drain<R: std::ops::RangeBounds<Idx>>(self, range: R) -> Self::Iter;
+}
+
 /// Builds a collection from a parallel iterator (what `collect` makes).
 ///
 /// ```

@@ -11,11 +11,15 @@
 //! assert_eq!(lens, [4, 4]);
 //! ```
 
+use super::slice::indexed_via_producer;
 use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
-use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use crate::iter::{
+    IndexedParallelIterator, IntoParallelIterator, ParallelDrainRange, ParallelIterator,
+};
 use std::iter::FusedIterator;
 use std::marker::PhantomData;
 use std::mem;
+use std::ops::{Bound, Range, RangeBounds};
 use std::ptr;
 
 /// A parallel iterator that moves the elements out of a `Vec` (`vec.into_par_iter()`).
@@ -155,5 +159,96 @@ impl<T> Drop for SliceDrain<'_, T> {
         let rest = iter.into_slice();
         // SAFETY: the elements the iterator has not reached are still ours to drop.
         unsafe { ptr::drop_in_place::<[T]>(rest) };
+    }
+}
+
+/// A parallel iterator that moves a range of elements out of a vector
+/// (`vec.par_drain(range)`). Dropped, it closes the gap: the elements after the range move
+/// down, and the vector keeps its capacity. Elements never reached (an early stop, a
+/// panic) are dropped; if it is leaked without being driven, the vector is unchanged.
+#[derive(Debug)]
+pub struct Drain<'data, T: Send> {
+    vec: &'data mut Vec<T>,
+    range: Range<usize>,
+    orig_len: usize,
+}
+
+impl<'data, T: Send> ParallelDrainRange<usize> for &'data mut Vec<T> {
+    type Iter = Drain<'data, T>;
+    type Item = T;
+
+    fn par_drain<R: RangeBounds<usize>>(self, range: R) -> Self::Iter {
+        let orig_len = self.len();
+        Drain {
+            range: resolve_range(range, orig_len),
+            vec: self,
+            orig_len,
+        }
+    }
+}
+
+/// `range` as `start..end` within `len`, with the panics of slice indexing.
+#[track_caller]
+pub(crate) fn resolve_range(range: impl RangeBounds<usize>, len: usize) -> Range<usize> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s
+            .checked_add(1)
+            .expect("attempted to index slice from after maximum usize"),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e
+            .checked_add(1)
+            .expect("attempted to index slice up to maximum usize"),
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    assert!(
+        start <= end,
+        "slice index starts at {start} but ends at {end}"
+    );
+    assert!(
+        end <= len,
+        "range end index {end} out of range for slice of length {len}"
+    );
+    start..end
+}
+
+indexed_via_producer!(['data, T: Send] Drain<'data, T> => T,
+|this| len this.range.len(),
+producer {
+    let Range { start, end } = this.range;
+    // The range's elements now belong to the producer, and the tail is the drain's to
+    // move when it drops (even if the callback unwinds).
+    // SAFETY: `start <= orig_len`, and the elements from `start` on stay initialised.
+    unsafe { this.vec.set_len(start) };
+    // SAFETY: `start..end` is within the `orig_len` initialised elements (checked by
+    // `resolve_range`), which the vector no longer owns; the slice is used only by
+    // the callback, before `this` drops.
+    let slice =
+        unsafe { std::slice::from_raw_parts_mut(this.vec.as_mut_ptr().add(start), end - start) };
+    DrainProducer::new(slice)
+});
+
+impl<T: Send> Drop for Drain<'_, T> {
+    fn drop(&mut self) {
+        let Range { start, end } = self.range;
+        if self.vec.len() == self.orig_len {
+            // Never driven: std removes (and drops) the range.
+            self.vec.drain(start..end);
+            return;
+        }
+        // Driven: the range's elements were moved out or dropped by the producer; move the
+        // tail down over them.
+        let tail = self.orig_len - end;
+        let base = self.vec.as_mut_ptr();
+        // SAFETY: `end..orig_len` holds the initialised tail, which the vector does not own
+        // (its length is `start`); it moves to `start..start + tail`, inside the buffer
+        // (overlapping, hence `copy`), and the vector takes it back.
+        unsafe {
+            ptr::copy(base.add(end), base.add(start), tail);
+            self.vec.set_len(start + tail);
+        }
     }
 }
