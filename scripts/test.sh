@@ -73,7 +73,7 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
             invoke_all_keeps_order nested_pools task_is_done bad_input a_stream_of_submissions
         # Parallel iterators on small inputs: collect in place, owning sources, panics
         # while collecting, nesting; the sorts' exact answers.
-        cargo +nightly miri test -p forkjoin --test iter_miri
+        cargo +nightly miri test -p forkjoin --test iter_miri --test drain_miri
         cargo +nightly miri test -p forkjoin --lib -- \
             sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std
     else
