@@ -1197,7 +1197,14 @@ fn stack_left() -> usize {
         /// the main thread glibc reads `/proc/self/maps` to find it.
         static STACK_LOW: Cell<Option<usize>> = const { Cell::new(None) };
     }
-    let low = STACK_LOW.with(|c| *c.get().get_or_insert_with(stack_low));
+    let low = STACK_LOW.with(|c| match c.get() {
+        Some(low) => low,
+        None => {
+            let low = stack_low();
+            c.set(Some(low));
+            low
+        }
+    });
     let here = &low as *const usize as usize;
     if low == 0 {
         usize::MAX
