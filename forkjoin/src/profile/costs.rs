@@ -59,7 +59,8 @@ pub struct Spread {
 }
 
 /// A cost is unsettled when the 75th percentile of its repetitions exceeds this many times
-/// the 25th (plus [`SLACK_NS`]).
+/// the 25th plus one nanosecond (so that the sub-nanosecond join cost is not flagged for
+/// its rounding).
 pub const UNSETTLED_FACTOR: f64 = 2.0;
 
 /// Added to the unsettled test's bound, for costs of a nanosecond or less (the join, a
