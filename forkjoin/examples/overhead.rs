@@ -16,6 +16,9 @@
 //!    a 2-worker pool. forkjoin and rayon: `install`; chili: `scope()`, which runs on the
 //!    calling thread.
 //!
+//! 6. Tasks that block inside a 2-worker pool: with `forkjoin::blocking` (spare threads),
+//!    without compensation, and rayon; then the spares retiring and the idle pool's CPU.
+//!
 //! Each time is the mean of the K fastest of M interleaved runs (seed 003's K-best method).
 
 use std::hint::black_box;
@@ -379,6 +382,140 @@ fn main() {
         })
         .collect();
     print_table(&["runtime", "cpu ms"], &rows);
+
+    blocking_inside_the_pool(names);
+}
+
+/// Threads of this process whose name starts with `forkjoin-spare`.
+fn spare_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|tasks| {
+            tasks
+                .filter(|t| {
+                    t.as_ref().is_ok_and(|t| {
+                        std::fs::read_to_string(t.path().join("comm"))
+                            .is_ok_and(|n| n.starts_with("forkjoin-spare"))
+                    })
+                })
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Section 6: tasks that block inside a 2-worker pool. forkjoin with `blocking` (spare
+/// threads keep two running), forkjoin without compensation (`max_blocking(0)`), rayon.
+fn blocking_inside_the_pool(names: [&'static str; 3]) {
+    let nap = |ms| std::thread::sleep(Duration::from_millis(ms));
+    let fj = forkjoin::Pool::new(2).unwrap();
+    let fj0 = forkjoin::Pool::builder()
+        .threads(2)
+        .max_blocking(0)
+        .build()
+        .unwrap();
+    let ry = rayon_pool(2);
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    // 6a. 16 tasks, each sleeping 50 ms.
+    let sixteen_fj = |p: &forkjoin::Pool| {
+        secs(|| {
+            p.install(|| {
+                forkjoin::scope(|s| {
+                    for _ in 0..16 {
+                        s.spawn(|_| forkjoin::blocking(|| nap(50)));
+                    }
+                })
+            })
+        })
+    };
+    let sixteen_ry = || {
+        secs(|| {
+            ry.install(|| {
+                rayon::scope(|s| {
+                    for _ in 0..16 {
+                        s.spawn(|_| nap(50));
+                    }
+                })
+            })
+        })
+    };
+    let mut t: [Vec<f64>; 3] = Default::default();
+    for _ in 0..3 {
+        t[0].push(sixteen_fj(&fj));
+        t[1].push(sixteen_fj(&fj0));
+        t[2].push(sixteen_ry());
+    }
+    println!("\n6. tasks that block, in a 2-worker pool (median of 3 runs; \"no spares\": forkjoin with max_blocking(0)):");
+    println!("6a. 16 tasks each sleeping 50 ms (wall ms):");
+    let rows6 = ["forkjoin", "no spares", names[1]];
+    let rows: Vec<Row> = (0..3)
+        .map(|r| Row {
+            name: rows6[r],
+            cells: vec![format!("{:.1}", median(t[r].clone()) * 1e3)],
+        })
+        .collect();
+    print_table(&["runtime", "wall ms"], &rows);
+
+    // 6b. While both workers block for 200 ms, a thread outside installs a parallel sum:
+    // how long until it has its answer.
+    let mut next = 0;
+    let root = tree(16, &mut next);
+    let expected = sum_seq(&root);
+    let latency = |block: &(dyn Fn() + Sync), install: &(dyn Fn() -> u64 + Sync)| {
+        std::thread::scope(|s| {
+            s.spawn(block);
+            nap(20);
+            secs(|| assert_eq!(install(), expected))
+        })
+    };
+    let mut t: [Vec<f64>; 3] = Default::default();
+    for _ in 0..3 {
+        for (i, p) in [&fj, &fj0].into_iter().enumerate() {
+            t[i].push(latency(
+                &|| {
+                    p.install(|| {
+                        forkjoin::join(
+                            || forkjoin::blocking(|| nap(200)),
+                            || forkjoin::blocking(|| nap(200)),
+                        )
+                    });
+                },
+                &|| p.install(|| sum_fj(black_box(&root))),
+            ));
+        }
+        t[2].push(latency(
+            &|| {
+                ry.install(|| rayon::join(|| nap(200), || nap(200)));
+            },
+            &|| ry.install(|| sum_rayon(black_box(&root))),
+        ));
+    }
+    println!("6b. a 65535-node tree sum installed from outside while both workers block for 200 ms (ms until its answer):");
+    let rows: Vec<Row> = (0..3)
+        .map(|r| Row {
+            name: rows6[r],
+            cells: vec![format!("{:.2}", median(t[r].clone()) * 1e3)],
+        })
+        .collect();
+    print_table(&["runtime", "ms"], &rows);
+
+    // 6c. After the blocking ends: spares retire, the pool's size is what it was, and the
+    // idle pool uses no CPU.
+    let start = Instant::now();
+    while spare_threads() > 0 && start.elapsed() < Duration::from_secs(2) {
+        nap(1);
+    }
+    let retired_ms = start.elapsed().as_secs_f64() * 1e3;
+    let own = fj.cpu_time().unwrap();
+    let process = idle_cpu_ms();
+    let own = (fj.cpu_time().unwrap() - own).as_secs_f64() * 1e3;
+    println!(
+        "6c. after blocking: spare threads left {} (all retired {retired_ms:.1} ms after the last block), \
+         workers reported {}, CPU ms in the next idle second {own:.2} (whole process {process:.2})",
+        spare_threads(),
+        fj.install(forkjoin::current_num_threads),
+    );
 }
 
 /// Section 5: jobs started from outside the pool, one call each.

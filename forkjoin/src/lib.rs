@@ -24,6 +24,7 @@
 // Under `--cfg loom` only the model-checked modules are built, without their users.
 #![cfg_attr(loom, allow(dead_code))]
 
+mod blocking;
 #[cfg(doctest)]
 mod compile_fail;
 mod deque;
@@ -65,6 +66,8 @@ pub use iter::loops::{
     for_each, for_each_slice, for_each_slice_mut, map_reduce, map_reduce_deterministic,
     map_reduce_slice, map_reduce_slice_deterministic, DETERMINISTIC_LEAF,
 };
+#[cfg(not(loom))]
+pub use blocking::blocking;
 #[cfg(not(loom))]
 pub use join::join;
 #[cfg(not(loom))]

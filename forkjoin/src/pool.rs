@@ -18,6 +18,8 @@ const MAX_STACK: usize = 1 << 47;
 /// Workers get 16 MiB stacks unless told otherwise: deep recursions (UTS, sorting) are the
 /// point of a fork/join pool, and untouched stack costs only address space.
 const DEFAULT_STACK: usize = 16 * 1024 * 1024;
+/// Spare threads for blocked ones, at most (the JDK pool's `DEFAULT_MAX_SPARES` is 256).
+const DEFAULT_MAX_BLOCKING: usize = 256;
 
 /// Why a pool could not be built.
 #[derive(Debug)]
@@ -96,6 +98,7 @@ pub struct PoolBuilder {
     pin_threads: bool,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     stack_size: Option<usize>,
+    max_blocking: usize,
 }
 
 impl PoolBuilder {
@@ -126,6 +129,15 @@ impl PoolBuilder {
         self
     }
 
+    /// The most spare threads alive at once (default 256, the JDK pool's limit on spares),
+    /// which the pool starts so that its configured number of threads keep running while
+    /// some of its threads are inside [`blocking`](crate::blocking). 0 turns compensation
+    /// off: a blocked worker then takes its core out of the pool until it returns.
+    pub fn max_blocking(mut self, spares: usize) -> Self {
+        self.max_blocking = spares;
+        self
+    }
+
     /// Starts the workers.
     pub fn build(mut self) -> Result<Pool, BuildError> {
         let threads = match self.threads {
@@ -151,7 +163,7 @@ impl PoolBuilder {
         let borrow_stack = self
             .stack_size
             .unwrap_or(crate::registry::BORROW_STACK_DEFAULT);
-        let registry = Registry::new(threads, borrow_stack);
+        let registry = Registry::new(threads, borrow_stack, stack, self.max_blocking);
         let mut handles = Vec::with_capacity(threads + 1);
         let mut spawn_error = None;
         for index in 0..threads {
@@ -274,6 +286,7 @@ impl Pool {
             pin_threads: false,
             thread_name: None,
             stack_size: None,
+            max_blocking: DEFAULT_MAX_BLOCKING,
         }
     }
 
@@ -421,6 +434,17 @@ impl Drop for Pool {
         for h in self.handles.drain(..) {
             let _ = h.join();
         }
+        // Spares still running jobs when the workers finished may start more spares: join
+        // until none is left.
+        loop {
+            let spares = self.registry.take_spare_threads();
+            if spares.is_empty() {
+                break;
+            }
+            for h in spares {
+                let _ = h.join();
+            }
+        }
     }
 }
 
@@ -449,7 +473,7 @@ pub(crate) fn global_registry() -> &'static Arc<Registry> {
 pub fn current_thread_index() -> Option<usize> {
     let w = Worker::current();
     // SAFETY: this thread's worker, if any.
-    (!w.is_null()).then(|| unsafe { (*w).index })
+    (!w.is_null()).then(|| unsafe { (*w).shown_index() })
 }
 
 /// The number of workers of the current pool (the global pool's outside any pool).

@@ -8,11 +8,12 @@ use crate::join::FrameHead;
 use crate::latch::{CrossLatch, Latch, LockLatch};
 use crate::padded::CachePadded;
 use crate::panic::{catch, Panic};
+use crate::blocking::Compensation;
 use crate::sleep::Sleep;
 use std::cell::{Cell, UnsafeCell};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
-use std::sync::atomic::{fence, AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,9 @@ pub(crate) const SHARE_REQUEST: usize = usize::MAX;
 
 /// `OwnerState::source` of a job popped from the worker's own deque.
 const SOURCE_OWN: usize = usize::MAX;
+/// `OwnerState::source` of a job from submission queue `q`: `SOURCE_QUEUE + q` (slots,
+/// whose number grows with spares, are below it).
+const SOURCE_QUEUE: usize = usize::MAX / 2;
 
 /// The heartbeat period: how often busy workers are asked to consider sharing their oldest
 /// unshared join while some worker is idle. The idle workers ask (`request_sharing`), each
@@ -112,8 +116,8 @@ pub(crate) struct OwnerState {
     /// yet (unless other work is queued at `source`), so that a worker that becomes idle
     /// while the first closure blocks or runs long can take the second.
     fresh: bool,
-    /// Where the running job was taken from (`SOURCE_OWN`, a worker's index, or the number
-    /// of workers plus a submission queue's index): its first join is not shared while that
+    /// Where the running job was taken from (`SOURCE_OWN`, a slot's index, or
+    /// `SOURCE_QUEUE` plus a submission queue's index): its first join is not shared while that
     /// place still holds work, which idle workers can take instead.
     source: usize,
     rng: u64,
@@ -143,6 +147,9 @@ pub(crate) struct OwnerState {
     /// Promotions push without waking anyone: the watcher, on duty, takes them at its next
     /// tick (a borrower's run whose first join is shared at once, see `run_borrowed`).
     quiet: bool,
+    /// The thread running as this worker is inside `blocking` (a nested call starts
+    /// nothing more).
+    pub(crate) blocking: bool,
 }
 
 /// What every join reads: the owner's frame count and the bound on it. The first field of a
@@ -186,6 +193,7 @@ impl JoinState {
                 borrowed: false,
                 caller_deadline: 0,
                 quiet: false,
+                blocking: false,
             })),
             limit: CachePadded(AtomicUsize::new(limit)),
         }
@@ -225,8 +233,13 @@ pub(crate) struct Worker {
     frames: CachePadded<UnsafeCell<[*const FrameHead; FRAMES]>>,
     pub(crate) deque: Deque<JobHeader>,
     pub(crate) counters: CachePadded<Counters>,
+    /// The slot's place: `0..num_threads` for the workers, after them for spare threads
+    /// (`blocking`). Also its index in `Sleep`.
     pub(crate) index: usize,
     registry: *const Registry,
+    /// What `current_thread_index` reports: `index` for a worker; for a spare, the index of
+    /// the worker it was started for (set before its thread starts).
+    shown_index: AtomicUsize,
 }
 
 // SAFETY: `join` is `Sync` (see there); `frames` is only accessed by the thread running as
@@ -236,6 +249,28 @@ unsafe impl Sync for Worker {}
 unsafe impl Send for Worker {}
 
 impl Worker {
+    fn new(index: usize, registry: *const Registry) -> Worker {
+        Worker {
+            join: JoinState::new(
+                0x2545_F491_4F6C_DD1D ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                PRIVATE_FRAMES,
+            ),
+            frames: CachePadded(UnsafeCell::new([ptr::null(); FRAMES])),
+            deque: Deque::new(),
+            counters: CachePadded(Counters::default()),
+            index,
+            registry,
+            shown_index: AtomicUsize::new(index),
+        }
+    }
+
+    /// The index `current_thread_index` reports for this slot.
+    pub(crate) fn shown_index(&self) -> usize {
+        // Relaxed: written before the spare's thread starts (spawning orders it), read by
+        // that thread and the threads it hands work to.
+        self.shown_index.load(Relaxed)
+    }
+
     /// The worker this thread is, or null.
     #[inline(always)]
     pub(crate) fn current() -> *const Worker {
@@ -506,7 +541,7 @@ impl Worker {
             (*st).borrowed = false;
             (*st).quiet = false;
         }
-        if self.registry().workers.len() > 1 {
+        if self.registry().slot_count() > 1 {
             if self.deque.is_empty() {
                 self.share_next_join();
             } else {
@@ -548,7 +583,7 @@ impl Worker {
         // joins still running on this stack, so their heads are live.
         unsafe {
             let fresh = std::mem::take(&mut (*st).fresh);
-            let share = registry.workers.len() > 1
+            let share = registry.slot_count() > 1
                 && if fresh {
                     // The first join of a job just started: share it unless the queue the
                     // job came from holds more (idle workers take that instead; splitting a
@@ -603,13 +638,13 @@ impl Worker {
             return Some((JobRef(job), SOURCE_OWN));
         }
         let registry = self.registry();
-        if let Some(victim) = hint.filter(|&v| v != self.index && v < registry.workers.len()) {
-            if let Steal::Success(job) = registry.workers[victim].deque.steal() {
+        let workers = registry.slot_count();
+        if let Some(victim) = hint.filter(|&v| v != self.index && v < workers) {
+            if let Steal::Success(job) = registry.slot(victim).deque.steal() {
                 bump(&self.counters.stolen);
                 return Some((JobRef(job), victim));
             }
         }
-        let workers = registry.workers.len();
         let total = workers + registry.queues.len();
         loop {
             let mut contended = false;
@@ -620,7 +655,7 @@ impl Worker {
                     if i == self.index {
                         continue;
                     }
-                    match registry.workers[i].deque.steal() {
+                    match registry.slot(i).deque.steal() {
                         Steal::Success(job) => {
                             bump(&self.counters.stolen);
                             return Some((JobRef(job), i));
@@ -639,7 +674,7 @@ impl Worker {
                     };
                     if let Some((job, n)) = taken {
                         add(&self.counters.stolen, n as u64);
-                        return Some((job, i));
+                        return Some((job, SOURCE_QUEUE + (i - workers)));
                     }
                 }
             }
@@ -697,7 +732,8 @@ impl Worker {
             (*st).last_request = Some(now);
             (*st).stolen_at_request = stolen;
         }
-        for w in self.registry().workers.iter() {
+        let registry = self.registry();
+        for w in (0..registry.slot_count()).map(|i| registry.slot(i)) {
             // Relaxed: a request, which carries no data; the owner reads the idle count
             // itself. Read first, so that a pending request does not cost its owner a miss.
             if w.index != self.index && w.join.limit.load(Relaxed) != SHARE_REQUEST {
@@ -737,7 +773,7 @@ impl Worker {
                 return false;
             }
             // Relaxed: a snapshot; see `idle`.
-            let some_busy = registry.idle.load(Relaxed) < registry.workers.len();
+            let some_busy = registry.idle.load(Relaxed) < registry.busy_or_ready();
             if some_busy {
                 self.request_sharing();
             }
@@ -775,7 +811,8 @@ impl Worker {
                         // `sleep`): either it sees a worker that became busy, or that
                         // worker sees it asleep (`Registry::leave_idle`). Relaxed: ordered
                         // by the fences.
-                        let some_busy = registry.idle.load(Relaxed) < registry.workers.len();
+                        let some_busy =
+                            registry.idle.load(Relaxed) < registry.busy_or_ready();
                         watch = (some_busy || registry.borrowed_lately())
                             && !registry.watcher.swap(true, Relaxed);
                         watch.then_some(HEARTBEAT)
@@ -854,6 +891,49 @@ impl SubmissionQueue {
     }
 }
 
+/// The slots of spare threads (see `blocking`), made on first use and kept for reuse until
+/// the pool is dropped: a spare is a full worker (frames, deque, counters), too large to
+/// make for every pool up front.
+struct Spares {
+    /// `slots[..made]` point to live workers; the rest are null.
+    slots: Box<[AtomicPtr<Worker>]>,
+    /// Slots made so far. SeqCst: raised after the slot is stored, read before scanning.
+    made: AtomicUsize,
+    /// Slots whose spare retired, free for the next one, and the spares' threads, to join
+    /// when the pool is dropped. Starting a spare takes a thread start, far costlier than
+    /// this lock.
+    free: Mutex<SpareThreads>,
+}
+
+#[derive(Default)]
+struct SpareThreads {
+    free: Vec<usize>,
+    handles: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Spares {
+    fn new(max: usize) -> Spares {
+        Spares {
+            slots: (0..max).map(|_| AtomicPtr::new(ptr::null_mut())).collect(),
+            made: AtomicUsize::new(0),
+            free: Mutex::new(SpareThreads::default()),
+        }
+    }
+}
+
+impl Drop for Spares {
+    fn drop(&mut self) {
+        for slot in self.slots.iter() {
+            let worker = slot.load(SeqCst);
+            if !worker.is_null() {
+                // SAFETY: made by `Box::into_raw` in `start_spare`; the registry is being
+                // dropped, so no thread runs in the slot or steals from it any more.
+                drop(unsafe { Box::from_raw(worker) });
+            }
+        }
+    }
+}
+
 /// A pool's shared state. Worker threads each hold an `Arc`.
 pub(crate) struct Registry {
     pub(crate) workers: Box<[Worker]>,
@@ -872,6 +952,12 @@ pub(crate) struct Registry {
     /// slot (`in_worker`): the workers' stack size if the pool was built with one, else
     /// `BORROW_STACK_DEFAULT`. A job that needs a deep stack runs on a worker otherwise.
     borrow_stack: usize,
+    /// The workers' stack size, which spare threads get too.
+    worker_stack: usize,
+    /// Threads inside `blocking` and spare threads alive (see `blocking`).
+    pub(crate) compensation: Compensation,
+    /// The spare threads' slots.
+    spares: Spares,
     /// Set while `profile::run` measures a run on this pool: every join then takes the
     /// slow path (see `Worker::refresh_limit`), where it is timed.
     #[cfg(feature = "profile")]
@@ -884,22 +970,16 @@ thread_local! {
 }
 
 impl Registry {
-    pub(crate) fn new(threads: usize, borrow_stack: usize) -> Arc<Registry> {
+    pub(crate) fn new(
+        threads: usize,
+        borrow_stack: usize,
+        worker_stack: usize,
+        max_spares: usize,
+    ) -> Arc<Registry> {
         let queues = (threads * 2).next_power_of_two();
         Arc::new_cyclic(|me| Registry {
             workers: (0..threads)
-                .map(|index| Worker {
-                    join: JoinState::new(
-                        0x2545_F491_4F6C_DD1D
-                            ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                        PRIVATE_FRAMES,
-                    ),
-                    frames: CachePadded(UnsafeCell::new([ptr::null(); FRAMES])),
-                    deque: Deque::new(),
-                    counters: CachePadded(Counters::default()),
-                    index,
-                    registry: me.as_ptr(),
-                })
+                .map(|index| Worker::new(index, me.as_ptr()))
                 .collect(),
             queues: (0..queues)
                 .map(|_| {
@@ -910,7 +990,10 @@ impl Registry {
                     })
                 })
                 .collect(),
-            sleep: Sleep::new(threads),
+            sleep: Sleep::with_spares(threads, max_spares),
+            compensation: Compensation::new(max_spares),
+            spares: Spares::new(max_spares),
+            worker_stack,
             // Every worker starts out idle (it is counted out when it finds its first job), so
             // a job that arrives before a worker thread has even started sees it as idle.
             idle: CachePadded(AtomicUsize::new(threads)),
@@ -925,6 +1008,117 @@ impl Registry {
 
     pub(crate) fn num_threads(&self) -> usize {
         self.workers.len()
+    }
+
+    /// Slots to scan for work: the workers' and the spares' made so far.
+    #[inline]
+    pub(crate) fn slot_count(&self) -> usize {
+        // SeqCst: pairs with `start_spare`'s raise, after the slot's pointer is stored.
+        self.workers.len() + self.spares.made.load(SeqCst)
+    }
+
+    /// Slot `i < slot_count()`: a worker, or a spare's.
+    #[inline]
+    pub(crate) fn slot(&self, i: usize) -> &Worker {
+        match self.workers.get(i) {
+            Some(w) => w,
+            // SAFETY: slots below `slot_count` were stored before `made` was raised past
+            // them and live until the registry is dropped.
+            None => unsafe { &*self.spares.slots[i - self.workers.len()].load(SeqCst) },
+        }
+    }
+
+    /// The number of threads that should be running or ready: the workers and the spares,
+    /// less those inside `blocking` (a snapshot for heuristics).
+    fn busy_or_ready(&self) -> usize {
+        let (blocked, spares) = self.compensation.counts();
+        (self.workers.len() + spares).saturating_sub(blocked)
+    }
+
+    /// Starts a spare thread (its count was reserved by `Compensation::reserve_spare`), in a
+    /// free spare slot or a new one, reporting `shown_index` as its index.
+    pub(crate) fn start_spare(&self, shown_index: usize) {
+        let mut threads = self.spares.free.lock().unwrap();
+        threads.handles.retain(|h| !h.is_finished());
+        let k = match threads.free.pop() {
+            Some(k) => k,
+            None => {
+                let k = self.spares.made.load(SeqCst);
+                let worker = Box::new(Worker::new(self.workers.len() + k, self));
+                self.spares.slots[k].store(Box::into_raw(worker), SeqCst);
+                self.sleep.activate(self.workers.len() + k);
+                self.spares.made.store(k + 1, SeqCst);
+                k
+            }
+        };
+        let index = self.workers.len() + k;
+        let worker = self.slot(index);
+        // Relaxed: the thread start below orders it before the spare reads it.
+        worker.shown_index.store(shown_index, Relaxed);
+        // The spare counts as idle (searching) from now, as a worker does from the pool's
+        // start: a job published before its thread runs sees it and need not wake anyone.
+        self.idle_changed(1);
+        // SAFETY: `self` is inside an `Arc<Registry>`: the calling thread runs one of its
+        // workers, and worker threads each hold an `Arc`.
+        let me = unsafe {
+            Arc::increment_strong_count(self);
+            Arc::from_raw(self)
+        };
+        let spawned = std::thread::Builder::new()
+            .name(format!("forkjoin-spare-{k}"))
+            .stack_size(self.worker_stack)
+            .spawn(move || me.spare_main(index));
+        match spawned {
+            Ok(h) => threads.handles.push(h),
+            Err(_) => {
+                // No thread: the blocked thread waits without compensation, as before.
+                threads.free.push(k);
+                self.idle_changed(-1);
+                self.compensation.spare_gone();
+            }
+        }
+    }
+
+    /// A spare thread's life: a worker's, until it retires (see `blocking`).
+    fn spare_main(self: Arc<Registry>, index: usize) {
+        let worker = self.slot(index);
+        set_precise_timer();
+        CURRENT.with(|c| c.set((worker as *const Worker).cast()));
+        self.idle_changed(-1);
+        let retired = Cell::new(false);
+        worker.wait_until(
+            &|| {
+                retired.get()
+                    || self.is_terminating()
+                    || (self.compensation.try_retire() && {
+                        retired.set(true);
+                        true
+                    })
+            },
+            None,
+        );
+        if !retired.get() {
+            // The pool terminates: run what is left, as the workers do (they may have
+            // finished before this spare's last jobs spawned more).
+            while let Some(job) = worker.find_work(None) {
+                // SAFETY: on this slot's thread; the job was taken from a queue.
+                unsafe { worker.execute(job) };
+            }
+            self.compensation.spare_gone();
+        }
+        // Jobs it spawned and nobody took: to the submission queues, where the others
+        // find them (the slot waits for the next spare).
+        // SAFETY: `pop` on the slot's own thread.
+        while let Some(job) = unsafe { worker.deque.pop() } {
+            self.inject(JobRef(job));
+        }
+        CURRENT.with(|c| c.set(&OUTSIDE));
+        self.spares.free.lock().unwrap().free.push(index - self.workers.len());
+    }
+
+    /// The spare threads started so far and still to be joined (pool drop).
+    pub(crate) fn take_spare_threads(&self) -> Vec<std::thread::JoinHandle<()>> {
+        std::mem::take(&mut self.spares.free.lock().unwrap().handles)
     }
 
     /// Whether a profile is being taken on this pool.
@@ -944,16 +1138,18 @@ impl Registry {
 
     /// Any queued work anywhere (a snapshot; see the sleep protocol for when it is exact).
     pub(crate) fn has_work(&self) -> bool {
-        self.workers.iter().any(|w| !w.deque.is_empty())
+        (0..self.slot_count()).any(|i| !self.slot(i).deque.is_empty())
             || self.queues.iter().any(|q| !q.deque.is_empty())
     }
 
     /// Whether the place a job came from (see `OwnerState::source`) still holds work.
     fn holds_work(&self, source: usize) -> bool {
-        let workers = self.workers.len();
-        if source < workers {
-            !self.workers[source].deque.is_empty()
-        } else if let Some(queue) = source.checked_sub(workers).and_then(|q| self.queues.get(q)) {
+        if source < self.slot_count() {
+            !self.slot(source).deque.is_empty()
+        } else if let Some(queue) = source
+            .checked_sub(SOURCE_QUEUE)
+            .and_then(|q| self.queues.get(q))
+        {
             !queue.deque.is_empty()
         } else {
             false

@@ -54,11 +54,24 @@ pub(crate) struct Sleep {
     /// Number of workers whose `is_sleeping` is set.
     sleepers: CachePadded<AtomicUsize>,
     slots: Box<[CachePadded<Slot>]>,
+    /// The pool's own workers: `slots[..workers]`. The slots after them belong to spare
+    /// threads (see `blocking`), which are never lent.
+    workers: usize,
+    /// Slots in use: the workers' and those of the spares started so far. Wake-ups scan
+    /// only these. SeqCst: raised before a spare's thread starts, so anyone who sees that
+    /// spare asleep also sees it here (cold paths only).
+    active: AtomicUsize,
 }
 
 impl Sleep {
+    #[cfg(test)]
     pub(crate) fn new(workers: usize) -> Self {
-        let slots = (0..workers)
+        Sleep::with_spares(workers, 0)
+    }
+
+    /// Slots for `workers` workers and up to `spares` spare threads.
+    pub(crate) fn with_spares(workers: usize, spares: usize) -> Self {
+        let slots = (0..workers + spares)
             .map(|_| {
                 CachePadded(Slot {
                     is_sleeping: AtomicBool::new(false),
@@ -71,7 +84,20 @@ impl Sleep {
         Sleep {
             sleepers: CachePadded(AtomicUsize::new(0)),
             slots,
+            workers,
+            active: AtomicUsize::new(workers),
         }
+    }
+
+    /// Slot `index` (a spare's) is about to be used: wake-ups scan it from now on.
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn activate(&self, index: usize) {
+        debug_assert!(index < self.slots.len());
+        self.active.fetch_max(index + 1, SeqCst);
+    }
+
+    fn active(&self) -> usize {
+        self.active.load(SeqCst)
     }
 
     /// Number of parked workers (a snapshot).
@@ -156,7 +182,7 @@ impl Sleep {
         if self.sleepers.load(Acquire) == 0 {
             return None;
         }
-        let n = self.slots.len();
+        let n = self.workers;
         let start = next_start(n);
         for k in 0..n {
             let index = (start + k) % n;
@@ -222,16 +248,19 @@ impl Sleep {
         self.wake_any();
     }
 
-    /// Wakes one parked worker, if there is one. The caller has issued a SeqCst fence after
-    /// publishing what the worker should see.
-    pub(crate) fn wake_any(&self) {
-        let n = self.slots.len();
+    /// Wakes one parked worker or spare, if there is one, and says whether it did. The
+    /// caller has issued a SeqCst fence after publishing what the worker should see.
+    pub(crate) fn wake_any(&self) -> bool {
+        let n = self.active();
         let start = next_start(n);
-        for k in 0..n {
-            if self.wake((start + k) % n) {
-                return;
-            }
-        }
+        (0..n).any(|k| self.wake((start + k) % n))
+    }
+
+    /// Wakes one parked spare thread, if there is one (so that it retires: see `blocking`).
+    #[cfg_attr(loom, allow(dead_code))]
+    pub(crate) fn wake_spare(&self) -> bool {
+        fence(SeqCst);
+        (self.workers..self.active()).any(|i| self.wake(i))
     }
 
     /// Wakes worker `index` if it is parked. The caller has published what the worker waits
@@ -271,7 +300,7 @@ impl Sleep {
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn wake_all(&self) {
         fence(SeqCst);
-        for i in 0..self.slots.len() {
+        for i in 0..self.active() {
             self.wake(i);
         }
     }

@@ -1,0 +1,328 @@
+//! `forkjoin::blocking`: compensation for blocked workers (spare threads), its limits, and
+//! that nothing is left behind.
+
+use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The tests count the process's spare threads: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Threads of this process whose name starts with `forkjoin-spare`.
+fn spare_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter(|t| {
+            let comm = t.as_ref().unwrap().path().join("comm");
+            std::fs::read_to_string(comm).is_ok_and(|n| n.starts_with("forkjoin-spare"))
+        })
+        .count()
+}
+
+/// Waits up to 5 s for the spares to retire and exit; returns how many are left.
+fn spares_after_retiring() -> usize {
+    let start = Instant::now();
+    while spare_threads() > 0 && start.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    spare_threads()
+}
+
+/// `n` tasks each enter `blocking` and wait there until all `n` are inside at once (or 5 s
+/// pass): returns how many of them saw all `n` inside.
+fn all_inside_at_once(pool: &forkjoin::Pool, n: usize) -> usize {
+    let inside = AtomicUsize::new(0);
+    let saw_all = AtomicUsize::new(0);
+    pool.install(|| {
+        forkjoin::scope(|s| {
+            for _ in 0..n {
+                s.spawn(|_| {
+                    forkjoin::blocking(|| {
+                        inside.fetch_add(1, SeqCst);
+                        let start = Instant::now();
+                        while inside.load(SeqCst) < n && start.elapsed() < Duration::from_secs(3) {
+                            std::thread::sleep(Duration::from_millis(1));
+                        }
+                        if inside.load(SeqCst) == n {
+                            saw_all.fetch_add(1, SeqCst);
+                        }
+                        // Leave only once everyone had the chance to look.
+                        std::thread::sleep(Duration::from_millis(20));
+                        inside.fetch_sub(1, SeqCst);
+                    })
+                });
+            }
+        })
+    });
+    saw_all.load(SeqCst)
+}
+
+#[test]
+fn sixteen_blocked_tasks_on_two_workers_all_wait_at_once() {
+    let _serial = serial();
+    let pool = forkjoin::Pool::new(2).unwrap();
+    assert_eq!(all_inside_at_once(&pool, 16), 16);
+    assert_eq!(spares_after_retiring(), 0);
+    // And again: retired spare slots are reused.
+    assert_eq!(all_inside_at_once(&pool, 16), 16);
+    assert_eq!(spares_after_retiring(), 0);
+}
+
+#[test]
+fn spares_are_bounded_by_max_blocking() {
+    let _serial = serial();
+    let pool = forkjoin::Pool::builder()
+        .threads(2)
+        .max_blocking(3)
+        .build()
+        .unwrap();
+    // Two workers and three spares: five blocked at once at most; the other tasks wait
+    // for a thread.
+    let inside = AtomicUsize::new(0);
+    let most = AtomicUsize::new(0);
+    pool.install(|| {
+        forkjoin::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|_| {
+                    forkjoin::blocking(|| {
+                        let now = inside.fetch_add(1, SeqCst) + 1;
+                        most.fetch_max(now, SeqCst);
+                        std::thread::sleep(Duration::from_millis(30));
+                        inside.fetch_sub(1, SeqCst);
+                    })
+                });
+            }
+        })
+    });
+    assert_eq!(most.load(SeqCst), 5);
+    assert_eq!(spares_after_retiring(), 0);
+}
+
+#[test]
+fn without_compensation_a_blocked_worker_keeps_its_core() {
+    let _serial = serial();
+    let pool = forkjoin::Pool::builder()
+        .threads(2)
+        .max_blocking(0)
+        .build()
+        .unwrap();
+    assert_eq!(spare_threads(), 0);
+    let inside = AtomicUsize::new(0);
+    let most = AtomicUsize::new(0);
+    pool.install(|| {
+        forkjoin::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|_| {
+                    forkjoin::blocking(|| {
+                        let now = inside.fetch_add(1, SeqCst) + 1;
+                        most.fetch_max(now, SeqCst);
+                        std::thread::sleep(Duration::from_millis(20));
+                        inside.fetch_sub(1, SeqCst);
+                    })
+                });
+            }
+        })
+    });
+    assert!(most.load(SeqCst) <= 2);
+    assert_eq!(spare_threads(), 0);
+}
+
+#[test]
+fn work_installed_while_every_worker_blocks_runs_at_once() {
+    let _serial = serial();
+    let pool = forkjoin::Pool::new(2).unwrap();
+    let (release_tx, release_rx) = mpsc::channel::<()>();
+    let release_rx = Mutex::new(release_rx);
+    let blocked = AtomicUsize::new(0);
+    std::thread::scope(|t| {
+        t.spawn(|| {
+            pool.install(|| {
+                forkjoin::join(
+                    || {
+                        forkjoin::blocking(|| {
+                            blocked.fetch_add(1, SeqCst);
+                            release_rx.lock().unwrap().recv().unwrap();
+                        })
+                    },
+                    || {
+                        forkjoin::blocking(|| {
+                            blocked.fetch_add(1, SeqCst);
+                            // Holds the lock's turn: waits until the first has received.
+                            std::thread::sleep(Duration::from_millis(1));
+                            release_rx.lock().unwrap().recv().unwrap();
+                        })
+                    },
+                )
+            });
+        });
+        let start = Instant::now();
+        while blocked.load(SeqCst) < 2 && start.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(blocked.load(SeqCst), 2);
+        // Both workers are blocked: a parallel sum installed now must still run.
+        let (done_tx, done_rx) = mpsc::channel();
+        let pool = &pool;
+        t.spawn(move || {
+            use forkjoin::prelude::*;
+            let sum: u64 = pool.install(|| (1..=100_000u64).into_par_iter().sum());
+            done_tx.send(sum).unwrap();
+        });
+        let sum = done_rx.recv_timeout(Duration::from_secs(10));
+        release_tx.send(()).unwrap();
+        release_tx.send(()).unwrap();
+        assert_eq!(sum, Ok(5_000_050_000));
+    });
+    assert_eq!(spares_after_retiring(), 0);
+}
+
+#[test]
+fn inside_blocking_the_pool_keeps_its_size_and_indexes() {
+    let _serial = serial();
+    for threads in [1, 2, 8] {
+        let pool = forkjoin::Pool::new(threads).unwrap();
+        let seen = Mutex::new(Vec::new());
+        pool.install(|| {
+            forkjoin::scope(|s| {
+                for _ in 0..threads * 3 {
+                    s.spawn(|_| {
+                        forkjoin::blocking(|| std::thread::sleep(Duration::from_millis(10)));
+                        // Possibly on a spare now.
+                        let n = forkjoin::current_num_threads();
+                        let i = forkjoin::current_thread_index();
+                        seen.lock().unwrap().push((n, i));
+                    });
+                }
+            })
+        });
+        let seen = seen.into_inner().unwrap();
+        assert_eq!(seen.len(), threads * 3);
+        for (n, i) in seen {
+            assert_eq!(n, threads);
+            assert!(i.unwrap() < threads);
+        }
+        assert_eq!(spares_after_retiring(), 0);
+    }
+}
+
+#[test]
+fn blocking_outside_any_pool_just_runs() {
+    let _serial = serial();
+    assert_eq!(forkjoin::blocking(|| 6 * 7), 42);
+    assert_eq!(spare_threads(), 0);
+}
+
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = forkjoin::join(|| fib(n - 1), || fib(n - 2));
+    a + b
+}
+
+#[test]
+fn joins_scopes_and_nested_blocking_inside_blocking() {
+    let _serial = serial();
+    let pool = forkjoin::Pool::new(2).unwrap();
+    let r = pool.install(|| {
+        forkjoin::blocking(|| {
+            let (a, b) = forkjoin::join(
+                || forkjoin::blocking(|| fib(20)),
+                || {
+                    let mut parts = [0u64; 4];
+                    forkjoin::scope(|s| {
+                        for (i, p) in parts.iter_mut().enumerate() {
+                            s.spawn(move |_| *p = forkjoin::blocking(|| fib(10 + i as u64)));
+                        }
+                    });
+                    parts.iter().sum::<u64>()
+                },
+            );
+            a + b
+        })
+    });
+    assert_eq!(r, 6765 + 55 + 89 + 144 + 233);
+    assert_eq!(spares_after_retiring(), 0);
+}
+
+#[test]
+fn a_panic_inside_blocking_reaches_the_caller_and_the_counts_recover() {
+    let _serial = serial();
+    let pool = forkjoin::Pool::new(2).unwrap();
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pool.install(|| forkjoin::blocking(|| panic!("blocked and failed")))
+    }));
+    let payload = r.unwrap_err();
+    assert_eq!(payload.downcast_ref::<&str>(), Some(&"blocked and failed"));
+    assert_eq!(spares_after_retiring(), 0);
+    // Compensation still works afterwards.
+    assert_eq!(all_inside_at_once(&pool, 6), 6);
+    assert_eq!(spares_after_retiring(), 0);
+}
+
+/// 10,000 `blocking` calls mixed with joins and scopes, at 1, 2 and 8 workers: exact
+/// counts, and the spares gone afterwards.
+#[test]
+fn stress_ten_thousand_blocking_calls_with_joins_and_scopes() {
+    let _serial = serial();
+    for threads in [1, 2, 8] {
+        let pool = forkjoin::Pool::new(threads).unwrap();
+        let calls = AtomicUsize::new(0);
+        let sum = AtomicUsize::new(0);
+        pool.install(|| {
+            forkjoin::scope(|s| {
+                for chunk in 0..100usize {
+                    let (calls, sum) = (&calls, &sum);
+                    s.spawn(move |_| {
+                        forkjoin::scope(|s| {
+                            for j in 0..100usize {
+                                s.spawn(move |_| {
+                                    let i = chunk * 100 + j;
+                                    let v = forkjoin::blocking(|| {
+                                        calls.fetch_add(1, SeqCst);
+                                        if i % 97 == 0 {
+                                            std::thread::sleep(Duration::from_micros(200));
+                                        } else {
+                                            std::thread::yield_now();
+                                        }
+                                        let (a, b) = forkjoin::join(|| i, || fib(5) as usize);
+                                        a + b
+                                    });
+                                    sum.fetch_add(v, SeqCst);
+                                });
+                            }
+                        });
+                    });
+                }
+            })
+        });
+        assert_eq!(calls.load(SeqCst), 10_000, "{threads} workers");
+        // sum of i over 0..10000, plus fib(5) = 5 each
+        assert_eq!(sum.load(SeqCst), 49_995_000 + 5 * 10_000, "{threads} workers");
+        assert_eq!(spares_after_retiring(), 0, "{threads} workers");
+        drop(pool);
+        assert_eq!(spare_threads(), 0);
+    }
+}
+
+#[test]
+fn dropping_a_pool_with_blocked_tasks_joins_the_spares() {
+    let _serial = serial();
+    let pool = forkjoin::Pool::new(1).unwrap();
+    let done = std::sync::Arc::new(AtomicUsize::new(0));
+    for _ in 0..4 {
+        let done = done.clone();
+        let _ = pool.submit(move || {
+            forkjoin::blocking(|| std::thread::sleep(Duration::from_millis(20)));
+            done.fetch_add(1, SeqCst);
+        });
+    }
+    std::thread::sleep(Duration::from_millis(5));
+    drop(pool);
+    assert_eq!(done.load(SeqCst), 4);
+    assert_eq!(spare_threads(), 0);
+}
