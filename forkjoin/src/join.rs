@@ -59,6 +59,58 @@ where
     join_small(a, b)
 }
 
+/// What a closure run by [`join_context`] learns about where it runs (rayon's `FnContext`).
+#[derive(Debug)]
+pub struct FnContext {
+    migrated: bool,
+}
+
+impl FnContext {
+    /// Whether the closure runs on another thread than the one that called
+    /// `join_context`: the second closure when a thief took it, the first when
+    /// `join_context` was called from outside the pool and handed to a worker.
+    #[inline]
+    pub fn migrated(&self) -> bool {
+        self.migrated
+    }
+}
+
+/// `join`, with each closure told whether it was moved to another thread (rayon's
+/// `join_context`): for example, to split a job further only when it was stolen.
+///
+/// ```
+/// let pool = forkjoin::Pool::new(1).unwrap();
+/// // One worker: nothing can be stolen.
+/// let (a, b) = pool.install(|| forkjoin::join_context(|a| a.migrated(), |b| b.migrated()));
+/// assert!(!a && !b);
+/// ```
+pub fn join_context<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce(FnContext) -> RA + Send,
+    B: FnOnce(FnContext) -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    /// A number that tells live threads apart: the address of a thread-local.
+    fn thread_tag() -> usize {
+        thread_local!(static TAG: u8 = const { 0 });
+        TAG.with(|t| t as *const u8 as usize)
+    }
+    let caller = thread_tag();
+    join(
+        move || {
+            a(FnContext {
+                migrated: thread_tag() != caller,
+            })
+        },
+        move || {
+            b(FnContext {
+                migrated: thread_tag() != caller,
+            })
+        },
+    )
+}
+
 /// A join of small closures, never inlined: for a recursive caller such as fib it is then
 /// the recursive function, with the caller's body inlined into it and the caller's base
 /// case tested before each call, so a leaf costs no call. Left to the inliner (`#[inline]`),

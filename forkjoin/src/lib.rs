@@ -60,6 +60,8 @@ mod scope;
 mod stats;
 #[cfg(not(loom))]
 mod task;
+#[cfg(not(loom))]
+mod yielding;
 
 #[cfg(not(loom))]
 pub use iter::loops::{
@@ -69,7 +71,7 @@ pub use iter::loops::{
 #[cfg(not(loom))]
 pub use blocking::blocking;
 #[cfg(not(loom))]
-pub use join::join;
+pub use join::{join, join_context, FnContext};
 #[cfg(not(loom))]
 pub use panic::Panic;
 #[cfg(not(loom))]
@@ -80,3 +82,5 @@ pub use scope::{scope, Scope};
 pub use stats::{Stats, WorkerStats};
 #[cfg(not(loom))]
 pub use task::Task;
+#[cfg(not(loom))]
+pub use yielding::{yield_local, yield_now, Yield};
