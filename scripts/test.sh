@@ -67,7 +67,7 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
         # Stacked Borrows and data-race checks. The global pool's threads are never joined
         # (it lives for the whole process), hence -Zmiri-ignore-leaks.
         export MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks"
-        cargo +nightly miri test -p forkjoin --lib -- deque::tests sleep::tests
+        cargo +nightly miri test -p forkjoin --lib -- deque::tests sleep::tests task::tests
         cargo +nightly miri test -p forkjoin --test runtime -- \
             fib_exact_at_many_worker_counts scope_borrows_the_stack panics_propagate loops_are_exact \
             invoke_all_keeps_order nested_pools task_is_done bad_input a_stream_of_submissions
