@@ -280,7 +280,9 @@ impl<T> Task<T> {
     }
 
     /// Waits for the job and returns its result, or its panic. A worker of the same pool
-    /// runs other work while it waits; any other thread blocks without spinning.
+    /// runs other work while it waits; any other thread blocks without spinning (a worker
+    /// of another pool inside [`blocking`](crate::blocking), so that its pool keeps its
+    /// threads running).
     pub fn join(self) -> Result<T, Panic> {
         let shared = self.handle.shared();
         if !self.is_done() {
@@ -295,14 +297,16 @@ impl<T> Task<T> {
                     fence(SeqCst);
                     w.wait_until(&|| shared.done.load(Acquire), None);
                 }
-                _ => {
+                // A thread outside any pool, or a worker of another pool: that worker's
+                // pool compensates while it waits (`blocking`; outside, it just runs).
+                _ => crate::blocking(|| {
                     let mut guard = shared.lock.lock().unwrap();
                     shared.blocked.store(true, Relaxed);
                     fence(SeqCst);
                     while !shared.done.load(Acquire) {
                         guard = shared.condvar.wait(guard).unwrap();
                     }
-                }
+                }),
             }
         }
         // SAFETY: `done` was acquired, so the job's write of the result is visible and no

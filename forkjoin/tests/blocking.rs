@@ -326,3 +326,30 @@ fn dropping_a_pool_with_blocked_tasks_joins_the_spares() {
     assert_eq!(done.load(SeqCst), 4);
     assert_eq!(spare_threads(), 0);
 }
+
+#[test]
+fn a_worker_joining_a_task_of_another_pool_is_compensated() {
+    let _serial = serial();
+    // The one worker (slot) of `mine` waits for a task of `other`, which waits for a
+    // message; meanwhile work installed into `mine` from outside must still run.
+    let mine = forkjoin::Pool::new(1).unwrap();
+    let other = forkjoin::Pool::new(1).unwrap();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    std::thread::scope(|t| {
+        let (mine, other) = (&mine, &other);
+        let waiter = t.spawn(move || {
+            mine.install(move || {
+                let task = other.submit(move || go_rx.recv().map(|()| 5));
+                task.join().unwrap().unwrap()
+            })
+        });
+        std::thread::sleep(Duration::from_millis(20));
+        let (done_tx, done_rx) = mpsc::channel();
+        t.spawn(move || done_tx.send(mine.install(|| fib(15))).unwrap());
+        let r = done_rx.recv_timeout(Duration::from_secs(10));
+        go_tx.send(()).unwrap();
+        assert_eq!(r, Ok(610));
+        assert_eq!(waiter.join().unwrap(), 5);
+    });
+    assert_eq!(spares_after_retiring(), 0);
+}
