@@ -316,10 +316,11 @@ fn dropping_a_pool_with_blocked_tasks_joins_the_spares() {
     let done = std::sync::Arc::new(AtomicUsize::new(0));
     for _ in 0..4 {
         let done = done.clone();
-        let _ = pool.submit(move || {
+        // The task handle is dropped: the job still runs.
+        drop(pool.submit(move || {
             forkjoin::blocking(|| std::thread::sleep(Duration::from_millis(20)));
             done.fetch_add(1, SeqCst);
-        });
+        }));
     }
     std::thread::sleep(Duration::from_millis(5));
     drop(pool);
