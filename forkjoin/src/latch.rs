@@ -8,7 +8,10 @@
 //! needs afterwards before the store.
 
 use crate::registry::Registry;
-use std::sync::atomic::{AtomicU32, Ordering::Acquire, Ordering::Release};
+use std::ptr;
+use std::sync::atomic::{
+    AtomicU32, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Release,
+};
 use std::sync::{Arc, Condvar, Mutex};
 
 const UNSET: u32 = 0;
@@ -110,5 +113,37 @@ impl Latch for CrossLatch {
         let index = (*this).index;
         CoreLatch::set_raw(&(*this).core);
         registry.sleep.fence_and_wake(index);
+    }
+}
+
+/// Set once `count` jobs have each set it once (the shares of a broadcast): the last of them
+/// sets `inner`, which wakes the waiter the way `inner` says (a `LockLatch` for a thread
+/// outside any pool, a `CrossLatch` for a worker, which helps meanwhile).
+pub(crate) struct CountLatch<L> {
+    remaining: AtomicUsize,
+    pub(crate) inner: L,
+}
+
+impl<L> CountLatch<L> {
+    /// A latch that `count` (at least one) sets set.
+    pub(crate) fn new(count: usize, inner: L) -> Self {
+        debug_assert!(count > 0);
+        CountLatch {
+            remaining: AtomicUsize::new(count),
+            inner,
+        }
+    }
+}
+
+impl<L: Latch> Latch for CountLatch<L> {
+    unsafe fn set(this: *const Self) {
+        // AcqRel: each setter's decrement releases what its job wrote (its result); the last
+        // decrement acquires all of them (the decrements form one release sequence), and
+        // `inner`'s set releases them on to the waiter. A setter that is not the last must
+        // not touch the latch afterwards: the waiter may free it once the last one is done.
+        if (*this).remaining.fetch_sub(1, AcqRel) == 1 {
+            // The waiter waits for `inner`, so the latch is still alive here.
+            L::set(ptr::addr_of!((*this).inner));
+        }
     }
 }

@@ -75,9 +75,12 @@ pub use join::{join, join_context, FnContext};
 #[cfg(not(loom))]
 pub use panic::Panic;
 #[cfg(not(loom))]
-pub use pool::{current_num_threads, current_thread_index, BuildError, Pool, PoolBuilder};
+pub use pool::{
+    broadcast, current_num_threads, current_thread_index, spawn, BroadcastContext, BuildError,
+    Pool, PoolBuilder,
+};
 #[cfg(not(loom))]
-pub use scope::{scope, Scope};
+pub use scope::{in_place_scope, scope, Scope};
 #[cfg(not(loom))]
 pub use stats::{Stats, WorkerStats};
 #[cfg(not(loom))]

@@ -1,12 +1,24 @@
-//! `Pool`: building, using and dropping a pool of workers; external submission (`Task`).
+//! `Pool`: building, using and dropping a pool of workers; external submission (`Task`);
+//! the global pool and its configuration; the pool services of rayon's `ThreadPool`
+//! (`broadcast`, `spawn`, `in_place_scope`, start, exit and panic handlers).
 
-use crate::registry::{self, Registry, Worker};
+use crate::job::{JobHeader, JobRef};
+use crate::latch::{CountLatch, CrossLatch, Latch, LockLatch};
+use crate::panic::{catch, Panic};
+use crate::registry::{self, PanicHandler, Registry, ThreadConfig, ThreadHandler, Worker};
+use crate::scope::Scope;
 use crate::stats::{Stats, WorkerStats};
 use crate::task::Task;
+use std::any::Any;
+use std::cell::UnsafeCell;
+use std::ffi::OsStr;
 use std::fmt;
 use std::io;
-use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Arc, OnceLock};
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::atomic::{fence, AtomicBool};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -49,6 +61,9 @@ pub enum BuildError {
     },
     /// `pin_threads(true)` on a system where this process may not set its affinity.
     Pinning(String),
+    /// `build_global` was called after the global pool had been started, by an earlier
+    /// `build_global` or by its first use.
+    GlobalPoolAlreadyInitialized,
 }
 
 impl fmt::Display for BuildError {
@@ -68,6 +83,10 @@ impl fmt::Display for BuildError {
                 "the operating system refused to start worker thread {worker}: {source}"
             ),
             BuildError::Pinning(why) => write!(f, "cannot pin worker threads to cores: {why}"),
+            BuildError::GlobalPoolAlreadyInitialized => f.write_str(
+                "the global pool has already been initialized: build_global must be called \
+                 before the first use of the global pool",
+            ),
         }
     }
 }
@@ -99,10 +118,17 @@ pub struct PoolBuilder {
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
     stack_size: Option<usize>,
     max_blocking: usize,
+    start_handler: Option<ThreadHandler>,
+    exit_handler: Option<ThreadHandler>,
+    panic_handler: Option<PanicHandler>,
 }
 
 impl PoolBuilder {
-    /// Number of worker threads (default: one per available core).
+    /// Number of worker threads. The default is the value of the `FORKJOIN_NUM_THREADS`
+    /// environment variable if it is a positive integer (as `RAYON_NUM_THREADS` in rayon),
+    /// else one per available core (`std::thread::available_parallelism`). A value of 0
+    /// means the default; a value that is not a number is reported once on stderr and
+    /// ignored.
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
         self
@@ -138,6 +164,131 @@ impl PoolBuilder {
         self
     }
 
+    /// Sets a closure that runs on each worker thread as it starts, before it takes any
+    /// work, with the worker's index. It may run on several threads at once. If it panics,
+    /// the panic goes to the panic handler (see [`panic_handler`](Self::panic_handler)) and
+    /// the worker starts normally.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let counter = Arc::clone(&started);
+    /// let pool = forkjoin::Pool::builder()
+    ///     .threads(2)
+    ///     .start_handler(move |_index| {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool); // joins the threads: both have started
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn start_handler<H>(mut self, start_handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.start_handler = Some(Arc::new(start_handler));
+        self
+    }
+
+    /// Sets a closure that runs on each worker thread just before it ends, with the
+    /// worker's index: when the pool is dropped, after the worker has run its share of the
+    /// work still queued. It may run on several threads at once. If it panics, the panic
+    /// goes to the panic handler and the thread ends normally. The global pool is never
+    /// dropped, so its exit handler never runs. Other workers may have ended already, so an
+    /// exit handler (or a job still running while the pool drains) must not `broadcast` on
+    /// the pool being dropped: the shares of ended workers would never run.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let ended = Arc::new(AtomicUsize::new(0));
+    /// let counter = Arc::clone(&ended);
+    /// let pool = forkjoin::Pool::builder()
+    ///     .threads(3)
+    ///     .exit_handler(move |_index| {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(ended.load(Ordering::SeqCst), 0);
+    /// drop(pool);
+    /// assert_eq!(ended.load(Ordering::SeqCst), 3);
+    /// ```
+    pub fn exit_handler<H>(mut self, exit_handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.exit_handler = Some(Arc::new(exit_handler));
+        self
+    }
+
+    /// Sets the closure that receives panics nobody waits for: the payload of a panicking
+    /// job started with [`Pool::spawn`] or [`spawn`], or of a panicking start or exit
+    /// handler. It runs on the worker where the panic happened.
+    ///
+    /// Without a panic handler such a panic is reported as one line on stderr,
+    /// `forkjoin: a spawned job panicked: <message>`, and the pool keeps running (rayon
+    /// aborts the process instead). A panic handler that panics is reported the same way;
+    /// it never aborts the process.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::sync::Mutex;
+    /// let (tx, rx) = mpsc::channel::<String>();
+    /// let tx = Mutex::new(tx);
+    /// let pool = forkjoin::Pool::builder()
+    ///     .threads(2)
+    ///     .panic_handler(move |payload| {
+    ///         let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+    ///         tx.lock().unwrap().send(message.to_string()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.spawn(|| panic!("lost"));
+    /// assert_eq!(rx.recv().unwrap(), "lost");
+    /// ```
+    pub fn panic_handler<H>(mut self, panic_handler: H) -> Self
+    where
+        H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
+    {
+        self.panic_handler = Some(Arc::new(panic_handler));
+        self
+    }
+
+    /// Configures the global pool, the one that `join`, `scope`, `broadcast`, `spawn` and
+    /// the parallel iterators use outside any pool, and starts it. It must be called before
+    /// the global pool's first use (which starts it with the default configuration, see
+    /// [`threads`](Self::threads)); after that it returns
+    /// [`BuildError::GlobalPoolAlreadyInitialized`], and so does any call after the first
+    /// successful one. Several threads may call it at once: one pool is built, and the
+    /// others get the error. The builder's closures must not use the global pool
+    /// themselves (the global pool is being built: they would wait for themselves).
+    ///
+    /// ```
+    /// // In a program's `main`, before anything runs in parallel:
+    /// forkjoin::Pool::builder().threads(2).build_global().unwrap();
+    /// assert_eq!(forkjoin::current_num_threads(), 2);
+    /// let again = forkjoin::Pool::builder().threads(4).build_global();
+    /// assert!(matches!(again, Err(forkjoin::BuildError::GlobalPoolAlreadyInitialized)));
+    /// ```
+    pub fn build_global(self) -> Result<(), BuildError> {
+        // Held while the pool is built, so that a concurrent first use or `build_global`
+        // waits for it and finds it (no second pool's threads are ever started).
+        let _init = GLOBAL_INIT.lock().unwrap_or_else(PoisonError::into_inner);
+        if GLOBAL.get().is_some() {
+            return Err(BuildError::GlobalPoolAlreadyInitialized);
+        }
+        let pool = self.build()?;
+        match GLOBAL.set(pool) {
+            Ok(()) => Ok(()),
+            // Not reachable: every initialisation holds `GLOBAL_INIT`. Should it happen, the
+            // pool just built is dropped (its threads joined) and the caller told.
+            Err(_pool) => Err(BuildError::GlobalPoolAlreadyInitialized),
+        }
+    }
+
     /// Starts the workers.
     pub fn build(mut self) -> Result<Pool, BuildError> {
         let threads = match self.threads {
@@ -163,7 +314,14 @@ impl PoolBuilder {
         let borrow_stack = self
             .stack_size
             .unwrap_or(crate::registry::BORROW_STACK_DEFAULT);
-        let registry = Registry::new(threads, borrow_stack, stack, self.max_blocking);
+        let config = ThreadConfig {
+            stack_size: stack,
+            cores: cores.map(Arc::from),
+            start_handler: self.start_handler.take(),
+            exit_handler: self.exit_handler.take(),
+            panic_handler: self.panic_handler.take(),
+        };
+        let registry = Registry::new(threads, borrow_stack, config, self.max_blocking);
         let mut handles = Vec::with_capacity(threads + 1);
         let mut spawn_error = None;
         for index in 0..threads {
@@ -171,18 +329,7 @@ impl PoolBuilder {
                 Some(f) => f(index),
                 None => format!("forkjoin-{index}"),
             };
-            let r = Arc::clone(&registry);
-            let core = cores.as_ref().map(|c| c[index % c.len()]);
-            let spawned = std::thread::Builder::new()
-                .name(name)
-                .stack_size(stack)
-                .spawn(move || {
-                    if let Some(core) = core {
-                        pin_current_thread(core);
-                    }
-                    r.worker_main(index);
-                });
-            match spawned {
+            match registry::start_worker_thread(&registry, index, name) {
                 Ok(h) => handles.push(h),
                 Err(source) => {
                     spawn_error = Some(BuildError::Spawn {
@@ -202,10 +349,52 @@ impl PoolBuilder {
     }
 }
 
+/// The environment variable that sets the default number of workers (rayon's
+/// `RAYON_NUM_THREADS`).
+const THREADS_VAR: &str = "FORKJOIN_NUM_THREADS";
+
+/// The number of workers of a pool built without `threads(n)`, the global pool's among
+/// them: `FORKJOIN_NUM_THREADS` if it is a positive integer, else one per available core.
+/// Read at each build, as rayon does; 0 means the default, as in rayon; any other value
+/// that is not a number of threads (`abc`, `-1`) is reported on stderr, once per process,
+/// and ignored.
 fn default_threads() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
+    let cores = || {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    };
+    let Some(value) = std::env::var_os(THREADS_VAR) else {
+        return cores();
+    };
+    match value.to_str().and_then(|v| v.parse::<usize>().ok()) {
+        Some(0) => cores(),
+        Some(n) => n,
+        None => {
+            let cores = cores();
+            warn_threads_var(&value, cores);
+            cores
+        }
+    }
+}
+
+/// Reports an unusable `FORKJOIN_NUM_THREADS`, on the first call only.
+#[cold]
+fn warn_threads_var(value: &OsStr, cores: usize) {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    // Relaxed: only decides which call prints; nothing else is published through it.
+    if !WARNED.swap(true, Relaxed) {
+        print_error_line(format_args!(
+            "forkjoin: ignoring {THREADS_VAR}={value:?}: not a number of threads; \
+             using the default ({cores}, one per available core)"
+        ));
+    }
+}
+
+/// Prints one line on stderr, as `eprintln!` does (so a test harness captures it), but
+/// never panics: it may run on a worker, which must survive a failed write.
+pub(crate) fn print_error_line(line: fmt::Arguments<'_>) {
+    let _ = catch(|| eprintln!("{line}"));
 }
 
 #[cfg(target_os = "linux")]
@@ -235,8 +424,9 @@ fn allowed_cores() -> Result<Vec<usize>, BuildError> {
     ))
 }
 
+/// Pins the calling thread to `core` (see `PoolBuilder::pin_threads`).
 #[cfg(target_os = "linux")]
-fn pin_current_thread(core: usize) {
+pub(crate) fn pin_current_thread(core: usize) {
     // SAFETY: as above; a failure (the mask changed since) leaves the thread unpinned,
     // which is still correct.
     unsafe {
@@ -246,8 +436,9 @@ fn pin_current_thread(core: usize) {
     }
 }
 
+/// Pinning is implemented for Linux only (`allowed_cores` refuses elsewhere).
 #[cfg(not(target_os = "linux"))]
-fn pin_current_thread(_core: usize) {}
+pub(crate) fn pin_current_thread(_core: usize) {}
 
 /// A pool of worker threads, one deque each, that run fork/join work.
 ///
@@ -257,8 +448,8 @@ fn pin_current_thread(_core: usize) {}
 /// assert_eq!(sum, 499_500);
 /// ```
 ///
-/// Dropping the pool lets running and already-submitted tasks finish, then joins its
-/// threads.
+/// Dropping the pool lets running, already submitted and already spawned jobs finish (the
+/// workers drain every queue), runs the exit handlers, then joins its threads.
 pub struct Pool {
     registry: Arc<Registry>,
     handles: Vec<JoinHandle<()>>,
@@ -279,7 +470,8 @@ impl Pool {
         Pool::builder().threads(threads).build()
     }
 
-    /// A builder to configure the pool: threads, pinning, names, stack size.
+    /// A builder to configure the pool: threads, pinning, names, stack size, handlers; or
+    /// the global pool (`PoolBuilder::build_global`).
     pub fn builder() -> PoolBuilder {
         PoolBuilder {
             threads: None,
@@ -287,6 +479,9 @@ impl Pool {
             thread_name: None,
             stack_size: None,
             max_blocking: DEFAULT_MAX_BLOCKING,
+            start_handler: None,
+            exit_handler: None,
+            panic_handler: None,
         }
     }
 
@@ -327,6 +522,102 @@ impl Pool {
         RB: Send,
     {
         self.install(|| crate::join(a, b))
+    }
+
+    /// Creates a scope in this pool and runs `op` in it on a worker: `install` and
+    /// [`scope`](crate::scope) together (rayon's `ThreadPool::scope`).
+    ///
+    /// ```
+    /// let pool = forkjoin::Pool::new(2).unwrap();
+    /// let mut parts = [0u32; 3];
+    /// pool.scope(|s| {
+    ///     for (i, p) in parts.iter_mut().enumerate() {
+    ///         s.spawn(move |_| *p = i as u32 + 1);
+    ///     }
+    /// });
+    /// assert_eq!(parts, [1, 2, 3]);
+    /// ```
+    pub fn scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::scope(op))
+    }
+
+    /// Creates a scope whose tasks run in this pool, while `op` itself runs on the calling
+    /// thread: [`in_place_scope`](crate::in_place_scope) for this pool. From a thread
+    /// outside any pool the caller blocks without spinning until the tasks are done; from a
+    /// worker of another pool it keeps working for that pool meanwhile.
+    ///
+    /// ```
+    /// let pool = forkjoin::Pool::new(2).unwrap();
+    /// let v: Vec<u64> = (1..=100).collect();
+    /// let (mut a, mut b) = (0, 0);
+    /// pool.in_place_scope(|s| {
+    ///     s.spawn(|_| a = v[..50].iter().sum());
+    ///     s.spawn(|_| b = v[50..].iter().sum());
+    /// });
+    /// assert_eq!(a + b, 5050);
+    /// ```
+    pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&Scope<'scope>) -> R,
+    {
+        crate::scope::in_place_scope_in(&self.registry, op)
+    }
+
+    /// Runs `op` once on every worker of the pool, with the worker's index, and returns the
+    /// results in index order (rayon's `ThreadPool::broadcast`). Each worker runs its share
+    /// itself, the next time it looks for work (before its own queue); a parked worker is
+    /// woken for it. A slot lent to a thread outside the pool (see [`install`](Self::install))
+    /// runs its share on whichever thread runs that slot when it next looks for work: the
+    /// borrowing thread while it waits for something, or the worker once the slot is given
+    /// back. A worker busy with a long job runs its share when that job waits or ends.
+    ///
+    /// From a worker of this pool (also inside `install`), the caller runs its own share
+    /// and helps until all are done. From a thread outside any pool it blocks without
+    /// spinning; from a worker of another pool it keeps working for that pool meanwhile.
+    ///
+    /// If shares panic, every share still runs, and then the panic of the lowest index is
+    /// re-raised here (as rayon does).
+    ///
+    /// ```
+    /// let pool = forkjoin::Pool::new(3).unwrap();
+    /// let seen = pool.broadcast(|ctx| (ctx.index(), ctx.num_threads()));
+    /// assert_eq!(seen, [(0, 3), (1, 3), (2, 3)]);
+    /// ```
+    pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
+    where
+        OP: Fn(BroadcastContext<'_>) -> R + Sync,
+        R: Send,
+    {
+        broadcast_in(&self.registry, op)
+    }
+
+    /// Starts `f` in this pool and returns at once (fire and forget; rayon's
+    /// `ThreadPool::spawn`). From a worker of this pool `f` goes onto that worker's own
+    /// queue, where idle workers may steal it; from any other thread, into the pool's
+    /// submission queues. A panic in `f` goes to the pool's panic handler (see
+    /// [`PoolBuilder::panic_handler`]); without one it is reported on stderr and the pool
+    /// keeps running. Dropping the pool still runs every job spawned before.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// let pool = forkjoin::Pool::new(2).unwrap();
+    /// let (tx, rx) = mpsc::channel();
+    /// for i in 0..10u64 {
+    ///     let tx = tx.clone();
+    ///     pool.spawn(move || tx.send(i * i).unwrap());
+    /// }
+    /// let total: u64 = rx.iter().take(10).sum();
+    /// assert_eq!(total, 285);
+    /// ```
+    pub fn spawn<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        spawn_in(&self.registry, f);
     }
 
     /// Submits `job` from any thread and returns at once (seed 001's external submission:
@@ -461,11 +752,26 @@ fn invoke_all<T: Send, F: FnOnce() -> T + Send>(mut jobs: Vec<F>) -> Vec<T> {
     }
 }
 
+/// The global pool, once started.
 static GLOBAL: OnceLock<Pool> = OnceLock::new();
+/// Held while the global pool is being started, by `build_global` or by its first use, so
+/// that exactly one pool is ever built.
+static GLOBAL_INIT: Mutex<()> = Mutex::new(());
 
-/// The pool used by `join`, `scope` and the loops when called outside any pool: one worker
-/// per core, started on first use, never dropped.
+/// The pool used by `join`, `scope` and the loops when called outside any pool: configured
+/// by `PoolBuilder::build_global`, else started on first use with the default size (see
+/// `PoolBuilder::threads`); never dropped.
 pub(crate) fn global_registry() -> &'static Arc<Registry> {
+    match GLOBAL.get() {
+        Some(pool) => &pool.registry,
+        None => start_default_global(),
+    }
+}
+
+/// The global pool's first use, unless `build_global` came first.
+#[cold]
+fn start_default_global() -> &'static Arc<Registry> {
+    let _init = GLOBAL_INIT.lock().unwrap_or_else(PoisonError::into_inner);
     &GLOBAL.get_or_init(Pool::default).registry
 }
 
@@ -485,4 +791,224 @@ pub fn current_num_threads() -> usize {
         // SAFETY: this thread's worker.
         unsafe { (*w).registry().num_threads() }
     }
+}
+
+/// What a share of [`broadcast`] learns about where it runs.
+///
+/// ```
+/// let pool = forkjoin::Pool::new(2).unwrap();
+/// let described = pool.broadcast(|ctx| format!("{ctx:?}"));
+/// assert_eq!(described[1], "BroadcastContext { index: 1, num_threads: 2 }");
+/// ```
+pub struct BroadcastContext<'a> {
+    worker: &'a Worker,
+    /// Neither `Send` nor `Sync`, as rayon's: it describes the thread it was made on.
+    _marker: PhantomData<&'a mut dyn Fn()>,
+}
+
+impl BroadcastContext<'_> {
+    /// The index of the worker running this share, in `0..num_threads()`.
+    #[inline]
+    pub fn index(&self) -> usize {
+        self.worker.index
+    }
+
+    /// The number of workers the broadcast runs on: the pool's size.
+    #[inline]
+    pub fn num_threads(&self) -> usize {
+        self.worker.registry().num_threads()
+    }
+}
+
+impl fmt::Debug for BroadcastContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BroadcastContext")
+            .field("index", &self.index())
+            .field("num_threads", &self.num_threads())
+            .finish()
+    }
+}
+
+/// Runs `op` once on every worker of the current pool (the global pool outside any pool)
+/// and returns the results in index order: [`Pool::broadcast`] there.
+///
+/// ```
+/// let pool = forkjoin::Pool::new(2).unwrap();
+/// let indexes = pool.install(|| forkjoin::broadcast(|ctx| ctx.index()));
+/// assert_eq!(indexes, [0, 1]);
+/// ```
+pub fn broadcast<OP, R>(op: OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    let current = Worker::current();
+    if current.is_null() {
+        return broadcast_in(global_registry(), op);
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    let worker = unsafe { &*current };
+    broadcast_in(worker.registry(), op)
+}
+
+/// Starts `f` in the current pool (the global pool outside any pool) and returns at once:
+/// [`Pool::spawn`] there. On a worker, `f` goes onto the worker's own queue.
+///
+/// ```
+/// use std::sync::mpsc;
+/// let (tx, rx) = mpsc::channel();
+/// forkjoin::spawn(move || tx.send(forkjoin::current_thread_index().is_some()).unwrap());
+/// assert!(rx.recv().unwrap(), "spawned jobs run on a worker");
+/// ```
+pub fn spawn<F>(f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    let current = Worker::current();
+    if current.is_null() {
+        spawn_in(global_registry(), f);
+    } else {
+        // SAFETY: this thread's worker, live while the thread runs it.
+        spawn_in(unsafe { (*current).registry() }, f);
+    }
+}
+
+/// `spawn` into `registry`'s pool: onto the current worker's deque if this thread is one of
+/// its workers, else into a submission queue; a panic goes to the pool's panic handler.
+fn spawn_in<F>(registry: &Registry, f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    registry::spawn_job(registry, move |worker: &Worker| {
+        if let Err(p) = catch(f) {
+            worker
+                .registry()
+                .report_panic(&"a spawned job", p.into_payload());
+        }
+    });
+}
+
+/// One worker's share of a broadcast: on the caller's stack, which outlives it (the caller
+/// waits for every share before returning).
+#[repr(C)]
+struct BroadcastJob<OP, R, L> {
+    header: JobHeader,
+    op: *const OP,
+    latch: *const CountLatch<L>,
+    result: UnsafeCell<Option<Result<R, Panic>>>,
+}
+
+impl<OP, R, L> BroadcastJob<OP, R, L>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+    L: Latch,
+{
+    fn new(op: &OP, latch: &CountLatch<L>) -> Self {
+        BroadcastJob {
+            header: JobHeader {
+                execute: Self::execute,
+            },
+            op,
+            latch,
+            result: UnsafeCell::new(None),
+        }
+    }
+
+    fn job_ref(&self) -> JobRef {
+        // From the whole job, not the header field: `execute` reads all of it.
+        JobRef(NonNull::from(self).cast())
+    }
+
+    /// The header's `execute` for a share.
+    ///
+    /// # Safety
+    /// `this` is the header of a live `BroadcastJob`, executed once, by the thread running
+    /// the slot whose inbox held it.
+    unsafe fn execute(this: *const JobHeader, worker: &Worker) {
+        // SAFETY (the whole body): `this` is the header of a live `BroadcastJob` (the
+        // caller waits on the latch before freeing it), executed once; `op` and `latch`
+        // point into the caller's frame, which outlives the latch's set.
+        let job = this as *const Self;
+        // `op` is shared by every share (`OP: Sync`); the caller keeps it alive.
+        let op = &*(*job).op;
+        let result = catch(|| {
+            op(BroadcastContext {
+                worker,
+                _marker: PhantomData,
+            })
+        });
+        // Only this thread writes the result; the caller reads it after the latch.
+        *(*job).result.get() = Some(result);
+        // Copied out: once the latch is set the caller may free the job.
+        let latch = (*job).latch;
+        CountLatch::set(latch);
+    }
+
+    fn into_result(self) -> R {
+        match self
+            .result
+            .into_inner()
+            .expect("a broadcast share did not run")
+        {
+            Ok(r) => r,
+            Err(p) => p.resume(),
+        }
+    }
+}
+
+/// `broadcast` on `registry`'s pool, waiting as the calling thread must: a worker (of this
+/// pool, possibly in a borrowed slot, or of another) helps its own pool until the shares
+/// are done, and is woken by the last of them; a thread outside any pool blocks on a
+/// condition variable (it borrows no slot: the shares must run on the pool's own slots).
+fn broadcast_in<OP, R>(registry: &Registry, op: OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    let n = registry.num_threads();
+    let current = Worker::current();
+    if current.is_null() {
+        let latch = CountLatch::new(n, LockLatch::new());
+        return run_broadcast(registry, &op, &latch, || latch.inner.wait());
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    let worker = unsafe { &*current };
+    // The waiter's own pool (this one or another), kept alive by the latch until the last
+    // share has woken it.
+    let latch = CountLatch::new(n, CrossLatch::new(worker.registry_arc(), worker.index));
+    run_broadcast(registry, &op, &latch, || {
+        worker.wait_until(&|| latch.inner.core.probe(), None)
+    })
+}
+
+/// Puts one share of `op` into the inbox of each of `registry`'s workers, wakes those that
+/// sleep, waits with `wait` until `latch` (counting the shares) is set, and collects the
+/// results in index order, re-raising the first panic by index.
+fn run_broadcast<OP, R, L>(
+    registry: &Registry,
+    op: &OP,
+    latch: &CountLatch<L>,
+    wait: impl FnOnce(),
+) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+    L: Latch,
+{
+    let n = registry.num_threads();
+    let jobs: Vec<BroadcastJob<OP, R, L>> = (0..n).map(|_| BroadcastJob::new(op, latch)).collect();
+    for (worker, job) in registry.workers[..n].iter().zip(&jobs) {
+        worker.inbox.push(job.job_ref());
+    }
+    // The waker's half of the Dekker pattern (sleep.rs) for every slot at once: the pushes
+    // come before the fence, the checks for a sleeping runner after it. A runner that parks
+    // announces itself, fences and then looks at its inbox (`Registry::has_work_for`), so
+    // either it sees its share or we see it asleep and wake it.
+    fence(SeqCst);
+    for index in 0..n {
+        registry.sleep.wake(index);
+    }
+    wait();
+    jobs.into_iter().map(BroadcastJob::into_result).collect()
 }

@@ -10,11 +10,16 @@ use crate::padded::CachePadded;
 use crate::panic::{catch, Panic};
 use crate::blocking::Compensation;
 use crate::sleep::Sleep;
+use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
+use std::collections::VecDeque;
+use std::fmt;
+use std::io;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU64, AtomicUsize};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Capacity of a worker's frame array (promoted frames plus at most `PRIVATE_FRAMES`).
@@ -240,10 +245,12 @@ pub(crate) struct Worker {
     /// What `current_thread_index` reports: `index` for a worker; for a spare, the index of
     /// the worker it was started for (set before its thread starts).
     shown_index: AtomicUsize,
+    /// Broadcast shares for this slot (see `Inbox`); last, away from the join path's fields.
+    pub(crate) inbox: CachePadded<Inbox>,
 }
 
 // SAFETY: `join` is `Sync` (see there); `frames` is only accessed by the thread running as
-// this worker; everything else is atomic or immutable.
+// this worker; `inbox` is a mutex and an atomic; everything else is atomic or immutable.
 unsafe impl Sync for Worker {}
 // SAFETY: as above; the raw registry pointer points into the `Arc` that owns the worker.
 unsafe impl Send for Worker {}
@@ -261,6 +268,7 @@ impl Worker {
             index,
             registry,
             shown_index: AtomicUsize::new(index),
+            inbox: CachePadded(Inbox::new()),
         }
     }
 
@@ -637,6 +645,12 @@ impl Worker {
         if let Some(job) = unsafe { self.deque.pop() } {
             return Some((JobRef(job), SOURCE_OWN));
         }
+        // Then broadcast shares, before stealing: nobody else may run them (see `Inbox`).
+        // After the own deque, as rayon orders them (its `broadcast_after_spawn` test
+        // relies on it). One relaxed load when there are none.
+        if let Some(job) = self.inbox.take() {
+            return Some((job, SOURCE_OWN));
+        }
         let registry = self.registry();
         let workers = registry.slot_count();
         if let Some(victim) = hint.filter(|&v| v != self.index && v < workers) {
@@ -805,7 +819,7 @@ impl Worker {
                 let lendable = unsafe { !(*self.owner_state()).running };
                 let slept = registry.sleep.sleep(
                     self.index,
-                    || done() || registry.has_work(),
+                    || done() || registry.has_work_for(self.index),
                     || {
                         // After announcing this worker as a sleeper (the fence in
                         // `sleep`): either it sees a worker that became busy, or that
@@ -952,8 +966,8 @@ pub(crate) struct Registry {
     /// slot (`in_worker`): the workers' stack size if the pool was built with one, else
     /// `BORROW_STACK_DEFAULT`. A job that needs a deep stack runs on a worker otherwise.
     borrow_stack: usize,
-    /// The workers' stack size, which spare threads get too.
-    worker_stack: usize,
+    /// How worker threads are started and what they run besides work (`ThreadConfig`).
+    pub(crate) config: ThreadConfig,
     /// Threads inside `blocking` and spare threads alive (see `blocking`).
     pub(crate) compensation: Compensation,
     /// The spare threads' slots.
@@ -973,7 +987,7 @@ impl Registry {
     pub(crate) fn new(
         threads: usize,
         borrow_stack: usize,
-        worker_stack: usize,
+        config: ThreadConfig,
         max_spares: usize,
     ) -> Arc<Registry> {
         let queues = (threads * 2).next_power_of_two();
@@ -993,7 +1007,6 @@ impl Registry {
             sleep: Sleep::with_spares(threads, max_spares),
             compensation: Compensation::new(max_spares),
             spares: Spares::new(max_spares),
-            worker_stack,
             // Every worker starts out idle (it is counted out when it finds its first job), so
             // a job that arrives before a worker thread has even started sees it as idle.
             idle: CachePadded(AtomicUsize::new(threads)),
@@ -1001,6 +1014,7 @@ impl Registry {
             watcher: CachePadded(AtomicBool::new(false)),
             last_borrow: CachePadded(AtomicU64::new(0)),
             borrow_stack,
+            config,
             #[cfg(feature = "profile")]
             profiling: AtomicBool::new(false),
         })
@@ -1064,10 +1078,11 @@ impl Registry {
             Arc::increment_strong_count(self);
             Arc::from_raw(self)
         };
-        let spawned = std::thread::Builder::new()
-            .name(format!("forkjoin-spare-{k}"))
-            .stack_size(self.worker_stack)
-            .spawn(move || me.spare_main(index));
+        let mut builder = std::thread::Builder::new().name(format!("forkjoin-spare-{k}"));
+        if self.config.stack_size > 0 {
+            builder = builder.stack_size(self.config.stack_size);
+        }
+        let spawned = builder.spawn(move || me.spare_main(index));
         match spawned {
             Ok(h) => threads.handles.push(h),
             Err(_) => {
@@ -1085,6 +1100,7 @@ impl Registry {
         set_precise_timer();
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
         self.idle_changed(-1);
+        self.run_thread_handler(index, ThreadEvent::Start);
         let retired = Cell::new(false);
         worker.wait_until(
             &|| {
@@ -1112,6 +1128,7 @@ impl Registry {
         while let Some(job) = unsafe { worker.deque.pop() } {
             self.inject(JobRef(job));
         }
+        self.run_thread_handler(index, ThreadEvent::Exit);
         CURRENT.with(|c| c.set(&OUTSIDE));
         self.spares.free.lock().unwrap().free.push(index - self.workers.len());
     }
@@ -1136,7 +1153,9 @@ impl Registry {
         self.queues.iter().map(|q| q.submitted.load(Relaxed)).sum()
     }
 
-    /// Any queued work anywhere (a snapshot; see the sleep protocol for when it is exact).
+    /// Any queued work anywhere that any worker may take (a snapshot; see the sleep protocol
+    /// for when it is exact). Broadcast inboxes are not included: a share waiting for one
+    /// worker must not keep the others from parking; `has_work_for` adds a worker's own.
     pub(crate) fn has_work(&self) -> bool {
         (0..self.slot_count()).any(|i| !self.slot(i).deque.is_empty())
             || self.queues.iter().any(|q| !q.deque.is_empty())
@@ -1258,12 +1277,14 @@ impl Registry {
         // Counted idle from the start (see `idle`); `wait_until` counts it again as soon
         // as it finds nothing.
         self.idle_changed(-1);
+        self.run_thread_handler(index, ThreadEvent::Start);
         worker.wait_until(&|| self.is_terminating(), None);
         // Drain: everything queued before the pool was dropped still runs.
         while let Some(job) = worker.find_work(None) {
             // SAFETY: on this worker's thread; the job was taken from a queue.
             unsafe { worker.execute(job) };
         }
+        self.run_thread_handler(index, ThreadEvent::Exit);
         CURRENT.with(|c| c.set(&OUTSIDE));
     }
 }
@@ -1366,8 +1387,9 @@ fn run_borrowed<R>(registry: &Registry, index: usize, op: impl FnOnce(&Worker) -
             CURRENT.with(|c| c.set(&OUTSIDE));
             registry.idle_changed(1);
             // Work published while the slot was lent found its worker uncounted: wake it.
+            // Broadcast shares left in the slot's inbox are the worker's to run.
             registry.sleep.give_back(worker.index, || {
-                registry.is_terminating() || registry.has_work()
+                registry.is_terminating() || registry.has_work_for(worker.index)
             });
         }
     }
@@ -1549,4 +1571,200 @@ pub(crate) fn on_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
     }
     // SAFETY: this thread's worker, live while the thread runs it.
     op(unsafe { &*current })
+}
+
+// ---------------------------------------------------------------------------------------
+// Pool services (issue 21): how worker threads start and end (`ThreadConfig`,
+// `start_worker_thread`, the start and exit handlers), where panics nobody waits for go
+// (`Registry::report_panic`), and the per-worker inboxes of broadcast shares (`Inbox`).
+// ---------------------------------------------------------------------------------------
+
+/// A start or exit handler: called with the worker's index.
+pub(crate) type ThreadHandler = Arc<dyn Fn(usize) + Send + Sync>;
+/// The pool's panic handler: receives the payload of a panic nobody waits for.
+pub(crate) type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
+
+/// How the pool's worker threads are started, and what they run besides work: everything
+/// `start_worker_thread` needs, so that a thread started later (a spare worker) gets the
+/// same configuration as those started by `PoolBuilder::build`.
+#[derive(Clone, Default)]
+pub(crate) struct ThreadConfig {
+    /// Stack size of each worker thread, in bytes (0: the platform's default).
+    pub(crate) stack_size: usize,
+    /// The cores worker `i` is pinned to, `cores[i % cores.len()]` (never empty), if the pool
+    /// pins its threads.
+    pub(crate) cores: Option<Arc<[usize]>>,
+    /// Runs on each worker thread as it starts, before it takes any work.
+    pub(crate) start_handler: Option<ThreadHandler>,
+    /// Runs on each worker thread as it ends, after it has drained the pool's work.
+    pub(crate) exit_handler: Option<ThreadHandler>,
+    /// Receives panics nobody waits for (spawned jobs, start and exit handlers); without
+    /// one, such a panic is reported on stderr and the pool keeps running.
+    pub(crate) panic_handler: Option<PanicHandler>,
+}
+
+/// Starts the thread of worker `index` of `registry`, named `name`, with the pool's stack
+/// size and pinning: it runs the start handler, the scheduling loop and, once the pool is
+/// dropped and its work drained, the exit handler (`Registry::worker_main`). Every worker
+/// thread is started here, so that all get the pool's configuration.
+pub(crate) fn start_worker_thread(
+    registry: &Arc<Registry>,
+    index: usize,
+    name: String,
+) -> io::Result<JoinHandle<()>> {
+    let r = Arc::clone(registry);
+    let mut builder = std::thread::Builder::new().name(name);
+    if registry.config.stack_size > 0 {
+        builder = builder.stack_size(registry.config.stack_size);
+    }
+    builder.spawn(move || {
+        if let Some(cores) = &r.config.cores {
+            crate::pool::pin_current_thread(cores[index % cores.len()]);
+        }
+        r.worker_main(index);
+    })
+}
+
+/// Which of a worker thread's handlers runs.
+#[derive(Clone, Copy)]
+enum ThreadEvent {
+    Start,
+    Exit,
+}
+
+impl Registry {
+    /// Runs the start or exit handler, if any, on worker `index`'s own thread. It runs as a
+    /// job does (`running`): should it wait (a `join`, a `scope`, a `broadcast`), the worker
+    /// helps and parks as inside a job, where its slot is never lent, and takes submitted
+    /// work one job at a time. A panic goes to the panic handler, and the thread goes on.
+    fn run_thread_handler(&self, index: usize, event: ThreadEvent) {
+        let handler = match event {
+            ThreadEvent::Start => &self.config.start_handler,
+            ThreadEvent::Exit => &self.config.exit_handler,
+        };
+        let Some(handler) = handler else {
+            return;
+        };
+        let worker = self.slot(index);
+        // A spare runs them with the index it shows (see `blocking`).
+        let index = worker.shown_index();
+        let st = worker.owner_state();
+        // SAFETY: owner-only state, on the owner's thread (`worker_main`, `spare_main`).
+        let outer = unsafe { std::mem::replace(&mut (*st).running, true) };
+        if let Err(p) = catch(|| handler(index)) {
+            let what = match event {
+                ThreadEvent::Start => format!("the start handler of worker {index}"),
+                ThreadEvent::Exit => format!("the exit handler of worker {index}"),
+            };
+            self.report_panic(&what, p.into_payload());
+        }
+        // SAFETY: as above.
+        unsafe { (*st).running = outer };
+    }
+
+    /// Reports the panic of `what` (a spawned job, a handler), which nobody waits for: to
+    /// the pool's panic handler if it has one, else as one line on stderr. Never unwinds: a
+    /// panicking panic handler is reported on stderr too, and the pool keeps running.
+    pub(crate) fn report_panic(&self, what: &dyn fmt::Display, payload: Box<dyn Any + Send>) {
+        let Some(handler) = &self.config.panic_handler else {
+            let p = Panic::new(payload);
+            crate::pool::print_error_line(format_args!(
+                "forkjoin: {what} panicked: {}",
+                panic_message(&p)
+            ));
+            // A payload whose `drop` panics must not unwind into the worker either.
+            let _ = catch(move || drop(p));
+            return;
+        };
+        if let Err(p) = catch(|| handler(payload)) {
+            crate::pool::print_error_line(format_args!(
+                "forkjoin: the panic handler panicked on the panic of {what}: {}",
+                panic_message(&p)
+            ));
+            let _ = catch(move || drop(p));
+        }
+    }
+
+    /// `has_work`, plus the broadcast shares in worker `index`'s inbox, which only the
+    /// thread running that slot may take: whether that slot's runner may park (read after
+    /// the sleep protocol's fence, `Worker::idle_until`) or must be woken when its slot is
+    /// given back (`run_borrowed`).
+    pub(crate) fn has_work_for(&self, index: usize) -> bool {
+        !self.slot(index).inbox.is_empty() || self.has_work()
+    }
+}
+
+/// A panic's message for a report, or a note that it has none.
+fn panic_message(p: &Panic) -> &str {
+    p.message()
+        .unwrap_or("(a panic payload that is not a string)")
+}
+
+impl Worker {
+    /// A strong reference to this worker's registry, for a latch that must keep the pool
+    /// alive until its wake-up is done (`CrossLatch`).
+    pub(crate) fn registry_arc(&self) -> Arc<Registry> {
+        // SAFETY: every registry is made by `Registry::new` inside an `Arc` (`new_cyclic`),
+        // and `self.registry` is that allocation's data pointer; the registry is alive, with
+        // a strong count of at least one, since we hold a reference to a worker inside it.
+        unsafe {
+            Arc::increment_strong_count(self.registry);
+            Arc::from_raw(self.registry)
+        }
+    }
+}
+
+/// A worker's inbox of broadcast shares (`Pool::broadcast`): jobs that only the thread
+/// running this slot may take, the worker itself or a thread that borrowed the slot
+/// (`run_borrowed`). Any thread may push; the slot's runner checks it first whenever it
+/// looks for work (`Worker::search`), with one relaxed load when it is empty, and its park
+/// condition includes it (`Registry::has_work_for`). Broadcasts are rare, so a mutex guards
+/// the queue.
+pub(crate) struct Inbox {
+    /// How many jobs `jobs` holds: a hint read without the mutex.
+    len: AtomicUsize,
+    jobs: Mutex<VecDeque<JobRef>>,
+}
+
+impl Inbox {
+    fn new() -> Inbox {
+        Inbox {
+            len: AtomicUsize::new(0),
+            jobs: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// Queues a share for the slot's runner. The caller then wakes it: a SeqCst fence, then
+    /// `Sleep::wake`, the waker's half of the Dekker pattern (sleep.rs) against the
+    /// runner's announce, fence and `has_work_for`.
+    pub(crate) fn push(&self, job: JobRef) {
+        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
+        let mut jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        jobs.push_back(job);
+        // Relaxed: the job itself is handed over by the mutex; the caller's SeqCst fence
+        // orders this store before its check for a sleeping runner (see above).
+        self.len.store(jobs.len(), Relaxed);
+    }
+
+    /// Whether the inbox looks empty.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        // Relaxed: a hint. A non-zero count is confirmed under the mutex, which also makes
+        // the job visible; a stale zero only delays the share until the runner's next look,
+        // and a runner about to park reads this after its fence, which the pusher's fence
+        // pairs with.
+        self.len.load(Relaxed) == 0
+    }
+
+    /// Takes the oldest share, if any. Only the slot's runner calls this.
+    fn take(&self) -> Option<JobRef> {
+        if self.is_empty() {
+            return None;
+        }
+        let mut jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        let job = jobs.pop_front();
+        // Relaxed: as in `push`.
+        self.len.store(jobs.len(), Relaxed);
+        job
+    }
 }

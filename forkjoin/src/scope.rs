@@ -1,6 +1,7 @@
-//! `scope`: any number of tasks that may borrow from the enclosing stack.
+//! `scope` and `in_place_scope`: any number of tasks that may borrow from the enclosing
+//! stack.
 
-use crate::latch::CoreLatch;
+use crate::latch::{CoreLatch, CrossLatch, Latch, LockLatch};
 use crate::panic::{catch, Panic};
 use crate::registry::{self, Registry, Worker};
 use std::marker::PhantomData;
@@ -10,21 +11,21 @@ use std::sync::Mutex;
 
 /// A scope in which tasks can be spawned; see [`scope`].
 pub struct Scope<'scope> {
+    /// The pool the tasks run in.
     registry: *const Registry,
     /// Unfinished tasks, plus one for the scope's own closure.
     pending: AtomicUsize,
-    /// Set when `pending` reaches zero.
-    done: CoreLatch,
-    /// The worker waiting for the scope.
-    owner: usize,
+    /// Set when `pending` reaches zero; says how to wake the scope's owner.
+    done: ScopeLatch,
     /// The first panic of a task; re-raised by `scope` once all tasks have finished.
     panic: Mutex<Option<Panic>>,
     /// Invariant in `'scope`, like `std::thread::Scope`.
     _marker: PhantomData<&'scope mut &'scope ()>,
 }
 
-// SAFETY: the registry pointer is only dereferenced while the scope is alive, inside the
-// pool it belongs to; everything else is `Sync`.
+// SAFETY: the registry pointer is only dereferenced while the scope is alive, and the
+// scope's creator keeps the pool alive meanwhile (it is a worker of it, holds the `Pool`, or
+// uses the global pool); everything else is `Sync`.
 unsafe impl Sync for Scope<'_> {}
 // SAFETY: as above.
 unsafe impl Send for Scope<'_> {}
@@ -51,23 +52,103 @@ where
     registry::on_worker(|w| scope_on(w, op))
 }
 
+/// Creates a scope whose closure `op` runs on the calling thread, while the tasks it spawns
+/// run in the current pool (the global pool outside any pool), and returns when every task
+/// has finished. It is rayon's `in_place_scope`: like [`scope`], but `op` need not be
+/// `Send` and is not moved into the pool; only the tasks are.
+///
+/// On a worker of a pool this is `scope` on that worker. From a thread outside any pool,
+/// `op` runs on that thread, outside the pool (`current_thread_index()` is `None` there),
+/// and the thread then blocks without spinning until the tasks are done.
+///
+/// If `op` or any task panics, the first panic is re-raised here after all have finished.
+///
+/// ```
+/// use std::rc::Rc;
+/// // `op` may use what cannot cross threads; the tasks borrow the caller's stack.
+/// let here = Rc::new(std::thread::current().id());
+/// let mut halves = [0u64; 2];
+/// let (a, b) = halves.split_at_mut(1);
+/// forkjoin::in_place_scope(|s| {
+///     assert_eq!(*here, std::thread::current().id());
+///     s.spawn(|_| a[0] = (0..1000u64).sum());
+///     s.spawn(|_| b[0] = (1000..2000u64).sum());
+/// });
+/// assert_eq!(halves, [499_500, 1_499_500]);
+/// ```
+pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    let current = Worker::current();
+    if current.is_null() {
+        return in_place_scope_in(crate::pool::global_registry(), op);
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    scope_on(unsafe { &*current }, op)
+}
+
+/// `in_place_scope` whose tasks run in `registry`'s pool (`Pool::in_place_scope`), which the
+/// caller keeps alive until it returns. The calling thread runs `op` and waits: as the
+/// scope's owner if it is a worker of that pool (`scope`), helping its own pool if it is a
+/// worker of another, blocked if it is outside any pool.
+pub(crate) fn in_place_scope_in<'scope, OP, R>(registry: &Registry, op: OP) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    if let Some(worker) = Worker::current_of(registry) {
+        return scope_on(worker, op);
+    }
+    let current = Worker::current();
+    if current.is_null() {
+        return complete(registry, ScopeLatch::Lock(LockLatch::new()), None, op);
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    let current = unsafe { &*current };
+    let latch = CrossLatch::new(current.registry_arc(), current.index);
+    complete(registry, ScopeLatch::Cross(latch), Some(current), op)
+}
+
+/// The scope of `worker`'s pool, owned by `worker`.
 fn scope_on<'scope, OP, R>(worker: &Worker, op: OP) -> R
 where
-    OP: FnOnce(&Scope<'scope>) -> R + Send,
-    R: Send,
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    let latch = ScopeLatch::Owner {
+        core: CoreLatch::new(),
+        index: worker.index,
+    };
+    complete(worker.registry(), latch, Some(worker), op)
+}
+
+/// Runs `op` in a new scope of `registry`'s pool on this thread, then waits (`waiter` is
+/// this thread's worker, if it is one; `done` must suit it) until every task has finished,
+/// and re-raises the first panic.
+fn complete<'scope, OP, R>(
+    registry: &Registry,
+    done: ScopeLatch,
+    waiter: Option<&Worker>,
+    op: OP,
+) -> R
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
 {
     let scope = Scope {
-        registry: worker.registry(),
+        registry,
         pending: AtomicUsize::new(1),
-        done: CoreLatch::new(),
-        owner: worker.index,
+        done,
         panic: Mutex::new(None),
         _marker: PhantomData,
     };
     let result = catch(|| op(&scope)).map_err(|p| scope.record_panic(p));
     // SAFETY: `scope` lives on this stack until we have waited for `done` below.
-    unsafe { Scope::task_done(&scope, worker) };
-    worker.wait_until(&|| scope.done.probe(), None);
+    unsafe { Scope::task_done(&scope) };
+    match (&scope.done, waiter) {
+        (ScopeLatch::Owner { core, .. }, Some(worker)) => worker.wait_until(&|| core.probe(), None),
+        (ScopeLatch::Cross(latch), Some(worker)) => worker.wait_until(&|| latch.core.probe(), None),
+        (ScopeLatch::Lock(latch), None) => latch.wait(),
+        _ => unreachable!("a scope's latch always suits its owner"),
+    }
     if let Some(p) = scope.panic.lock().unwrap().take() {
         p.resume();
     }
@@ -75,6 +156,18 @@ where
         Ok(r) => r,
         Err(()) => unreachable!("the scope's panic was recorded and re-raised above"),
     }
+}
+
+/// How a scope's owner waits for the tasks, and so how the last task wakes it.
+enum ScopeLatch {
+    /// The owner is a worker (or borrowed slot) of the scope's pool, with this index: it
+    /// helps while it waits, and is woken through the pool's sleep protocol.
+    Owner { core: CoreLatch, index: usize },
+    /// The owner is a worker of another pool (`Pool::in_place_scope` from there): it keeps
+    /// working for its own pool, which the latch keeps alive for the wake-up.
+    Cross(CrossLatch),
+    /// The owner is outside any pool (`in_place_scope`): it blocks without spinning.
+    Lock(LockLatch),
 }
 
 impl<'scope> Scope<'scope> {
@@ -90,7 +183,7 @@ impl<'scope> Scope<'scope> {
         let scope = ScopePtr(self);
         // SAFETY: the scope outlives its tasks (it waits for `pending` to reach zero).
         let registry = unsafe { &*self.registry };
-        registry::spawn_job(registry, move |worker: &Worker| {
+        registry::spawn_job(registry, move |_: &Worker| {
             let scope = scope;
             // SAFETY: the scope waits for this task before it goes away.
             let s = unsafe { &*scope.0 };
@@ -98,7 +191,8 @@ impl<'scope> Scope<'scope> {
                 s.record_panic(p);
             }
             // SAFETY: as above; `task_done` does not touch the scope after the decrement.
-            unsafe { Scope::task_done(scope.0, worker) };
+            // The task runs on a worker of the scope's pool.
+            unsafe { Scope::task_done(scope.0) };
         });
     }
 
@@ -112,15 +206,26 @@ impl<'scope> Scope<'scope> {
     /// One task (or the scope's closure) finished.
     ///
     /// # Safety
-    /// `this` is live on entry; it may be freed once `pending` reaches zero.
-    unsafe fn task_done(this: *const Self, worker: &Worker) {
-        let owner = (*this).owner;
+    /// `this` is live on entry; it may be freed once `pending` reaches zero. The caller is
+    /// the scope's owner or runs on a worker of the scope's pool (which so stays alive).
+    unsafe fn task_done(this: *const Self) {
+        let registry = (*this).registry;
         // AcqRel: the last decrement acquires every task's writes (their releases) and the
         // latch below releases them to the owner.
         if (*this).pending.fetch_sub(1, AcqRel) == 1 {
-            CoreLatch::set_raw(&(*this).done);
-            // The task ran on a worker of the scope's pool, so its registry is ours.
-            worker.registry().sleep.fence_and_wake(owner);
+            // The owner waits for the latch, so the scope is still alive until it is set.
+            match &(*this).done {
+                ScopeLatch::Owner { core, index } => {
+                    // Copied out: the set may free the scope.
+                    let index = *index;
+                    CoreLatch::set_raw(core);
+                    // The owner is a worker of the scope's pool, which the caller keeps
+                    // alive (see above).
+                    (*registry).sleep.fence_and_wake(index);
+                }
+                ScopeLatch::Cross(latch) => CrossLatch::set(latch),
+                ScopeLatch::Lock(latch) => LockLatch::set(latch),
+            }
         }
     }
 }
