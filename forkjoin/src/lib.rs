@@ -57,9 +57,13 @@ mod registry;
 #[cfg(not(loom))]
 mod scope;
 #[cfg(not(loom))]
+mod scope_fifo;
+#[cfg(not(loom))]
 mod stats;
 #[cfg(not(loom))]
 mod task;
+#[cfg(not(loom))]
+mod thread_builder;
 #[cfg(not(loom))]
 mod yielding;
 
@@ -76,9 +80,23 @@ pub use join::{join, join_context, FnContext};
 pub use panic::Panic;
 #[cfg(not(loom))]
 pub use pool::{
-    broadcast, current_num_threads, current_thread_index, spawn, BroadcastContext, BuildError,
-    Pool, PoolBuilder,
+    broadcast, current_num_threads, current_thread_index, max_num_threads, spawn,
+    spawn_broadcast, spawn_fifo, BroadcastContext, BuildError, Pool, PoolBuilder,
 };
+#[cfg(not(loom))]
+pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
+#[cfg(not(loom))]
+pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
+
+/// rayon's name for [`Pool`]: a rayon program's `ThreadPool` is this pool.
+#[cfg(not(loom))]
+pub type ThreadPool = Pool;
+/// rayon's name for [`PoolBuilder`] (`ThreadPoolBuilder::new().num_threads(n).build()`).
+#[cfg(not(loom))]
+pub type ThreadPoolBuilder<S = DefaultSpawn> = PoolBuilder<S>;
+/// rayon's name for [`BuildError`].
+#[cfg(not(loom))]
+pub type ThreadPoolBuildError = BuildError;
 #[cfg(not(loom))]
 pub use scope::{in_place_scope, scope, Scope};
 #[cfg(not(loom))]

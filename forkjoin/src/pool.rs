@@ -9,6 +9,7 @@ use crate::registry::{self, PanicHandler, Registry, ThreadConfig, ThreadHandler,
 use crate::scope::Scope;
 use crate::stats::{Stats, WorkerStats};
 use crate::task::Task;
+use crate::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use std::any::Any;
 use std::cell::UnsafeCell;
 use std::ffi::OsStr;
@@ -64,6 +65,8 @@ pub enum BuildError {
     /// `build_global` was called after the global pool had been started, by an earlier
     /// `build_global` or by its first use.
     GlobalPoolAlreadyInitialized,
+    /// `use_current_thread`, called on a thread that is already a worker of a pool.
+    CurrentThreadInPool,
 }
 
 impl fmt::Display for BuildError {
@@ -83,9 +86,12 @@ impl fmt::Display for BuildError {
                 "the operating system refused to start worker thread {worker}: {source}"
             ),
             BuildError::Pinning(why) => write!(f, "cannot pin worker threads to cores: {why}"),
-            BuildError::GlobalPoolAlreadyInitialized => f.write_str(
-                "the global pool has already been initialized: build_global must be called \
-                 before the first use of the global pool",
+            // rayon's words, which programs and rayon's own tests compare against.
+            BuildError::GlobalPoolAlreadyInitialized => {
+                f.write_str("The global thread pool has already been initialized.")
+            }
+            BuildError::CurrentThreadInPool => f.write_str(
+                "use_current_thread: the current thread is already a worker of a pool",
             ),
         }
     }
@@ -112,7 +118,7 @@ impl std::error::Error for BuildError {
 /// assert_eq!(pool.num_threads(), 2);
 /// ```
 #[must_use]
-pub struct PoolBuilder {
+pub struct PoolBuilder<S = DefaultSpawn> {
     threads: Option<usize>,
     pin_threads: bool,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
@@ -121,9 +127,100 @@ pub struct PoolBuilder {
     start_handler: Option<ThreadHandler>,
     exit_handler: Option<ThreadHandler>,
     panic_handler: Option<PanicHandler>,
+    use_current_thread: bool,
+    spawn: S,
 }
 
 impl PoolBuilder {
+    /// A builder with the defaults (rayon's `ThreadPoolBuilder::new`); the same as
+    /// [`Pool::builder`].
+    pub fn new() -> PoolBuilder {
+        Pool::builder()
+    }
+
+    /// Builds the pool with its threads started by `wrapper` inside a `std::thread::scope`,
+    /// runs `with_pool` with it, then drops it and waits for its threads (rayon's
+    /// `build_scoped`): the threads may borrow from the caller's stack, and run inside
+    /// whatever `wrapper` sets up around [`ThreadBuilder::run`].
+    ///
+    /// ```
+    /// let answer = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_scoped(|thread| thread.run(), |pool| pool.install(|| forkjoin::join(|| 6, || 7)))
+    ///     .unwrap();
+    /// assert_eq!(answer, (6, 7));
+    /// ```
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, BuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&Pool) -> R,
+    {
+        std::thread::scope(|scope| {
+            let wrapper = &wrapper;
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut b = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        b = b.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        b = b.stack_size(size);
+                    }
+                    b.spawn_scoped(scope, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl Default for PoolBuilder {
+    fn default() -> Self {
+        Pool::builder()
+    }
+}
+
+impl<S> PoolBuilder<S> {
+    /// Number of worker threads, 0 meaning the default (rayon's `num_threads`): see
+    /// [`threads`](Self::threads).
+    pub fn num_threads(mut self, threads: usize) -> Self {
+        self.threads = (threads > 0).then_some(threads);
+        self
+    }
+
+    /// Starts the pool's threads with `spawn` instead of `std::thread::spawn` (rayon's
+    /// `spawn_handler`): it gets a [`ThreadBuilder`] per worker and must start a thread that
+    /// calls [`ThreadBuilder::run`]. The pool does not join such threads when dropped; they
+    /// end on their own.
+    pub fn spawn_handler<F>(self, spawn: F) -> PoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> io::Result<()>,
+    {
+        PoolBuilder {
+            threads: self.threads,
+            pin_threads: self.pin_threads,
+            thread_name: self.thread_name,
+            stack_size: self.stack_size,
+            max_blocking: self.max_blocking,
+            start_handler: self.start_handler,
+            exit_handler: self.exit_handler,
+            panic_handler: self.panic_handler,
+            use_current_thread: self.use_current_thread,
+            spawn: CustomSpawn(spawn),
+        }
+    }
+
+    /// Makes the building thread worker 0 of the pool (rayon's `use_current_thread`): no
+    /// thread is started for it, and the caller takes part in the pool's work when it
+    /// joins, waits, or calls [`yield_now`](crate::yield_now), until it drops the pool.
+    /// `build` fails with [`BuildError::CurrentThreadInPool`] if the caller is already a
+    /// worker of a pool.
+    pub fn use_current_thread(mut self) -> Self {
+        self.use_current_thread = true;
+        self
+    }
+
     /// Number of worker threads. The default is the value of the `FORKJOIN_NUM_THREADS`
     /// environment variable if it is a positive integer (as `RAYON_NUM_THREADS` in rayon),
     /// else one per available core (`std::thread::available_parallelism`). A value of 0
@@ -273,7 +370,10 @@ impl PoolBuilder {
     /// let again = forkjoin::Pool::builder().threads(4).build_global();
     /// assert!(matches!(again, Err(forkjoin::BuildError::GlobalPoolAlreadyInitialized)));
     /// ```
-    pub fn build_global(self) -> Result<(), BuildError> {
+    pub fn build_global(self) -> Result<(), BuildError>
+    where
+        S: ThreadSpawn,
+    {
         // Held while the pool is built, so that a concurrent first use or `build_global`
         // waits for it and finds it (no second pool's threads are ever started).
         let _init = GLOBAL_INIT.lock().unwrap_or_else(PoisonError::into_inner);
@@ -290,7 +390,13 @@ impl PoolBuilder {
     }
 
     /// Starts the workers.
-    pub fn build(mut self) -> Result<Pool, BuildError> {
+    pub fn build(mut self) -> Result<Pool, BuildError>
+    where
+        S: ThreadSpawn,
+    {
+        if self.use_current_thread && !Worker::current().is_null() {
+            return Err(BuildError::CurrentThreadInPool);
+        }
         let threads = match self.threads {
             Some(0) => return Err(BuildError::ZeroThreads),
             Some(n) => n,
@@ -329,8 +435,17 @@ impl PoolBuilder {
                 Some(f) => f(index),
                 None => format!("forkjoin-{index}"),
             };
-            match registry::start_worker_thread(&registry, index, name) {
-                Ok(h) => handles.push(h),
+            if self.use_current_thread && index == 0 {
+                continue;
+            }
+            let thread = ThreadBuilder {
+                registry: Arc::clone(&registry),
+                index,
+                name: Some(name),
+                stack_size: Some(stack),
+            };
+            match self.spawn.spawn(thread) {
+                Ok(h) => handles.extend(h),
                 Err(source) => {
                     spawn_error = Some(BuildError::Spawn {
                         worker: index,
@@ -339,6 +454,9 @@ impl PoolBuilder {
                     break;
                 }
             }
+        }
+        if self.use_current_thread && spawn_error.is_none() {
+            registry.adopt_current_thread(0);
         }
         let pool = Pool { registry, handles };
         match spawn_error {
@@ -482,6 +600,8 @@ impl Pool {
             start_handler: None,
             exit_handler: None,
             panic_handler: None,
+            use_current_thread: false,
+            spawn: DefaultSpawn,
         }
     }
 
@@ -565,6 +685,73 @@ impl Pool {
         OP: FnOnce(&Scope<'scope>) -> R,
     {
         crate::scope::in_place_scope_in(&self.registry, op)
+    }
+
+    /// [`scope_fifo`](crate::scope_fifo) in this pool.
+    pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&crate::ScopeFifo<'scope>) -> R + Send,
+        R: Send,
+    {
+        self.install(|| crate::scope_fifo(op))
+    }
+
+    /// [`in_place_scope_fifo`](crate::in_place_scope_fifo) with this pool's workers.
+    pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
+    where
+        OP: FnOnce(&crate::ScopeFifo<'scope>) -> R,
+    {
+        crate::scope_fifo::in_place_scope_fifo_in(self, op)
+    }
+
+    /// The pool's number of workers (rayon's `ThreadPool::current_num_threads`).
+    pub fn current_num_threads(&self) -> usize {
+        self.num_threads()
+    }
+
+    /// The current thread's index in this pool, if it is one of its workers (rayon's
+    /// `ThreadPool::current_thread_index`).
+    pub fn current_thread_index(&self) -> Option<usize> {
+        Worker::current_of(&self.registry).map(Worker::shown_index)
+    }
+
+    /// Whether the current thread is a worker of this pool with jobs queued on its own
+    /// deque (rayon's `ThreadPool::current_thread_has_pending_tasks`); `None` if it is not
+    /// a worker of this pool.
+    pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
+        Worker::current_of(&self.registry).map(|w| !w.deque.is_empty())
+    }
+
+    /// [`yield_now`](crate::yield_now), if the current thread is a worker of this pool;
+    /// else `None`.
+    pub fn yield_now(&self) -> Option<crate::Yield> {
+        Worker::current_of(&self.registry)?;
+        crate::yield_now()
+    }
+
+    /// [`yield_local`](crate::yield_local), if the current thread is a worker of this
+    /// pool; else `None`.
+    pub fn yield_local(&self) -> Option<crate::Yield> {
+        Worker::current_of(&self.registry)?;
+        crate::yield_local()
+    }
+
+    /// Starts `f` in this pool in FIFO order: into the pool's submission queues, which
+    /// workers take oldest first (rayon's `ThreadPool::spawn_fifo`).
+    pub fn spawn_fifo<F>(&self, f: F)
+    where
+        F: FnOnce() + Send + 'static,
+    {
+        spawn_fifo_in(&self.registry, f);
+    }
+
+    /// Runs `op` once on every worker without waiting for it (rayon's
+    /// `ThreadPool::spawn_broadcast`); a panic goes to the panic handler.
+    pub fn spawn_broadcast<OP>(&self, op: OP)
+    where
+        OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+    {
+        spawn_broadcast_in(&self.registry, op);
     }
 
     /// Runs `op` once on every worker of the pool, with the worker's index, and returns the
@@ -716,6 +903,10 @@ impl Default for Pool {
 
 impl Drop for Pool {
     fn drop(&mut self) {
+        // A thread adopted by `use_current_thread` leaves the pool first.
+        if self.registry.adopted_current_thread() {
+            self.registry.release_current_thread();
+        }
         self.registry.terminate();
         // Joining from one of our own workers would wait for ourselves: leave the threads
         // to finish on their own then.
@@ -871,6 +1062,84 @@ where
         // SAFETY: this thread's worker, live while the thread runs it.
         spawn_in(unsafe { (*current).registry() }, f);
     }
+}
+
+/// [`spawn`] in FIFO order (rayon's `spawn_fifo`): into the current pool's submission
+/// queues (the global pool's outside any pool), which workers take oldest first.
+pub fn spawn_fifo<F>(f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    let current = Worker::current();
+    if current.is_null() {
+        spawn_fifo_in(global_registry(), f);
+    } else {
+        // SAFETY: this thread's worker, live while the thread runs it.
+        spawn_fifo_in(unsafe { (*current).registry() }, f);
+    }
+}
+
+fn spawn_fifo_in<F>(registry: &Registry, f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    registry.inject(crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
+        if let Err(p) = catch(f) {
+            worker
+                .registry()
+                .report_panic(&"a spawned job", p.into_payload());
+        }
+    }));
+}
+
+/// [`broadcast`] without waiting (rayon's `spawn_broadcast`), on the current pool or the
+/// global pool outside any pool.
+pub fn spawn_broadcast<OP>(op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    let current = Worker::current();
+    if current.is_null() {
+        spawn_broadcast_in(global_registry(), op);
+    } else {
+        // SAFETY: this thread's worker, live while the thread runs it.
+        spawn_broadcast_in(unsafe { (*current).registry() }, op);
+    }
+}
+
+fn spawn_broadcast_in<OP>(registry: &Registry, op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    let op = Arc::new(op);
+    for worker in registry.workers.iter() {
+        let op = Arc::clone(&op);
+        worker
+            .inbox
+            .push(crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
+                let ctx = BroadcastContext {
+                    worker,
+                    _marker: PhantomData,
+                };
+                if let Err(p) = catch(|| op(ctx)) {
+                    worker
+                        .registry()
+                        .report_panic(&"a spawned broadcast", p.into_payload());
+                }
+            }));
+    }
+    // The waker's half of the Dekker pattern, as in `run_broadcast`.
+    fence(SeqCst);
+    for index in 0..registry.num_threads() {
+        registry.sleep.wake(index);
+    }
+}
+
+/// The most workers a pool may have (rayon's `max_num_threads`): forkjoin sets no limit of
+/// its own, so this is `usize::MAX`; memory and the operating system set the real one
+/// (each worker takes a stack and about 40 KiB of queues).
+pub fn max_num_threads() -> usize {
+    usize::MAX
 }
 
 /// `spawn` into `registry`'s pool: onto the current worker's deque if this thread is one of

@@ -14,12 +14,10 @@ use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
 use std::collections::VecDeque;
 use std::fmt;
-use std::io;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::sync::atomic::{fence, AtomicBool, AtomicPtr, AtomicU64, AtomicUsize};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Capacity of a worker's frame array (promoted frames plus at most `PRIVATE_FRAMES`).
@@ -1575,7 +1573,7 @@ pub(crate) fn on_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
 
 // ---------------------------------------------------------------------------------------
 // Pool services (issue 21): how worker threads start and end (`ThreadConfig`,
-// `start_worker_thread`, the start and exit handlers), where panics nobody waits for go
+// `ThreadBuilder::run`, the start and exit handlers), where panics nobody waits for go
 // (`Registry::report_panic`), and the per-worker inboxes of broadcast shares (`Inbox`).
 // ---------------------------------------------------------------------------------------
 
@@ -1585,7 +1583,7 @@ pub(crate) type ThreadHandler = Arc<dyn Fn(usize) + Send + Sync>;
 pub(crate) type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
 
 /// How the pool's worker threads are started, and what they run besides work: everything
-/// `start_worker_thread` needs, so that a thread started later (a spare worker) gets the
+/// a worker thread needs (`ThreadBuilder::run`), so that a thread started later (a spare worker) gets the
 /// same configuration as those started by `PoolBuilder::build`.
 #[derive(Clone, Default)]
 pub(crate) struct ThreadConfig {
@@ -1603,26 +1601,38 @@ pub(crate) struct ThreadConfig {
     pub(crate) panic_handler: Option<PanicHandler>,
 }
 
-/// Starts the thread of worker `index` of `registry`, named `name`, with the pool's stack
-/// size and pinning: it runs the start handler, the scheduling loop and, once the pool is
-/// dropped and its work drained, the exit handler (`Registry::worker_main`). Every worker
-/// thread is started here, so that all get the pool's configuration.
-pub(crate) fn start_worker_thread(
-    registry: &Arc<Registry>,
-    index: usize,
-    name: String,
-) -> io::Result<JoinHandle<()>> {
-    let r = Arc::clone(registry);
-    let mut builder = std::thread::Builder::new().name(name);
-    if registry.config.stack_size > 0 {
-        builder = builder.stack_size(registry.config.stack_size);
+thread_local! {
+    /// The pool whose worker 0 this thread is, for a pool built with
+    /// `PoolBuilder::use_current_thread`: keeps the registry alive while `CURRENT` points
+    /// into it.
+    static ADOPTED: std::cell::RefCell<Option<Arc<Registry>>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Registry {
+    /// Makes the calling thread, which is outside any pool, worker `index` of this pool
+    /// until `release_current_thread` (`PoolBuilder::use_current_thread`). It does not run
+    /// the scheduling loop: it takes part when it joins, waits or yields, as a worker inside
+    /// a job does (`running`, so its slot is never lent while it parks).
+    pub(crate) fn adopt_current_thread(self: &Arc<Registry>, index: usize) {
+        let worker = &self.workers[index];
+        CURRENT.with(|c| c.set((worker as *const Worker).cast()));
+        // SAFETY: owner-only state; the slot has no thread of its own.
+        unsafe { (*worker.owner_state()).running = true };
+        // Busy from now (every worker is counted idle at the start).
+        self.idle_changed(-1);
+        ADOPTED.with(|a| *a.borrow_mut() = Some(Arc::clone(self)));
     }
-    builder.spawn(move || {
-        if let Some(cores) = &r.config.cores {
-            crate::pool::pin_current_thread(cores[index % cores.len()]);
-        }
-        r.worker_main(index);
-    })
+
+    /// Whether the calling thread was adopted by this pool.
+    pub(crate) fn adopted_current_thread(&self) -> bool {
+        ADOPTED.with(|a| a.borrow().as_ref().is_some_and(|r| ptr::eq(&**r, self)))
+    }
+
+    /// The calling thread stops being this pool's worker (the pool is being dropped).
+    pub(crate) fn release_current_thread(&self) {
+        CURRENT.with(|c| c.set(&OUTSIDE));
+        ADOPTED.with(|a| a.borrow_mut().take());
+    }
 }
 
 /// Which of a worker thread's handlers runs.

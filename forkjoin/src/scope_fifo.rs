@@ -1,0 +1,131 @@
+//! `scope_fifo`: a scope whose tasks start in the order they were spawned (rayon's
+//! `ScopeFifo`). Each `spawn_fifo` queues its body in the scope's FIFO queue and spawns a
+//! plain scope task that runs the *oldest* queued body: whichever worker runs a task (its
+//! owner popping the newest, a thief stealing the oldest), bodies start first-in first-out.
+
+use crate::scope::Scope;
+use std::collections::VecDeque;
+use std::fmt;
+use std::sync::Mutex;
+
+type Body<'scope> = Box<dyn FnOnce(&ScopeFifo<'scope>) + Send + 'scope>;
+
+/// The bodies spawned and not yet started, oldest first.
+struct Queue<'scope>(Mutex<VecDeque<Body<'scope>>>);
+
+/// A scope in which tasks start in the order they were spawned; see [`scope_fifo`].
+pub struct ScopeFifo<'scope> {
+    scope: *const Scope<'scope>,
+    queue: *const Queue<'scope>,
+}
+
+// SAFETY: both pointers are to values that outlive every task of the scope (the scope and
+// the queue live in `scope_fifo`'s frame, which waits for all tasks); `Scope` is `Sync`
+// and the queue is a mutex.
+unsafe impl Send for ScopeFifo<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for ScopeFifo<'_> {}
+
+/// The queue's address, sent to the task that takes from it.
+struct QueuePtr<'scope>(*const Queue<'scope>);
+// SAFETY: see `ScopeFifo`.
+unsafe impl Send for QueuePtr<'_> {}
+
+impl<'scope> ScopeFifo<'scope> {
+    /// Spawns a task in the scope; tasks spawned here start in the order they were spawned.
+    pub fn spawn_fifo<BODY>(&self, body: BODY)
+    where
+        BODY: FnOnce(&ScopeFifo<'scope>) + Send + 'scope,
+    {
+        // SAFETY: the queue outlives the scope's tasks (see `ScopeFifo`).
+        let queue = unsafe { &*self.queue };
+        queue.0.lock().unwrap().push_back(Box::new(body));
+        let ptr = QueuePtr(self.queue);
+        // SAFETY: the scope outlives its tasks and this call.
+        let scope = unsafe { &*self.scope };
+        scope.spawn(move |s| {
+            let ptr = ptr;
+            // SAFETY: as above.
+            let queue = unsafe { &*ptr.0 };
+            let body = queue
+                .0
+                .lock()
+                .unwrap()
+                .pop_front()
+                .expect("a FIFO task for every queued body");
+            body(&ScopeFifo {
+                scope: s,
+                queue: ptr.0,
+            });
+        });
+    }
+}
+
+impl fmt::Debug for ScopeFifo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ScopeFifo").finish_non_exhaustive()
+    }
+}
+
+/// Creates a scope whose tasks start in the order they were spawned (rayon's
+/// `scope_fifo`); otherwise as [`scope`](crate::scope).
+///
+/// ```
+/// use std::sync::Mutex;
+/// let order = Mutex::new(Vec::new());
+/// let pool = forkjoin::Pool::new(1).unwrap();
+/// pool.install(|| {
+///     forkjoin::scope_fifo(|s| {
+///         for i in 0..4 {
+///             let order = &order;
+///             s.spawn_fifo(move |_| order.lock().unwrap().push(i));
+///         }
+///     })
+/// });
+/// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]);
+/// ```
+pub fn scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
+    R: Send,
+{
+    let queue = Queue(Mutex::new(VecDeque::new()));
+    let queue = &queue;
+    let queue_ptr = QueuePtr(queue);
+    crate::scope(move |s| {
+        let queue_ptr = queue_ptr;
+        op(&ScopeFifo {
+            scope: s,
+            queue: queue_ptr.0,
+        })
+    })
+}
+
+/// [`scope_fifo`] whose closure runs on the calling thread (rayon's
+/// `in_place_scope_fifo`), as [`in_place_scope`](crate::in_place_scope).
+pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R,
+{
+    let queue = Queue(Mutex::new(VecDeque::new()));
+    crate::in_place_scope(|s| {
+        op(&ScopeFifo {
+            scope: s,
+            queue: &queue,
+        })
+    })
+}
+
+/// `in_place_scope_fifo` on `pool` (`Pool::in_place_scope_fifo`).
+pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(pool: &crate::Pool, op: OP) -> R
+where
+    OP: FnOnce(&ScopeFifo<'scope>) -> R,
+{
+    let queue = Queue(Mutex::new(VecDeque::new()));
+    pool.in_place_scope(|s| {
+        op(&ScopeFifo {
+            scope: s,
+            queue: &queue,
+        })
+    })
+}
