@@ -75,7 +75,7 @@ codegen-units = 16
 EOF
 }
 make_suite rayon "$rayon_src/tests" rayon ''
-make_suite rayon-core "$core_src/tests" rayon_core $'scoped-tls = "1.0"\nlibc = "0.2"'
+make_suite rayon-core "$core_src/tests" rayon_core $'scoped-tls = "1.0"\nlibc = "0.2"\ncrossbeam-utils = "0.8"'
 
 # 3. Each file on its own: a file that does not compile fails alone.
 files=0 compiled=0 passed=0 failed=0

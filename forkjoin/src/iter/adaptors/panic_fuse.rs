@@ -99,12 +99,17 @@ struct FuseProducer<'a, P> {
     fuse: Fuse<'a>,
 }
 
-impl<P: Producer> Producer for FuseProducer<'_, P> {
+impl<'a, P: Producer> Producer for FuseProducer<'a, P> {
     type Item = P::Item;
-    type IntoIter = P::IntoIter;
+    type IntoIter = FuseIter<'a, P::IntoIter>;
 
-    fn into_iter(self) -> P::IntoIter {
-        self.base.into_iter()
+    // An adaptor above this one (`rev`, say) may drain the iterator itself rather than
+    // call `fold_with`: the iterator checks the fuse too.
+    fn into_iter(self) -> Self::IntoIter {
+        FuseIter {
+            base: self.base.into_iter(),
+            fuse: self.fuse,
+        }
     }
 
     fn min_len(&self) -> usize {
@@ -135,6 +140,40 @@ impl<P: Producer> Producer for FuseProducer<'_, P> {
         self.base.fold_with(folder).base
     }
 }
+
+/// A producer piece's items, ending early once the fuse is blown.
+struct FuseIter<'a, I> {
+    base: I,
+    fuse: Fuse<'a>,
+}
+
+impl<I: Iterator> Iterator for FuseIter<'_, I> {
+    type Item = I::Item;
+
+    fn next(&mut self) -> Option<I::Item> {
+        if self.fuse.blown() {
+            return None;
+        }
+        self.base.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.base.size_hint()
+    }
+}
+
+impl<I: DoubleEndedIterator> DoubleEndedIterator for FuseIter<'_, I> {
+    fn next_back(&mut self) -> Option<I::Item> {
+        if self.fuse.blown() {
+            return None;
+        }
+        self.base.next_back()
+    }
+}
+
+// The length is the base's: a blown fuse ends the iteration early only while the iterator's
+// thread or another one is panicking, and the panic reaches the caller (as rayon's).
+impl<I: ExactSizeIterator> ExactSizeIterator for FuseIter<'_, I> {}
 
 /// The consumer, and (with a folder inside) the folder, of a fused iterator.
 struct FuseConsumer<'a, C> {
