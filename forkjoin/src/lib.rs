@@ -37,7 +37,9 @@ pub mod iter;
 #[cfg(not(loom))]
 pub mod prelude;
 #[cfg(not(loom))]
-pub use iter::sources::{array, collections, option, range, range_inclusive, slice, str, vec};
+pub use iter::sources::{
+    array, collections, option, range, range_inclusive, result, slice, str, string, vec,
+};
 #[cfg(not(loom))]
 mod clock;
 #[cfg(not(loom))]

@@ -9,8 +9,8 @@
 
 pub use crate::iter::{
     FromParallelIterator, IndexedParallelIterator, IntoParallelIterator, IntoParallelRefIterator,
-    IntoParallelRefMutIterator, ParallelBridge, ParallelDrainRange, ParallelExtend,
-    ParallelIterator,
+    IntoParallelRefMutIterator, ParallelBridge, ParallelDrainFull, ParallelDrainRange,
+    ParallelExtend, ParallelIterator,
 };
 pub use crate::slice::{ParallelSlice, ParallelSliceMut};
 pub use crate::str::ParallelString;

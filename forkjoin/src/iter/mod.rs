@@ -54,6 +54,7 @@ pub use adaptors::interleave::{Interleave, InterleaveShortest};
 pub use adaptors::intersperse::Intersperse;
 pub use adaptors::len::{MaxLen, MinLen};
 pub use adaptors::map::{Map, MapInit, MapWith};
+pub use adaptors::multizip::MultiZip;
 pub use adaptors::panic_fuse::PanicFuse;
 pub use adaptors::positions::Positions;
 pub use adaptors::rev::Rev;
@@ -67,7 +68,16 @@ pub use adaptors::zip_eq::ZipEq;
 /// The two-variant type of `partition_map`, re-exported from the `either` crate as rayon
 /// does.
 pub use either::Either;
+pub use sources::empty::{empty, Empty};
+pub use sources::once::{once, Once};
 pub use sources::par_bridge::{IterBridge, ParallelBridge};
+#[allow(deprecated)]
+pub use sources::repeat::repeatn;
+pub use sources::repeat::{repeat, repeat_n, Repeat, RepeatN};
+pub use sources::split::{split, Split};
+pub use sources::walk_tree::{
+    walk_tree, walk_tree_postfix, walk_tree_prefix, WalkTree, WalkTreePostfix, WalkTreePrefix,
+};
 
 use plumbing::{Consumer, ProducerCallback, UnindexedConsumer};
 use try_trait::Try;
@@ -1593,7 +1603,9 @@ pub trait IndexedParallelIterator: ParallelIterator {
 }
 
 /// A parallel iterator that moves a range of items out of a collection, which keeps its
-/// capacity (`vec.par_drain(1..3)`).
+/// capacity (`vec.par_drain(1..3)`; also a `VecDeque`'s items and a `String`'s chars, its
+/// range in bytes). Collections that cannot be drained by index implement
+/// [`ParallelDrainFull`] instead.
 ///
 /// When the iterator is dropped, every item in the range has been removed, even if the
 /// iterator was not consumed to the end (the rest are dropped). If the iterator is leaked
@@ -1615,6 +1627,33 @@ pub trait ParallelDrainRange<Idx = usize> {
 
     /// A parallel iterator that removes the items of `range`.
     fn par_drain<R: std::ops::RangeBounds<Idx>>(self, range: R) -> Self::Iter;
+}
+
+/// A parallel iterator that moves every item out of a collection, which keeps its capacity
+/// (`map.par_drain()`): for collections that cannot be drained by index (`HashMap`,
+/// `HashSet`, `BinaryHeap`); those that can implement [`ParallelDrainRange`] instead.
+///
+/// When the iterator is dropped, every item has been removed, even if the iterator was not
+/// consumed to the end (the rest are dropped). If the iterator is leaked
+/// (`std::mem::forget`), how many items are removed is unspecified.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// use std::collections::{BinaryHeap, HashSet};
+/// let squares: HashSet<i32> = (0..10).map(|x| x * x).collect();
+/// let mut heap: BinaryHeap<i32> = squares.iter().copied().collect();
+/// // A heap drains in no particular order.
+/// assert_eq!(heap.par_drain().inspect(|x| assert!(squares.contains(x))).count(), 10);
+/// assert!(heap.is_empty() && heap.capacity() >= 10);
+/// ```
+pub trait ParallelDrainFull {
+    /// The draining parallel iterator.
+    type Iter: ParallelIterator<Item = Self::Item>;
+    /// Its items.
+    type Item: Send;
+
+    /// A parallel iterator that removes every item.
+    fn par_drain(self) -> Self::Iter;
 }
 
 /// Builds a collection from a parallel iterator (what `collect` makes).

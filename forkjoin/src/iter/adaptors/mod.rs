@@ -15,6 +15,7 @@ pub(crate) mod interleave;
 pub(crate) mod intersperse;
 pub(crate) mod len;
 pub(crate) mod map;
+pub(crate) mod multizip;
 pub(crate) mod panic_fuse;
 pub(crate) mod positions;
 pub(crate) mod rev;

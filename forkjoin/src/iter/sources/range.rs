@@ -1,19 +1,31 @@
 //! Parallel iterators over ranges of integers, `forkjoin::range`, as rayon's `range`.
 //!
-//! `a..b` of `u8`, `u16`, `u32`, `usize`, `i8`, `i16`, `i32` and `isize` is indexed: it can
-//! be zipped, enumerated and collected in place. `u64` and `i64` ranges are not (as in
-//! rayon: their length need not fit a `usize` everywhere), but where their length fits they
-//! run on the same indexed machinery underneath, so they cost the same.
+//! `a..b` of `u8`, `u16`, `u32`, `usize`, `i8`, `i16`, `i32`, `isize` and `char` is indexed:
+//! it can be zipped, enumerated and collected in place. `u64`, `i64`, `u128` and `i128`
+//! ranges are not (as in rayon: their length need not fit a `usize`), but where their length
+//! fits they run on the same indexed machinery underneath, so they cost the same. A range
+//! of `char` skips the surrogate code points (`U+D800..=U+DFFF`), as `Range<char>` does.
 //!
 //! ```
 //! use forkjoin::prelude::*;
 //! let r = forkjoin::range::Iter::from(0..100u32);
 //! assert_eq!(r.sum::<u32>(), 4950);
 //! assert_eq!((-5i64..5).into_par_iter().sum::<i64>(), -5);
+//! let big = u128::from(u64::MAX);
+//! assert_eq!((big..big + 4).into_par_iter().max(), Some(big + 3));
+//! assert_eq!(('a'..'e').into_par_iter().collect::<String>(), "abcd");
+//! ```
+//!
+//! A 128-bit range is not indexed, as in rayon:
+//!
+//! ```compile_fail
+//! use forkjoin::prelude::*;
+//! let n = (0..10u128).into_par_iter().len();
 //! ```
 
 use crate::iter::plumbing::{
-    bridge, bridge_producer_consumer, Consumer, Producer, ProducerCallback, UnindexedConsumer,
+    bridge, bridge_producer_consumer, Consumer, Folder, Producer, ProducerCallback,
+    UnindexedConsumer,
 };
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::ops::Range;
@@ -178,11 +190,12 @@ macro_rules! offset_int {
     )*};
 }
 
-offset_int! { u8 u16 u32 u64 usize i8 i16 i32 i64 isize }
+offset_int! { u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize }
 
 /// Splits a wide range too long for a `usize` in halves until the pieces fit, then runs
-/// each on an `OffsetProducer`. `len` is the number of items, `add(start, n)` the item `n`
-/// places after `start`.
+/// each on an `OffsetProducer` (a `u64` range needs one split, a `u128` one up to 65
+/// levels). `len` is the number of items, `add(start, n)` the item `n` places after
+/// `start`.
 #[cold]
 pub(crate) fn drive_wide<T, C>(start: T, len: u128, add: fn(T, u128) -> T, consumer: C) -> C::Result
 where
@@ -190,6 +203,11 @@ where
     OffsetProducer<T>: Producer<Item = T>,
     C: UnindexedConsumer<T>,
 {
+    if consumer.full() {
+        // An answer is known (`find_any`, ...): a 128-bit range may still hold some 2^64
+        // halves to go through, so stop splitting as soon as nothing more is wanted.
+        return consumer.into_folder().complete();
+    }
     if let Ok(n) = usize::try_from(len) {
         return bridge_producer_consumer(
             n,
@@ -245,4 +263,137 @@ macro_rules! wide_range {
     )*};
 }
 
-wide_range! { u64: u64, i64: u64 }
+wide_range! { u64: u64, i64: u64, u128: u128, i128: u128 }
+
+/// The first surrogate code point. The surrogates, `U+D800..=U+DFFF`, are not `char`s. A
+/// `char`'s *index* is its code point with that gap closed, so that a range of chars is a
+/// range of indices that can be split anywhere.
+const GAP_START: u32 = 0xD800;
+/// How many surrogates there are.
+const GAP_LEN: u32 = 0x800;
+
+/// `c`'s index (see [`GAP_START`]).
+#[inline]
+pub(crate) fn char_index(c: char) -> u32 {
+    let u = u32::from(c);
+    if u >= GAP_START + GAP_LEN {
+        u - GAP_LEN
+    } else {
+        u
+    }
+}
+
+/// The producer of a range of chars: a range of their indices (see [`GAP_START`]).
+pub(crate) struct CharProducer {
+    /// Every index here is `char_index` of some char (or the range is empty): the range is
+    /// made from such indices and only ever split between its bounds.
+    pub(crate) indices: Range<u32>,
+}
+
+/// The sequential iterator of a `CharProducer`.
+pub(crate) struct CharIter {
+    /// As `CharProducer::indices`.
+    indices: Range<u32>,
+}
+
+impl CharIter {
+    /// The char of index `i`, one of `self.indices`.
+    #[inline]
+    fn char_at(i: u32) -> char {
+        let u = if i >= GAP_START { i + GAP_LEN } else { i };
+        debug_assert!(char::from_u32(u).is_some());
+        // SAFETY: `i` is the index of a char (see `CharProducer::indices`), and this is the
+        // inverse of `char_index`: below the gap an index is its code point, from the gap
+        // on the code point is past the surrogates. So `u` is that char's code point.
+        unsafe { char::from_u32_unchecked(u) }
+    }
+}
+
+impl Iterator for CharIter {
+    type Item = char;
+
+    #[inline]
+    fn next(&mut self) -> Option<char> {
+        self.indices.next().map(CharIter::char_at)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.indices.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for CharIter {
+    #[inline]
+    fn next_back(&mut self) -> Option<char> {
+        self.indices.next_back().map(CharIter::char_at)
+    }
+}
+
+impl ExactSizeIterator for CharIter {}
+
+impl Producer for CharProducer {
+    type Item = char;
+    type IntoIter = CharIter;
+
+    #[inline]
+    fn into_iter(self) -> CharIter {
+        CharIter {
+            indices: self.indices,
+        }
+    }
+
+    #[inline]
+    fn split_at(self, index: usize) -> (Self, Self) {
+        debug_assert!(index <= self.indices.len());
+        // `index` is at most the length, itself below `u32::MAX`.
+        let mid = self.indices.start + index as u32;
+        (
+            CharProducer {
+                indices: self.indices.start..mid,
+            },
+            CharProducer {
+                indices: mid..self.indices.end,
+            },
+        )
+    }
+}
+
+impl Iter<char> {
+    /// The indices of the range's chars (empty if it is).
+    fn indices(&self) -> Range<u32> {
+        let (start, end) = (char_index(self.range.start), char_index(self.range.end));
+        start..end.max(start)
+    }
+}
+
+impl ParallelIterator for Iter<char> {
+    type Item = char;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<char>,
+    {
+        bridge(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(self.len())
+    }
+}
+
+impl IndexedParallelIterator for Iter<char> {
+    fn len(&self) -> usize {
+        self.indices().len()
+    }
+
+    fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
+        callback.callback(CharProducer {
+            indices: self.indices(),
+        })
+    }
+}

@@ -1,0 +1,94 @@
+//! `empty()`: a parallel iterator with no items, as rayon's `iter::empty`.
+
+use crate::iter::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
+use crate::iter::{IndexedParallelIterator, ParallelIterator};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// A parallel iterator that produces nothing: a neutral piece for code generic over
+/// parallel iterators.
+///
+/// ```
+/// use forkjoin::iter::empty;
+/// use forkjoin::prelude::*;
+/// let all = (0..1000).into_par_iter().chain(empty()).chain(1000..2000);
+/// assert_eq!(all.count(), 2000);
+/// assert_eq!(empty::<u8>().collect::<Vec<_>>(), []);
+/// ```
+pub fn empty<T: Send>() -> Empty<T> {
+    Empty {
+        _items: PhantomData,
+    }
+}
+
+/// The iterator [`empty()`] returns.
+#[must_use = "iterators are lazy and do nothing unless consumed"]
+pub struct Empty<T> {
+    // `fn() -> T`: an `Empty` holds no `T`, so it is `Send`, `Sync` and `Clone` whatever `T`.
+    _items: PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Empty<T> {
+    fn clone(&self) -> Self {
+        Empty {
+            _items: PhantomData,
+        }
+    }
+}
+
+impl<T> fmt::Debug for Empty<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Empty")
+    }
+}
+
+impl<T: Send> ParallelIterator for Empty<T> {
+    type Item = T;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<T>,
+    {
+        self.drive(consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(0)
+    }
+}
+
+impl<T: Send> IndexedParallelIterator for Empty<T> {
+    fn len(&self) -> usize {
+        0
+    }
+
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        // Nothing to split: the consumer's empty result, without entering the pool.
+        consumer.into_folder().complete()
+    }
+
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        callback.callback(EmptyProducer(PhantomData))
+    }
+}
+
+/// The producer of [`Empty`].
+struct EmptyProducer<T>(PhantomData<fn() -> T>);
+
+impl<T: Send> Producer for EmptyProducer<T> {
+    type Item = T;
+    type IntoIter = std::iter::Empty<T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        std::iter::empty()
+    }
+
+    fn split_at(self, index: usize) -> (Self, Self) {
+        debug_assert_eq!(index, 0);
+        (self, EmptyProducer(PhantomData))
+    }
+
+    fn fold_with<F: Folder<T>>(self, folder: F) -> F {
+        folder
+    }
+}

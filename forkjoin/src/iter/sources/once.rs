@@ -1,0 +1,56 @@
+//! `once(x)`: a parallel iterator of one item, as rayon's `iter::once`.
+
+use crate::iter::plumbing::{Consumer, Folder, ProducerCallback, UnindexedConsumer};
+use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+
+/// A parallel iterator that produces `item` once: to chain one item to other iterators,
+/// or for code generic over parallel iterators.
+///
+/// ```
+/// use forkjoin::iter::once;
+/// use forkjoin::prelude::*;
+/// let all = (0..1000).into_par_iter().chain(once(-1)).chain(1000..2000);
+/// assert_eq!(all.clone().count(), 2001);
+/// assert_eq!(all.position_any(|x| x < 0), Some(1000));
+/// ```
+pub fn once<T: Send>(item: T) -> Once<T> {
+    Once { item }
+}
+
+/// The iterator [`once()`] returns.
+#[must_use = "iterators are lazy and do nothing unless consumed"]
+#[derive(Debug, Clone)]
+pub struct Once<T> {
+    item: T,
+}
+
+impl<T: Send> ParallelIterator for Once<T> {
+    type Item = T;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<T>,
+    {
+        self.drive(consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        Some(1)
+    }
+}
+
+impl<T: Send> IndexedParallelIterator for Once<T> {
+    fn len(&self) -> usize {
+        1
+    }
+
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        // One item cannot be shared: fold it here.
+        consumer.into_folder().consume(self.item).complete()
+    }
+
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        // An `Option`'s producer is exactly this: zero or one item.
+        Some(self.item).into_par_iter().with_producer(callback)
+    }
+}
