@@ -13,7 +13,7 @@ use std::marker::PhantomData;
 /// use forkjoin::prelude::*;
 /// let all = (0..1000).into_par_iter().chain(empty()).chain(1000..2000);
 /// assert_eq!(all.count(), 2000);
-/// assert_eq!(empty::<u8>().collect::<Vec<_>>(), []);
+/// assert!(empty::<u8>().collect::<Vec<u8>>().is_empty());
 /// ```
 pub fn empty<T: Send>() -> Empty<T> {
     Empty {
