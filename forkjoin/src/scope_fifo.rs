@@ -32,6 +32,12 @@ struct QueuePtr<'scope>(*const Queue<'scope>);
 unsafe impl Send for QueuePtr<'_> {}
 
 impl<'scope> ScopeFifo<'scope> {
+    /// The FIFO face of `scope`, whose queued bodies are `queue` (which outlives the
+    /// scope's tasks: both live in the caller's frame).
+    fn new(scope: &Scope<'scope>, queue: &Queue<'scope>) -> Self {
+        ScopeFifo { scope, queue }
+    }
+
     /// Spawns a task in the scope; tasks spawned here start in the order they were spawned.
     pub fn spawn_fifo<BODY>(&self, body: BODY)
     where
@@ -53,10 +59,7 @@ impl<'scope> ScopeFifo<'scope> {
                 .unwrap()
                 .pop_front()
                 .expect("a FIFO task for every queued body");
-            body(&ScopeFifo {
-                scope: s,
-                queue: ptr.0,
-            });
+            body(&ScopeFifo::new(s, queue));
         });
     }
 }
@@ -90,15 +93,7 @@ where
     R: Send,
 {
     let queue = Queue(Mutex::new(VecDeque::new()));
-    let queue = &queue;
-    let queue_ptr = QueuePtr(queue);
-    crate::scope(move |s| {
-        let queue_ptr = queue_ptr;
-        op(&ScopeFifo {
-            scope: s,
-            queue: queue_ptr.0,
-        })
-    })
+    crate::scope(|s| op(&ScopeFifo::new(s, &queue)))
 }
 
 /// [`scope_fifo`] whose closure runs on the calling thread (rayon's
@@ -108,12 +103,7 @@ where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
     let queue = Queue(Mutex::new(VecDeque::new()));
-    crate::in_place_scope(|s| {
-        op(&ScopeFifo {
-            scope: s,
-            queue: &queue,
-        })
-    })
+    crate::in_place_scope(|s| op(&ScopeFifo::new(s, &queue)))
 }
 
 /// `in_place_scope_fifo` on `pool` (`Pool::in_place_scope_fifo`).
@@ -122,10 +112,5 @@ where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
     let queue = Queue(Mutex::new(VecDeque::new()));
-    pool.in_place_scope(|s| {
-        op(&ScopeFifo {
-            scope: s,
-            queue: &queue,
-        })
-    })
+    pool.in_place_scope(|s| op(&ScopeFifo::new(s, &queue)))
 }

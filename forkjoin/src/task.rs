@@ -148,6 +148,23 @@ impl<T> Shared<T> {
     }
 }
 
+impl<T> Shared<T> {
+    /// Not done, no result, nobody waiting, no waker; `registry` is the pool's identity.
+    fn new(registry: usize) -> Self {
+        Shared {
+            done: AtomicBool::new(false),
+            result: UnsafeCell::new(None),
+            waiter: AtomicUsize::new(NO_WAITER),
+            blocked: AtomicBool::new(false),
+            lock: Mutex::new(()),
+            condvar: Condvar::new(),
+            wake_state: AtomicU8::new(EMPTY),
+            waker: UnsafeCell::new(None),
+            registry,
+        }
+    }
+}
+
 /// The job: its header first (it is queued as a `JobHeader`), the closure, the shared part.
 #[repr(C)]
 struct TaskJob<F, T> {
@@ -186,17 +203,7 @@ where
             execute: TaskJob::<F, T>::execute,
         },
         func: UnsafeCell::new(Some(func)),
-        shared: Shared {
-            done: AtomicBool::new(false),
-            result: UnsafeCell::new(None),
-            waiter: AtomicUsize::new(NO_WAITER),
-            blocked: AtomicBool::new(false),
-            lock: Mutex::new(()),
-            condvar: Condvar::new(),
-            wake_state: AtomicU8::new(EMPTY),
-            waker: UnsafeCell::new(None),
-            registry: Arc::as_ptr(registry) as usize,
-        },
+        shared: Shared::new(Arc::as_ptr(registry) as usize),
     });
     let queued = Arc::into_raw(Arc::clone(&job));
     // SAFETY: `Arc::into_raw` is never null; the header is the first field (`repr(C)`).
@@ -442,17 +449,7 @@ mod tests {
             // written once before `done` and read after it, the waker cell is touched by the
             // owner `wake_state` names only.
             unsafe impl Sync for Job {}
-            let job = Arc::new(Job(Shared {
-                done: AtomicBool::new(false),
-                result: UnsafeCell::new(None),
-                waiter: AtomicUsize::new(NO_WAITER),
-                blocked: AtomicBool::new(false),
-                lock: Mutex::new(()),
-                condvar: Condvar::new(),
-                wake_state: AtomicU8::new(EMPTY),
-                waker: UnsafeCell::new(None),
-                registry: 0,
-            }));
+            let job = Arc::new(Job(Shared::new(0)));
             let completer = {
                 let job = Arc::clone(&job);
                 std::thread::spawn(move || {
