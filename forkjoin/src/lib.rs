@@ -70,20 +70,20 @@ mod thread_builder;
 mod yielding;
 
 #[cfg(not(loom))]
+pub use blocking::blocking;
+#[cfg(not(loom))]
 pub use iter::loops::{
     for_each, for_each_slice, for_each_slice_mut, map_reduce, map_reduce_deterministic,
     map_reduce_slice, map_reduce_slice_deterministic, DETERMINISTIC_LEAF,
 };
-#[cfg(not(loom))]
-pub use blocking::blocking;
 #[cfg(not(loom))]
 pub use join::{join, join_context, FnContext};
 #[cfg(not(loom))]
 pub use panic::Panic;
 #[cfg(not(loom))]
 pub use pool::{
-    broadcast, current_num_threads, current_thread_index, max_num_threads, spawn,
-    spawn_broadcast, spawn_fifo, BroadcastContext, BuildError, Pool, PoolBuilder,
+    broadcast, current_num_threads, current_thread_index, max_num_threads, spawn, spawn_broadcast,
+    spawn_fifo, BroadcastContext, BuildError, Pool, PoolBuilder,
 };
 #[cfg(not(loom))]
 pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};

@@ -2,13 +2,13 @@
 //! worker looks for work, how it helps while it waits, when it parks, and the heartbeat
 //! that decides when a join is worth sharing.
 
+use crate::blocking::Compensation;
 use crate::deque::{Deque, Steal};
 use crate::job::{HeapJob, JobHeader, JobRef};
 use crate::join::FrameHead;
 use crate::latch::{CrossLatch, Latch, LockLatch};
 use crate::padded::CachePadded;
 use crate::panic::{catch, Panic};
-use crate::blocking::Compensation;
 use crate::sleep::Sleep;
 use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
@@ -823,8 +823,7 @@ impl Worker {
                         // `sleep`): either it sees a worker that became busy, or that
                         // worker sees it asleep (`Registry::leave_idle`). Relaxed: ordered
                         // by the fences.
-                        let some_busy =
-                            registry.idle.load(Relaxed) < registry.busy_or_ready();
+                        let some_busy = registry.idle.load(Relaxed) < registry.busy_or_ready();
                         watch = (some_busy || registry.borrowed_lately())
                             && !registry.watcher.swap(true, Relaxed);
                         watch.then_some(HEARTBEAT)
@@ -1128,7 +1127,12 @@ impl Registry {
         }
         self.run_thread_handler(index, ThreadEvent::Exit);
         CURRENT.with(|c| c.set(&OUTSIDE));
-        self.spares.free.lock().unwrap().free.push(index - self.workers.len());
+        self.spares
+            .free
+            .lock()
+            .unwrap()
+            .free
+            .push(index - self.workers.len());
     }
 
     /// The spare threads started so far and still to be joined (pool drop).

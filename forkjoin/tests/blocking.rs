@@ -302,7 +302,11 @@ fn stress_ten_thousand_blocking_calls_with_joins_and_scopes() {
         });
         assert_eq!(calls.load(SeqCst), 10_000, "{threads} workers");
         // sum of i over 0..10000, plus fib(5) = 5 each
-        assert_eq!(sum.load(SeqCst), 49_995_000 + 5 * 10_000, "{threads} workers");
+        assert_eq!(
+            sum.load(SeqCst),
+            49_995_000 + 5 * 10_000,
+            "{threads} workers"
+        );
         assert_eq!(spares_after_retiring(), 0, "{threads} workers");
         drop(pool);
         assert_eq!(spare_threads(), 0);

@@ -8,7 +8,10 @@ use std::sync::{mpsc, Arc, Mutex};
 
 #[test]
 fn num_threads_zero_means_the_default() {
-    let default = ThreadPoolBuilder::new().build().unwrap().current_num_threads();
+    let default = ThreadPoolBuilder::new()
+        .build()
+        .unwrap()
+        .current_num_threads();
     let zero: ThreadPool = ThreadPoolBuilder::new().num_threads(0).build().unwrap();
     assert_eq!(zero.current_num_threads(), default);
     let three = ThreadPoolBuilder::new().num_threads(3).build().unwrap();
@@ -45,7 +48,9 @@ fn a_spawn_handler_starts_every_worker() {
     started.sort();
     assert_eq!(
         started,
-        (0..3).map(|i| (i, Some(format!("mine-{i}")))).collect::<Vec<_>>()
+        (0..3)
+            .map(|i| (i, Some(format!("mine-{i}"))))
+            .collect::<Vec<_>>()
     );
     drop(pool);
     // Custom threads end on their own once the pool is dropped.
@@ -101,7 +106,10 @@ fn use_current_thread_makes_the_builder_worker_zero() {
             .num_threads(2)
             .use_current_thread()
             .build();
-        assert!(matches!(again, Err(ThreadPoolBuildError::CurrentThreadInPool)));
+        assert!(matches!(
+            again,
+            Err(ThreadPoolBuildError::CurrentThreadInPool)
+        ));
         // The other worker runs what this one spawns while it blocks.
         let (tx, rx) = mpsc::channel();
         pool.spawn(move || tx.send(forkjoin::current_thread_index()).unwrap());
@@ -171,7 +179,10 @@ fn spawn_broadcast_runs_once_per_worker_without_waiting() {
         let (tx, rx) = mpsc::channel();
         let tx = Mutex::new(tx);
         pool.spawn_broadcast(move |ctx| {
-            tx.lock().unwrap().send((ctx.index(), ctx.num_threads())).unwrap()
+            tx.lock()
+                .unwrap()
+                .send((ctx.index(), ctx.num_threads()))
+                .unwrap()
         });
         let mut got: Vec<_> = (0..n).map(|_| rx.recv().unwrap()).collect();
         got.sort();

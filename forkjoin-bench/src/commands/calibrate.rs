@@ -18,7 +18,7 @@ pub const DEFAULT_COSTS: &str = "fj-costs.json";
 pub fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
     let out = &args.out;
     println!(
-        "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn (about a second)",
+        "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn (about a second; longer on a busy host)",
         forkjoin::profile::ROUNDS
     );
     let costs = Costs::measure();
@@ -61,11 +61,11 @@ fn print_costs(c: &Costs) {
     );
 }
 
-/// Names on stderr the costs whose repetitions disagreed by more than the stated factor.
+/// Names on stderr the costs whose rounds disagreed by more than the stated factor.
 fn warn_unsettled(c: &Costs) {
     if !c.unsettled.is_empty() {
         eprintln!(
-            "warning: {} could not be pinned down on {} (p75 above {} x p25): the host is busy, or these latencies vary here; the median is saved and the JSON lists them under \"unsettled\"",
+            "warning: {} could not be pinned down on {} (the rounds' medians spread wider than {}x from p25 to p75): the host is busy, or these costs vary here; the median is saved and the JSON lists them under \"unsettled\"",
             c.unsettled.join(", "),
             c.machine,
             forkjoin::profile::UNSETTLED_FACTOR
