@@ -352,34 +352,16 @@ impl<T> fmt::Debug for Task<T> {
     }
 }
 
+/// The integration tests' counting wakers.
+#[cfg(test)]
+#[path = "../tests/common/waker.rs"]
+mod test_waker;
+
 #[cfg(test)]
 mod tests {
+    use super::test_waker::{counter, poll, wakes};
     use super::*;
-    use std::sync::atomic::AtomicUsize;
     use std::sync::mpsc;
-    use std::task::Wake;
-
-    /// A waker that counts its wake-ups.
-    struct Count(AtomicUsize);
-
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, SeqCst);
-        }
-    }
-
-    fn counter() -> (Arc<Count>, Waker) {
-        let count = Arc::new(Count(AtomicUsize::new(0)));
-        (Arc::clone(&count), Waker::from(count))
-    }
-
-    fn wakes(count: &Count) -> usize {
-        count.0.load(SeqCst)
-    }
-
-    fn poll<T>(task: &mut Task<T>, waker: &Waker) -> Poll<Result<T, Panic>> {
-        Pin::new(task).poll(&mut Context::from_waker(waker))
-    }
 
     /// Re-polling with the same waker keeps the stored one (no clone); another waker replaces
     /// it; the job takes and wakes the latest one, then drops it.

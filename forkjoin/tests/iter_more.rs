@@ -5,22 +5,14 @@
 //! ...), the test checks what rayon promises, and the exact answer on one worker, which
 //! never splits.
 
+mod common;
+
+use common::{input, panic_message, pools, Counted, LENS};
 use forkjoin::iter::Either;
 use forkjoin::prelude::*;
-use forkjoin::Pool;
 use std::cmp::Ordering;
 use std::collections::LinkedList;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::OnceLock;
-
-const LENS: [usize; 5] = [0, 1, 2, 17, 1001];
-
-/// Pools of 1, 2 and 8 workers.
-fn pools() -> &'static [(usize, Pool)] {
-    static POOLS: OnceLock<Vec<(usize, Pool)>> = OnceLock::new();
-    POOLS.get_or_init(|| Vec::from([1, 2, 8].map(|w| (w, Pool::new(w).unwrap()))))
-}
 
 /// `f(label, workers, n)` for every pool (workers 0: the global pool) and length.
 fn each(f: impl Fn(&str, usize, usize) + Sync) {
@@ -33,27 +25,6 @@ fn each(f: impl Fn(&str, usize, usize) + Sync) {
         pool.install(|| all(&format!("{w} workers"), *w));
     }
     all("the global pool", 0);
-}
-
-/// `n` pseudo-random values, the same for the same `n`.
-fn input(n: usize) -> Vec<u64> {
-    let mut s = n as u64 + 7;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            s >> 33
-        })
-        .collect()
-}
-
-fn panic_message(f: impl FnOnce()) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
-    match payload.downcast::<String>() {
-        Ok(s) => *s,
-        Err(payload) => payload.downcast::<&str>().map(|s| s.to_string()).unwrap(),
-    }
 }
 
 /// `items` with `sep` between every two.
@@ -71,24 +42,18 @@ fn interspersed<T: Clone>(items: &[T], sep: T) -> Vec<T> {
 /// `a` and `b` in turn; once one runs out, the rest of the other (`shortest`: stop then).
 fn interleaved<T: Clone>(a: &[T], b: &[T], shortest: bool) -> Vec<T> {
     let mut out = Vec::new();
-    let (mut i, mut j) = (a.iter(), b.iter());
+    // `current`: the one whose turn it is.
+    let (mut current, mut other) = (a.iter(), b.iter());
     loop {
-        match i.next() {
+        match current.next() {
             Some(x) => out.push(x.clone()),
             None if shortest => return out,
             None => {
-                out.extend(j.cloned());
+                out.extend(other.cloned());
                 return out;
             }
         }
-        match j.next() {
-            Some(y) => out.push(y.clone()),
-            None if shortest => return out,
-            None => {
-                out.extend(i.cloned());
-                return out;
-            }
-        }
+        std::mem::swap(&mut current, &mut other);
     }
 }
 
@@ -942,15 +907,6 @@ fn slice_split_split_inclusive_and_chunk_by() {
             assert_eq!(got, expected, "chunk_by_mut, {at}");
         }
     });
-}
-
-/// Counts its drops.
-struct Counted<'a>(u64, &'a AtomicUsize);
-
-impl Drop for Counted<'_> {
-    fn drop(&mut self) {
-        self.1.fetch_add(1, Relaxed);
-    }
 }
 
 #[test]

@@ -14,27 +14,18 @@
 // the drop counter it points to.
 #![allow(clippy::mutable_key_type)]
 
+mod common;
+
+use common::{input, panic_message, pools, Counted, LENS};
 use forkjoin::iter::{
     empty, once, repeat, repeat_n, split, walk_tree, walk_tree_postfix, walk_tree_prefix, Empty,
     MultiZip, Once, Repeat, RepeatN,
 };
 use forkjoin::prelude::*;
-use forkjoin::Pool;
-use std::cmp::Ordering;
 use std::collections::{BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
-use std::hash::{Hash, Hasher};
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::OnceLock;
-
-const LENS: [usize; 5] = [0, 1, 2, 17, 1001];
-
-/// Pools of 1, 2 and 8 workers.
-fn pools() -> &'static [(usize, Pool)] {
-    static POOLS: OnceLock<Vec<(usize, Pool)>> = OnceLock::new();
-    POOLS.get_or_init(|| Vec::from([1, 2, 8].map(|w| (w, Pool::new(w).unwrap()))))
-}
 
 /// `f(label, n)` in every pool (and the global pool) for every length.
 fn each(f: impl Fn(&str, usize) + Sync) {
@@ -55,70 +46,6 @@ fn each_pool(f: impl Fn(&str) + Sync) {
         pool.install(|| f(&format!("{w} workers")));
     }
     f("the global pool");
-}
-
-/// `n` pseudo-random values, the same for the same `n`.
-fn input(n: usize) -> Vec<u64> {
-    let mut s = n as u64 + 7;
-    (0..n)
-        .map(|_| {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            s >> 33
-        })
-        .collect()
-}
-
-fn panic_message(f: impl FnOnce()) -> String {
-    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
-    match payload.downcast::<String>() {
-        Ok(s) => *s,
-        Err(payload) => payload.downcast::<&str>().map(|s| s.to_string()).unwrap(),
-    }
-}
-
-/// A value that counts its drops, compared by value. (Relaxed counts: they are read after
-/// the parallel work has joined, and the join orders every drop before the read.)
-#[derive(Debug)]
-struct Counted<'a>(u64, &'a AtomicUsize);
-
-impl Drop for Counted<'_> {
-    fn drop(&mut self) {
-        self.1.fetch_add(1, Relaxed);
-    }
-}
-
-impl Clone for Counted<'_> {
-    fn clone(&self) -> Self {
-        Counted(self.0, self.1)
-    }
-}
-
-impl PartialEq for Counted<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
-    }
-}
-
-impl Eq for Counted<'_> {}
-
-impl Hash for Counted<'_> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.0.hash(state);
-    }
-}
-
-impl PartialOrd for Counted<'_> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl Ord for Counted<'_> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.0.cmp(&other.0)
-    }
 }
 
 fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {

@@ -1,12 +1,13 @@
 //! `Task` as a `Future`: awaited under tokio, polled by hand with counting wakers, and
 //! polled racing the job's completion. Every answer is checked exactly.
 
+mod common;
+
+use common::waker::{counter, poll, wakes};
 use forkjoin::{Panic, Pool, Task};
 use std::future::Future;
-use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{mpsc, Arc};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
 fn fib(n: u64) -> u64 {
@@ -23,28 +24,6 @@ fn fib_seq(n: u64) -> u64 {
         (a, b) = (b, a + b);
     }
     a
-}
-
-/// A waker that counts its wake-ups.
-struct Count(AtomicUsize);
-
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, SeqCst);
-    }
-}
-
-fn counter() -> (Arc<Count>, Waker) {
-    let count = Arc::new(Count(AtomicUsize::new(0)));
-    (Arc::clone(&count), Waker::from(count))
-}
-
-fn wakes(count: &Count) -> usize {
-    count.0.load(SeqCst)
-}
-
-fn poll<T>(task: &mut Task<T>, waker: &Waker) -> Poll<Result<T, Panic>> {
-    Pin::new(task).poll(&mut Context::from_waker(waker))
 }
 
 /// Waits (yielding) until `cond` holds; fails the test after `secs` seconds instead of

@@ -18,29 +18,32 @@
 //! assert_eq!(s.into_par_iter().sum::<u32>(), 4950);
 //! ```
 
+use super::slice::indexed_via_producer;
 use super::vec;
-use crate::iter::plumbing::UnindexedConsumer;
+use crate::iter::plumbing::{bridge, Consumer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{
     IndexedParallelIterator, IntoParallelIterator, ParallelDrainFull, ParallelDrainRange,
     ParallelIterator,
 };
 use std::mem;
 
-/// A parallel iterator type that is a vector's `IntoIter` underneath.
-macro_rules! over_vec {
-    ($(#[$doc:meta])* $name:ident<$($lt:lifetime,)? $($t:ident),*> => $item:ty
+/// A parallel iterator type that is another one underneath, its field `inner`, made from
+/// the collection `$c` by `$inner`: the struct, a `Clone` where the inner one is, and
+/// `IntoParallelIterator` for the collection. Its iterator traits forward to `inner`.
+macro_rules! wrapper {
+    ($(#[$doc:meta])* $name:ident<$($lt:lifetime,)? $($t:ident),*>($inner_ty:ty) => $item:ty
         where [$($bounds:tt)*]
-        from [$($impl:tt)*] $coll:ty, |$c:ident| $gather:expr) => {
+        from [$($impl:tt)*] $coll:ty, |$c:ident| $inner:expr) => {
         $(#[$doc])*
         #[derive(Debug)]
         pub struct $name<$($lt,)? $($t),*> {
-            inner: vec::IntoIter<$item>,
+            inner: $inner_ty,
         }
 
         /// A copy of the rest of the items (references are copied, values cloned).
         impl<$($lt,)? $($t),*> Clone for $name<$($lt,)? $($t),*>
         where
-            vec::IntoIter<$item>: Clone,
+            $inner_ty: Clone,
         {
             fn clone(&self) -> Self {
                 $name { inner: self.inner.clone() }
@@ -56,12 +59,18 @@ macro_rules! over_vec {
 
             fn into_par_iter(self) -> Self::Iter {
                 let $c = self;
-                let items: Vec<$item> = $gather;
-                $name { inner: items.into_par_iter() }
+                $name { inner: $inner }
             }
         }
+    };
+}
 
-        impl<$($lt,)? $($t),*> ParallelIterator for $name<$($lt,)? $($t),*>
+/// `ParallelIterator` for a type that is a vector's `IntoIter` underneath, its field
+/// `inner`. Not `IndexedParallelIterator`, as rayon's: its items were gathered from a
+/// collection that has no cheap way to split.
+macro_rules! delegate_unindexed {
+    ([$($g:tt)*] $name:ty => $item:ty) => {
+        impl<$($g)*> ParallelIterator for $name
         where
             $item: Send,
         {
@@ -78,6 +87,24 @@ macro_rules! over_vec {
                 self.inner.opt_len()
             }
         }
+    };
+}
+
+/// A parallel iterator type that is a vector's `IntoIter` underneath, the vector gathered
+/// from the collection `$c` by `$gather`.
+macro_rules! over_vec {
+    ($(#[$doc:meta])* $name:ident<$($lt:lifetime,)? $($t:ident),*> => $item:ty
+        where [$($bounds:tt)*]
+        from [$($impl:tt)*] $coll:ty, |$c:ident| $gather:expr) => {
+        wrapper!(
+            $(#[$doc])* $name<$($lt,)? $($t),*>(vec::IntoIter<$item>) => $item
+            where [$($bounds)*]
+            from [$($impl)*] $coll, |$c| {
+                let items: Vec<$item> = $gather;
+                items.into_par_iter()
+            }
+        );
+        delegate_unindexed!([$($lt,)? $($t),*] $name<$($lt,)? $($t),*> => $item);
     };
 }
 
@@ -107,23 +134,7 @@ macro_rules! drain_via_vec {
             }
         }
 
-        impl<$lt, $($t),*> ParallelIterator for $name<$lt, $($t),*>
-        where
-            $item: Send,
-        {
-            type Item = $item;
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: UnindexedConsumer<Self::Item>,
-            {
-                self.inner.drive_unindexed(consumer)
-            }
-
-            fn opt_len(&self) -> Option<usize> {
-                self.inner.opt_len()
-            }
-        }
+        delegate_unindexed!([$lt, $($t),*] $name<$lt, $($t),*> => $item);
     };
 }
 
@@ -293,38 +304,8 @@ impl<T, C: From<Vec<T>>> Drop for VecLoan<'_, T, C> {
 /// vector's drain does the work, and the loan gives the buffer back after it.
 macro_rules! drain_via_loan {
     ([$($g:tt)*] $name:ty, |$this:ident| len $len:expr, collection $coll:expr, range $range:expr) => {
-        impl<$($g)*> ParallelIterator for $name {
-            type Item = T;
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: UnindexedConsumer<T>,
-            {
-                crate::iter::plumbing::bridge(self, consumer)
-            }
-
-            fn opt_len(&self) -> Option<usize> {
-                Some(self.len())
-            }
-        }
-
-        impl<$($g)*> IndexedParallelIterator for $name {
-            fn len(&self) -> usize {
-                let $this = self;
-                $len
-            }
-
-            fn drive<C>(self, consumer: C) -> C::Result
-            where
-                C: crate::iter::plumbing::Consumer<T>,
-            {
-                crate::iter::plumbing::bridge(self, consumer)
-            }
-
-            fn with_producer<CB>(mut self, callback: CB) -> CB::Output
-            where
-                CB: crate::iter::plumbing::ProducerCallback<T>,
-            {
+        indexed_via_producer!([$($g)*] $name => T, |$this| len $len,
+            fn with_producer<CB: ProducerCallback<T>>(mut self, callback: CB) -> CB::Output {
                 let $this = &mut self;
                 let range = $range;
                 let mut loan = VecLoan::new(&mut *$coll);
@@ -333,7 +314,7 @@ macro_rules! drain_via_loan {
                 // range gone).
                 loan.vec.par_drain(range).with_producer(callback)
             }
-        }
+        );
     };
 }
 
@@ -347,49 +328,22 @@ pub mod vec_deque {
     use std::collections::VecDeque;
     use std::ops::{Range, RangeBounds};
 
-    /// The elements of a `VecDeque`, by value.
-    #[derive(Debug, Clone)]
-    pub struct IntoIter<T> {
-        inner: vec::IntoIter<T>,
-    }
-
-    impl<T: Send> IntoParallelIterator for VecDeque<T> {
-        type Item = T;
-        type Iter = IntoIter<T>;
-
-        fn into_par_iter(self) -> Self::Iter {
-            // Moves the items to the front of the buffer if they wrap around its end.
-            IntoIter {
-                inner: Vec::from(self).into_par_iter(),
-            }
+    wrapper!(
+        /// The elements of a `VecDeque`, by value.
+        IntoIter<T>(vec::IntoIter<T>) => T
+        where [T: Send]
+        // Moves the items to the front of the buffer if they wrap around its end.
+        from [T] VecDeque<T>, |d| Vec::from(d).into_par_iter()
+    );
+    wrapper!(
+        /// References to the elements of a `VecDeque`: its two slices, chained.
+        Iter<'a, T>(Chain<slice::Iter<'a, T>, slice::Iter<'a, T>>) => &'a T
+        where [T: Sync]
+        from ['a, T] &'a VecDeque<T>, |d| {
+            let (front, back) = d.as_slices();
+            front.into_par_iter().chain(back)
         }
-    }
-
-    /// References to the elements of a `VecDeque`: its two slices, chained.
-    #[derive(Debug)]
-    pub struct Iter<'a, T> {
-        inner: Chain<slice::Iter<'a, T>, slice::Iter<'a, T>>,
-    }
-
-    impl<T> Clone for Iter<'_, T> {
-        fn clone(&self) -> Self {
-            Iter {
-                inner: self.inner.clone(),
-            }
-        }
-    }
-
-    impl<'a, T: Sync> IntoParallelIterator for &'a VecDeque<T> {
-        type Item = &'a T;
-        type Iter = Iter<'a, T>;
-
-        fn into_par_iter(self) -> Self::Iter {
-            let (front, back) = self.as_slices();
-            Iter {
-                inner: front.into_par_iter().chain(back),
-            }
-        }
-    }
+    );
 
     /// Mutable references to the elements of a `VecDeque`: its two slices, chained.
     #[derive(Debug)]
@@ -473,47 +427,18 @@ pub mod binary_heap {
     use crate::iter::sources::slice;
     use std::collections::BinaryHeap;
 
-    /// The elements of a `BinaryHeap`, by value, in no particular order.
-    #[derive(Debug, Clone)]
-    pub struct IntoIter<T> {
-        inner: vec::IntoIter<T>,
-    }
-
-    impl<T: Send> IntoParallelIterator for BinaryHeap<T> {
-        type Item = T;
-        type Iter = IntoIter<T>;
-
-        fn into_par_iter(self) -> Self::Iter {
-            IntoIter {
-                inner: self.into_vec().into_par_iter(),
-            }
-        }
-    }
-
-    /// References to the elements of a `BinaryHeap`, in no particular order.
-    #[derive(Debug)]
-    pub struct Iter<'a, T> {
-        inner: slice::Iter<'a, T>,
-    }
-
-    impl<T> Clone for Iter<'_, T> {
-        fn clone(&self) -> Self {
-            Iter {
-                inner: self.inner.clone(),
-            }
-        }
-    }
-
-    impl<'a, T: Sync> IntoParallelIterator for &'a BinaryHeap<T> {
-        type Item = &'a T;
-        type Iter = Iter<'a, T>;
-
-        fn into_par_iter(self) -> Self::Iter {
-            Iter {
-                inner: self.as_slice().into_par_iter(),
-            }
-        }
-    }
+    wrapper!(
+        /// The elements of a `BinaryHeap`, by value, in no particular order.
+        IntoIter<T>(vec::IntoIter<T>) => T
+        where [T: Send]
+        from [T] BinaryHeap<T>, |h| h.into_vec().into_par_iter()
+    );
+    wrapper!(
+        /// References to the elements of a `BinaryHeap`, in no particular order.
+        Iter<'a, T>(slice::Iter<'a, T>) => &'a T
+        where [T: Sync]
+        from ['a, T] &'a BinaryHeap<T>, |h| h.as_slice().into_par_iter()
+    );
 
     delegate_indexed!([T: Send] IntoIter<T> => T, []);
     delegate_indexed!(['a, T: Sync] Iter<'a, T> => &'a T, []);

@@ -1,7 +1,6 @@
 //! `empty()`: a parallel iterator with no items, as rayon's `iter::empty`.
 
-use crate::iter::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
-use crate::iter::{IndexedParallelIterator, ParallelIterator};
+use crate::iter::plumbing::{Consumer, Folder, Producer, ProducerCallback};
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -42,26 +41,39 @@ impl<T> fmt::Debug for Empty<T> {
     }
 }
 
-impl<T: Send> ParallelIterator for Empty<T> {
-    type Item = T;
+/// The iterator traits of a source of a fixed number of items, `$len`, too few to split:
+/// `drive_unindexed` is `drive`, and the source gives `drive` and `with_producer`. (Shared
+/// with `once`.)
+macro_rules! fixed_len {
+    ($name:ident, $len:literal, $($drive_and_with_producer:tt)*) => {
+        impl<T: Send> $crate::iter::ParallelIterator for $name<T> {
+            type Item = T;
 
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<T>,
-    {
-        self.drive(consumer)
-    }
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: $crate::iter::plumbing::UnindexedConsumer<T>,
+            {
+                $crate::iter::IndexedParallelIterator::drive(self, consumer)
+            }
 
-    fn opt_len(&self) -> Option<usize> {
-        Some(0)
-    }
+            fn opt_len(&self) -> Option<usize> {
+                Some($len)
+            }
+        }
+
+        impl<T: Send> $crate::iter::IndexedParallelIterator for $name<T> {
+            fn len(&self) -> usize {
+                $len
+            }
+
+            $($drive_and_with_producer)*
+        }
+    };
 }
+pub(super) use fixed_len;
 
-impl<T: Send> IndexedParallelIterator for Empty<T> {
-    fn len(&self) -> usize {
-        0
-    }
-
+fixed_len! {
+    Empty, 0,
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         // Nothing to split: the consumer's empty result, without entering the pool.
         consumer.into_folder().complete()

@@ -1,7 +1,8 @@
 //! `once(x)`: a parallel iterator of one item, as rayon's `iter::once`.
 
-use crate::iter::plumbing::{Consumer, Folder, ProducerCallback, UnindexedConsumer};
-use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use super::empty::fixed_len;
+use crate::iter::plumbing::{Consumer, Folder, ProducerCallback};
+use crate::iter::IntoParallelIterator;
 
 /// A parallel iterator that produces `item` once: to chain one item to other iterators,
 /// or for code generic over parallel iterators.
@@ -24,26 +25,8 @@ pub struct Once<T> {
     item: T,
 }
 
-impl<T: Send> ParallelIterator for Once<T> {
-    type Item = T;
-
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<T>,
-    {
-        self.drive(consumer)
-    }
-
-    fn opt_len(&self) -> Option<usize> {
-        Some(1)
-    }
-}
-
-impl<T: Send> IndexedParallelIterator for Once<T> {
-    fn len(&self) -> usize {
-        1
-    }
-
+fixed_len! {
+    Once, 1,
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         // One item cannot be shared: fold it here.
         consumer.into_folder().consume(self.item).complete()

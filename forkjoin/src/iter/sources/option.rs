@@ -7,6 +7,8 @@
 //! assert_eq!(None::<i32>.par_iter().count(), 0);
 //! ```
 
+use super::slice::indexed_via_producer;
+use crate::iter::adaptors::delegate_indexed;
 use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 
@@ -67,71 +69,11 @@ impl<'a, T: Send> IntoParallelIterator for &'a mut Option<T> {
     }
 }
 
-impl<T: Send> ParallelIterator for IntoIter<T> {
-    type Item = T;
+indexed_via_producer!([T: Send] IntoIter<T> => T,
+    |this| len usize::from(this.opt.is_some()), producer OptionProducer { opt: this.opt });
 
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<T>,
-    {
-        bridge(self, consumer)
-    }
-
-    fn opt_len(&self) -> Option<usize> {
-        Some(self.len())
-    }
-}
-
-impl<T: Send> IndexedParallelIterator for IntoIter<T> {
-    fn len(&self) -> usize {
-        usize::from(self.opt.is_some())
-    }
-
-    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        callback.callback(OptionProducer { opt: self.opt })
-    }
-}
-
-/// Forwards `ParallelIterator` and `IndexedParallelIterator` to the `inner` iterator.
-macro_rules! delegate_indexed {
-    ($iter:ident<$lt:lifetime, $t:ident> where $bound:path => $item:ty) => {
-        impl<$lt, $t: $bound> ParallelIterator for $iter<$lt, $t> {
-            type Item = $item;
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: UnindexedConsumer<Self::Item>,
-            {
-                self.inner.drive_unindexed(consumer)
-            }
-
-            fn opt_len(&self) -> Option<usize> {
-                self.inner.opt_len()
-            }
-        }
-
-        impl<$lt, $t: $bound> IndexedParallelIterator for $iter<$lt, $t> {
-            fn len(&self) -> usize {
-                self.inner.len()
-            }
-
-            fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
-                self.inner.drive(consumer)
-            }
-
-            fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-                self.inner.with_producer(callback)
-            }
-        }
-    };
-}
-
-delegate_indexed!(Iter<'a, T> where Sync => &'a T);
-delegate_indexed!(IterMut<'a, T> where Send => &'a mut T);
+delegate_indexed!(['a, T: Sync] Iter<'a, T> => &'a T, []);
+delegate_indexed!(['a, T: Send] IterMut<'a, T> => &'a mut T, []);
 
 struct OptionProducer<T: Send> {
     opt: Option<T>,

@@ -36,9 +36,7 @@ pub trait ParallelString {
     /// assert_eq!(max, Some('o'));
     /// ```
     fn par_chars(&self) -> Chars<'_> {
-        Chars {
-            chars: self.as_parallel_string(),
-        }
+        Chars::new(self.as_parallel_string())
     }
 
     /// The characters of the string, with their byte positions.
@@ -49,9 +47,7 @@ pub trait ParallelString {
     /// assert_eq!(min, Some((1, 'e')));
     /// ```
     fn par_char_indices(&self) -> CharIndices<'_> {
-        CharIndices {
-            chars: self.as_parallel_string(),
-        }
+        CharIndices::new(self.as_parallel_string())
     }
 
     /// The bytes of the string. The bytes of a character beyond `U+007F` are separate
@@ -63,9 +59,7 @@ pub trait ParallelString {
     /// assert_eq!("hello".par_bytes().max(), Some(b'o'));
     /// ```
     fn par_bytes(&self) -> Bytes<'_> {
-        Bytes {
-            chars: self.as_parallel_string(),
-        }
+        Bytes::new(self.as_parallel_string())
     }
 
     /// The string encoded as UTF-16. The two halves of a surrogate pair (a character
@@ -78,9 +72,7 @@ pub trait ParallelString {
     /// assert!(text.par_encode_utf16().count() <= text.len());
     /// ```
     fn par_encode_utf16(&self) -> EncodeUtf16<'_> {
-        EncodeUtf16 {
-            chars: self.as_parallel_string(),
-        }
+        EncodeUtf16::new(self.as_parallel_string())
     }
 
     /// The substrings separated by `separator`, as `str::split`. The separator is a
@@ -96,10 +88,7 @@ pub trait ParallelString {
     /// assert_eq!(total, 10);
     /// ```
     fn par_split<P: Pattern>(&self, separator: P) -> Split<'_, P> {
-        Split {
-            chars: self.as_parallel_string(),
-            separator,
-        }
+        Split::new(self.as_parallel_string(), separator)
     }
 
     /// The substrings separated by `separator`, each keeping the separator that ends it,
@@ -113,10 +102,7 @@ pub trait ParallelString {
     /// assert_eq!(lines, ["Mary had a little lamb\n", "little lamb\n", "little lamb."]);
     /// ```
     fn par_split_inclusive<P: Pattern>(&self, separator: P) -> SplitInclusive<'_, P> {
-        SplitInclusive {
-            chars: self.as_parallel_string(),
-            separator,
-        }
+        SplitInclusive::new(self.as_parallel_string(), separator)
     }
 
     /// The substrings terminated by `terminator`, as `str::split_terminator`: `par_split`
@@ -131,10 +117,7 @@ pub trait ParallelString {
     /// assert_eq!(parts, ["", "", "1 + 3", " * 2"]);
     /// ```
     fn par_split_terminator<P: Pattern>(&self, terminator: P) -> SplitTerminator<'_, P> {
-        SplitTerminator {
-            chars: self.as_parallel_string(),
-            terminator,
-        }
+        SplitTerminator::new(self.as_parallel_string(), terminator)
     }
 
     /// The lines of the string, as `str::lines`: ended by `\n` or `\r\n`, which are not
@@ -186,10 +169,7 @@ pub trait ParallelString {
     /// assert_eq!(total, 10);
     /// ```
     fn par_matches<P: Pattern>(&self, pattern: P) -> Matches<'_, P> {
-        Matches {
-            chars: self.as_parallel_string(),
-            pattern,
-        }
+        Matches::new(self.as_parallel_string(), pattern)
     }
 
     /// The matches of `pattern` with their byte positions, as `str::match_indices`.
@@ -200,10 +180,7 @@ pub trait ParallelString {
     /// assert_eq!(digits, [(0, "1"), (3, "2"), (14, "3"), (17, "4")]);
     /// ```
     fn par_match_indices<P: Pattern>(&self, pattern: P) -> MatchIndices<'_, P> {
-        MatchIndices {
-            chars: self.as_parallel_string(),
-            pattern,
-        }
+        MatchIndices::new(self.as_parallel_string(), pattern)
     }
 }
 
@@ -443,36 +420,24 @@ impl<'ch, P: Pattern> StrOp<'ch> for MatchIndicesOp<'_, P> {
     }
 }
 
-/// Declares a string iterator and drives it with `$op`.
+/// Declares a string iterator, over `chars` and, for the pattern ones, the pattern `$field`
+/// of type `$p`, with its constructor, and drives it with `$op`.
 macro_rules! str_iter {
-    ($(#[$doc:meta])* $name:ident, $item:ty, |$this:ident| $op:expr) => {
+    ($(#[$doc:meta])* $name:ident $(<$p:ident>, $field:ident)?, $item:ty, |$this:ident| $op:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone)]
-        pub struct $name<'ch> {
+        pub struct $name<'ch $(, $p)?> {
             chars: &'ch str,
+            $($field: $p,)?
         }
 
-        impl<'ch> ParallelIterator for $name<'ch> {
-            type Item = $item;
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: UnindexedConsumer<$item>,
-            {
-                let $this = &self;
-                drive(self.chars, $op, consumer)
+        impl<'ch $(, $p)?> $name<'ch $(, $p)?> {
+            fn new(chars: &'ch str $(, $field: $p)?) -> Self {
+                $name { chars $(, $field)? }
             }
         }
-    };
-    ($(#[$doc:meta])* $name:ident<P>, $field:ident, $item:ty, |$this:ident| $op:expr) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone)]
-        pub struct $name<'ch, P> {
-            chars: &'ch str,
-            $field: P,
-        }
 
-        impl<'ch, P: Pattern> ParallelIterator for $name<'ch, P> {
+        impl<'ch $(, $p: Pattern)?> ParallelIterator for $name<'ch $(, $p)?> {
             type Item = $item;
 
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
@@ -529,61 +494,45 @@ str_iter!(
     MatchIndices<P>, pattern, (usize, &'ch str), |this| MatchIndicesOp(&this.pattern)
 );
 
-/// The lines of a string. See [`ParallelString::par_lines`].
-#[derive(Debug, Clone)]
-pub struct Lines<'ch>(&'ch str);
+/// Declares a string iterator that is another parallel iterator over the string `$s`:
+/// `$iter`, driven as it is.
+macro_rules! str_iter_via {
+    ($(#[$doc:meta])* $name:ident, |$s:ident| $iter:expr) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone)]
+        pub struct $name<'ch>(&'ch str);
 
-impl<'ch> ParallelIterator for Lines<'ch> {
-    type Item = &'ch str;
+        impl<'ch> ParallelIterator for $name<'ch> {
+            type Item = &'ch str;
 
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<&'ch str>,
-    {
-        // As `str::lines`: a `\r` goes only with the `\n` after it.
-        self.0
-            .par_split_inclusive('\n')
-            .map(|line| match line.strip_suffix('\n') {
-                Some(line) => line.strip_suffix('\r').unwrap_or(line),
-                None => line,
-            })
-            .drive_unindexed(consumer)
-    }
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: UnindexedConsumer<&'ch str>,
+            {
+                let $s = self.0;
+                $iter.drive_unindexed(consumer)
+            }
+        }
+    };
 }
 
-/// Substrings separated by whitespace. See [`ParallelString::par_split_whitespace`].
-#[derive(Debug, Clone)]
-pub struct SplitWhitespace<'ch>(&'ch str);
-
-impl<'ch> ParallelIterator for SplitWhitespace<'ch> {
-    type Item = &'ch str;
-
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<&'ch str>,
-    {
-        self.0
-            .par_split(char::is_whitespace)
-            .filter(|s| !s.is_empty())
-            .drive_unindexed(consumer)
-    }
-}
-
-/// Substrings separated by ASCII whitespace. See
-/// [`ParallelString::par_split_ascii_whitespace`].
-#[derive(Debug, Clone)]
-pub struct SplitAsciiWhitespace<'ch>(&'ch str);
-
-impl<'ch> ParallelIterator for SplitAsciiWhitespace<'ch> {
-    type Item = &'ch str;
-
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<&'ch str>,
-    {
-        self.0
-            .par_split(|c: char| c.is_ascii_whitespace())
-            .filter(|s| !s.is_empty())
-            .drive_unindexed(consumer)
-    }
-}
+str_iter_via!(
+    /// The lines of a string. See [`ParallelString::par_lines`].
+    Lines,
+    // As `str::lines`: a `\r` goes only with the `\n` after it.
+    |s| s.par_split_inclusive('\n').map(|line| match line.strip_suffix('\n') {
+        Some(line) => line.strip_suffix('\r').unwrap_or(line),
+        None => line,
+    })
+);
+str_iter_via!(
+    /// Substrings separated by whitespace. See [`ParallelString::par_split_whitespace`].
+    SplitWhitespace,
+    |s| s.par_split(char::is_whitespace).filter(|s| !s.is_empty())
+);
+str_iter_via!(
+    /// Substrings separated by ASCII whitespace. See
+    /// [`ParallelString::par_split_ascii_whitespace`].
+    SplitAsciiWhitespace,
+    |s| s.par_split(|c: char| c.is_ascii_whitespace()).filter(|s| !s.is_empty())
+);

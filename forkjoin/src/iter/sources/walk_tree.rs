@@ -111,90 +111,64 @@ where
     WalkTree(WalkTreePrefix { root, children_of })
 }
 
-/// The iterator [`walk_tree_prefix()`] returns.
-#[must_use = "iterators are lazy and do nothing unless consumed"]
-#[derive(Clone)]
-pub struct WalkTreePrefix<S, B> {
-    root: S,
-    children_of: B,
+/// Declares the iterator of a walk in `$order`; `$bounds` bound the children as the walk's
+/// function does.
+macro_rules! walk_iter {
+    ($(#[$doc:meta])* $name:ident, $order:ident, $($bounds:tt)*) => {
+        $(#[$doc])*
+        #[must_use = "iterators are lazy and do nothing unless consumed"]
+        #[derive(Clone)]
+        pub struct $name<S, B> {
+            root: S,
+            children_of: B,
+        }
+
+        impl<S: fmt::Debug, B> fmt::Debug for $name<S, B> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("root", &self.root)
+                    .finish_non_exhaustive()
+            }
+        }
+
+        impl<S, B, I> ParallelIterator for $name<S, B>
+        where
+            S: Send,
+            B: Fn(&S) -> I + Send + Sync,
+            I: $($bounds)*,
+        {
+            type Item = S;
+
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: UnindexedConsumer<S>,
+            {
+                let walk = Walk::<_, _, $order>::new(self.root, &self.children_of);
+                bridge_unindexed(walk, consumer)
+            }
+        }
+    };
 }
 
-/// The iterator [`walk_tree_postfix()`] returns.
-#[must_use = "iterators are lazy and do nothing unless consumed"]
-#[derive(Clone)]
-pub struct WalkTreePostfix<S, B> {
-    root: S,
-    children_of: B,
-}
+walk_iter!(
+    /// The iterator [`walk_tree_prefix()`] returns.
+    WalkTreePrefix, PREFIX, IntoIterator<Item = S, IntoIter: DoubleEndedIterator>
+);
+walk_iter!(
+    /// The iterator [`walk_tree_postfix()`] returns.
+    WalkTreePostfix, POSTFIX, IntoIterator<Item = S>
+);
 
 /// The iterator [`walk_tree()`] returns.
 #[must_use = "iterators are lazy and do nothing unless consumed"]
 #[derive(Clone)]
 pub struct WalkTree<S, B>(WalkTreePrefix<S, B>);
 
-impl<S: fmt::Debug, B> fmt::Debug for WalkTreePrefix<S, B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WalkTreePrefix")
-            .field("root", &self.root)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<S: fmt::Debug, B> fmt::Debug for WalkTreePostfix<S, B> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("WalkTreePostfix")
-            .field("root", &self.root)
-            .finish_non_exhaustive()
-    }
-}
-
 impl<S: fmt::Debug, B> fmt::Debug for WalkTree<S, B> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WalkTree")
             .field("root", &self.0.root)
             .finish_non_exhaustive()
-    }
-}
-
-impl<S, B, I> ParallelIterator for WalkTreePrefix<S, B>
-where
-    S: Send,
-    B: Fn(&S) -> I + Send + Sync,
-    I: IntoIterator<Item = S, IntoIter: DoubleEndedIterator>,
-{
-    type Item = S;
-
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<S>,
-    {
-        let producer = PrefixProducer {
-            visited: Vec::new(),
-            roots: vec![self.root],
-            children_of: &self.children_of,
-        };
-        bridge_unindexed(producer, consumer)
-    }
-}
-
-impl<S, B, I> ParallelIterator for WalkTreePostfix<S, B>
-where
-    S: Send,
-    B: Fn(&S) -> I + Send + Sync,
-    I: IntoIterator<Item = S>,
-{
-    type Item = S;
-
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<S>,
-    {
-        let producer = PostfixProducer {
-            roots: vec![self.root],
-            ancestors: Vec::new(),
-            children_of: &self.children_of,
-        };
-        bridge_unindexed(producer, consumer)
     }
 }
 
@@ -219,15 +193,32 @@ fn second_half<T>(v: &mut Vec<T>) -> Option<Vec<T>> {
     (v.len() >= 2).then(|| v.split_off(v.len() / 2))
 }
 
-/// A piece of a prefix walk: the nodes `visited` in order, then the subtrees of `roots` in
-/// order.
-struct PrefixProducer<'b, S, B> {
-    visited: Vec<S>,
+/// The order of a `Walk`: each node before its children ...
+const PREFIX: bool = false;
+/// ... or after them.
+const POSTFIX: bool = true;
+
+/// A piece of a walk: the subtrees of `roots` in order, and the nodes set `aside` on the way
+/// down to them while splitting. In a prefix walk those come before the subtrees, in order
+/// (the nodes visited); in a postfix walk they come after them, from last to first (the
+/// ancestors: the deepest comes first).
+struct Walk<'b, S, B, const ORDER: bool> {
     roots: Vec<S>,
+    aside: Vec<S>,
     children_of: &'b B,
 }
 
-impl<S, B, I> UnindexedProducer for PrefixProducer<'_, S, B>
+impl<'b, S, B, const ORDER: bool> Walk<'b, S, B, ORDER> {
+    fn new(root: S, children_of: &'b B) -> Self {
+        Walk {
+            roots: vec![root],
+            aside: Vec::new(),
+            children_of,
+        }
+    }
+}
+
+impl<S, B, I, const ORDER: bool> UnindexedProducer for Walk<'_, S, B, ORDER>
 where
     S: Send,
     B: Fn(&S) -> I + Sync,
@@ -236,25 +227,34 @@ where
     type Item = S;
 
     fn split(mut self) -> (Self, Option<Self>) {
-        // One subtree cannot be halved: visit its root (it comes before its children) and
-        // look at the children instead.
+        // One subtree cannot be halved: set its root aside (it comes before all its
+        // children, or after them) and look at the children instead.
         while self.roots.len() == 1 {
             let root = self.roots.pop().unwrap();
             self.roots.extend((self.children_of)(&root));
-            self.visited.push(root);
+            self.aside.push(root);
         }
         let children_of = self.children_of;
         let right = match second_half(&mut self.roots) {
-            // The later subtrees; the visited nodes come before all of them.
-            Some(roots) => Some(PrefixProducer {
-                visited: Vec::new(),
+            // The later subtrees. The nodes visited come before all of them and stay on
+            // the left; the ancestors come after all of them and go right.
+            Some(roots) => Some(Walk {
                 roots,
+                aside: match ORDER {
+                    PREFIX => Vec::new(),
+                    POSTFIX => mem::take(&mut self.aside),
+                },
                 children_of,
             }),
-            // No subtree left (all leaves): halve the visited nodes.
-            None => second_half(&mut self.visited).map(|visited| PrefixProducer {
-                visited,
+            // No subtree left (all leaves): halve the nodes set aside. The left piece keeps
+            // the ones produced first: the first visited, the last ancestors (at the end of
+            // the stack).
+            None => second_half(&mut self.aside).map(|half| Walk {
                 roots: Vec::new(),
+                aside: match ORDER {
+                    PREFIX => half,
+                    POSTFIX => mem::replace(&mut self.aside, half),
+                },
                 children_of,
             }),
         };
@@ -262,14 +262,27 @@ where
     }
 
     fn fold_with<F: Folder<S>>(self, mut folder: F) -> F {
-        folder = folder.consume_iter(self.visited);
-        for root in self.roots {
-            if folder.full() {
-                break;
+        match ORDER {
+            PREFIX => {
+                folder = folder.consume_iter(self.aside);
+                for root in self.roots {
+                    if folder.full() {
+                        break;
+                    }
+                    folder = walk_prefix(self.children_of, root, folder);
+                }
+                folder
             }
-            folder = walk_prefix(self.children_of, root, folder);
+            POSTFIX => {
+                for root in self.roots {
+                    folder = walk_postfix(self.children_of, root, folder);
+                    if folder.full() {
+                        return folder;
+                    }
+                }
+                folder.consume_iter(self.aside.into_iter().rev())
+            }
         }
-        folder
     }
 }
 
@@ -301,60 +314,6 @@ where
                 }
             }
         };
-    }
-}
-
-/// A piece of a postfix walk: the subtrees of `roots` in order, then the nodes of
-/// `ancestors` from last to first (the deepest comes first).
-struct PostfixProducer<'b, S, B> {
-    roots: Vec<S>,
-    ancestors: Vec<S>,
-    children_of: &'b B,
-}
-
-impl<S, B, I> UnindexedProducer for PostfixProducer<'_, S, B>
-where
-    S: Send,
-    B: Fn(&S) -> I + Sync,
-    I: IntoIterator<Item = S>,
-{
-    type Item = S;
-
-    fn split(mut self) -> (Self, Option<Self>) {
-        // One subtree cannot be halved: set its root aside (it comes after its children)
-        // and look at the children instead.
-        while self.roots.len() == 1 {
-            let root = self.roots.pop().unwrap();
-            self.roots.extend((self.children_of)(&root));
-            self.ancestors.push(root);
-        }
-        let children_of = self.children_of;
-        let right = match second_half(&mut self.roots) {
-            // The later subtrees, and after them the ancestors, which come after all.
-            Some(roots) => Some(PostfixProducer {
-                roots,
-                ancestors: mem::take(&mut self.ancestors),
-                children_of,
-            }),
-            // No subtree left (all leaves): halve the ancestors. The left piece keeps the
-            // ones produced first, at the end of the stack.
-            None => second_half(&mut self.ancestors).map(|first| PostfixProducer {
-                roots: Vec::new(),
-                ancestors: mem::replace(&mut self.ancestors, first),
-                children_of,
-            }),
-        };
-        (self, right)
-    }
-
-    fn fold_with<F: Folder<S>>(self, mut folder: F) -> F {
-        for root in self.roots {
-            folder = walk_postfix(self.children_of, root, folder);
-            if folder.full() {
-                return folder;
-            }
-        }
-        folder.consume_iter(self.ancestors.into_iter().rev())
     }
 }
 

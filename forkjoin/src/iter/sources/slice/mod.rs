@@ -16,7 +16,10 @@ mod chunks;
 mod split;
 mod windows;
 
-pub use chunks::{ChunksExact, ChunksExactMut, RChunks, RChunksExact, RChunksExactMut, RChunksMut};
+pub use chunks::{
+    Chunks, ChunksExact, ChunksExactMut, ChunksMut, RChunks, RChunksExact, RChunksExactMut,
+    RChunksMut,
+};
 pub use split::{ChunkBy, ChunkByMut, Split, SplitInclusive, SplitInclusiveMut, SplitMut};
 pub use windows::ArrayWindows;
 
@@ -42,7 +45,6 @@ pub trait ParallelSlice<T: Sync> {
     /// # Panics
     /// If `chunk_size` is 0.
     fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T> {
-        assert!(chunk_size != 0, "chunk_size must not be zero");
         Chunks::new(chunk_size, self.as_parallel_slice())
     }
 
@@ -59,7 +61,6 @@ pub trait ParallelSlice<T: Sync> {
     /// If `chunk_size` is 0.
     #[track_caller]
     fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
-        assert!(chunk_size != 0, "chunk_size must not be zero");
         ChunksExact::new(chunk_size, self.as_parallel_slice())
     }
 
@@ -76,7 +77,6 @@ pub trait ParallelSlice<T: Sync> {
     /// If `chunk_size` is 0.
     #[track_caller]
     fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
-        assert!(chunk_size != 0, "chunk_size must not be zero");
         RChunks::new(chunk_size, self.as_parallel_slice())
     }
 
@@ -93,7 +93,6 @@ pub trait ParallelSlice<T: Sync> {
     /// If `chunk_size` is 0.
     #[track_caller]
     fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
-        assert!(chunk_size != 0, "chunk_size must not be zero");
         RChunksExact::new(chunk_size, self.as_parallel_slice())
     }
 
@@ -196,7 +195,6 @@ pub trait ParallelSliceMut<T: Send> {
     /// # Panics
     /// If `chunk_size` is 0.
     fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
-        assert!(chunk_size != 0, "chunk_size must not be zero");
         ChunksMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
@@ -262,7 +260,6 @@ pub trait ParallelSliceMut<T: Send> {
     /// If `chunk_size` is 0.
     #[track_caller]
     fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
-        assert!(chunk_size != 0, "chunk_size must not be zero");
         ChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
@@ -280,7 +277,6 @@ pub trait ParallelSliceMut<T: Send> {
     /// If `chunk_size` is 0.
     #[track_caller]
     fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
-        assert!(chunk_size != 0, "chunk_size must not be zero");
         RChunksMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
@@ -299,7 +295,6 @@ pub trait ParallelSliceMut<T: Send> {
     /// If `chunk_size` is 0.
     #[track_caller]
     fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
-        assert!(chunk_size != 0, "chunk_size must not be zero");
         RChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
@@ -373,46 +368,44 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
     }
 }
 
-impl<'data, T: Sync + 'data> IntoParallelIterator for &'data [T] {
-    type Item = &'data T;
-    type Iter = Iter<'data, T>;
+/// `par_iter()` and `par_iter_mut()` of a slice, and of a vector as the slice it holds.
+macro_rules! slice_into_par_iter {
+    ($($slice:ty),*) => {$(
+        impl<'data, T: Sync + 'data> IntoParallelIterator for &'data $slice {
+            type Item = &'data T;
+            type Iter = Iter<'data, T>;
 
-    fn into_par_iter(self) -> Self::Iter {
-        Iter { slice: self }
-    }
+            fn into_par_iter(self) -> Self::Iter {
+                Iter { slice: self }
+            }
+        }
+
+        impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut $slice {
+            type Item = &'data mut T;
+            type Iter = IterMut<'data, T>;
+
+            fn into_par_iter(self) -> Self::Iter {
+                IterMut { slice: self }
+            }
+        }
+    )*};
 }
 
-impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut [T] {
-    type Item = &'data mut T;
-    type Iter = IterMut<'data, T>;
-
-    fn into_par_iter(self) -> Self::Iter {
-        IterMut { slice: self }
-    }
-}
-
-impl<'data, T: Sync + 'data> IntoParallelIterator for &'data Vec<T> {
-    type Item = &'data T;
-    type Iter = Iter<'data, T>;
-
-    fn into_par_iter(self) -> Self::Iter {
-        Iter { slice: self }
-    }
-}
-
-impl<'data, T: Send + 'data> IntoParallelIterator for &'data mut Vec<T> {
-    type Item = &'data mut T;
-    type Iter = IterMut<'data, T>;
-
-    fn into_par_iter(self) -> Self::Iter {
-        IterMut { slice: self }
-    }
-}
+slice_into_par_iter!([T], Vec<T>);
 
 /// Implements `ParallelIterator` and `IndexedParallelIterator` for an iterator type whose
-/// producer is built by `$producer` from `self`.
+/// producer is built by `$producer` from `self` (or, in the second form, that has its own
+/// `with_producer`).
 macro_rules! indexed_via_producer {
     ([$($generics:tt)*] $iter:ty => $item:ty, |$this:ident| len $len:expr, producer $producer:expr) => {
+        indexed_via_producer!([$($generics)*] $iter => $item, |$this| len $len,
+            fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
+                let $this = self;
+                callback.callback($producer)
+            }
+        );
+    };
+    ([$($generics:tt)*] $iter:ty => $item:ty, |$this:ident| len $len:expr, $($with_producer:tt)*) => {
         impl<$($generics)*> ParallelIterator for $iter {
             type Item = $item;
 
@@ -438,178 +431,61 @@ macro_rules! indexed_via_producer {
                 bridge(self, consumer)
             }
 
-            fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
-                let $this = self;
-                callback.callback($producer)
-            }
+            $($with_producer)*
         }
     };
 }
 
 pub(crate) use indexed_via_producer;
 
-/// A parallel iterator over `&T` (`slice.par_iter()`).
-#[derive(Debug)]
-pub struct Iter<'data, T> {
-    slice: &'data [T],
+/// A parallel iterator over the elements of `$slice` (as `$item`s), and its producer: the
+/// slice, split at an index, and its `std` iterator.
+macro_rules! slice_iter {
+    ($(#[$doc:meta])* $iter:ident, $producer:ident, $slice:ty => $item:ty, $bound:ident,
+     $split_at:ident, $iter_fn:ident -> $std:ident) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $iter<'data, T> {
+            slice: $slice,
+        }
+
+        indexed_via_producer!(['data, T: $bound + 'data] $iter<'data, T> => $item,
+            |this| len this.slice.len(), producer $producer { slice: this.slice });
+
+        struct $producer<'data, T> {
+            slice: $slice,
+        }
+
+        impl<'data, T: $bound + 'data> Producer for $producer<'data, T> {
+            type Item = $item;
+            type IntoIter = std::slice::$std<'data, T>;
+
+            #[inline]
+            fn into_iter(self) -> Self::IntoIter {
+                self.slice.$iter_fn()
+            }
+
+            #[inline]
+            fn split_at(self, index: usize) -> (Self, Self) {
+                let (left, right) = self.slice.$split_at(index);
+                ($producer { slice: left }, $producer { slice: right })
+            }
+        }
+    };
 }
+
+slice_iter!(
+    /// A parallel iterator over `&T` (`slice.par_iter()`).
+    Iter, IterProducer, &'data [T] => &'data T, Sync, split_at, iter -> Iter
+);
+slice_iter!(
+    /// A parallel iterator over `&mut T` (`slice.par_iter_mut()`).
+    IterMut, IterMutProducer, &'data mut [T] => &'data mut T, Send, split_at_mut, iter_mut -> IterMut
+);
 
 impl<T> Clone for Iter<'_, T> {
     fn clone(&self) -> Self {
         Iter { slice: self.slice }
-    }
-}
-
-indexed_via_producer!(['data, T: Sync + 'data] Iter<'data, T> => &'data T,
-    |this| len this.slice.len(), producer IterProducer { slice: this.slice });
-
-struct IterProducer<'data, T> {
-    slice: &'data [T],
-}
-
-impl<'data, T: Sync + 'data> Producer for IterProducer<'data, T> {
-    type Item = &'data T;
-    type IntoIter = std::slice::Iter<'data, T>;
-
-    #[inline]
-    fn into_iter(self) -> Self::IntoIter {
-        self.slice.iter()
-    }
-
-    #[inline]
-    fn split_at(self, index: usize) -> (Self, Self) {
-        let (left, right) = self.slice.split_at(index);
-        (IterProducer { slice: left }, IterProducer { slice: right })
-    }
-}
-
-/// A parallel iterator over `&mut T` (`slice.par_iter_mut()`).
-#[derive(Debug)]
-pub struct IterMut<'data, T> {
-    slice: &'data mut [T],
-}
-
-indexed_via_producer!(['data, T: Send + 'data] IterMut<'data, T> => &'data mut T,
-    |this| len this.slice.len(), producer IterMutProducer { slice: this.slice });
-
-struct IterMutProducer<'data, T> {
-    slice: &'data mut [T],
-}
-
-impl<'data, T: Send + 'data> Producer for IterMutProducer<'data, T> {
-    type Item = &'data mut T;
-    type IntoIter = std::slice::IterMut<'data, T>;
-
-    #[inline]
-    fn into_iter(self) -> Self::IntoIter {
-        self.slice.iter_mut()
-    }
-
-    #[inline]
-    fn split_at(self, index: usize) -> (Self, Self) {
-        let (left, right) = self.slice.split_at_mut(index);
-        (
-            IterMutProducer { slice: left },
-            IterMutProducer { slice: right },
-        )
-    }
-}
-
-/// A parallel iterator over non-overlapping pieces of a slice (`par_chunks`).
-#[derive(Debug)]
-pub struct Chunks<'data, T> {
-    chunk_size: usize,
-    slice: &'data [T],
-}
-
-impl<'data, T> Chunks<'data, T> {
-    fn new(chunk_size: usize, slice: &'data [T]) -> Self {
-        Chunks { chunk_size, slice }
-    }
-}
-
-impl<T> Clone for Chunks<'_, T> {
-    fn clone(&self) -> Self {
-        Chunks { ..*self }
-    }
-}
-
-indexed_via_producer!(['data, T: Sync + 'data] Chunks<'data, T> => &'data [T],
-    |this| len this.slice.len().div_ceil(this.chunk_size),
-    producer ChunksProducer { chunk_size: this.chunk_size, slice: this.slice });
-
-struct ChunksProducer<'data, T> {
-    chunk_size: usize,
-    slice: &'data [T],
-}
-
-impl<'data, T: Sync + 'data> Producer for ChunksProducer<'data, T> {
-    type Item = &'data [T];
-    type IntoIter = std::slice::Chunks<'data, T>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.slice.chunks(self.chunk_size)
-    }
-
-    fn split_at(self, index: usize) -> (Self, Self) {
-        let elem = (index * self.chunk_size).min(self.slice.len());
-        let (left, right) = self.slice.split_at(elem);
-        (
-            ChunksProducer {
-                chunk_size: self.chunk_size,
-                slice: left,
-            },
-            ChunksProducer {
-                chunk_size: self.chunk_size,
-                slice: right,
-            },
-        )
-    }
-}
-
-/// A parallel iterator over non-overlapping mutable pieces of a slice (`par_chunks_mut`).
-#[derive(Debug)]
-pub struct ChunksMut<'data, T> {
-    chunk_size: usize,
-    slice: &'data mut [T],
-}
-
-impl<'data, T> ChunksMut<'data, T> {
-    fn new(chunk_size: usize, slice: &'data mut [T]) -> Self {
-        ChunksMut { chunk_size, slice }
-    }
-}
-
-indexed_via_producer!(['data, T: Send + 'data] ChunksMut<'data, T> => &'data mut [T],
-    |this| len this.slice.len().div_ceil(this.chunk_size),
-    producer ChunksMutProducer { chunk_size: this.chunk_size, slice: this.slice });
-
-struct ChunksMutProducer<'data, T> {
-    chunk_size: usize,
-    slice: &'data mut [T],
-}
-
-impl<'data, T: Send + 'data> Producer for ChunksMutProducer<'data, T> {
-    type Item = &'data mut [T];
-    type IntoIter = std::slice::ChunksMut<'data, T>;
-
-    fn into_iter(self) -> Self::IntoIter {
-        self.slice.chunks_mut(self.chunk_size)
-    }
-
-    fn split_at(self, index: usize) -> (Self, Self) {
-        let elem = (index * self.chunk_size).min(self.slice.len());
-        let (left, right) = self.slice.split_at_mut(elem);
-        (
-            ChunksMutProducer {
-                chunk_size: self.chunk_size,
-                slice: left,
-            },
-            ChunksMutProducer {
-                chunk_size: self.chunk_size,
-                slice: right,
-            },
-        )
     }
 }
 
