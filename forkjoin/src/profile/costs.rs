@@ -603,19 +603,26 @@ fn measure_join(one: &Pool) -> f64 {
     // speeding up or slowing down steadily over the four runs cancels out of the
     // difference (one pair in the order forking, plain read 0.4 ns in two runs of
     // `fj calibrate` and 1.7 ns in a third).
-    let time = |(f, arg, answer, joins): (fn(u32) -> u64, u32, u64, f64)| {
-        let t = Instant::now();
-        assert_eq!(one.install(|| f(black_box(arg))), answer);
-        t.elapsed().as_nanos() as f64 / joins
-    };
-    let per_join = |forking: usize| {
-        let (fj, plain) = (trees[forking], trees[forking + 1]);
-        let (a, b, c, d) = (time(fj), time(plain), time(plain), time(fj));
-        (a + d - b - c) / 2.0
-    };
-    let tree = per_join(0);
-    let fib = per_join(2);
-    (tree + fib) / 2.0
+    // All in one `install`: each run then times the tree alone, not also an entry into
+    // the pool, whose cost varies from call to call.
+    one.install(|| {
+        let time = |(f, arg, answer, joins): (fn(u32) -> u64, u32, u64, f64)| {
+            let t = Instant::now();
+            assert_eq!(f(black_box(arg)), answer);
+            t.elapsed().as_nanos() as f64 / joins
+        };
+        let per_join = |forking: usize| {
+            let (fj, plain) = (trees[forking], trees[forking + 1]);
+            // Untimed first: the round starts after a pause (`QUIET_BETWEEN_ROUNDS`), and
+            // the first run after it may find the core slowed down by idleness.
+            time(plain);
+            let (a, b, c, d) = (time(fj), time(plain), time(plain), time(fj));
+            (a + d - b - c) / 2.0
+        };
+        let tree = per_join(0);
+        let fib = per_join(2);
+        (tree + fib) / 2.0
+    })
 }
 
 /// Pushing a task and taking it back, on a pool of one worker: the mean of a scope of
