@@ -67,7 +67,7 @@ pub const UNSETTLED_FACTOR: f64 = 2.0;
 /// preempted by the host and is left out (see `Samples::kept`). Far above the spread of
 /// the latencies themselves (a wake-up's 90th percentile is under twice its 10th here)
 /// and far below a time slice's length against a hand-over's.
-pub const PREEMPTED_FACTOR: f64 = 20.0;
+const PREEMPTED_FACTOR: f64 = 20.0;
 
 /// No latency below this is taken for a preempted one (see `Samples::kept`): shorter
 /// than a time slice, longer than any cost measured here.
@@ -258,7 +258,8 @@ impl Costs {
     /// wake-up, a submission), and the simulator charges a typical one (jittered by
     /// +-25%); the fastest half's mean would charge the lucky ones. One statistic for
     /// every cost keeps their spreads comparable. Latencies the host stretched by a time
-    /// slice are left out first ([`PREEMPTED_FACTOR`]), so that a hog that takes more than
+    /// slice are left out first (those above 20 times their measurement's 10th
+    /// percentile and above 0.5 ms), so that a hog that takes more than
     /// half of them cannot move the median. Costs derived by subtraction (the steal is a
     /// hand-over less the promotion, the wake-up a hand-over to a parked worker less both)
     /// subtract the medians from each end of the spread.
@@ -387,8 +388,7 @@ impl Samples {
         if !self.latency {
             return self.rounds.clone();
         }
-        let all: Vec<f64> = self.rounds.iter().flatten().copied().collect();
-        let mut sorted = all;
+        let mut sorted: Vec<f64> = self.rounds.iter().flatten().copied().collect();
         sorted.sort_by(f64::total_cmp);
         let Some(&p10) = sorted.get(sorted.len() / 10) else {
             return Vec::new();
