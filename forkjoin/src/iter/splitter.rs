@@ -26,11 +26,19 @@
 //!   loops, the outer one splits, as the heartbeat promotes the oldest frame of a join
 //!   tree. When join frames of this worker could answer instead, the request stays pending
 //!   for the next join.
+//!
+//! A consumer that wants the last items first (`Consumer::RIGHT_FIRST`: `find_last` and
+//! the `*_last` methods built on it) runs backward instead (`run_backward`): the producer
+//! is halved, right half first, down to chunks, so the first chunk folded is the last and
+//! whatever lies left of a match is never started. Its other splits (`with_max_len`'s, an
+//! unindexed producer's, whose rightmost piece is also split further) run the right piece
+//! first too.
 
 use super::plumbing::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
 use crate::clock;
-use crate::join::join;
+use crate::join::{join, join_context};
 use crate::registry::{self, Worker};
+use std::cell::Cell;
 use std::sync::atomic::Ordering::Relaxed;
 
 /// From this chunk length on, a run times its chunks (before, the counter would cost more
@@ -109,7 +117,8 @@ where
     let mid = len / 2;
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_at(mid);
-    let (l, r) = join(
+    let (l, r) = join_in_order(
+        C::RIGHT_FIRST,
         move || split_to_max(mid, left_p, left_c, bounds, current_worker()),
         move || split_to_max(len - mid, right_p, right_c, bounds, current_worker()),
     );
@@ -125,6 +134,10 @@ where
 {
     if consumer.full() {
         return consumer.into_folder().complete();
+    }
+    if C::RIGHT_FIRST {
+        // Also alone: the point is the order, not the sharing.
+        return run_backward(len, producer, consumer, bounds, worker);
     }
     if alone(worker) {
         // Nobody could ever take a share: one fold, no boundaries.
@@ -271,6 +284,111 @@ where
     }
 }
 
+/// A run for a consumer that wants the last items first (`Consumer::RIGHT_FIRST`). The
+/// producer is halved, right half first, down to pieces of the chunk length, each folded
+/// front to back by a folder of its own: the first piece folded is the last chunk, and a
+/// piece left of a result is never started (`full`). Halving, rather than taking chunks
+/// off the right end one at a time, keeps the depth of the splits logarithmic: `find_last`
+/// tells pieces apart by halving a range of positions, one split per chunk would use a
+/// range up every 64 chunks.
+///
+/// Every halving is a `join` with the right half first, so the heartbeat's promotion of the
+/// oldest frame shares the largest left piece still waiting: no request is weighed here.
+/// The chunk length is learnt as in a forward run, by timing the pieces; the pieces that
+/// stay on this worker share it through a `Cell` (a piece a thief takes starts its own).
+fn run_backward<P, C>(
+    len: usize,
+    producer: P,
+    consumer: C,
+    bounds: Bounds,
+    worker: &Worker,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    // Depth 0: unused, as a backward run never weighs a request (`Pace::boundary`).
+    let pace = Cell::new(Pace::new(worker, 0));
+    backward(len, producer, consumer, bounds, &pace)
+}
+
+fn backward<P, C>(
+    len: usize,
+    producer: P,
+    consumer: C,
+    bounds: Bounds,
+    pace: &Cell<Pace>,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.into_folder().complete();
+    }
+    let mut next = pace.get();
+    if len <= next.chunk || len / 2 < bounds.min {
+        let result = producer.fold_with(consumer.into_folder()).complete();
+        next.learn(len);
+        pace.set(next);
+        return result;
+    }
+    let mid = len / 2;
+    let (left_p, right_p) = producer.split_at(mid);
+    let (left_c, right_c, reducer) = consumer.split_at(mid);
+    let (right_pace, left_pace) = (OwnerOnly(pace), OwnerOnly(pace));
+    let (r, l) = join_context(
+        move |c| {
+            backward_piece(
+                len - mid,
+                right_p,
+                right_c,
+                bounds,
+                right_pace.get(c.migrated()),
+            )
+        },
+        move |c| backward_piece(mid, left_p, left_c, bounds, left_pace.get(c.migrated())),
+    );
+    reducer.reduce(l, r)
+}
+
+/// One half of a backward run's split: on in the same run, or a run of its own on the
+/// thief that took it (`pace` is `None`).
+#[inline]
+fn backward_piece<P, C>(
+    len: usize,
+    producer: P,
+    consumer: C,
+    bounds: Bounds,
+    pace: Option<&Cell<Pace>>,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    match pace {
+        Some(pace) => backward(len, producer, consumer, bounds, pace),
+        None => run(len, producer, consumer, bounds, current_worker()),
+    }
+}
+
+/// A backward run's pace, moved into both closures of its joins. `Cell` is not `Sync`, so
+/// a closure that runs on another thread (a thief took it) must not touch it: `get` gives
+/// it only to a closure that did not migrate.
+struct OwnerOnly<'a>(&'a Cell<Pace>);
+
+// SAFETY: the reference reaches another thread only inside a closure a thief took, which
+// drops it unused (`get` returns `None` there); a shared reference has no drop glue.
+unsafe impl Send for OwnerOnly<'_> {}
+
+impl<'a> OwnerOnly<'a> {
+    /// The pace, unless the closure holding it migrated (`FnContext::migrated`).
+    #[inline(always)]
+    fn get(self, migrated: bool) -> Option<&'a Cell<Pace>> {
+        (!migrated).then_some(self.0)
+    }
+}
+
 /// A value moved into the first closure of a `join`, which runs on the joining thread
 /// itself: the splitter only joins on a worker, and a worker runs a join's first closure
 /// inline (only from outside any pool does `join` send both closures away). So a folder,
@@ -295,14 +413,30 @@ where
 {
     registry::on_worker(move |worker| {
         let threads = worker.registry().num_threads();
-        unindexed(worker.index, threads, producer, consumer)
+        let edge = if C::RIGHT_FIRST { EDGE_SPLITS } else { 0 };
+        unindexed(worker.index, threads, edge, producer, consumer)
     })
 }
 
+/// How many times a consumer that wants the last items first (`Consumer::RIGHT_FIRST`)
+/// halves the rightmost piece of an unindexed producer, whatever the pool: such a producer
+/// can only be folded front to back, so its right end is reached by splitting. Bounded,
+/// as some producers split without end (`repeat`); 64 halvings leave a piece of a 64-bit
+/// count of items at one item.
+const EDGE_SPLITS: u32 = 64;
+
 /// An unindexed producer cannot be folded in chunks and split later, so it is split before
 /// it runs: into up to `splits` pieces (the pool's size; again when a piece has moved to
-/// another worker, as rayon does), or when an idle worker is asking.
-fn unindexed<P, C>(parent: usize, mut splits: usize, producer: P, consumer: C) -> C::Result
+/// another worker, as rayon does), or when an idle worker is asking. The rightmost piece
+/// of a consumer that wants the last items first is also split `edge` more times, and the
+/// right piece runs first.
+fn unindexed<P, C>(
+    parent: usize,
+    mut splits: usize,
+    edge: u32,
+    producer: P,
+    consumer: C,
+) -> C::Result
 where
     P: UnindexedProducer,
     C: UnindexedConsumer<P::Item>,
@@ -320,16 +454,18 @@ where
         splits /= 2;
         true
     } else {
-        wants_split(worker)
+        (C::RIGHT_FIRST && edge > 0) || wants_split(worker)
     };
     if split {
         match producer.split() {
             (left, Some(right)) => {
                 let reducer = consumer.to_reducer();
                 let left_c = consumer.split_off_left();
-                let (l, r) = join(
-                    move || unindexed(here, splits, left, left_c),
-                    move || unindexed(here, splits, right, consumer),
+                let edge = edge.saturating_sub(1);
+                let (l, r) = join_in_order(
+                    C::RIGHT_FIRST,
+                    move || unindexed(here, splits, 0, left, left_c),
+                    move || unindexed(here, splits, edge, right, consumer),
                 );
                 return reducer.reduce(l, r);
             }
@@ -337,6 +473,25 @@ where
         }
     }
     producer.fold_with(consumer.into_folder()).complete()
+}
+
+/// `join` of the pieces left (`a`) and right (`b`) of a split, results as `(left, right)`.
+/// With `right_first` (the consumer's `RIGHT_FIRST`) the right piece runs first, on this
+/// thread, and the left one is what a thief may take.
+#[inline]
+pub(crate) fn join_in_order<A, B, RA, RB>(right_first: bool, a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    if right_first {
+        let (rb, ra) = join(b, a);
+        (ra, rb)
+    } else {
+        join(a, b)
+    }
 }
 
 /// The worker running this code: the splitter only runs inside `on_worker`.
@@ -411,6 +566,20 @@ impl Pace {
             declined: false,
             worker,
             depth,
+        }
+    }
+
+    /// After a piece of `done` items of a backward run: the next piece's length, grown then
+    /// timed as a forward run's chunks are.
+    #[inline]
+    fn learn(&mut self, done: usize) {
+        if self.since != 0 {
+            *self = self.timed(done);
+        } else {
+            self.chunk = self.chunk.saturating_mul(GROWTH);
+            if self.chunk >= TIMED_FROM {
+                self.since = clock::now();
+            }
         }
     }
 

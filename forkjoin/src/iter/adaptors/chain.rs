@@ -3,6 +3,7 @@
 //! a producer spans both.
 
 use crate::iter::plumbing::{Consumer, Producer, ProducerCallback, Reducer, UnindexedConsumer};
+use crate::iter::splitter::join_in_order;
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
 /// `chain`. See [`ParallelIterator::chain`].
@@ -41,7 +42,8 @@ where
                 (left, consumer, reducer)
             }
         };
-        let (l, r) = crate::join(
+        let (l, r) = join_in_order(
+            C::RIGHT_FIRST,
             move || a.drive_unindexed(left),
             move || b.drive_unindexed(right),
         );
@@ -68,7 +70,11 @@ where
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         let Chain { a, b } = self;
         let (left, right, reducer) = consumer.split_at(a.len());
-        let (l, r) = crate::join(move || a.drive(left), move || b.drive(right));
+        let (l, r) = join_in_order(
+            C::RIGHT_FIRST,
+            move || a.drive(left),
+            move || b.drive(right),
+        );
         reducer.reduce(l, r)
     }
 

@@ -92,6 +92,10 @@ where
         self.base.full()
     }
 
+    // The outer items run right first too, so that the last inner iterator (driven with a
+    // part of `C`, right first as well) is the first searched.
+    const RIGHT_FIRST: bool = C::RIGHT_FIRST;
+
     const SPLITS_FOLDER: bool = true;
 
     fn split_folder(folder: &mut Self::Folder, _keep: usize) -> (Self, C::Reducer) {
@@ -251,6 +255,7 @@ where
     }
 
     const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
+    const RIGHT_FIRST: bool = C::RIGHT_FIRST;
 
     fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
         let (base, reducer) = C::split_folder(&mut folder.base, keep);

@@ -179,6 +179,7 @@ where
     }
 
     const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
+    const RIGHT_FIRST: bool = C::RIGHT_FIRST;
 
     fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
         let (base, reducer) = C::split_folder(&mut folder.base, keep);
@@ -593,6 +594,7 @@ where
     }
 
     const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
+    const RIGHT_FIRST: bool = C::RIGHT_FIRST;
 
     fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
         let (base, reducer) = C::split_folder(&mut folder.base, keep);

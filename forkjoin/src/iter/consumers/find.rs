@@ -15,11 +15,23 @@
 //! of its range to a thief (`split_folder`), so it records `lower + 1`: above every piece
 //! wholly to its left (whose upper bound is at most `lower`), and at or below the upper
 //! bound of any piece later carved out of its own range to the right.
+//!
+//! `find_last` asks the splitter for the rightmost pieces first (`Consumer::RIGHT_FIRST`):
+//! a match found there stops everything to its left, so a search whose answer lies near
+//! the end is quick however long the iterator. Such a search reaches pieces deeper than 64
+//! halvings (the right end of a `flat_map` of `flat_map`s, of a 128-bit range), where
+//! halving would leave parts with the same positions, which cannot stop one another: a
+//! `find_last` piece whose range can no longer be halved opens a `Level` instead, a fresh
+//! range of positions with a best of its own, inside its own. (`find_first` keeps plain
+//! halving, as rayon does: its pieces' search runs from the left, and a level would cost
+//! every item of a long `flat_map` a load more.)
 
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 use std::cell::Cell;
+use std::mem;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
 
 pub(crate) fn find_any<I, P>(pi: I, predicate: P) -> Option<I::Item>
 where
@@ -159,7 +171,7 @@ where
     P: Fn(&I::Item) -> bool + Sync,
 {
     let best = AtomicUsize::new(usize::MAX);
-    pi.drive_unindexed(FindPositioned::new(&predicate, &best, Side::First))
+    pi.drive_unindexed(FindPositioned::<P, FIRST>::new(&predicate, &best))
 }
 
 pub(crate) fn find_last<I, P>(pi: I, predicate: P) -> Option<I::Item>
@@ -168,178 +180,285 @@ where
     P: Fn(&I::Item) -> bool + Sync,
 {
     let best = AtomicUsize::new(0);
-    pi.drive_unindexed(FindPositioned::new(&predicate, &best, Side::Last))
+    pi.drive_unindexed(FindPositioned::<P, LAST>::new(&predicate, &best))
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Side {
-    First,
-    Last,
-}
+/// The side a `FindPositioned` searches for: `find_first`'s.
+const FIRST: bool = false;
+/// `find_last`'s.
+const LAST: bool = true;
 
-/// A consumer of `find_first`/`find_last` over the positions `lower..upper`.
-struct FindPositioned<'p, P> {
+/// A consumer of `find_first` (`LAST` false) or `find_last` over the positions
+/// `lower..upper` of its level.
+struct FindPositioned<'p, P, const LAST: bool> {
     predicate: &'p P,
+    /// The search's best, at the outermost level.
     best: &'p AtomicUsize,
-    side: Side,
-    /// `split_off_left` takes `&self`, so the lower bound moves through a `Cell`.
+    /// `split_off_left` takes `&self`, so the range and the level move through `Cell`s.
     lower: Cell<usize>,
-    upper: usize,
+    upper: Cell<usize>,
+    /// `find_last` only: the level `lower..upper` counts in, for a piece that lies more than
+    /// 64 halvings deep (`None`: the outermost).
+    level: Cell<Option<Arc<Level>>>,
 }
 
-impl<'p, P> FindPositioned<'p, P> {
-    fn new(predicate: &'p P, best: &'p AtomicUsize, side: Side) -> Self {
+/// One more range of positions for the parts of a `find_last` piece whose own range could
+/// not be halved any more (after some 64 halvings: the right end of a `flat_map` of
+/// `flat_map`s, of a 128-bit range), with a best of its own. From outside, the parts are
+/// that piece: a match in one records at every level above what the piece would record,
+/// and a record above that beats the piece beats every part.
+struct Level {
+    best: AtomicUsize,
+    /// The level of the piece that opened this one (`None`: the outermost).
+    outer: Option<Arc<Level>>,
+    /// That piece's range in its level.
+    lower: usize,
+    upper: usize,
+    /// How many levels this one lies in, itself included.
+    depth: u32,
+}
+
+/// The most levels a piece lies in. Every level costs the pieces in it a load per item;
+/// two, with the outermost, give 192 bits of positions, more than the right end of a
+/// `flat_map` four deep or of `0..=u128::MAX` needs. Deeper, pieces share positions as
+/// rayon's do (they cannot stop one another; a match further right still stops them).
+const MAX_LEVELS: u32 = 2;
+
+impl<'p, P, const LAST: bool> FindPositioned<'p, P, LAST> {
+    fn new(predicate: &'p P, best: &'p AtomicUsize) -> Self {
         FindPositioned {
             predicate,
             best,
-            side,
             lower: Cell::new(0),
-            upper: usize::MAX,
+            upper: Cell::new(usize::MAX),
+            level: Cell::new(None),
         }
     }
 
-    /// A consumer for `lower..upper`.
-    fn with_range(&self, lower: usize, upper: usize) -> Self {
+    /// A consumer for `lower..upper` of `level`.
+    fn part(&self, lower: usize, upper: usize, level: Option<Arc<Level>>) -> Self {
         FindPositioned {
             predicate: self.predicate,
             best: self.best,
-            side: self.side,
             lower: Cell::new(lower),
-            upper,
+            upper: Cell::new(upper),
+            level: Cell::new(level),
         }
+    }
+
+    /// This piece's level (always the outermost for `find_first`).
+    fn level(&self) -> Option<Arc<Level>> {
+        if !LAST {
+            return None;
+        }
+        let level = self.level.take();
+        self.level.set(level.clone());
+        level
     }
 
     /// The position this piece compares the best with: its lower bound for `find_first`
     /// (anything found further left beats it), its upper bound for `find_last`.
     fn position(&self) -> usize {
-        match self.side {
-            Side::First => self.lower.get(),
-            Side::Last => self.upper,
+        if LAST {
+            self.upper.get()
+        } else {
+            self.lower.get()
+        }
+    }
+
+    /// Whether this `find_last` piece's range is too narrow to halve and a level can open.
+    fn opens_level(&self) -> bool {
+        LAST && self.upper.get() - self.lower.get() < 2 && {
+            let level = self.level.take();
+            let depth = level.as_ref().map_or(0, |l| l.depth);
+            self.level.set(level);
+            depth < MAX_LEVELS
         }
     }
 }
 
-/// Whether a match recorded at `best` makes a piece at `position` useless.
+/// Whether a match recorded at `best` (and, for `find_last`, at `level` and the levels
+/// around it) makes a piece at `position` of `level` useless.
 #[inline]
-fn beaten(best: &AtomicUsize, position: usize, side: Side) -> bool {
-    // Relaxed: a hint to stop early; matches travel through the results.
-    let best = best.load(Relaxed);
-    match side {
-        Side::First => best < position,
-        Side::Last => best > position,
+fn beaten<const LAST: bool>(best: &AtomicUsize, level: Option<&Level>, position: usize) -> bool {
+    // Relaxed (all loads): a hint to stop early; matches travel through the results.
+    if !LAST {
+        return best.load(Relaxed) < position;
+    }
+    let (mut level, mut position) = (level, position);
+    loop {
+        if level.map_or(best, |l| &l.best).load(Relaxed) > position {
+            return true;
+        }
+        let Some(l) = level else { return false };
+        (level, position) = (l.outer.as_deref(), l.upper);
     }
 }
 
-impl<'p, P, T> Consumer<T> for FindPositioned<'p, P>
+impl<'p, P, T, const LAST: bool> Consumer<T> for FindPositioned<'p, P, LAST>
 where
     T: Send,
     P: Fn(&T) -> bool + Sync,
 {
-    type Folder = FindPositionedFolder<'p, P, T>;
-    type Reducer = Reducers;
+    type Folder = FindPositionedFolder<'p, P, T, LAST>;
+    type Reducer = Reducers<LAST>;
     type Result = Option<T>;
 
-    fn split_at(self, _index: usize) -> (Self, Self, Reducers) {
+    fn split_at(self, _index: usize) -> (Self, Self, Reducers<LAST>) {
         let left = self.split_off_left();
-        let reducer = Reducers(self.side);
-        (left, self, reducer)
+        (left, self, Reducers)
     }
 
     fn into_folder(self) -> Self::Folder {
         FindPositionedFolder {
             position: self.position(),
+            level: self.level(),
             consumer: self,
             item: None,
         }
     }
 
     fn full(&self) -> bool {
-        beaten(self.best, self.position(), self.side)
+        if !LAST {
+            return beaten::<LAST>(self.best, None, self.position());
+        }
+        let level = self.level.take();
+        let beaten = beaten::<LAST>(self.best, level.as_deref(), self.position());
+        self.level.set(level);
+        beaten
     }
 
     const SPLITS_FOLDER: bool = true;
 
-    fn split_folder(folder: &mut Self::Folder, _keep: usize) -> (Self, Reducers) {
+    fn split_folder(folder: &mut Self::Folder, _keep: usize) -> (Self, Reducers<LAST>) {
         let c = &folder.consumer;
-        let lower = c.lower.get();
-        let mid = lower + (c.upper - lower) / 2;
-        let right = c.with_range(mid, c.upper);
-        folder.consumer = c.with_range(lower, mid);
+        let (lower, upper) = (c.lower.get(), c.upper.get());
+        if LAST && upper - lower < 2 && !c.opens_level() {
+            // Halved, a `find_last` folder that has recorded `lower + 1` would beat itself:
+            // it keeps its range, and the part after it gets the empty range at its end,
+            // which neither beats the other.
+            return (c.part(upper, upper, c.level()), Reducers);
+        }
+        // The folder goes on with the left part. A `find_last` folder that has recorded a
+        // match stays unbeaten: `lower + 1` is at most the left part's upper bound (or, if
+        // a level opens, what the whole piece records in the level around).
+        let left = folder.consumer.split_off_left();
+        let right = mem::replace(&mut folder.consumer, left);
         folder.position = folder.consumer.position();
-        (right, Reducers(folder.side()))
+        folder.level = folder.consumer.level();
+        (right, Reducers)
     }
+
+    // `find_last`: a match at the right end ends the search.
+    const RIGHT_FIRST: bool = LAST;
 }
 
-impl<'p, P, T> UnindexedConsumer<T> for FindPositioned<'p, P>
+impl<'p, P, T, const LAST: bool> UnindexedConsumer<T> for FindPositioned<'p, P, LAST>
 where
     T: Send,
     P: Fn(&T) -> bool + Sync,
 {
     fn split_off_left(&self) -> Self {
-        let lower = self.lower.get();
-        let mid = lower + (self.upper - lower) / 2;
+        let (lower, upper) = (self.lower.get(), self.upper.get());
+        if self.opens_level() {
+            // Both parts get half of a new level inside this range.
+            let outer = self.level.take();
+            let level = Arc::new(Level {
+                best: AtomicUsize::new(0),
+                depth: outer.as_ref().map_or(0, |l| l.depth) + 1,
+                outer,
+                lower,
+                upper,
+            });
+            let mid = usize::MAX / 2;
+            self.lower.set(mid);
+            self.upper.set(usize::MAX);
+            self.level.set(Some(level.clone()));
+            return self.part(0, mid, Some(level));
+        }
+        let mid = lower + (upper - lower) / 2;
         self.lower.set(mid);
-        self.with_range(lower, mid)
+        self.part(lower, mid, self.level())
     }
 
-    fn to_reducer(&self) -> Reducers {
-        Reducers(self.side)
+    fn to_reducer(&self) -> Reducers<LAST> {
+        Reducers
     }
 }
 
 /// `Leftmost` for `find_first`, `Rightmost` for `find_last`.
-struct Reducers(Side);
+struct Reducers<const LAST: bool>;
 
-impl<T> Reducer<Option<T>> for Reducers {
+impl<T, const LAST: bool> Reducer<Option<T>> for Reducers<LAST> {
     fn reduce(self, left: Option<T>, right: Option<T>) -> Option<T> {
-        match self.0 {
-            Side::First => Leftmost.reduce(left, right),
-            Side::Last => Rightmost.reduce(left, right),
+        if LAST {
+            Rightmost.reduce(left, right)
+        } else {
+            Leftmost.reduce(left, right)
         }
     }
 }
 
-struct FindPositionedFolder<'p, P, T> {
-    consumer: FindPositioned<'p, P>,
-    /// What `full` compares the best with (`FindPositioned::position`).
+struct FindPositionedFolder<'p, P, T, const LAST: bool> {
+    consumer: FindPositioned<'p, P, LAST>,
+    /// What `full` compares the best with (`FindPositioned::position`), and the level it
+    /// counts in: the consumer's, kept at hand.
     position: usize,
+    level: Option<Arc<Level>>,
     item: Option<T>,
 }
 
-impl<P, T> FindPositionedFolder<'_, P, T> {
-    fn side(&self) -> Side {
-        self.consumer.side
+impl<P, T, const LAST: bool> FindPositionedFolder<'_, P, T, LAST> {
+    fn beaten(&self) -> bool {
+        beaten::<LAST>(self.consumer.best, self.level.as_deref(), self.position)
     }
 
-    /// Records a match found in this piece (see the module's comment for the positions).
+    /// Records this piece's first match (see the module's comment for the positions; a
+    /// later match of the same piece would record the same).
     fn record(&self) {
-        let best = self.consumer.best;
-        let lower = self.consumer.lower.get();
-        // Relaxed: see `beaten`.
-        match self.side() {
-            Side::First => best.fetch_min(lower, Relaxed),
-            // At most the upper bound, so that a piece whose range has collapsed after 64
-            // halvings does not beat itself.
-            Side::Last => best.fetch_max(lower.saturating_add(1).min(self.consumer.upper), Relaxed),
-        };
+        // Relaxed (all updates): see `beaten`.
+        if !LAST {
+            self.consumer
+                .best
+                .fetch_min(self.consumer.lower.get(), Relaxed);
+            return;
+        }
+        let mut level = self.level.as_deref();
+        let (mut lower, mut upper) = (self.consumer.lower.get(), self.consumer.upper.get());
+        loop {
+            // At most the upper bound, so that a piece whose range has collapsed (deeper
+            // than the levels go) does not beat itself.
+            let at = lower.saturating_add(1).min(upper);
+            if level
+                .map_or(self.consumer.best, |l| &l.best)
+                .fetch_max(at, Relaxed)
+                >= at
+            {
+                // A part of this level at least as far right has recorded, and so records
+                // what this one would in the levels around.
+                return;
+            }
+            let Some(l) = level else { return };
+            (level, lower, upper) = (l.outer.as_deref(), l.lower, l.upper);
+        }
     }
 }
 
-impl<'p, P, T> Folder<T> for FindPositionedFolder<'p, P, T>
+impl<'p, P, T, const LAST: bool> Folder<T> for FindPositionedFolder<'p, P, T, LAST>
 where
     P: Fn(&T) -> bool,
 {
     type Result = Option<T>;
 
     fn consume(mut self, item: T) -> Self {
-        let first = self.side() == Side::First;
-        if (first && self.item.is_some()) || beaten(self.consumer.best, self.position, self.side())
-        {
+        if (!LAST && self.item.is_some()) || self.beaten() {
             return self;
         }
         if (self.consumer.predicate)(&item) {
+            if self.item.is_none() {
+                self.record();
+            }
             self.item = Some(item);
-            self.record();
         }
         self
     }
@@ -351,7 +470,6 @@ where
     fn full(&self) -> bool {
         // `find_first` stops at its first match; `find_last` goes on (a later item may
         // match too) unless beaten.
-        (self.side() == Side::First && self.item.is_some())
-            || beaten(self.consumer.best, self.position, self.side())
+        (!LAST && self.item.is_some()) || self.beaten()
     }
 }

@@ -152,6 +152,19 @@ pub trait Consumer<Item>: Send + Sized {
         let _ = (folder, keep);
         panic!("Consumer::split_folder called on a consumer whose SPLITS_FOLDER is false")
     }
+
+    /// *forkjoin's addition to rayon's interface.* Whether the consumer wants the last items
+    /// first: once it has a result from the right end, everything to its left is useless
+    /// (`find_last`, `position_last`). The splitter then runs the rightmost pieces first,
+    /// and a running piece halves its rest and goes on with the right half, down to its
+    /// chunk length, instead of folding from the left; so the right end of a huge (or
+    /// endless-looking) iterator is reached at once and `full` stops the rest.
+    ///
+    /// Only the order in which pieces run changes: each piece is still folded front to
+    /// back by a folder of its own and the results are reduced left before right, so any
+    /// consumer stays correct with either value. Adaptors that wrap a consumer item by item
+    /// (`map`, `filter`, `flat_map`, ...) pass their base's value on.
+    const RIGHT_FIRST: bool = false;
 }
 
 /// The sequential part of a consumer: takes items one at a time (or an iterator of them)

@@ -27,6 +27,7 @@ use crate::iter::plumbing::{
     bridge, bridge_producer_consumer, Consumer, Folder, Producer, ProducerCallback,
     UnindexedConsumer,
 };
+use crate::iter::splitter::join_in_order;
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::ops::Range;
 
@@ -221,7 +222,8 @@ where
     let half = len / 2;
     let left = consumer.split_off_left();
     let reducer = consumer.to_reducer();
-    let (l, r) = crate::join(
+    let (l, r) = join_in_order(
+        C::RIGHT_FIRST,
         move || drive_wide(start, half, add, left),
         move || drive_wide(add(start, half), len - half, add, consumer),
     );

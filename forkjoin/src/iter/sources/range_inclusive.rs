@@ -27,6 +27,7 @@
 
 use super::range::{char_index, drive_wide, CharProducer, OffsetProducer};
 use crate::iter::plumbing::{bridge, Consumer, ProducerCallback, Reducer, UnindexedConsumer};
+use crate::iter::splitter::join_in_order;
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
 use std::ops::RangeInclusive;
 
@@ -76,7 +77,8 @@ where
     let half = 1u128 << 127;
     let left = consumer.split_off_left();
     let reducer = consumer.to_reducer();
-    let (l, r) = crate::join(
+    let (l, r) = join_in_order(
+        C::RIGHT_FIRST,
         move || drive_wide(start, half, add, left),
         move || drive_wide(add(start, half), half, add, consumer),
     );
