@@ -69,9 +69,11 @@ $4
 
 [workspace]
 
-[profile.ci]
-inherits = "release"
-codegen-units = 16
+# Unoptimised with debug assertions, as rayon runs its own suite (plain cargo test), and
+# twice as fast to build and run here as the optimised ci profile (50 s against 100).
+[profile.ci-unoptimised]
+inherits = "dev"
+debug = 0
 EOF
 }
 make_suite rayon "$rayon_src/tests" rayon ''
@@ -86,7 +88,7 @@ for suite in rayon rayon-core; do
         name=$(basename "$f" .rs)
         files=$((files + 1))
         log=$work/$suite-$name.log
-        if ! CARGO_TARGET_DIR=$work/target cargo test --quiet --profile ci \
+        if ! CARGO_TARGET_DIR=$work/target cargo test --quiet --profile ci-unoptimised \
             --manifest-path "$dir/Cargo.toml" --test "$name" --no-run >"$log" 2>&1; then
             printf '%-32s %-10s %s\n' "$suite/$name" no "(see $log)"
             continue
@@ -95,7 +97,7 @@ for suite in rayon rayon-core; do
         # A file gets two minutes: a test that does not finish (one that relies on a
         # short-circuit forkjoin does not take) must not hold the whole run.
         note=
-        CARGO_TARGET_DIR=$work/target timeout 120 cargo test --profile ci \
+        CARGO_TARGET_DIR=$work/target timeout 120 cargo test --profile ci-unoptimised \
             --manifest-path "$dir/Cargo.toml" --test "$name" -- --test-threads=1 >"$log" 2>&1 || true
         ok=$(sed -n 's/.*test result: .*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\1/p' "$log" | tail -1)
         bad=$(sed -n 's/.*test result: .*\. \([0-9]*\) passed; \([0-9]*\) failed.*/\2/p' "$log" | tail -1)

@@ -3364,7 +3364,7 @@ fn parallel_iterators_inside_join_and_scope() {
                     *slot = v
                         .par_iter()
                         .filter(|&&x| x % 4 == k as u64)
-                        .map(|x| x >> 8)
+                        .map(|x| x >> 24)
                         .sum()
                 });
             }
@@ -3380,7 +3380,7 @@ fn parallel_iterators_inside_join_and_scope() {
                 *slot,
                 v.iter()
                     .filter(|&&x| x % 4 == k as u64)
-                    .map(|x| x >> 8)
+                    .map(|x| x >> 24)
                     .sum::<u64>(),
                 "scope, {at}"
             );
