@@ -288,6 +288,18 @@ fn calibrate_profile_predict_and_validate() {
         "{}",
         text(&out.stdout)
     );
+    // The joins of the programs that fork at every call are measured in those programs;
+    // fib's, one join per fib(13) of work, are too sparse to move its prediction.
+    let own = &saved["program_join_ns"];
+    for dense in ["fib-nothreshold", "nqueens"] {
+        assert!(own[dense].as_f64().is_some_and(|v| v > 0.0), "{dense}: {own}");
+        assert!(
+            text(&out.stdout).contains(&format!("join in {dense}")),
+            "{}",
+            text(&out.stdout)
+        );
+    }
+    assert!(own.get("fib").is_none(), "{own}");
     let c = costs.to_str().unwrap();
 
     let svg = dir.join("fib.svg");

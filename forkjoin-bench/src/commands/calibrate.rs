@@ -2,13 +2,18 @@
 //! JSON; `fj profile`, `predict`, `validate` and `ft-predict` load them with [`load_costs`]
 //! (and `fj ft --model` reads the same file).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Instant;
 
 use forkjoin::profile::{Costs, MEASURED};
 
+use super::profile::not_modelled;
 use super::Failure;
 use crate::cli::CalibrateArgs;
+use crate::suite::cpus;
+use crate::suite::programs::{self, Ctx, Size};
 
 /// Where `fj calibrate` saves the costs and the other commands look for them.
 pub const DEFAULT_COSTS: &str = "fj-costs.json";
@@ -18,10 +23,11 @@ pub const DEFAULT_COSTS: &str = "fj-costs.json";
 pub fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
     let out = &args.out;
     println!(
-        "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn (about a second; longer on a busy host)",
+        "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn, then the joins of the suite's programs (about ten seconds)",
         forkjoin::profile::ROUNDS
     );
-    let costs = Costs::measure();
+    let mut costs = Costs::measure();
+    costs.program_join_ns = program_join_costs(&costs)?;
     print_costs(&costs);
     warn_unsettled(&costs);
     costs.save(out).map_err(|e| Failure::Other(e.to_string()))?;
@@ -41,7 +47,7 @@ fn print_costs(c: &Costs) {
         "profiler, per strand",
     ];
     println!(
-        "costs on {} (median, and p25-p75 of the repetitions):",
+        "costs on {} (the mean of the fastest fifth of the repetitions for the join, the sharing, the sweep, the search and the profiler, the median for the latencies; and the p25-p75 of the repetitions):",
         c.machine
     );
     for ((name, field), ns) in names.iter().zip(MEASURED).zip(c.measured()) {
@@ -59,7 +65,97 @@ fn print_costs(c: &Costs) {
         "  {:<30} {:>12.1} ns (the runtime's constant)",
         "heartbeat period", c.heartbeat_ns
     );
+    for (program, ns) in &c.program_join_ns {
+        println!("  {:<30} {ns:>12.2} ns", format!("join in {program}"));
+    }
 }
+
+/// A suite program's own join cost is measured when its joins, at the generic cost, take
+/// at least this share of its sequential time: below it, the join cost moves no prediction.
+const DENSE_JOINS: f64 = 0.002;
+
+/// The fast-path join cost of every suite program whose joins are dense, measured on its
+/// Test input: on one worker, inside one `install` (so that no entry into the pool is in
+/// the times), the program forking and its sequential version (two plain calls per join)
+/// run in pairs, back to back, in alternating order. The median of the pairs' ratios
+/// (forking / plain) times the fastest fifth of the plain runs gives the forking run's
+/// extra time, and a profile of the same input its join count. Pairing is what makes the
+/// figure repeatable: a join costs about a nanosecond, a few percent of these programs'
+/// time, and this host's speed drifts by more than that between seconds, which two
+/// separate fastest fifths would take for a difference in cost.
+///
+/// A join's cost depends on the code around it (DESIGN.md, section 12), and `fj validate`
+/// predicts the Default input from it, so the one-worker row stays a prediction: measured
+/// on another input.
+fn program_join_costs(generic: &Costs) -> Result<BTreeMap<String, f64>, Failure> {
+    /// A program takes pairs of runs for this long (short programs take many: their
+    /// ratios scatter more), at least `MIN_PAIRS` and at most `MAX_PAIRS` of them.
+    const BUDGET_SECONDS: f64 = 0.75;
+    const MIN_PAIRS: usize = 21;
+    const MAX_PAIRS: usize = 4001;
+    let _on = cpus::restrict(cpus::for_workers(&cpus::allowed(), 1));
+    let pool = forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?;
+    let mut out = BTreeMap::new();
+    for program in programs::all() {
+        if not_modelled(program.name).is_some() {
+            continue;
+        }
+        let mut w = (program.make)(Size::Test);
+        w.reset();
+        let ((), profile) = forkjoin::profile::run(&pool, || w.run(&mut Ctx::Forkjoin));
+        w.verify()
+            .map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))?;
+        let joins = profile.joins();
+        if joins == 0
+            || (joins as f64 * generic.join_ns) < DENSE_JOINS * profile.work().as_nanos() as f64
+        {
+            continue;
+        }
+        let (mut ratios, mut plain) = (Vec::new(), Vec::new());
+        let started = Instant::now();
+        let verified = pool.install(|| -> Result<(), String> {
+            let mut time = |ctx: Ctx| -> Result<f64, String> {
+                let mut ctx = ctx;
+                w.reset();
+                let t = Instant::now();
+                w.run(&mut ctx);
+                let seconds = t.elapsed().as_secs_f64();
+                w.verify()?;
+                Ok(seconds)
+            };
+            // One warm-up pair, then pairs until out of time.
+            time(Ctx::Forkjoin)?;
+            time(Ctx::Sequential)?;
+            while ratios.len() < MAX_PAIRS
+                && (ratios.len() < MIN_PAIRS || started.elapsed().as_secs_f64() < BUDGET_SECONDS)
+            {
+                let (f, s) = if ratios.len() % 2 == 0 {
+                    let f = time(Ctx::Forkjoin)?;
+                    (f, time(Ctx::Sequential)?)
+                } else {
+                    let s = time(Ctx::Sequential)?;
+                    (time(Ctx::Forkjoin)?, s)
+                };
+                ratios.push(f / s);
+                plain.push(s);
+            }
+            Ok(())
+        });
+        verified.map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))?;
+        ratios.sort_by(f64::total_cmp);
+        plain.sort_by(f64::total_cmp);
+        let ratio = ratios[ratios.len() / 2];
+        let fifth = plain.len().div_ceil(FASTEST_FIFTH);
+        let plain_seconds = plain[..fifth].iter().sum::<f64>() / fifth as f64;
+        let per_join = (ratio - 1.0) * plain_seconds * 1e9 / joins as f64;
+        out.insert(program.name.to_string(), per_join.max(0.0));
+    }
+    Ok(out)
+}
+
+/// The share of the plain runs whose mean is a program's sequential time in
+/// [`program_join_costs`]: the fastest fifth, as for the runtime's own CPU-bound costs.
+const FASTEST_FIFTH: usize = 5;
 
 /// Names on stderr the costs whose rounds disagreed by more than the stated factor.
 fn warn_unsettled(c: &Costs) {

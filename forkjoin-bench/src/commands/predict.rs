@@ -56,6 +56,8 @@ fn predict_command(
     costs: &Costs,
     json: Option<&PathBuf>,
 ) -> Result<(), Failure> {
+    // The program's own join cost where `fj calibrate` measured one.
+    let costs = &costs.for_program(program.name);
     let p = profile_program(program, size, 3, costs)?.scaled;
     println!(
         "{}: work {:.3} ms, span {:.3} ms, parallelism {:.1}",

@@ -182,6 +182,8 @@ fn profile_command(
     costs: &Costs,
     svg: &Path,
 ) -> Result<(), Failure> {
+    // The program's own join cost where `fj calibrate` measured one.
+    let costs = &costs.for_program(program.name);
     // Five profiles: their wall times give what profiling costs by the same statistic as
     // the unprofiled time (a single profiled run read 1.6-2.2 times it on this VM).
     let profiled = profile_program(program, size, 5, costs)?;

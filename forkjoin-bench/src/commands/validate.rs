@@ -98,6 +98,8 @@ fn validate_command(
             skipped.push(format!("{}: not modelled; it {why}", program.name));
             continue;
         }
+        // The program's own join cost where `fj calibrate` measured one.
+        let costs = &costs.for_program(program.name);
         let profiled = profile_program(program, size, 3, costs)?;
         // The sequential version, every worker count, and the split runs that measure the
         // co-run slowdown (one worker, then each worker count t > 1 on t CPUs), measured
