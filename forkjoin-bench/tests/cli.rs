@@ -292,7 +292,10 @@ fn calibrate_profile_predict_and_validate() {
     // fib's, one join per fib(13) of work, are too sparse to move its prediction.
     let own = &saved["program_join_ns"];
     for dense in ["fib-nothreshold", "nqueens"] {
-        assert!(own[dense].as_f64().is_some_and(|v| v > 0.0), "{dense}: {own}");
+        assert!(
+            own[dense].as_f64().is_some_and(|v| v > 0.0),
+            "{dense}: {own}"
+        );
         assert!(
             text(&out.stdout).contains(&format!("join in {dense}")),
             "{}",

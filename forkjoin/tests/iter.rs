@@ -2924,7 +2924,10 @@ fn searches_and_failures_stop_early() {
         };
         let check = |what: &str| {
             let n = visited.swap(0, Relaxed);
-            assert!(seen.swap(false, Relaxed), "{what} never visited its answer, {at}");
+            assert!(
+                seen.swap(false, Relaxed),
+                "{what} never visited its answer, {at}"
+            );
             assert!(n < BOUND, "{what} visited {n} items after its answer, {at}");
         };
 

@@ -1045,7 +1045,10 @@ mod tests {
             ]);
         }
         // CPU-bound: the fastest fifth of five (one) is 60, the spread 60-80.
-        rounds(&mut r.promote, &[&[80.0], &[60.0], &[90.0], &[70.0], &[60.0]]);
+        rounds(
+            &mut r.promote,
+            &[&[80.0], &[60.0], &[90.0], &[70.0], &[60.0]],
+        );
         // Hand-overs: 2 ms is a preempted one (above 20 x the 10th percentile, 900, and
         // above 0.5 ms), left out: median 1060, so the steal is 1000 (60 of promotion).
         rounds(
