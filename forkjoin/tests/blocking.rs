@@ -23,10 +23,20 @@ fn spare_threads() -> usize {
         .count()
 }
 
-/// Waits up to 5 s for the spares to retire and exit; returns how many are left.
+/// Waits up to 5 s for the spares to retire and exit; returns how many are left. None must
+/// be seen for 200 ms: a spare started just before is named by its own thread when it first
+/// runs, and until then it carries the name of the worker that started it (a fresh-clone CI
+/// run saw 0 spares, then 1).
 fn spares_after_retiring() -> usize {
     let start = Instant::now();
-    while spare_threads() > 0 && start.elapsed() < Duration::from_secs(5) {
+    let mut none_since = None;
+    while start.elapsed() < Duration::from_secs(5) {
+        match (spare_threads(), none_since) {
+            (0, Some(since)) if Instant::now() - since >= Duration::from_millis(200) => return 0,
+            (0, None) => none_since = Some(Instant::now()),
+            (0, Some(_)) => {}
+            _ => none_since = None,
+        }
         std::thread::sleep(Duration::from_millis(5));
     }
     spare_threads()
