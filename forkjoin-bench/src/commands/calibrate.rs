@@ -88,14 +88,24 @@ const DENSE_JOINS: f64 = 0.002;
 /// predicts the Default input from it, so the one-worker row stays a prediction: measured
 /// on another input.
 fn program_join_costs(generic: &Costs) -> Result<BTreeMap<String, f64>, Failure> {
-    /// A program takes pairs of runs for this long (short programs take many: their
-    /// ratios scatter more), at least `MIN_PAIRS` and at most `MAX_PAIRS` of them.
+    /// Each program takes pairs of runs for `BUDGET_SECONDS` in all, in `ROUNDS` turns
+    /// spread over the whole measurement (short programs take many pairs: their ratios
+    /// scatter more), at least `MIN_PAIRS` a turn and at most `MAX_PAIRS` in all.
     const BUDGET_SECONDS: f64 = 0.75;
-    const MIN_PAIRS: usize = 21;
-    const MAX_PAIRS: usize = 4001;
+    const ROUNDS: usize = 9;
+    const MIN_PAIRS: usize = 3;
+    const MAX_PAIRS: usize = 4005;
+    struct Measured {
+        name: &'static str,
+        workload: Box<dyn programs::Workload>,
+        joins: u64,
+        ratios: Vec<f64>,
+        plain: Vec<f64>,
+    }
     let _on = cpus::restrict(cpus::for_workers(&cpus::allowed(), 1));
     let pool = forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?;
-    let mut out = BTreeMap::new();
+    let wrong = |name: &str, e: String| Failure::Other(format!("{name}: wrong answer: {e}"));
+    let mut dense = Vec::new();
     for program in programs::all() {
         if not_modelled(program.name).is_some() {
             continue;
@@ -103,52 +113,77 @@ fn program_join_costs(generic: &Costs) -> Result<BTreeMap<String, f64>, Failure>
         let mut w = (program.make)(Size::Test);
         w.reset();
         let ((), profile) = forkjoin::profile::run(&pool, || w.run(&mut Ctx::Forkjoin));
-        w.verify()
-            .map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))?;
+        w.verify().map_err(|e| wrong(program.name, e))?;
         let joins = profile.joins();
-        if joins == 0
-            || (joins as f64 * generic.join_ns) < DENSE_JOINS * profile.work().as_nanos() as f64
+        if joins > 0
+            && (joins as f64 * generic.join_ns) >= DENSE_JOINS * profile.work().as_nanos() as f64
         {
-            continue;
+            dense.push(Measured {
+                name: program.name,
+                workload: w,
+                joins,
+                ratios: Vec::new(),
+                plain: Vec::new(),
+            });
         }
-        let (mut ratios, mut plain) = (Vec::new(), Vec::new());
-        let started = Instant::now();
-        let verified = pool.install(|| -> Result<(), String> {
-            let mut time = |ctx: Ctx| -> Result<f64, String> {
-                let mut ctx = ctx;
-                w.reset();
-                let t = Instant::now();
-                w.run(&mut ctx);
-                let seconds = t.elapsed().as_secs_f64();
-                w.verify()?;
-                Ok(seconds)
-            };
-            // One warm-up pair, then pairs until out of time.
-            time(Ctx::Forkjoin)?;
-            time(Ctx::Sequential)?;
-            while ratios.len() < MAX_PAIRS
-                && (ratios.len() < MIN_PAIRS || started.elapsed().as_secs_f64() < BUDGET_SECONDS)
-            {
-                let (f, s) = if ratios.len() % 2 == 0 {
-                    let f = time(Ctx::Forkjoin)?;
-                    (f, time(Ctx::Sequential)?)
-                } else {
-                    let s = time(Ctx::Sequential)?;
-                    (time(Ctx::Forkjoin)?, s)
+    }
+    // Turns, not one stretch per program: the host has slow stretches of a second or so,
+    // in which a forking run slows more than a plain one (one program's ratio rose from
+    // 1.09 to 1.4 in one stretch); spread over the measurement, a stretch falls on a few
+    // of every program's pairs, and the median leaves them out.
+    let turn = BUDGET_SECONDS / ROUNDS as f64;
+    for round in 0..ROUNDS {
+        for m in &mut dense {
+            let Measured {
+                workload: w,
+                ratios,
+                plain,
+                ..
+            } = m;
+            pool.install(|| -> Result<(), String> {
+                let mut time = |mut ctx: Ctx| -> Result<f64, String> {
+                    w.reset();
+                    let t = Instant::now();
+                    w.run(&mut ctx);
+                    let seconds = t.elapsed().as_secs_f64();
+                    w.verify()?;
+                    Ok(seconds)
                 };
-                ratios.push(f / s);
-                plain.push(s);
-            }
-            Ok(())
-        });
-        verified.map_err(|e| Failure::Other(format!("{}: wrong answer: {e}", program.name)))?;
-        ratios.sort_by(f64::total_cmp);
-        plain.sort_by(f64::total_cmp);
-        let ratio = ratios[ratios.len() / 2];
-        let fifth = plain.len().div_ceil(FASTEST_FIFTH);
-        let plain_seconds = plain[..fifth].iter().sum::<f64>() / fifth as f64;
-        let per_join = (ratio - 1.0) * plain_seconds * 1e9 / joins as f64;
-        out.insert(program.name.to_string(), per_join.max(0.0));
+                if round == 0 {
+                    // A warm-up pair.
+                    time(Ctx::Forkjoin)?;
+                    time(Ctx::Sequential)?;
+                }
+                let started = Instant::now();
+                let mut pairs = 0;
+                while ratios.len() < MAX_PAIRS * (round + 1) / ROUNDS
+                    && (pairs < MIN_PAIRS || started.elapsed().as_secs_f64() < turn)
+                {
+                    let (f, s) = if ratios.len() % 2 == 0 {
+                        let f = time(Ctx::Forkjoin)?;
+                        (f, time(Ctx::Sequential)?)
+                    } else {
+                        let s = time(Ctx::Sequential)?;
+                        (time(Ctx::Forkjoin)?, s)
+                    };
+                    ratios.push(f / s);
+                    plain.push(s);
+                    pairs += 1;
+                }
+                Ok(())
+            })
+            .map_err(|e| wrong(m.name, e))?;
+        }
+    }
+    let mut out = BTreeMap::new();
+    for mut m in dense {
+        m.ratios.sort_by(f64::total_cmp);
+        m.plain.sort_by(f64::total_cmp);
+        let ratio = m.ratios[m.ratios.len() / 2];
+        let fifth = m.plain.len().div_ceil(FASTEST_FIFTH);
+        let plain_seconds = m.plain[..fifth].iter().sum::<f64>() / fifth as f64;
+        let per_join = (ratio - 1.0) * plain_seconds * 1e9 / m.joins as f64;
+        out.insert(m.name.to_string(), per_join.max(0.0));
     }
     Ok(out)
 }
