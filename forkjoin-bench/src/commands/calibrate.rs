@@ -77,7 +77,8 @@ const DENSE_JOINS: f64 = 0.002;
 /// The fast-path join cost of every suite program whose joins are dense, measured on its
 /// Test input: on one worker, inside one `install` (so that no entry into the pool is in
 /// the times), the program forking and its sequential version (two plain calls per join)
-/// run in pairs, back to back, in alternating order. The median of the pairs' ratios
+/// run in pairs, back to back, in alternating order, in turns that take every program in
+/// order several times over the measurement. The median of the pairs' ratios
 /// (forking / plain) times the fastest fifth of the plain runs gives the forking run's
 /// extra time, and a profile of the same input its join count. Pairing is what makes the
 /// figure repeatable: a join costs about a nanosecond, a few percent of these programs'
