@@ -1,0 +1,31 @@
+//! Costs as a user's program sees them: a program's own join cost, saved by `fj calibrate`
+//! in `program_join_ns`, replaces the generic one for that program only, and survives a
+//! save and a load.
+#![cfg(feature = "profile")]
+
+use forkjoin::profile::Costs;
+
+#[test]
+fn a_program_gets_its_own_join_cost_and_others_the_generic_one() {
+    let mut costs = Costs::typical();
+    costs.join_ns = 0.6;
+    costs.program_join_ns.insert("nqueens".into(), 6.8);
+    costs.program_join_ns.insert("integrate".into(), 0.75);
+
+    let dir = std::env::temp_dir().join(format!("forkjoin-costs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("costs.json");
+    costs.save(&path).unwrap();
+    let loaded = Costs::load(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(loaded, costs);
+
+    assert_eq!(loaded.for_program("nqueens").join_ns, 6.8);
+    assert_eq!(loaded.for_program("integrate").join_ns, 0.75);
+    assert_eq!(loaded.for_program("fib").join_ns, 0.6);
+    // Only the join changes: every other cost is the file's.
+    let own = loaded.for_program("nqueens");
+    assert_eq!(own.steal_ns, loaded.steal_ns);
+    assert_eq!(own.wake_ns, loaded.wake_ns);
+    assert_eq!(own.program_join_ns, loaded.program_join_ns);
+}
