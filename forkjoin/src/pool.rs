@@ -417,9 +417,15 @@ impl<S> PoolBuilder<S> {
         } else {
             None
         };
-        let borrow_stack = self
-            .stack_size
-            .unwrap_or(crate::registry::BORROW_STACK_DEFAULT);
+        // A caller from outside may run its job in a borrowed slot only where the pool's
+        // threads are plain ones: a spawn handler or a start handler may give them state
+        // (thread-locals, say) the job expects and the caller lacks. No stack is that deep.
+        let borrow_stack = if S::SETS_UP_THREADS || self.start_handler.is_some() {
+            usize::MAX
+        } else {
+            self.stack_size
+                .unwrap_or(crate::registry::BORROW_STACK_DEFAULT)
+        };
         let config = ThreadConfig {
             stack_size: stack,
             cores: cores.map(Arc::from),

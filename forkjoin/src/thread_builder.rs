@@ -75,6 +75,12 @@ pub trait ThreadSpawn: private::Sealed {
     /// Starts one worker thread; returns its handle if the pool may join it on drop.
     #[doc(hidden)]
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>>;
+
+    /// Whether the threads may carry the user's own setup (a spawn handler's wrapper,
+    /// thread-local values it sets): then a call from outside runs on them, as in rayon,
+    /// never on the caller in a borrowed slot.
+    #[doc(hidden)]
+    const SETS_UP_THREADS: bool = true;
 }
 
 mod private {
@@ -88,6 +94,8 @@ pub struct DefaultSpawn;
 impl private::Sealed for DefaultSpawn {}
 
 impl ThreadSpawn for DefaultSpawn {
+    const SETS_UP_THREADS: bool = false;
+
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>> {
         let mut b = std::thread::Builder::new();
         if let Some(name) = thread.name() {
