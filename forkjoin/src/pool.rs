@@ -238,7 +238,9 @@ impl<S> PoolBuilder<S> {
         self
     }
 
-    /// Names worker threads (default: `forkjoin-<i>`).
+    /// Names worker threads (default: `forkjoin-<i>`). A pool with named threads runs every
+    /// job on them: a thread from outside waits for its `install` instead of running it in a
+    /// borrowed slot, so a job always sees a worker's name.
     pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(name));
         self
@@ -419,8 +421,12 @@ impl<S> PoolBuilder<S> {
         };
         // A caller from outside may run its job in a borrowed slot only where the pool's
         // threads are plain ones: a spawn handler or a start handler may give them state
-        // (thread-locals, say) the job expects and the caller lacks. No stack is that deep.
-        let borrow_stack = if S::SETS_UP_THREADS || self.start_handler.is_some() {
+        // (thread-locals, say) the job expects and the caller lacks, and a job in a pool
+        // with named threads may look at its thread's name. No stack is that deep.
+        let borrow_stack = if S::SETS_UP_THREADS
+            || self.start_handler.is_some()
+            || self.thread_name.is_some()
+        {
             usize::MAX
         } else {
             self.stack_size
