@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use forkjoin::profile::{Costs, MEASURED};
+use forkjoin::profile::{Costs, Spread, MEASURED};
 
 use super::profile::not_modelled;
 use super::Failure;
@@ -23,11 +23,16 @@ pub const DEFAULT_COSTS: &str = "fj-costs.json";
 pub fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
     let out = &args.out;
     println!(
-        "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn, then the joins of the suite's programs (about ten seconds)",
+        "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn, each followed by a turn of the suite's programs' joins (about fifteen seconds)",
         forkjoin::profile::ROUNDS
     );
-    let mut costs = Costs::measure();
-    costs.program_join_ns = program_join_costs(&costs)?;
+    let turns = forkjoin::profile::ROUNDS;
+    let mut programs = ProgramJoinCosts::new(turns)?;
+    let mut costs = Costs::measure_with(|| programs.turn(turns));
+    let joins = programs.finish()?;
+    costs.program_join_ns = joins.ns;
+    costs.spread.extend(joins.spread);
+    costs.unsettled.extend(joins.unsettled);
     print_costs(&costs);
     warn_unsettled(&costs);
     costs.save(out).map_err(|e| Failure::Other(e.to_string()))?;
@@ -66,82 +71,179 @@ fn print_costs(c: &Costs) {
         "heartbeat period", c.heartbeat_ns
     );
     for (program, ns) in &c.program_join_ns {
-        println!("  {:<30} {ns:>12.2} ns", format!("join in {program}"));
+        let key = program_join_key(program);
+        let spread = c.spread.get(&key).map_or(String::new(), |s| {
+            format!("{:>12.2} - {:<12.2}", s.low, s.high)
+        });
+        let flag = if c.unsettled.contains(&key) {
+            "  unsettled"
+        } else {
+            ""
+        };
+        println!(
+            "  {:<30} {ns:>12.2} ns {spread}{flag}",
+            format!("join in {program}")
+        );
     }
 }
 
-/// A suite program's own join cost is measured when its joins, at the generic cost, take
-/// at least this share of its sequential time: below it, the join cost moves no prediction.
-const DENSE_JOINS: f64 = 0.002;
+/// A suite program's own join cost is measured when its joins, at [`REFERENCE_JOIN_NS`]
+/// each, take at least this share of its plain run. Below it, its own figure would move its
+/// prediction by a few percent at most, and it is too small a part of the paired runs'
+/// ratio to measure well: UTS T3's (0.9-1.0% a nanosecond) read 1.4-3.1 ns in twelve runs,
+/// Micro's (0.24-0.27%) 2.7-3.7 ns. Fibonacci without threshold (22-24%), Integrate
+/// (8.3-8.7%) and n-queens (3.3-5.8%) are above it.
+const DENSE_JOINS: f64 = 0.02;
+
+/// The join cost against which [`DENSE_JOINS`] is judged: a constant, so that which
+/// programs get their own figure does not turn on the host's speed (against the generic
+/// figure, 0.72-0.79 ns, Micro was in and out of the set from run to run).
+const REFERENCE_JOIN_NS: f64 = 1.0;
+
+/// What [`ProgramJoinCosts`] found: each dense program's figure, the spread of its fast
+/// pairs' figures, and the programs whose figure rests on too few fast pairs.
+struct ProgramJoins {
+    ns: BTreeMap<String, f64>,
+    spread: BTreeMap<String, Spread>,
+    unsettled: Vec<String>,
+}
+
+/// The name under which a program's join cost is kept in [`Costs::spread`] and
+/// [`Costs::unsettled`].
+fn program_join_key(program: &str) -> String {
+    format!("program_join_ns.{program}")
+}
+
+/// Each program takes pairs of runs for this long in all, in turns (one after each round
+/// of [`Costs::measure_with`]), at least [`MIN_PAIRS`] a turn and at most [`MAX_PAIRS`]
+/// in all.
+const BUDGET_SECONDS: f64 = 1.25;
+const MIN_PAIRS: usize = 2;
+const MAX_PAIRS: usize = 4005;
+
+/// One pair of runs of a program: its forking run and its plain run, in seconds.
+#[derive(Clone, Copy)]
+struct Pair {
+    forking: f64,
+    plain: f64,
+}
+
+/// A dense program, its join count, its pairs so far and the turns they took.
+struct Measured {
+    name: &'static str,
+    workload: Box<dyn programs::Workload>,
+    joins: u64,
+    pairs: Vec<Pair>,
+    turns: usize,
+}
 
 /// The fast-path join cost of every suite program whose joins are dense, measured on its
 /// Test input: on one worker, inside one `install` (so that no entry into the pool is in
 /// the times), the program forking and its sequential version (two plain calls per join)
-/// run in pairs, back to back, in alternating order, in turns that take every program in
-/// order several times over the measurement. The median of the pairs' ratios
-/// (forking / plain) times the fastest fifth of the plain runs gives the forking run's
-/// extra time, and a profile of the same input its join count. Pairing is what makes the
-/// figure repeatable: a join costs about a nanosecond, a few percent of these programs'
-/// time, and this host's speed drifts by more than that between seconds, which two
-/// separate fastest fifths would take for a difference in cost.
+/// run in pairs, back to back, in alternating order. Pairing is what makes the figure
+/// repeatable: a join costs about a nanosecond, a few percent of these programs' time,
+/// and this host's speed drifts by more than that between seconds, which two separate
+/// fastest fifths would take for a difference in cost.
+///
+/// Only the host's fast state counts. This host has slow states, a CPU's own, that last
+/// from a second to tens of seconds, in which a plain run takes 1.2-1.9x as long and a
+/// forking run slows more still: Integrate's forking/plain ratio rose from 1.10 to
+/// 1.27-1.36, and its join read 2.4-4 ns instead of 0.8. Three things keep them out:
+/// - The pairs are taken in turns, one after each round of the runtime's costs
+///   ([`Costs::measure_with`]), so that they spread over the whole calibration (in a
+///   stretch of their own after the runtime's costs, all of a run's turns had fallen in
+///   one slow state in three runs of twelve).
+/// - Each turn runs on the CPU that is fastest at its start ([`fastest_cpu`]).
+/// - Only the pairs whose two runs both ran at the fast state's speed count
+///   ([`fast_pairs`]): seed 003's K-best, applied to pairs, since the host only ever slows
+///   code down.
+///
+/// The figure is the median of the fast pairs' ratios (forking / plain) times the fastest
+/// fifth of their plain runs, over the join count from a profile. A program with fewer
+/// than [`MIN_FAST_PAIRS`] fast pairs is named unsettled.
 ///
 /// A join's cost depends on the code around it (DESIGN.md, section 12), and `fj validate`
 /// predicts the Default input from it, so the one-worker row stays a prediction: measured
 /// on another input.
-fn program_join_costs(generic: &Costs) -> Result<BTreeMap<String, f64>, Failure> {
-    /// Each program takes pairs of runs for `BUDGET_SECONDS` in all, in `ROUNDS` turns
-    /// spread over the whole measurement (short programs take many pairs: their ratios
-    /// scatter more), at least `MIN_PAIRS` a turn and at most `MAX_PAIRS` in all.
-    const BUDGET_SECONDS: f64 = 0.75;
-    const ROUNDS: usize = 9;
-    const MIN_PAIRS: usize = 3;
-    const MAX_PAIRS: usize = 4005;
-    struct Measured {
-        name: &'static str,
-        workload: Box<dyn programs::Workload>,
-        joins: u64,
-        ratios: Vec<f64>,
-        plain: Vec<f64>,
-    }
-    let _on = cpus::restrict(cpus::for_workers(&cpus::allowed(), 1));
-    let pool = forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?;
-    let wrong = |name: &str, e: String| Failure::Other(format!("{name}: wrong answer: {e}"));
-    let mut dense = Vec::new();
-    for program in programs::all() {
-        if not_modelled(program.name).is_some() {
-            continue;
+struct ProgramJoinCosts {
+    pool: forkjoin::Pool,
+    dense: Vec<Measured>,
+    turn_seconds: f64,
+    failure: Option<Failure>,
+}
+
+fn wrong(name: &str, e: String) -> Failure {
+    Failure::Other(format!("{name}: wrong answer: {e}"))
+}
+
+impl ProgramJoinCosts {
+    /// Profiles every modelled program on its Test input and keeps the dense ones; `turns`
+    /// is how many turns will share [`BUDGET_SECONDS`].
+    fn new(turns: usize) -> Result<ProgramJoinCosts, Failure> {
+        let pool = {
+            // The worker inherits the mask: one CPU, as a turn's caller has (`turn`).
+            let _on = cpus::restrict(cpus::for_workers(&cpus::allowed(), 1));
+            forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?
+        };
+        let mut dense = Vec::new();
+        for program in programs::all() {
+            if not_modelled(program.name).is_some() {
+                continue;
+            }
+            let mut w = (program.make)(Size::Test);
+            w.reset();
+            let ((), profile) = forkjoin::profile::run(&pool, || w.run(&mut Ctx::Forkjoin));
+            w.verify().map_err(|e| wrong(program.name, e))?;
+            let joins = profile.joins();
+            // Against the fastest of five plain runs, not the profile's work: that
+            // includes the profiler's own cost, a third of n-queens' 22 us.
+            let plain_ns = pool
+                .install(|| {
+                    (0..5)
+                        .map(|_| {
+                            w.reset();
+                            let t = Instant::now();
+                            w.run(&mut Ctx::Sequential);
+                            t.elapsed().as_nanos() as f64
+                        })
+                        .fold(f64::INFINITY, f64::min)
+                });
+            w.verify().map_err(|e| wrong(program.name, e))?;
+            if joins > 0 && (joins as f64 * REFERENCE_JOIN_NS) >= DENSE_JOINS * plain_ns {
+                dense.push(Measured {
+                    name: program.name,
+                    workload: w,
+                    joins,
+                    pairs: Vec::new(),
+                    turns: 0,
+                });
+            }
         }
-        let mut w = (program.make)(Size::Test);
-        w.reset();
-        let ((), profile) = forkjoin::profile::run(&pool, || w.run(&mut Ctx::Forkjoin));
-        w.verify().map_err(|e| wrong(program.name, e))?;
-        let joins = profile.joins();
-        if joins > 0
-            && (joins as f64 * generic.join_ns) >= DENSE_JOINS * profile.work().as_nanos() as f64
-        {
-            dense.push(Measured {
-                name: program.name,
-                workload: w,
-                joins,
-                ratios: Vec::new(),
-                plain: Vec::new(),
-            });
-        }
+        Ok(ProgramJoinCosts {
+            pool,
+            dense,
+            turn_seconds: BUDGET_SECONDS / turns as f64,
+            failure: None,
+        })
     }
-    // Turns, not one stretch per program: the host has slow stretches of a second or so,
-    // in which a forking run slows more than a plain one (one program's ratio rose from
-    // 1.09 to 1.4 in one stretch); spread over the measurement, a stretch falls on a few
-    // of every program's pairs, and the median leaves them out.
-    let turn = BUDGET_SECONDS / ROUNDS as f64;
-    for round in 0..ROUNDS {
-        for m in &mut dense {
-            let Measured {
-                workload: w,
-                ratios,
-                plain,
-                ..
-            } = m;
-            pool.install(|| -> Result<(), String> {
+
+    /// One turn of every dense program. A wrong answer stops the measurement; `finish`
+    /// reports it.
+    fn turn(&mut self, turns: usize) {
+        if self.failure.is_some() {
+            return;
+        }
+        let cpu: Vec<usize> = fastest_cpu(&cpus::allowed()).into_iter().collect();
+        for m in &mut self.dense {
+            let first = m.turns == 0;
+            m.turns += 1;
+            let limit = MAX_PAIRS * m.turns / turns;
+            let (w, pairs) = (&mut m.workload, &mut m.pairs);
+            let budget = self.turn_seconds;
+            let done = self.pool.install(|| -> Result<(), String> {
+                // Whichever thread runs the job (the worker, or this one in a borrowed
+                // slot) runs it on the CPU found fastest.
+                let _on = cpus::restrict(&cpu);
                 let mut time = |mut ctx: Ctx| -> Result<f64, String> {
                     w.reset();
                     let t = Instant::now();
@@ -150,57 +252,182 @@ fn program_join_costs(generic: &Costs) -> Result<BTreeMap<String, f64>, Failure>
                     w.verify()?;
                     Ok(seconds)
                 };
-                if round == 0 {
+                if first {
                     // A warm-up pair.
                     time(Ctx::Forkjoin)?;
                     time(Ctx::Sequential)?;
                 }
                 let started = Instant::now();
-                let mut pairs = 0;
-                while ratios.len() < MAX_PAIRS * (round + 1) / ROUNDS
-                    && (pairs < MIN_PAIRS || started.elapsed().as_secs_f64() < turn)
+                let mut taken = 0;
+                while taken < MIN_PAIRS
+                    || (pairs.len() < limit && started.elapsed().as_secs_f64() < budget)
                 {
-                    let (f, s) = if ratios.len() % 2 == 0 {
-                        let f = time(Ctx::Forkjoin)?;
-                        (f, time(Ctx::Sequential)?)
+                    let pair = if pairs.len() % 2 == 0 {
+                        let forking = time(Ctx::Forkjoin)?;
+                        let plain = time(Ctx::Sequential)?;
+                        Pair { forking, plain }
                     } else {
-                        let s = time(Ctx::Sequential)?;
-                        (time(Ctx::Forkjoin)?, s)
+                        let plain = time(Ctx::Sequential)?;
+                        let forking = time(Ctx::Forkjoin)?;
+                        Pair { forking, plain }
                     };
-                    ratios.push(f / s);
-                    plain.push(s);
-                    pairs += 1;
+                    pairs.push(pair);
+                    taken += 1;
                 }
                 Ok(())
-            })
-            .map_err(|e| wrong(m.name, e))?;
+            });
+            if let Err(e) = done {
+                self.failure = Some(wrong(m.name, e));
+                return;
+            }
         }
     }
-    let mut out = BTreeMap::new();
-    for mut m in dense {
-        m.ratios.sort_by(f64::total_cmp);
-        m.plain.sort_by(f64::total_cmp);
-        let ratio = m.ratios[m.ratios.len() / 2];
-        let fifth = m.plain.len().div_ceil(FASTEST_FIFTH);
-        let plain_seconds = m.plain[..fifth].iter().sum::<f64>() / fifth as f64;
-        let per_join = (ratio - 1.0) * plain_seconds * 1e9 / m.joins as f64;
-        out.insert(m.name.to_string(), per_join.max(0.0));
+
+    /// Each dense program's figure from its pairs in the host's fast state.
+    fn finish(self) -> Result<ProgramJoins, Failure> {
+        if let Some(failure) = self.failure {
+            return Err(failure);
+        }
+        let mut found = ProgramJoins {
+            ns: BTreeMap::new(),
+            spread: BTreeMap::new(),
+            unsettled: Vec::new(),
+        };
+        for m in self.dense {
+            let fast = fast_pairs(&m.pairs);
+            let mut plain: Vec<f64> = fast.iter().map(|p| p.plain).collect();
+            let plain_seconds = fastest_fifth_mean(&mut plain);
+            let per_join =
+                |ratio: f64| ((ratio - 1.0) * plain_seconds * 1e9 / m.joins as f64).max(0.0);
+            let mut ratios: Vec<f64> = fast.iter().map(|p| p.forking / p.plain).collect();
+            let figure = per_join(median(&mut ratios));
+            let mut each: Vec<f64> = ratios.iter().map(|&r| per_join(r)).collect();
+            let key = program_join_key(m.name);
+            found.spread.insert(
+                key.clone(),
+                Spread {
+                    low: percentile(&mut each, 0.25),
+                    high: percentile(&mut each, 0.75),
+                },
+            );
+            if fast.len() < MIN_FAST_PAIRS {
+                found.unsettled.push(key);
+            }
+            found.ns.insert(m.name.to_string(), figure);
+        }
+        Ok(found)
     }
-    Ok(out)
 }
 
-/// The share of the plain runs whose mean is a program's sequential time in
-/// [`program_join_costs`]: the fastest fifth, as for the runtime's own CPU-bound costs.
-const FASTEST_FIFTH: usize = 5;
+/// How many of the allowed CPUs [`fastest_cpu`] tries.
+const PROBED_CPUS: usize = 4;
 
-/// Names on stderr the costs whose rounds disagreed by more than the stated factor.
+/// The allowed CPU (of the first [`PROBED_CPUS`]) that runs a fixed plain loop fastest
+/// now. This host's slow states are a CPU's own: a plain loop pinned to each of the two
+/// virtual CPUs in turn, once a second for forty seconds, took 1.2-1.5x its usual time on
+/// one while the other ran at full speed in 19 of the 40 seconds, and on both in 5. A turn
+/// on the CPU that is fast at its start finds the fast state far more often than a turn
+/// on a fixed one.
+fn fastest_cpu(allowed: &[usize]) -> Option<usize> {
+    allowed
+        .iter()
+        .take(PROBED_CPUS)
+        .map(|&cpu| {
+            let _on = cpus::restrict(&[cpu]);
+            (probe_seconds(), cpu)
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, cpu)| cpu)
+}
+
+/// The fastest of three runs of a plain recursion of about 0.1 ms.
+fn probe_seconds() -> f64 {
+    #[inline(never)]
+    fn tree(x: f64, depth: u32) -> f64 {
+        if depth == 0 {
+            return (x * x + 1.0).sqrt();
+        }
+        tree(x * 0.5, depth - 1) + tree(x * 0.25 + 1.0, depth - 1)
+    }
+    (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(tree(std::hint::black_box(3.0), 14));
+            t.elapsed().as_secs_f64()
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// A pair is in the host's fast state when both its runs took at most this many times
+/// the 10th percentile of their kind. A slow state makes a plain run 1.2-1.9x as long and
+/// a forking run longer still (Integrate's ratio rose from 1.10 to 1.27-1.36), and it may
+/// begin or end between a pair's two runs. Judged by whole turns (the median of a turn's
+/// plain runs within 1.05x of the fastest turn's), Integrate's figure read 0.81-1.07 ns in
+/// four runs, one of them with a single turn in the band.
+const FAST_PAIR: f64 = 1.05;
+
+/// A program's join cost from fewer fast pairs than this is named unsettled: the host
+/// was slow through most of the measurement, and the figure may be a slow state's.
+const MIN_FAST_PAIRS: usize = 10;
+
+/// The pairs whose two runs both ran in the host's fast state (see [`FAST_PAIR`]): at
+/// most `FAST_PAIR` times the 10th percentile of their kind, so that the bar is not set by
+/// one lucky run.
+fn fast_pairs(pairs: &[Pair]) -> Vec<Pair> {
+    let p10 = |runs: Vec<f64>| percentile(&mut runs.clone(), 0.1);
+    let forking = p10(pairs.iter().map(|p| p.forking).collect());
+    let plain = p10(pairs.iter().map(|p| p.plain).collect());
+    pairs
+        .iter()
+        .copied()
+        .filter(|p| p.forking <= FAST_PAIR * forking && p.plain <= FAST_PAIR * plain)
+        .collect()
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The `q` quantile of `v`, interpolated between ranks.
+fn percentile(v: &mut [f64], q: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let rank = q * (v.len() - 1) as f64;
+    let (below, above) = (rank.floor() as usize, rank.ceil() as usize);
+    v[below] + (v[above] - v[below]) * (rank - below as f64)
+}
+
+/// The mean of the fastest fifth of `v`, as for the runtime's own CPU-bound costs.
+fn fastest_fifth_mean(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let fifth = v.len().div_ceil(5);
+    v[..fifth].iter().sum::<f64>() / fifth as f64
+}
+
+/// Names on stderr the costs whose rounds disagreed by more than the stated factor, and
+/// the programs whose join cost rests on too few turns in the host's fast state.
 fn warn_unsettled(c: &Costs) {
-    if !c.unsettled.is_empty() {
+    let (programs, runtime): (Vec<&String>, Vec<&String>) = c
+        .unsettled
+        .iter()
+        .partition(|u| u.starts_with("program_join_ns."));
+    if !runtime.is_empty() {
         eprintln!(
             "warning: {} could not be pinned down on {} (the rounds' medians spread wider than {}x from p25 to p75): the host is busy, or these costs vary here; the median is saved and the JSON lists them under \"unsettled\"",
-            c.unsettled.join(", "),
+            runtime.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
             c.machine,
             forkjoin::profile::UNSETTLED_FACTOR
+        );
+    }
+    if !programs.is_empty() {
+        eprintln!(
+            "warning: the join cost in {} could not be pinned down on {} (fewer than {MIN_FAST_PAIRS} of its pairs of runs ran at the host's fastest speed): the host was slow through most of the measurement; the figure is saved and the JSON lists it under \"unsettled\"; run `fj calibrate` again when the host is quieter",
+            programs
+                .iter()
+                .map(|s| s.trim_start_matches("program_join_ns."))
+                .collect::<Vec<_>>()
+                .join(", "),
+            c.machine,
         );
     }
 }

@@ -120,6 +120,11 @@ const QUIET_BETWEEN_ROUNDS: Duration = Duration::from_millis(120);
 /// of the fastest `1 / FASTEST_FRACTION` of their repetitions: seed 003's K-best rule.
 const FASTEST_FRACTION: usize = 5;
 
+/// A round of [`Costs::measure`] is in the host's fast state when its plain join trees took
+/// at most this many times their fastest round's time. Within one state the rounds differ
+/// by a few percent; this host's slow states were 1.3x and more.
+const FAST_ROUND: f64 = 1.1;
+
 /// How many `spin_loop`s a hand-over's waiter spins before it yields, as a joining worker
 /// does (`Worker::idle_until`, about 126): a waiter that kept its CPU longer would measure
 /// its own spinning whenever the thief was scheduled on the same CPU.
@@ -296,7 +301,9 @@ impl Costs {
     ///   in one half second and 5.2 in the next). With the median, four runs in a row read
     ///   the join as 1.0, 1.7, 1.7 and 1.6 ns; with the fastest fifth, in the same hour, 0.8,
     ///   0.8 and 0.8.
-    ///   The join is each tree's fastest forking runs less its fastest plain ones.
+    ///   The join is a paired difference, each round's forking runs less its plain ones,
+    ///   and its figure the median over the rounds in which the host ran at its fastest
+    ///   (see `Repetitions::join_in_fast_rounds`).
     /// - The latencies (a hand-over to a spinning or a parked worker, a submission) are the
     ///   **median**: they have a spread of their own, and the simulator charges a typical
     ///   one (jittered by +-25%); the fastest fifth would charge the lucky ones. Latencies
@@ -311,6 +318,14 @@ impl Costs {
     /// sub-nanosecond join) is named in [`Costs::unsettled`]: its figure is saved, but it
     /// was not pinned down.
     pub fn measure() -> Costs {
+        Costs::measure_with(|| {})
+    }
+
+    /// [`Costs::measure`], running `between_rounds` after every round (before the round's
+    /// pause), so that a measurement of the caller's spreads over the same stretch of time
+    /// and sees the same states of the host (`fj calibrate` times the suite's programs'
+    /// joins so).
+    pub fn measure_with(mut between_rounds: impl FnMut()) -> Costs {
         let one = Pool::new(1).expect("a pool of one worker");
         // Two workers pinned to two cores where the process may use two: the simulator's
         // hand-over is between workers on cores of their own. Unpinned, Linux now and then
@@ -337,6 +352,7 @@ impl Costs {
             s.submit.round(measure_submit(&two));
             s.timer
                 .round(vec![one.install(super::calibrate_timer) as f64]);
+            between_rounds();
             // Let `two`'s workers finish searching and park before the next round times
             // `one`: a worker still spinning on this thread's CPU would slow its joins.
             std::thread::sleep(QUIET_BETWEEN_ROUNDS);
@@ -538,6 +554,41 @@ impl Repetitions {
         self.join.round(vec![cost]);
     }
 
+    /// The join: the median, over the rounds in which the host ran at its fastest, of each
+    /// round's forking runs less its plain ones (the mean of the two trees). A round is
+    /// fast when its plain trees took at most [`FAST_ROUND`] times their fastest round's
+    /// time: the plain trees are the probe of the host's speed. This host has slow states
+    /// of a second to tens of seconds, in which a plain run takes 1.3x as long or more and
+    /// a forking one slows more still; the fastest fifth of each series took them in
+    /// whenever they covered four fifths of the rounds (twelve runs in a row read 0.72-0.88
+    /// ns, and 1.14 and 1.37 in two). The median of the fast rounds needs only a few.
+    fn join_in_fast_rounds(&self) -> f64 {
+        let plain_round = |t: &JoinTree, r: usize| {
+            let round = &t.plain.rounds[r];
+            round.iter().sum::<f64>() / round.len() as f64
+        };
+        let rounds = self.join.rounds.len();
+        let fastest: Vec<f64> = self
+            .join_trees
+            .iter()
+            .map(|t| (0..rounds).map(|r| plain_round(t, r)).fold(f64::INFINITY, f64::min))
+            .collect();
+        let fast: Vec<f64> = (0..rounds)
+            .filter(|&r| {
+                let speed = self
+                    .join_trees
+                    .iter()
+                    .zip(&fastest)
+                    .map(|(t, &f)| plain_round(t, r) / f)
+                    .sum::<f64>()
+                    / self.join_trees.len() as f64;
+                speed <= FAST_ROUND
+            })
+            .flat_map(|r| self.join.rounds[r].iter().copied())
+            .collect();
+        Quartiles::of(fast).median
+    }
+
     /// Each cost's figure and spread, the unsettled ones named.
     fn costs(self) -> Costs {
         let promote = self.promote.quartiles();
@@ -546,14 +597,7 @@ impl Repetitions {
         let steal = handover.less(promote_ns);
         let parked = self.parked.quartiles();
         let wake = parked.less(promote_ns + steal.median);
-        // The join: each tree's fastest forking runs less its fastest plain ones, the mean
-        // of the two trees.
-        let join_ns = self
-            .join_trees
-            .iter()
-            .map(|t| t.forking.fastest() - t.plain.fastest())
-            .sum::<f64>()
-            / self.join_trees.len() as f64;
+        let join_ns = self.join_in_fast_rounds();
         // Each cost as saved, and the repetitions it is judged by: a derived cost by the
         // hand-overs it comes from (a small difference of two spreads says little).
         let costs = [
@@ -1034,9 +1078,9 @@ mod tests {
             }
         };
         // The join trees, five rounds each one unit slower than the one before: the tree
-        // forks at 3.5 + i and runs plain at 3 + i, Fibonacci 2.75 + i and 2 + i. The
-        // fastest fifth of each series (two of ten) is round 0's: 0.5 and 0.75, mean 0.625;
-        // every round's own difference is 0.625 too.
+        // forks at 3.5 + i and runs plain at 3 + i, Fibonacci 2.75 + i and 2 + i. Only
+        // round 0 is in the fast state (round 1's plain trees took 1.33 and 1.5 times
+        // round 0's); its difference is 0.5 and 0.75, mean 0.625 (every round's is).
         for i in 0..5 {
             let i = i as f64;
             r.join_round([
