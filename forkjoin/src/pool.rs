@@ -423,15 +423,13 @@ impl<S> PoolBuilder<S> {
         // threads are plain ones: a spawn handler or a start handler may give them state
         // (thread-locals, say) the job expects and the caller lacks, and a job in a pool
         // with named threads may look at its thread's name. No stack is that deep.
-        let borrow_stack = if S::SETS_UP_THREADS
-            || self.start_handler.is_some()
-            || self.thread_name.is_some()
-        {
-            usize::MAX
-        } else {
-            self.stack_size
-                .unwrap_or(crate::registry::BORROW_STACK_DEFAULT)
-        };
+        let borrow_stack =
+            if S::SETS_UP_THREADS || self.start_handler.is_some() || self.thread_name.is_some() {
+                usize::MAX
+            } else {
+                self.stack_size
+                    .unwrap_or(crate::registry::BORROW_STACK_DEFAULT)
+            };
         let config = ThreadConfig {
             stack_size: stack,
             cores: cores.map(Arc::from),

@@ -52,7 +52,7 @@ fn print_costs(c: &Costs) {
         "profiler, per strand",
     ];
     println!(
-        "costs on {} (the mean of the fastest fifth of the repetitions for the join, the sharing, the sweep, the search and the profiler, the median for the latencies; and the p25-p75 of the repetitions):",
+        "costs on {} (the join: the median of the rounds run at the host's full speed; the sharing, the sweep, the search and the profiler: the mean of the fastest fifth of the repetitions; the latencies: the median; a program's join: from its pairs of runs at full speed; and the p25-p75 of the repetitions):",
         c.machine
     );
     for ((name, field), ns) in names.iter().zip(MEASURED).zip(c.measured()) {
@@ -197,17 +197,16 @@ impl ProgramJoinCosts {
             let joins = profile.joins();
             // Against the fastest of five plain runs, not the profile's work: that
             // includes the profiler's own cost, a third of n-queens' 22 us.
-            let plain_ns = pool
-                .install(|| {
-                    (0..5)
-                        .map(|_| {
-                            w.reset();
-                            let t = Instant::now();
-                            w.run(&mut Ctx::Sequential);
-                            t.elapsed().as_nanos() as f64
-                        })
-                        .fold(f64::INFINITY, f64::min)
-                });
+            let plain_ns = pool.install(|| {
+                (0..5)
+                    .map(|_| {
+                        w.reset();
+                        let t = Instant::now();
+                        w.run(&mut Ctx::Sequential);
+                        t.elapsed().as_nanos() as f64
+                    })
+                    .fold(f64::INFINITY, f64::min)
+            });
             w.verify().map_err(|e| wrong(program.name, e))?;
             if joins > 0 && (joins as f64 * REFERENCE_JOIN_NS) >= DENSE_JOINS * plain_ns {
                 dense.push(Measured {
@@ -421,10 +420,10 @@ fn warn_unsettled(c: &Costs) {
     }
     if !programs.is_empty() {
         eprintln!(
-            "warning: the join cost in {} could not be pinned down on {} (fewer than {MIN_FAST_PAIRS} of its pairs of runs ran at the host's fastest speed): the host was slow through most of the measurement; the figure is saved and the JSON lists it under \"unsettled\"; run `fj calibrate` again when the host is quieter",
+            "warning: {} (a program's own join cost) could not be pinned down on {} (fewer than {MIN_FAST_PAIRS} of its pairs of runs ran at the host's full speed): the host was slow through most of the measurement; the figure is saved and the JSON lists it under \"unsettled\"; run `fj calibrate` again when the host is quieter",
             programs
                 .iter()
-                .map(|s| s.trim_start_matches("program_join_ns."))
+                .map(|s| s.as_str())
                 .collect::<Vec<_>>()
                 .join(", "),
             c.machine,

@@ -571,7 +571,11 @@ impl Repetitions {
         let fastest: Vec<f64> = self
             .join_trees
             .iter()
-            .map(|t| (0..rounds).map(|r| plain_round(t, r)).fold(f64::INFINITY, f64::min))
+            .map(|t| {
+                (0..rounds)
+                    .map(|r| plain_round(t, r))
+                    .fold(f64::INFINITY, f64::min)
+            })
             .collect();
         let fast: Vec<f64> = (0..rounds)
             .filter(|&r| {
