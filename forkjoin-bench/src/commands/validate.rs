@@ -157,6 +157,12 @@ fn validate_command(
         )
         .collect();
         let mut w = (program.make)(size);
+        // This thread runs the sequential version, and a pool's root job in a borrowed
+        // slot: on the one-worker pools' CPU, so that the sequential time, the one-worker
+        // time and the split run on one worker all see the same CPU. This host's slow
+        // states are a CPU's own (DESIGN.md, section 12): unpinned, the sequential runs had
+        // found the other CPU, and Integrate's one-worker row read -7.8% in one run of three.
+        let _on = cpus::restrict(cpus::for_workers(&allowed, 1));
         let mut measured_rows = measure::measure_interleaved(
             program.name,
             &cells,
