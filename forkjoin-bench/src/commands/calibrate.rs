@@ -26,9 +26,8 @@ pub fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
         "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn, each followed by a turn of the suite's programs' joins (about fifteen seconds)",
         forkjoin::profile::ROUNDS
     );
-    let turns = forkjoin::profile::ROUNDS;
-    let mut programs = ProgramJoinCosts::new(turns)?;
-    let mut costs = Costs::measure_with(|| programs.turn(turns));
+    let mut programs = ProgramJoinCosts::new(forkjoin::profile::ROUNDS)?;
+    let mut costs = Costs::measure_with(|| programs.turn());
     let joins = programs.finish()?;
     costs.program_join_ns = joins.ns;
     costs.spread.extend(joins.spread);
@@ -168,7 +167,8 @@ struct Measured {
 struct ProgramJoinCosts {
     pool: forkjoin::Pool,
     dense: Vec<Measured>,
-    turn_seconds: f64,
+    /// How many turns there will be.
+    turns: usize,
     failure: Option<Failure>,
 }
 
@@ -221,14 +221,14 @@ impl ProgramJoinCosts {
         Ok(ProgramJoinCosts {
             pool,
             dense,
-            turn_seconds: BUDGET_SECONDS / turns as f64,
+            turns,
             failure: None,
         })
     }
 
     /// One turn of every dense program. A wrong answer stops the measurement; `finish`
     /// reports it.
-    fn turn(&mut self, turns: usize) {
+    fn turn(&mut self) {
         if self.failure.is_some() {
             return;
         }
@@ -236,9 +236,9 @@ impl ProgramJoinCosts {
         for m in &mut self.dense {
             let first = m.turns == 0;
             m.turns += 1;
-            let limit = MAX_PAIRS * m.turns / turns;
+            let limit = MAX_PAIRS * m.turns / self.turns;
             let (w, pairs) = (&mut m.workload, &mut m.pairs);
-            let budget = self.turn_seconds;
+            let budget = BUDGET_SECONDS / self.turns as f64;
             let done = self.pool.install(|| -> Result<(), String> {
                 // Whichever thread runs the job (the worker, or this one in a borrowed
                 // slot) runs it on the CPU found fastest.
@@ -373,7 +373,7 @@ const MIN_FAST_PAIRS: usize = 10;
 /// most `FAST_PAIR` times the 10th percentile of their kind, so that the bar is not set by
 /// one lucky run.
 fn fast_pairs(pairs: &[Pair]) -> Vec<Pair> {
-    let p10 = |runs: Vec<f64>| percentile(&mut runs.clone(), 0.1);
+    let p10 = |mut runs: Vec<f64>| percentile(&mut runs, 0.1);
     let forking = p10(pairs.iter().map(|p| p.forking).collect());
     let plain = p10(pairs.iter().map(|p| p.plain).collect());
     pairs

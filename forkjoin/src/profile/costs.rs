@@ -512,8 +512,9 @@ impl Samples {
 
 /// The repetitions of every measurement, as [`Costs::measure`] collects them.
 struct Repetitions {
-    /// The join trees' times per join, each tree forking and plain (see [`measure_join`]).
-    join_trees: [JoinTree; 2],
+    /// Each join tree's plain times per join (see [`measure_join`]): the probe of the
+    /// host's speed in each round.
+    plain_trees: [Samples; 2],
     /// Each round's join cost, forking less plain, for the spread and the verdict.
     join: Samples,
     promote: Samples,
@@ -530,7 +531,7 @@ struct Repetitions {
 impl Repetitions {
     fn new() -> Repetitions {
         Repetitions {
-            join_trees: Default::default(),
+            plain_trees: Default::default(),
             join: Samples::default(),
             promote: Samples::default(),
             spinning: Samples::latencies(),
@@ -546,9 +547,8 @@ impl Repetitions {
     /// Records one round of [`measure_join`].
     fn join_round(&mut self, trees: [[f64; 4]; 2]) {
         let mut cost = 0.0;
-        for (series, [a, b, c, d]) in self.join_trees.iter_mut().zip(trees) {
-            series.forking.round(vec![a, d]);
-            series.plain.round(vec![b, c]);
+        for (plain, [a, b, c, d]) in self.plain_trees.iter_mut().zip(trees) {
+            plain.round(vec![b, c]);
             cost += (a + d - b - c) / 2.0 / trees.len() as f64;
         }
         self.join.round(vec![cost]);
@@ -563,13 +563,13 @@ impl Repetitions {
     /// whenever they covered four fifths of the rounds (twelve runs in a row read 0.72-0.88
     /// ns, and 1.14 and 1.37 in two). The median of the fast rounds needs only a few.
     fn join_in_fast_rounds(&self) -> f64 {
-        let plain_round = |t: &JoinTree, r: usize| {
-            let round = &t.plain.rounds[r];
+        let plain_round = |t: &Samples, r: usize| {
+            let round = &t.rounds[r];
             round.iter().sum::<f64>() / round.len() as f64
         };
         let rounds = self.join.rounds.len();
         let fastest: Vec<f64> = self
-            .join_trees
+            .plain_trees
             .iter()
             .map(|t| {
                 (0..rounds)
@@ -580,12 +580,12 @@ impl Repetitions {
         let fast: Vec<f64> = (0..rounds)
             .filter(|&r| {
                 let speed = self
-                    .join_trees
+                    .plain_trees
                     .iter()
                     .zip(&fastest)
                     .map(|(t, &f)| plain_round(t, r) / f)
                     .sum::<f64>()
-                    / self.join_trees.len() as f64;
+                    / self.plain_trees.len() as f64;
                 speed <= FAST_ROUND
             })
             .flat_map(|r| self.join.rounds[r].iter().copied())
@@ -636,13 +636,6 @@ impl Repetitions {
         }
         out
     }
-}
-
-/// One join tree's times per join, forking and with two plain calls per join.
-#[derive(Default)]
-struct JoinTree {
-    forking: Samples,
-    plain: Samples,
 }
 
 /// The 25th, 50th and 75th percentiles of some repetitions.
