@@ -3,7 +3,7 @@
 //! save and a load.
 #![cfg(feature = "profile")]
 
-use forkjoin::profile::Costs;
+use forkjoin::profile::{Costs, ROUNDS};
 
 #[test]
 fn a_program_gets_its_own_join_cost_and_others_the_generic_one() {
@@ -28,4 +28,18 @@ fn a_program_gets_its_own_join_cost_and_others_the_generic_one() {
     assert_eq!(own.steal_ns, loaded.steal_ns);
     assert_eq!(own.wake_ns, loaded.wake_ns);
     assert_eq!(own.program_join_ns, loaded.program_join_ns);
+}
+
+/// `Costs::measure_with` runs the caller's measurement once after every round, and the
+/// costs it returns are the measurement's: every measured cost a non-negative figure.
+#[test]
+#[cfg_attr(miri, ignore = "measures the host for seconds")]
+fn measure_with_runs_the_callers_turn_after_every_round() {
+    let mut turns = 0;
+    let costs = Costs::measure_with(|| turns += 1);
+    assert_eq!(turns, ROUNDS);
+    for cost in costs.measured() {
+        assert!(cost.is_finite() && cost >= 0.0, "{costs:?}");
+    }
+    assert!(costs.join_ns < 1_000.0, "{costs:?}");
 }

@@ -325,6 +325,20 @@ impl Costs {
     /// pause), so that a measurement of the caller's spreads over the same stretch of time
     /// and sees the same states of the host (`fj calibrate` times the suite's programs'
     /// joins so).
+    ///
+    /// ```no_run
+    /// use forkjoin::profile::{Costs, ROUNDS};
+    ///
+    /// // A measurement of one's own, one short repetition after each round.
+    /// let mut mine = Vec::new();
+    /// let costs = Costs::measure_with(|| {
+    ///     let t = std::time::Instant::now();
+    ///     std::hint::black_box((0..10_000u64).sum::<u64>());
+    ///     mine.push(t.elapsed());
+    /// });
+    /// assert_eq!(mine.len(), ROUNDS);
+    /// println!("join {:.2} ns", costs.join_ns);
+    /// ```
     pub fn measure_with(mut between_rounds: impl FnMut()) -> Costs {
         let one = Pool::new(1).expect("a pool of one worker");
         // Two workers pinned to two cores where the process may use two: the simulator's
