@@ -26,14 +26,24 @@ pub fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
         "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn, each followed by a turn of the suite's programs' joins (about fifteen seconds)",
         forkjoin::profile::ROUNDS
     );
+    // The calibration this one replaces, for the host's speed then (`judge_speed`).
+    let before = Costs::load(out).ok();
     let mut programs = ProgramJoinCosts::new(forkjoin::profile::ROUNDS)?;
     let mut costs = Costs::measure_with(|| programs.turn());
     let joins = programs.finish()?;
     costs.program_join_ns = joins.ns;
     costs.spread.extend(joins.spread);
     costs.unsettled.extend(joins.unsettled);
+    let slower = judge_speed(&mut costs, before.as_ref());
     print_costs(&costs);
-    warn_unsettled(&costs);
+    match slower {
+        Some(SlowRun { now, then }) => eprintln!(
+            "warning: the host ran {:.2}x slower than in the calibration {} replaces (the plain join trees took {now:.2} ns a node in the fastest round, against {then:.2}): every figure may be a slow state's; they are saved and the JSON lists them under \"unsettled\"; run `fj calibrate` again when the host is quieter",
+            now / then,
+            out.display(),
+        ),
+        None => warn_unsettled(&costs),
+    }
     costs.save(out).map_err(|e| Failure::Other(e.to_string()))?;
     println!("saved: {}", out.display());
     Ok(ExitCode::SUCCESS)
@@ -69,6 +79,12 @@ fn print_costs(c: &Costs) {
         "  {:<30} {:>12.1} ns (the runtime's constant)",
         "heartbeat period", c.heartbeat_ns
     );
+    if let Some(speed) = c.speed_ns {
+        println!(
+            "  {:<30} {speed:>12.2} ns a node (the plain join trees in the fastest round; the reference for the next calibration)",
+            "host speed"
+        );
+    }
     for (program, ns) in &c.program_join_ns {
         let key = program_join_key(program);
         let spread = c.spread.get(&key).map_or(String::new(), |s| {
@@ -152,7 +168,7 @@ struct Measured {
 ///   ([`Costs::measure_with`]), so that they spread over the whole calibration (in a
 ///   stretch of their own after the runtime's costs, all of a run's turns had fallen in
 ///   one slow state in three runs of twelve).
-/// - Each turn runs on the CPU that is fastest at its start ([`fastest_cpu`]).
+/// - Each turn runs on the CPU that is fastest at its start ([`cpus::fastest_cpu`]).
 /// - Only the pairs whose two runs both ran at the fast state's speed count
 ///   ([`fast_pairs`]): seed 003's K-best, applied to pairs, since the host only ever slows
 ///   code down.
@@ -232,7 +248,7 @@ impl ProgramJoinCosts {
         if self.failure.is_some() {
             return;
         }
-        let cpu: Vec<usize> = fastest_cpu(&cpus::allowed()).into_iter().collect();
+        let cpu: Vec<usize> = cpus::fastest_cpu().into_iter().collect();
         for m in &mut self.dense {
             let first = m.turns == 0;
             m.turns += 1;
@@ -318,45 +334,6 @@ impl ProgramJoinCosts {
     }
 }
 
-/// How many of the allowed CPUs [`fastest_cpu`] tries.
-const PROBED_CPUS: usize = 4;
-
-/// The allowed CPU (of the first [`PROBED_CPUS`]) that runs a fixed plain loop fastest
-/// now. This host's slow states are a CPU's own: a plain loop pinned to each of the two
-/// virtual CPUs in turn, once a second for forty seconds, took 1.2-1.5x its usual time on
-/// one while the other ran at full speed in 19 of the 40 seconds, and on both in 5. A turn
-/// on the CPU that is fast at its start finds the fast state far more often than a turn
-/// on a fixed one.
-fn fastest_cpu(allowed: &[usize]) -> Option<usize> {
-    allowed
-        .iter()
-        .take(PROBED_CPUS)
-        .map(|&cpu| {
-            let _on = cpus::restrict(&[cpu]);
-            (probe_seconds(), cpu)
-        })
-        .min_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, cpu)| cpu)
-}
-
-/// The fastest of three runs of a plain recursion of about 0.1 ms.
-fn probe_seconds() -> f64 {
-    #[inline(never)]
-    fn tree(x: f64, depth: u32) -> f64 {
-        if depth == 0 {
-            return (x * x + 1.0).sqrt();
-        }
-        tree(x * 0.5, depth - 1) + tree(x * 0.25 + 1.0, depth - 1)
-    }
-    (0..3)
-        .map(|_| {
-            let t = Instant::now();
-            std::hint::black_box(tree(std::hint::black_box(3.0), 14));
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::INFINITY, f64::min)
-}
-
 /// A pair is in the host's fast state when both its runs took at most this many times
 /// the 10th percentile of their kind. A slow state makes a plain run 1.2-1.9x as long and
 /// a forking run longer still (Integrate's ratio rose from 1.10 to 1.27-1.36), and it may
@@ -394,6 +371,45 @@ fn percentile(v: &mut [f64], q: f64) -> f64 {
     let rank = q * (v.len() - 1) as f64;
     let (below, above) = (rank.floor() as usize, rank.ceil() as usize);
     v[below] + (v[above] - v[below]) * (rank - below as f64)
+}
+
+/// A calibration whose fastest round ran this many times slower than the one it replaces
+/// ran in a slow state throughout. The fastest round's plain trees took 3.09-3.34 ns a node
+/// in eight runs on a quiet hour (1.08x); a run with every CPU-bound cost 1.3x high (both
+/// CPUs in a slow state for all of it) read the generic join 3.4x high.
+const SLOW_RUN: f64 = 1.15;
+
+/// A calibration that ran slower than the one it replaced: the host's speed in each
+/// ([`Costs::speed_ns`]).
+#[derive(Debug, PartialEq)]
+struct SlowRun {
+    now: f64,
+    then: f64,
+}
+
+/// Judges the host's speed in `costs` against the calibration it replaces, on the same
+/// machine. When it ran more than [`SLOW_RUN`] times slower, every measured cost and every
+/// program's join is named unsettled (a state the whole calibration ran in is one that no
+/// statistic inside it can see) and the faster speed is kept as the reference for the next
+/// run. This host has slow states, a CPU's own or both CPUs', that last up to tens of
+/// seconds, as long as a calibration.
+fn judge_speed(costs: &mut Costs, before: Option<&Costs>) -> Option<SlowRun> {
+    let before = before.filter(|b| b.machine == costs.machine)?;
+    let (now, then) = (costs.speed_ns?, before.speed_ns?);
+    if now <= SLOW_RUN * then {
+        return None;
+    }
+    costs.speed_ns = Some(then);
+    let named = forkjoin::profile::MEASURED
+        .iter()
+        .map(|m| m.to_string())
+        .chain(costs.program_join_ns.keys().map(|p| program_join_key(p)));
+    for name in named {
+        if !costs.unsettled.contains(&name) {
+            costs.unsettled.push(name);
+        }
+    }
+    Some(SlowRun { now, then })
 }
 
 /// The mean of the fastest fifth of `v`, as for the runtime's own CPU-bound costs.
@@ -446,4 +462,69 @@ pub fn load_costs(path: Option<&Path>) -> Result<Costs, Failure> {
     };
     warn_unsettled(&costs);
     Ok(costs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured(speed_ns: f64) -> Costs {
+        let mut c = Costs::typical();
+        c.machine = "vm (2 cores)".into();
+        c.speed_ns = Some(speed_ns);
+        c.program_join_ns.insert("integrate".into(), 0.8);
+        c.unsettled.push("wake_ns".into());
+        c
+    }
+
+    #[test]
+    fn a_calibration_slower_throughout_than_the_one_it_replaces_names_every_cost() {
+        let mut c = measured(4.1);
+        let slow = judge_speed(&mut c, Some(&measured(3.1)));
+        assert_eq!(
+            slow,
+            Some(SlowRun {
+                now: 4.1,
+                then: 3.1
+            })
+        );
+        // Every measured cost once (wake_ns was named already), then the program's join.
+        assert_eq!(c.unsettled.len(), forkjoin::profile::MEASURED.len() + 1);
+        assert_eq!(c.unsettled[0], "wake_ns");
+        assert!(c.unsettled.contains(&"join_ns".to_string()));
+        assert!(c
+            .unsettled
+            .contains(&"program_join_ns.integrate".to_string()));
+        // The faster speed stays the reference.
+        assert_eq!(c.speed_ns, Some(3.1));
+    }
+
+    #[test]
+    fn a_calibration_as_fast_or_faster_or_on_another_machine_is_left_as_it_is() {
+        for (now, before) in [
+            (3.5, measured(3.1)), // 1.13x: within SLOW_RUN
+            (2.9, measured(3.1)), // faster: the new reference
+            (
+                4.1,
+                Costs {
+                    machine: "another (8 cores)".into(),
+                    ..measured(3.1)
+                },
+            ),
+            (
+                4.1,
+                Costs {
+                    speed_ns: None,
+                    ..measured(3.1)
+                },
+            ),
+        ] {
+            let mut c = measured(now);
+            assert_eq!(judge_speed(&mut c, Some(&before)), None);
+            assert_eq!(c.unsettled, ["wake_ns"]);
+            assert_eq!(c.speed_ns, Some(now));
+        }
+        let mut c = measured(4.1);
+        assert_eq!(judge_speed(&mut c, None), None);
+    }
 }

@@ -1,6 +1,7 @@
 //! The runtime's primitive costs on this machine, measured by small benchmarks of the real
 //! runtime (ParJava's "tests run on the target machine"), saved and loaded as JSON.
 
+use super::cpus;
 use crate::pool::Pool;
 use crate::registry::{Worker, HEARTBEAT};
 use serde::{Deserialize, Serialize};
@@ -56,6 +57,13 @@ pub struct Costs {
     /// `join_ns`. Empty in files saved before it was kept.
     #[serde(default)]
     pub program_join_ns: BTreeMap<String, f64>,
+    /// The host's speed while it measured: the plain join trees' time per node, in ns, in
+    /// the fastest round of [`Costs::measure`] (the mean of the two trees). A host in a
+    /// slow state throughout a calibration reads every cost high and cannot tell from
+    /// inside it; `fj calibrate` compares this with the calibration it replaces. `None`
+    /// where nothing was measured, and in files saved before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_ns: Option<f64>,
 }
 
 /// Where a measured cost's repetitions lay: their 25th and 75th percentiles, in ns.
@@ -190,6 +198,7 @@ impl Costs {
             spread: BTreeMap::new(),
             unsettled: Vec::new(),
             program_join_ns: BTreeMap::new(),
+            speed_ns: None,
         }
     }
 
@@ -209,6 +218,7 @@ impl Costs {
             spread: BTreeMap::new(),
             unsettled: Vec::new(),
             program_join_ns: BTreeMap::new(),
+            speed_ns: None,
         }
     }
 
@@ -286,7 +296,8 @@ impl Costs {
     }
 
     /// Measures every cost on this machine with pools of one and two workers (the two
-    /// pinned to two cores where the process may use two), in [`ROUNDS`] rounds that each
+    /// pinned to two cores where the process may use two; the one's measurements on the
+    /// CPU that is fastest at each round's start, [`cpus::fastest_cpu`]), in [`ROUNDS`] rounds that each
     /// take a short repetition of every measurement in turn, with a pause after each, so
     /// that the rounds spread over about five seconds (about seven in all) and a stretch
     /// in which the host runs something else, or runs slowly, disturbs a few repetitions
@@ -355,8 +366,12 @@ impl Costs {
             .expect("a pool of two workers");
         let mut s = Repetitions::new();
         for _ in 0..ROUNDS {
-            s.join_round(measure_join(&one));
-            s.promote.round(vec![measure_promote(&one)]);
+            // The one-worker measurements on the CPU fastest now: this host's slow states
+            // are a CPU's own (see `cpus`), and a round on the slow CPU reads the join
+            // 1.7x high.
+            let cpu: Vec<usize> = cpus::fastest_cpu().into_iter().collect();
+            s.join_round(measure_join(&one, &cpu));
+            s.promote.round(vec![measure_promote(&one, &cpu)]);
             s.spinning
                 .round(measure_spinning_handovers(&two, SPINNING_HANDOVERS));
             let (parked, searches) = measure_parked_handovers(&two, PARKED_HANDOVERS);
@@ -364,8 +379,10 @@ impl Costs {
             s.spin.round(searches);
             s.failed.round(vec![measure_failed_steal(&two)]);
             s.submit.round(measure_submit(&two));
-            s.timer
-                .round(vec![one.install(super::calibrate_timer) as f64]);
+            s.timer.round(vec![one.install(|| {
+                let _on = cpus::restrict(&cpu);
+                super::calibrate_timer() as f64
+            })]);
             between_rounds();
             // Let `two`'s workers finish searching and park before the next round times
             // `one`: a worker still spinning on this thread's CPU would slow its joins.
@@ -390,6 +407,7 @@ impl Costs {
             .measured()
             .into_iter()
             .chain([costs.heartbeat_ns])
+            .chain(costs.speed_ns)
             .chain(costs.program_join_ns.values().copied());
         if fields.any(|c| !c.is_finite() || c < 0.0)
             || spreads.clone().any(|c| !c.is_finite() || c < 0.0)
@@ -472,6 +490,12 @@ impl Samples {
             return 0.0;
         }
         all[..k].iter().sum::<f64>() / k as f64
+    }
+
+    /// The mean of round `r`'s samples.
+    fn round_mean(&self, r: usize) -> f64 {
+        let round = &self.rounds[r];
+        round.iter().sum::<f64>() / round.len() as f64
     }
 
     /// Adds one round's samples.
@@ -577,17 +601,13 @@ impl Repetitions {
     /// whenever they covered four fifths of the rounds (twelve runs in a row read 0.72-0.88
     /// ns, and 1.14 and 1.37 in two). The median of the fast rounds needs only a few.
     fn join_in_fast_rounds(&self) -> f64 {
-        let plain_round = |t: &Samples, r: usize| {
-            let round = &t.rounds[r];
-            round.iter().sum::<f64>() / round.len() as f64
-        };
         let rounds = self.join.rounds.len();
         let fastest: Vec<f64> = self
             .plain_trees
             .iter()
             .map(|t| {
                 (0..rounds)
-                    .map(|r| plain_round(t, r))
+                    .map(|r| t.round_mean(r))
                     .fold(f64::INFINITY, f64::min)
             })
             .collect();
@@ -597,7 +617,7 @@ impl Repetitions {
                     .plain_trees
                     .iter()
                     .zip(&fastest)
-                    .map(|(t, &f)| plain_round(t, r) / f)
+                    .map(|(t, &f)| t.round_mean(r) / f)
                     .sum::<f64>()
                     / self.plain_trees.len() as f64;
                 speed <= FAST_ROUND
@@ -605,6 +625,20 @@ impl Repetitions {
             .flat_map(|r| self.join.rounds[r].iter().copied())
             .collect();
         Quartiles::of(fast).median
+    }
+
+    /// The host's speed ([`Costs::speed_ns`]): the fastest round's plain trees, the mean
+    /// of the two trees' times per node; `None` before any round.
+    fn speed_ns(&self) -> Option<f64> {
+        (0..self.join.rounds.len())
+            .map(|r| {
+                self.plain_trees
+                    .iter()
+                    .map(|t| t.round_mean(r))
+                    .sum::<f64>()
+                    / self.plain_trees.len() as f64
+            })
+            .min_by(f64::total_cmp)
     }
 
     /// Each cost's figure and spread, the unsettled ones named.
@@ -616,6 +650,7 @@ impl Repetitions {
         let parked = self.parked.quartiles();
         let wake = parked.less(promote_ns + steal.median);
         let join_ns = self.join_in_fast_rounds();
+        let speed_ns = self.speed_ns();
         // Each cost as saved, and the repetitions it is judged by: a derived cost by the
         // hand-overs it comes from (a small difference of two spreads says little).
         let costs = [
@@ -643,6 +678,7 @@ impl Repetitions {
             machine: machine_name(),
             spread,
             unsettled,
+            speed_ns,
             ..Costs::zero()
         };
         for (slot, figure) in out.measured_mut().into_iter().zip(figures) {
@@ -744,7 +780,7 @@ fn fib_seq(n: u32) -> u64 {
 /// Returns each tree's four times per join, in the order they ran: forking, plain, plain,
 /// forking, so that a host speeding up or slowing down steadily over the four runs
 /// cancels out of each round's difference.
-fn measure_join(one: &Pool) -> [[f64; 4]; 2] {
+fn measure_join(one: &Pool, cpu: &[usize]) -> [[f64; 4]; 2] {
     const DEPTH: u32 = 18;
     const FIB_N: u32 = 27;
     // Each tree's function, argument, answer and joins (fib: every call with n >= 2, that is
@@ -763,6 +799,8 @@ fn measure_join(one: &Pool) -> [[f64; 4]; 2] {
     // All in one `install`: each run then times the tree alone, not also an entry into
     // the pool, whose cost varies from call to call.
     one.install(|| {
+        // Whichever thread runs the job (the worker, or the caller in a borrowed slot).
+        let _on = cpus::restrict(cpu);
         let time = |(f, arg, answer, joins): (fn(u32) -> u64, u32, u64, f64)| {
             let t = Instant::now();
             assert_eq!(f(black_box(arg)), answer);
@@ -781,9 +819,10 @@ fn measure_join(one: &Pool) -> [[f64; 4]; 2] {
 
 /// Pushing a task and taking it back, on a pool of one worker: the mean of a scope of
 /// tasks.
-fn measure_promote(one: &Pool) -> f64 {
+fn measure_promote(one: &Pool, cpu: &[usize]) -> f64 {
     const TASKS: usize = 5_000;
     one.install(|| {
+        let _on = cpus::restrict(cpu);
         let t = Instant::now();
         crate::scope(|s| {
             for _ in 0..TASKS {
@@ -1179,6 +1218,8 @@ mod tests {
         );
         assert_eq!(c.unsettled, ["wake_ns"]);
         assert_eq!(c.spread.len(), MEASURED.len());
+        // The host's speed: round 0's plain trees, 3 and 2 a node.
+        assert_eq!(c.speed_ns, Some(2.5));
         // The ends of the spread, for predictions over it.
         let (lo, hi) = (c.low_end(), c.high_end());
         assert_eq!((lo.steal_ns, hi.steal_ns), (940.0, 1_040.0));

@@ -44,6 +44,7 @@
 //! ```
 
 mod costs;
+pub mod cpus;
 mod graph;
 mod sim;
 
