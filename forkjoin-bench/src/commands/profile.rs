@@ -80,12 +80,13 @@ const UNPROFILED: Method = Method {
 
 /// Profiles `program` at `size` on one worker: a warm-up run, `repeats` profiles combined
 /// strand by strand (`Profile::combine`), and the 3 fastest of up to ten unprofiled runs to fix the time scale (see
-/// `Profile::scaled_to`), all on one pool and one workload. Every answer is verified.
+/// `Profile::scaled_to`), all on one pool and one workload, on `cpu`. Every answer is verified.
 pub fn profile_program(
     program: &Program,
     size: Size,
     repeats: usize,
     costs: &Costs,
+    cpu: &[usize],
 ) -> Result<Profiled, Failure> {
     if let Some(why) = not_modelled(program.name) {
         return Err(Failure::Usage(format!(
@@ -93,8 +94,7 @@ pub fn profile_program(
             program.name
         )));
     }
-    // On the CPU where the measured one-worker runs go (see `cpus`).
-    let _on = cpus::restrict(cpus::for_workers(&cpus::allowed(), 1));
+    let _on = cpus::restrict(cpu);
     let pool = forkjoin::Pool::new(1).map_err(|e| Failure::Usage(e.to_string()))?;
     let mut w = (program.make)(size);
     let verify = |w: &dyn crate::suite::programs::Workload| {
@@ -135,6 +135,14 @@ pub fn profile_program(
         profiled_runs: walls.runs(),
         profiled_wall: mean_of(&walls),
     })
+}
+
+/// The CPU that is fastest now ([`cpus::fastest_cpu`]), for `fj profile` and `fj predict`:
+/// the unprofiled runs that fix the time scale take about a second, and this host's slow
+/// states, a CPU's own, last from a second to tens of seconds (on the first CPU, as
+/// before, fib's work read 290-392 ms and Integrate's 218-325 ms in `fj predict`).
+pub(super) fn fastest_cpu() -> Vec<usize> {
+    cpus::fastest_cpu().into_iter().collect()
 }
 
 /// The mean of the K fastest runs `kbest` recorded, as a duration.
@@ -186,7 +194,7 @@ fn profile_command(
     let costs = &costs.for_program(program.name);
     // Five profiles: their wall times give what profiling costs by the same statistic as
     // the unprofiled time (a single profiled run read 1.6-2.2 times it on this VM).
-    let profiled = profile_program(program, size, 5, costs)?;
+    let profiled = profile_program(program, size, 5, costs, &fastest_cpu())?;
     let p = &profiled.scaled;
     println!(
         "{} (size {}), profiled on 1 worker:",

@@ -100,7 +100,14 @@ fn validate_command(
         }
         // The program's own join cost where `fj calibrate` measured one.
         let costs = &costs.for_program(program.name);
-        let profiled = profile_program(program, size, 3, costs)?;
+        // On the CPU of the one-worker runs it is compared with.
+        let profiled = profile_program(
+            program,
+            size,
+            3,
+            costs,
+            cpus::for_workers(&cpus::allowed(), 1),
+        )?;
         // The sequential version, every worker count, and the split runs that measure the
         // co-run slowdown (one worker, then each worker count t > 1 on t CPUs), measured
         // together, run by run, so that all of them see the same stretches of a noisy
