@@ -374,10 +374,11 @@ fn percentile(v: &mut [f64], q: f64) -> f64 {
 }
 
 /// A calibration whose fastest round ran this many times slower than the one it replaces
-/// ran in a slow state throughout. The fastest round's plain trees took 3.09-3.34 ns a node
-/// in eight runs on a quiet hour (1.08x); a run with every CPU-bound cost 1.3x high (both
-/// CPUs in a slow state for all of it) read the generic join 3.4x high.
-const SLOW_RUN: f64 = 1.15;
+/// ran in a slow state throughout. The fastest round's plain trees took 2.83-3.08 ns a node
+/// in four runs of one binary and 3.09-3.34 in eight of another (a print added: the code's
+/// layout moves it too), 1.18x in all; a run with every CPU-bound cost 1.29-1.34x high (both
+/// CPUs in a slow state for all of it) read the generic join 3.4x high. Between the two.
+const SLOW_RUN: f64 = 1.2;
 
 /// A calibration that ran slower than the one it replaced: the host's speed in each
 /// ([`Costs::speed_ns`]).
@@ -502,7 +503,7 @@ mod tests {
     #[test]
     fn a_calibration_as_fast_or_faster_or_on_another_machine_is_left_as_it_is() {
         for (now, before) in [
-            (3.5, measured(3.1)), // 1.13x: within SLOW_RUN
+            (3.7, measured(3.1)), // 1.19x: within SLOW_RUN
             (2.9, measured(3.1)), // faster: the new reference
             (
                 4.1,
