@@ -168,7 +168,7 @@ struct Measured {
 ///   ([`Costs::measure_with`]), so that they spread over the whole calibration (in a
 ///   stretch of their own after the runtime's costs, all of a run's turns had fallen in
 ///   one slow state in three runs of twelve).
-/// - Each turn runs on the CPU that is fastest at its start ([`cpus::fastest_cpu`]).
+/// - Each turn runs on the CPU that is fastest at its start ([`cpus::fastest`]).
 /// - Only the pairs whose two runs both ran at the fast state's speed count
 ///   ([`fast_pairs`]): seed 003's K-best, applied to pairs, since the host only ever slows
 ///   code down.
@@ -248,7 +248,7 @@ impl ProgramJoinCosts {
         if self.failure.is_some() {
             return;
         }
-        let cpu: Vec<usize> = cpus::fastest_cpu().into_iter().collect();
+        let cpu = cpus::fastest();
         for m in &mut self.dense {
             let first = m.turns == 0;
             m.turns += 1;

@@ -7,11 +7,10 @@ use forkjoin::profile::Costs;
 use serde::Serialize;
 
 use super::calibrate::load_costs;
-use super::profile::{
-    fastest_cpu, ms, ms_range, print_prediction, print_prediction_header, profile_program,
-};
+use super::profile::{ms, ms_range, print_prediction, print_prediction_header, profile_program};
 use super::{check_output_file, one_program, Failure};
 use crate::cli::PredictArgs;
+use crate::suite::cpus;
 use crate::suite::programs::{Program, Size};
 use crate::suite::results::write_json;
 
@@ -60,7 +59,7 @@ fn predict_command(
 ) -> Result<(), Failure> {
     // The program's own join cost where `fj calibrate` measured one.
     let costs = &costs.for_program(program.name);
-    let p = profile_program(program, size, 3, costs, &fastest_cpu())?.scaled;
+    let p = profile_program(program, size, 3, costs, &cpus::fastest())?.scaled;
     println!(
         "{}: work {:.3} ms, span {:.3} ms, parallelism {:.1}",
         program.name,

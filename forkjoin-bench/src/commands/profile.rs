@@ -137,14 +137,6 @@ pub fn profile_program(
     })
 }
 
-/// The CPU that is fastest now ([`cpus::fastest_cpu`]), for `fj profile` and `fj predict`:
-/// the unprofiled runs that fix the time scale take about a second, and this host's slow
-/// states, a CPU's own, last from a second to tens of seconds (on the first CPU, as
-/// before, fib's work read 290-392 ms and Integrate's 218-325 ms in `fj predict`).
-pub(super) fn fastest_cpu() -> Vec<usize> {
-    cpus::fastest_cpu().into_iter().collect()
-}
-
 /// The mean of the K fastest runs `kbest` recorded, as a duration.
 fn mean_of(kbest: &KBest) -> Duration {
     Duration::from_secs_f64(kbest.summary().expect("at least one run").mean)
@@ -194,7 +186,7 @@ fn profile_command(
     let costs = &costs.for_program(program.name);
     // Five profiles: their wall times give what profiling costs by the same statistic as
     // the unprofiled time (a single profiled run read 1.6-2.2 times it on this VM).
-    let profiled = profile_program(program, size, 5, costs, &fastest_cpu())?;
+    let profiled = profile_program(program, size, 5, costs, &cpus::fastest())?;
     let p = &profiled.scaled;
     println!(
         "{} (size {}), profiled on 1 worker:",

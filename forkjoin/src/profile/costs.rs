@@ -62,6 +62,12 @@ pub struct Costs {
     /// slow state throughout a calibration reads every cost high and cannot tell from
     /// inside it; `fj calibrate` compares this with the calibration it replaces. `None`
     /// where nothing was measured, and in files saved before it was kept.
+    ///
+    /// ```no_run
+    /// let costs = forkjoin::profile::Costs::measure();
+    /// let speed = costs.speed_ns.expect("a measurement records the host's speed");
+    /// println!("plain join tree: {speed:.2} ns a node at the host's fastest");
+    /// ```
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_ns: Option<f64>,
 }
@@ -297,11 +303,11 @@ impl Costs {
 
     /// Measures every cost on this machine with pools of one and two workers (the two
     /// pinned to two cores where the process may use two; the one's measurements on the
-    /// CPU that is fastest at each round's start, [`cpus::fastest_cpu`]), in [`ROUNDS`] rounds that each
-    /// take a short repetition of every measurement in turn, with a pause after each, so
-    /// that the rounds spread over about five seconds (about seven in all) and a stretch
-    /// in which the host runs something else, or runs slowly, disturbs a few repetitions
-    /// of every cost rather than every repetition of one.
+    /// CPU that is fastest at each round's start, [`cpus::fastest_cpu`]), in [`ROUNDS`]
+    /// rounds that each take a short repetition of every measurement in turn, with a pause
+    /// after each, so that the rounds spread over about five seconds (about seven in all)
+    /// and a stretch in which the host runs something else, or runs slowly, disturbs a few
+    /// repetitions of every cost rather than every repetition of one.
     ///
     /// Two statistics, by what a cost is:
     /// - The costs of the runtime's own code paths (the join, the promotion, the failed

@@ -9,6 +9,11 @@
 //! fastest a moment before lands there far less often.
 
 /// The CPUs this process may run on, ascending; empty where affinity is not supported.
+///
+/// ```
+/// let cpus = forkjoin::profile::cpus::allowed();
+/// assert!(cpus.windows(2).all(|w| w[0] < w[1]));
+/// ```
 pub fn allowed() -> Vec<usize> {
     #[cfg(target_os = "linux")]
     // SAFETY: `set` is a plain bit set, zero-initialised, of the size passed.
@@ -27,6 +32,18 @@ pub fn allowed() -> Vec<usize> {
 
 /// While alive, the calling thread runs only on the given CPUs; dropping it restores the
 /// thread's previous mask. Threads started meanwhile inherit the narrower mask.
+///
+/// ```
+/// use forkjoin::profile::cpus;
+///
+/// let all = cpus::allowed();
+/// if let Some(&first) = all.first() {
+///     let on = cpus::restrict(&[first]);
+///     assert_eq!(cpus::allowed(), [first]);
+///     drop(on);
+///     assert_eq!(cpus::allowed(), all);
+/// }
+/// ```
 pub struct Restricted {
     #[cfg(target_os = "linux")]
     previous: Option<libc::cpu_set_t>,
@@ -35,6 +52,19 @@ pub struct Restricted {
 /// Restricts the calling thread to `cpus`. Best effort: with no CPUs given, or where the
 /// mask cannot be set, the thread keeps running where it may (a measurement is still
 /// right, only less comparable with another).
+///
+/// ```
+/// use forkjoin::profile::cpus;
+///
+/// // A thread started while the mask is narrowed runs on those CPUs (so do the workers
+/// // of a pool built then).
+/// let first: Vec<usize> = cpus::allowed().into_iter().take(1).collect();
+/// let thread = {
+///     let _on = cpus::restrict(&first);
+///     std::thread::spawn(cpus::allowed)
+/// };
+/// assert_eq!(thread.join().unwrap(), first);
+/// ```
 pub fn restrict(cpus: &[usize]) -> Restricted {
     #[cfg(target_os = "linux")]
     {
