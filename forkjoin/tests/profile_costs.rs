@@ -43,6 +43,8 @@ fn measure_with_runs_the_callers_turn_after_every_round() {
     }
     assert!(costs.join_ns < 1_000.0, "{costs:?}");
     // The host's speed, recorded for the next calibration to compare with.
-    let speed = costs.speed_ns.expect("a measurement records the host's speed");
+    let speed = costs
+        .speed_ns
+        .expect("a measurement records the host's speed");
     assert!(speed.is_finite() && speed > 0.0, "{costs:?}");
 }

@@ -93,24 +93,35 @@ fn html(rows: &[Row], info: &RunInfo) -> String {
           <p class=\"note\">speedup = the program's sequential time / its time on the runtime.</p>\n<div class=\"figures\">\n";
     let programs = programs_in_order(rows);
     for program in programs {
-        h += &figure(plots::speedup(program, rows, &info.threads).map(Some));
+        h += &figure(
+            plots::speedup(program, rows, &info.threads).map(Some),
+            "No rows to plot.",
+        );
     }
     h += "</div>\n";
 
     h += "<h2>Task rate per worker (Lea, figure 4-3)</h2>\n\
           <p class=\"note\">Tasks run per second per worker: flat lines mean the work per task does not grow with the workers.</p>\n";
-    h += &figure(plots::task_rate(rows, &info.threads));
+    h += &figure(
+        plots::task_rate(rows, &info.threads),
+        "No forkjoin row counted its tasks.",
+    );
     h += "<h2>Steal rate (Lea, figure 4-6)</h2>\n\
           <p class=\"note\">Tasks stolen as a percentage of the tasks run. With one worker the only steal is the submitted root task.</p>\n";
-    h += &figure(plots::steal_rate(rows, &info.threads));
+    h += &figure(plots::steal_rate(rows, &info.threads), NO_STEALS);
     h += "</body></html>\n";
     h
 }
 
-fn figure(svg: Result<Option<String>, String>) -> String {
+/// What the steal-rate section says instead of a figure when no forkjoin run stole: a
+/// short run on few workers may well not (a log scale has no place for 0).
+const NO_STEALS: &str = "No figure: no forkjoin run stole a task (every steal rate is 0).";
+
+/// `svg`, or `none` (why there is no figure) when there was nothing to plot.
+fn figure(svg: Result<Option<String>, String>, none: &str) -> String {
     match svg {
         Ok(Some(svg)) => svg + "\n",
-        Ok(None) => "<p class=\"note\">No forkjoin figures to plot.</p>\n".to_string(),
+        Ok(None) => format!("<p class=\"note\">{}</p>\n", escape(none)),
         Err(e) => format!("<p class=\"alarm\">{}</p>\n", escape(&e)),
     }
 }
