@@ -7,7 +7,8 @@
 #   2. the loom model checks of the deque and of the sleep/wake protocol;
 #   3. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
 #      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
-#   4. rayon's own integration tests built against forkjoin (all must compile and pass);
+#   4. rayon's own integration tests built against forkjoin (all must compile and pass), and
+#      rayon's public API compared item by item with forkjoin's (nightly rustdoc's JSON);
 #      the Java ForkJoinPool peer's self-test (skipped with a note if there is no JDK);
 #   5. the MPI tests (NAS FT under mpiexec in both decompositions, the network calibration,
 #      the model clocks), after installing Open MPI from Debian's packages if missing.
@@ -130,6 +131,15 @@ say "rayon's own integration tests against forkjoin"
 # working tree under the names `rayon` and `rayon_core`: every file must compile and every
 # test pass (issue 26's acceptance).
 ./scripts/rayon-tests.sh
+
+say "rayon's public API against forkjoin's (nightly rustdoc's JSON)"
+# Every public item of rayon 1.12.0 and rayon-core 1.13.0 at the same path in forkjoin, with
+# the same methods, trait impls and function shapes (scripts/rayon-api.py).
+if cargo +nightly --version >/dev/null 2>&1; then
+    ./scripts/rayon-api.sh
+else
+    echo "no nightly toolchain: rayon's API is not compared"
+fi
 
 say "Java ForkJoinPool peer self-test"
 if command -v javac >/dev/null && command -v java >/dev/null; then

@@ -43,6 +43,8 @@ pub use iter::sources::{
 #[cfg(not(loom))]
 mod clock;
 #[cfg(not(loom))]
+mod configuration;
+#[cfg(not(loom))]
 mod job;
 #[cfg(not(loom))]
 mod join;
@@ -71,6 +73,9 @@ mod yielding;
 
 #[cfg(not(loom))]
 pub use blocking::blocking;
+#[allow(deprecated)]
+#[cfg(not(loom))]
+pub use configuration::{initialize, Configuration};
 #[cfg(not(loom))]
 pub use iter::loops::{
     for_each, for_each_slice, for_each_slice_mut, map_reduce, map_reduce_deterministic,
@@ -82,8 +87,9 @@ pub use join::{join, join_context, FnContext};
 pub use panic::Panic;
 #[cfg(not(loom))]
 pub use pool::{
-    broadcast, current_num_threads, current_thread_index, max_num_threads, spawn, spawn_broadcast,
-    spawn_fifo, BroadcastContext, BuildError, Pool, PoolBuilder,
+    broadcast, current_num_threads, current_thread_has_pending_tasks, current_thread_index,
+    max_num_threads, spawn, spawn_broadcast, spawn_fifo, BroadcastContext, BuildError, Pool,
+    PoolBuilder,
 };
 #[cfg(not(loom))]
 pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};

@@ -128,6 +128,7 @@ pub struct PoolBuilder<S = DefaultSpawn> {
     exit_handler: Option<ThreadHandler>,
     panic_handler: Option<PanicHandler>,
     use_current_thread: bool,
+    breadth_first: bool,
     spawn: S,
 }
 
@@ -207,6 +208,7 @@ impl<S> PoolBuilder<S> {
             exit_handler: self.exit_handler,
             panic_handler: self.panic_handler,
             use_current_thread: self.use_current_thread,
+            breadth_first: self.breadth_first,
             spawn: CustomSpawn(spawn),
         }
     }
@@ -218,6 +220,32 @@ impl<S> PoolBuilder<S> {
     /// worker of a pool.
     pub fn use_current_thread(mut self) -> Self {
         self.use_current_thread = true;
+        self
+    }
+
+    /// rayon's deprecated hint that workers run their own spawned jobs breadth first: a
+    /// worker looking for work (idle, or waiting in a join or scope) takes the *oldest* job
+    /// of its own deque instead of the newest. Thieves steal the oldest either way, and a
+    /// join still runs its own second half at once when nobody stole it. As in rayon it is
+    /// only a hint about order; [`scope_fifo`](crate::scope_fifo) and
+    /// [`spawn_fifo`](crate::spawn_fifo) say it directly.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use std::sync::Mutex;
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).breadth_first().build().unwrap();
+    /// let order = Mutex::new(Vec::new());
+    /// pool.scope(|s| {
+    ///     for i in 0..4 {
+    ///         let order = &order;
+    ///         s.spawn(move |_| order.lock().unwrap().push(i));
+    ///     }
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]); // depth first: [3, 2, 1, 0]
+    /// ```
+    #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
+    pub fn breadth_first(mut self) -> Self {
+        self.breadth_first = true;
         self
     }
 
@@ -436,6 +464,7 @@ impl<S> PoolBuilder<S> {
             start_handler: self.start_handler.take(),
             exit_handler: self.exit_handler.take(),
             panic_handler: self.panic_handler.take(),
+            breadth_first: self.breadth_first,
         };
         let registry = Registry::new(threads, borrow_stack, config, self.max_blocking);
         let mut handles = Vec::with_capacity(threads + 1);
@@ -611,6 +640,7 @@ impl Pool {
             exit_handler: None,
             panic_handler: None,
             use_current_thread: false,
+            breadth_first: false,
             spawn: DefaultSpawn,
         }
     }
@@ -911,6 +941,46 @@ impl Default for Pool {
     }
 }
 
+/// The pool's size and the registry's address, which tells pools apart (rayon prints its
+/// pool's id).
+///
+/// ```
+/// let pool = forkjoin::Pool::new(2).unwrap();
+/// assert!(format!("{pool:?}").starts_with("Pool { num_threads: 2, id: "));
+/// ```
+impl fmt::Debug for Pool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Pool")
+            .field("num_threads", &self.num_threads())
+            .field("id", &Arc::as_ptr(&self.registry))
+            .finish()
+    }
+}
+
+/// The settings; for each closure, only whether one is set.
+///
+/// ```
+/// let builder = forkjoin::ThreadPoolBuilder::new().num_threads(3).thread_name(|i| format!("w{i}"));
+/// let text = format!("{builder:?}");
+/// assert!(text.contains("threads: Some(3)") && text.contains("thread_name: true"), "{text}");
+/// ```
+impl<S> fmt::Debug for PoolBuilder<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PoolBuilder")
+            .field("threads", &self.threads)
+            .field("pin_threads", &self.pin_threads)
+            .field("thread_name", &self.thread_name.is_some())
+            .field("stack_size", &self.stack_size)
+            .field("max_blocking", &self.max_blocking)
+            .field("start_handler", &self.start_handler.is_some())
+            .field("exit_handler", &self.exit_handler.is_some())
+            .field("panic_handler", &self.panic_handler.is_some())
+            .field("use_current_thread", &self.use_current_thread)
+            .field("breadth_first", &self.breadth_first)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Drop for Pool {
     fn drop(&mut self) {
         // A thread adopted by `use_current_thread` leaves the pool first.
@@ -981,6 +1051,26 @@ pub fn current_thread_index() -> Option<usize> {
     let w = Worker::current();
     // SAFETY: this thread's worker, if any.
     (!w.is_null()).then(|| unsafe { (*w).shown_index() })
+}
+
+/// Whether the current thread, a worker of a pool, has jobs queued on its own deque that
+/// other workers could take (rayon's `current_thread_has_pending_tasks`); `None` outside
+/// any pool. A heuristic's input: whether to start more work here or do it inline.
+///
+/// ```
+/// assert_eq!(forkjoin::current_thread_has_pending_tasks(), None);
+/// let pool = forkjoin::Pool::new(1).unwrap();
+/// pool.scope(|s| {
+///     assert_eq!(forkjoin::current_thread_has_pending_tasks(), Some(false));
+///     s.spawn(|_| {});
+///     // One worker, busy here: nobody has taken the task yet.
+///     assert_eq!(forkjoin::current_thread_has_pending_tasks(), Some(true));
+/// });
+/// ```
+pub fn current_thread_has_pending_tasks() -> Option<bool> {
+    let w = Worker::current();
+    // SAFETY: this thread's worker, if any.
+    (!w.is_null()).then(|| unsafe { !(*w).deque.is_empty() })
 }
 
 /// The number of workers of the current pool (the global pool's outside any pool).
@@ -1121,21 +1211,34 @@ fn spawn_broadcast_in<OP>(registry: &Registry, op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
+    broadcast_boxed(registry, move |ctx| {
+        let worker = ctx.worker;
+        if let Err(p) = catch(|| op(ctx)) {
+            worker
+                .registry()
+                .report_panic(&"a spawned broadcast", p.into_payload());
+        }
+    });
+}
+
+/// Puts a boxed share of `op` into the inbox of each of `registry`'s workers and wakes
+/// those that sleep, without waiting; `op` must catch its own panics. The caller must keep
+/// what `op` borrows alive until every share has run (`spawn_broadcast` borrows nothing; a
+/// scope waits for its shares).
+pub(crate) fn broadcast_boxed<OP>(registry: &Registry, op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync,
+{
     let op = Arc::new(op);
     for worker in registry.workers.iter() {
         let op = Arc::clone(&op);
         worker
             .inbox
             .push(crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
-                let ctx = BroadcastContext {
+                op(BroadcastContext {
                     worker,
                     _marker: PhantomData,
-                };
-                if let Err(p) = catch(|| op(ctx)) {
-                    worker
-                        .registry()
-                        .report_panic(&"a spawned broadcast", p.into_payload());
-                }
+                })
             }));
     }
     // The waker's half of the Dekker pattern, as in `run_broadcast`.

@@ -637,10 +637,28 @@ impl Worker {
         found.map(|(job, _)| job)
     }
 
+    /// A job of this worker's own deque for `find_work`: the newest (depth first), or the
+    /// oldest in a pool built with rayon's `breadth_first` hint. The join's own path pops
+    /// its just-pushed task directly and is the same in both.
+    fn take_own(&self) -> Option<NonNull<JobHeader>> {
+        if !self.registry().config.breadth_first {
+            // SAFETY: `find_work` runs on this worker's thread.
+            return unsafe { self.deque.pop() };
+        }
+        // The owner may steal from its own deque: `steal` is safe from any thread, and the
+        // owner is not inside `push` or `pop` meanwhile.
+        loop {
+            match self.deque.steal() {
+                Steal::Success(job) => return Some(job),
+                Steal::Empty => return None,
+                Steal::Retry => {}
+            }
+        }
+    }
+
     /// `find_work`'s search; also says where the job came from (see `OwnerState::source`).
     fn search(&self, hint: Option<usize>) -> Option<(JobRef, usize)> {
-        // SAFETY: `find_work` runs on this worker's thread.
-        if let Some(job) = unsafe { self.deque.pop() } {
+        if let Some(job) = self.take_own() {
             return Some((JobRef(job), SOURCE_OWN));
         }
         // Then broadcast shares, before stealing: nobody else may run them (see `Inbox`).
@@ -1603,6 +1621,9 @@ pub(crate) struct ThreadConfig {
     /// Receives panics nobody waits for (spawned jobs, start and exit handlers); without
     /// one, such a panic is reported on stderr and the pool keeps running.
     pub(crate) panic_handler: Option<PanicHandler>,
+    /// rayon's deprecated `breadth_first` hint: a worker looking for work takes the oldest
+    /// job of its own deque instead of the newest (see `Worker::search`).
+    pub(crate) breadth_first: bool,
 }
 
 thread_local! {

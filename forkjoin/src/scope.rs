@@ -4,6 +4,8 @@
 use crate::latch::{CoreLatch, CrossLatch, Latch, LockLatch};
 use crate::panic::{catch, Panic};
 use crate::registry::{self, Registry, Worker};
+use crate::BroadcastContext;
+use std::fmt;
 use std::marker::PhantomData;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::{AcqRel, Relaxed};
@@ -196,6 +198,45 @@ impl<'scope> Scope<'scope> {
         });
     }
 
+    /// Spawns a task into the scope on every worker of the pool (rayon's
+    /// `Scope::spawn_broadcast`): each worker runs `body` once, with its
+    /// [`BroadcastContext`], sometime before the scope ends. A worker runs its share the next
+    /// time it looks for work, before stealing.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = forkjoin::Pool::new(3).unwrap();
+    /// let seen = [(); 3].map(|_| AtomicUsize::new(0));
+    /// pool.scope(|s| {
+    ///     s.spawn_broadcast(|_, ctx| {
+    ///         seen[ctx.index()].fetch_add(ctx.num_threads(), Ordering::Relaxed);
+    ///     });
+    /// });
+    /// assert_eq!(seen.map(|n| n.into_inner()), [3, 3, 3]);
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&Scope<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        // SAFETY: the scope outlives its tasks (it waits for `pending` to reach zero).
+        let registry = unsafe { &*self.registry };
+        // Relaxed: as in `spawn`, each share's decrement is reached through the inbox that
+        // hands the share over.
+        self.pending.fetch_add(registry.num_threads(), Relaxed);
+        let scope = ScopePtr(self);
+        crate::pool::broadcast_boxed(registry, move |ctx| {
+            // The whole pointer, not its field, is captured (the field is not `Send`).
+            let scope = &scope;
+            // SAFETY: the scope waits for every share before it goes away.
+            let s = unsafe { &*scope.0 };
+            if let Err(p) = catch(|| body(s, ctx)) {
+                s.record_panic(p);
+            }
+            // SAFETY: as in `spawn`: the share runs on a worker of the scope's pool.
+            unsafe { Scope::task_done(scope.0) };
+        });
+    }
+
     fn record_panic(&self, p: Panic) {
         let mut slot = self.panic.lock().unwrap();
         if slot.is_none() {
@@ -234,3 +275,16 @@ impl<'scope> Scope<'scope> {
 struct ScopePtr<'scope>(*const Scope<'scope>);
 // SAFETY: `Scope` is `Sync`, and the pointee outlives every task (see `spawn`).
 unsafe impl Send for ScopePtr<'_> {}
+// SAFETY: as above; the broadcast shares share one pointer.
+unsafe impl Sync for ScopePtr<'_> {}
+
+/// The task count and whether a task has panicked (rayon prints its scope's state too).
+impl fmt::Debug for Scope<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Scope")
+            // Relaxed: a snapshot for display; it orders nothing.
+            .field("pending", &self.pending.load(Relaxed))
+            .field("panicked", &self.panic.lock().map_or(true, |p| p.is_some()))
+            .finish_non_exhaustive()
+    }
+}

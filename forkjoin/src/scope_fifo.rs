@@ -4,6 +4,7 @@
 //! owner popping the newest, a thief stealing the oldest), bodies start first-in first-out.
 
 use crate::scope::Scope;
+use crate::BroadcastContext;
 use std::collections::VecDeque;
 use std::fmt;
 use std::sync::Mutex;
@@ -30,6 +31,8 @@ unsafe impl Sync for ScopeFifo<'_> {}
 struct QueuePtr<'scope>(*const Queue<'scope>);
 // SAFETY: see `ScopeFifo`.
 unsafe impl Send for QueuePtr<'_> {}
+// SAFETY: as above; the broadcast shares share one pointer.
+unsafe impl Sync for QueuePtr<'_> {}
 
 impl<'scope> ScopeFifo<'scope> {
     /// The FIFO face of `scope`, whose queued bodies are `queue` (which outlives the
@@ -60,6 +63,38 @@ impl<'scope> ScopeFifo<'scope> {
                 .pop_front()
                 .expect("a FIFO task for every queued body");
             body(&ScopeFifo::new(s, queue));
+        });
+    }
+}
+
+impl<'scope> ScopeFifo<'scope> {
+    /// Spawns a task into the scope on every worker of the pool (rayon's
+    /// `ScopeFifo::spawn_broadcast`); see [`Scope::spawn_broadcast`].
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// let pool = forkjoin::Pool::new(2).unwrap();
+    /// let shares = AtomicUsize::new(0);
+    /// pool.install(|| {
+    ///     forkjoin::scope_fifo(|s| s.spawn_broadcast(|_, _| {
+    ///         shares.fetch_add(1, Ordering::Relaxed);
+    ///     }))
+    /// });
+    /// assert_eq!(shares.into_inner(), 2);
+    /// ```
+    pub fn spawn_broadcast<BODY>(&self, body: BODY)
+    where
+        BODY: Fn(&ScopeFifo<'scope>, BroadcastContext<'_>) + Send + Sync + 'scope,
+    {
+        let queue = QueuePtr(self.queue);
+        // SAFETY: the scope outlives its tasks and this call.
+        let scope = unsafe { &*self.scope };
+        scope.spawn_broadcast(move |s, ctx| {
+            // The whole pointer, not its field, is captured (the field is not `Send`).
+            let queue = &queue;
+            // SAFETY: the queue outlives the scope's tasks (see `ScopeFifo`).
+            let queue = unsafe { &*queue.0 };
+            body(&ScopeFifo::new(s, queue), ctx);
         });
     }
 }

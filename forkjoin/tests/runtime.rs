@@ -584,8 +584,7 @@ fn a_stack_the_os_refuses_is_an_error() {
         .threads(2)
         .stack_size(1 << 46)
         .build()
-        .err()
-        .expect("the OS refused");
+        .expect_err("the OS refused");
     assert!(matches!(e, BuildError::Spawn { worker: 0, .. }), "{e}");
     assert!(e.to_string().contains("refused"), "{e}");
 }

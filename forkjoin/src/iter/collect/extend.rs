@@ -9,6 +9,7 @@ use super::{collect_list, extend_vec};
 use crate::iter::{IntoParallelIterator, ParallelExtend, ParallelIterator};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
 
 impl<T: Send> ParallelExtend<T> for Vec<T> {
@@ -75,44 +76,83 @@ extend_by_pieces! {
     ['a, T] LinkedList<T>, &'a T, where [T: 'a + Copy + Send + Sync];
 }
 
-/// Strings: every piece builds a `String`, and the pieces are appended in order.
-fn extend_string<I, F>(s: &mut String, par_iter: I, push: F)
+/// The two growable string types, `String` and `OsString`, as `extend_text` uses them.
+trait Text: Default + Send {
+    fn byte_len(&self) -> usize;
+    fn make_room(&mut self, additional: usize);
+    fn append(&mut self, piece: &Self);
+}
+
+impl Text for String {
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+    fn make_room(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+    fn append(&mut self, piece: &Self) {
+        self.push_str(piece);
+    }
+}
+
+impl Text for OsString {
+    fn byte_len(&self) -> usize {
+        self.len()
+    }
+    fn make_room(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+    fn append(&mut self, piece: &Self) {
+        self.push(piece);
+    }
+}
+
+/// Strings: every piece builds a string of its own, and the pieces are appended in order.
+fn extend_text<S, I, F>(s: &mut S, par_iter: I, push: F)
 where
+    S: Text,
     I: ParallelIterator,
-    F: Fn(&mut String, I::Item) + Sync + Send,
+    F: Fn(&mut S, I::Item) + Sync + Send,
 {
     let pieces = par_iter
-        .fold(String::new, |mut piece, item| {
+        .fold(S::default, |mut piece, item| {
             push(&mut piece, item);
             piece
         })
         .drive_unindexed(super::ListVecConsumer);
-    s.reserve(pieces.iter().flatten().map(String::len).sum());
+    s.make_room(pieces.iter().flatten().map(S::byte_len).sum());
     for piece in pieces.iter().flatten() {
-        s.push_str(piece);
+        s.append(piece);
     }
 }
 
-macro_rules! extend_string {
-    ($([$($g:tt)*] $item:ty, |$s:ident, $x:ident| $push:expr;)*) => {$(
-        impl<$($g)*> ParallelExtend<$item> for String {
+macro_rules! extend_text {
+    ($($text:ty { $([$($g:tt)*] $item:ty, |$s:ident, $x:ident| $push:expr;)* })*) => {$($(
+        impl<$($g)*> ParallelExtend<$item> for $text {
             fn par_extend<I>(&mut self, par_iter: I)
             where
                 I: IntoParallelIterator<Item = $item>,
             {
-                extend_string(self, par_iter.into_par_iter(), |$s: &mut String, $x: $item| $push);
+                extend_text(self, par_iter.into_par_iter(), |$s: &mut $text, $x: $item| $push);
             }
         }
-    )*};
+    )*)*};
 }
 
-extend_string! {
-    [] char, |s, c| s.push(c);
-    ['a] &'a char, |s, c| s.push(*c);
-    ['a] &'a str, |s, x| s.push_str(x);
-    [] String, |s, x| s.push_str(&x);
-    [] Box<str>, |s, x| s.push_str(&x);
-    ['a] Cow<'a, str>, |s, x| s.push_str(&x);
+extend_text! {
+    String {
+        [] char, |s, c| s.push(c);
+        ['a] &'a char, |s, c| s.push(*c);
+        ['a] &'a str, |s, x| s.push_str(x);
+        [] String, |s, x| s.push_str(&x);
+        [] Box<str>, |s, x| s.push_str(&x);
+        ['a] Cow<'a, str>, |s, x| s.push_str(&x);
+    }
+    OsString {
+        ['a] &'a OsStr, |s, x| s.push(x);
+        [] OsString, |s, x| s.push(&x);
+        ['a] Cow<'a, OsStr>, |s, x| s.push(&x);
+    }
 }
 
 impl ParallelExtend<()> for () {

@@ -5,8 +5,10 @@ use crate::iter::adaptors::while_some::WhileSome;
 use crate::iter::{FromParallelIterator, IntoParallelIterator, ParallelExtend, ParallelIterator};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
+use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
-use std::sync::Mutex;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 impl<T: Send> FromParallelIterator<T> for Vec<T> {
     fn from_par_iter<I>(par_iter: I) -> Self
@@ -24,6 +26,47 @@ impl<T: Send> FromParallelIterator<T> for Box<[T]> {
     {
         collect_vec(par_iter.into_par_iter()).into_boxed_slice()
     }
+}
+
+impl<T: Send> FromParallelIterator<T> for Rc<[T]> {
+    fn from_par_iter<I>(par_iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        collect_vec(par_iter.into_par_iter()).into()
+    }
+}
+
+impl<T: Send> FromParallelIterator<T> for Arc<[T]> {
+    fn from_par_iter<I>(par_iter: I) -> Self
+    where
+        I: IntoParallelIterator<Item = T>,
+    {
+        collect_vec(par_iter.into_par_iter()).into()
+    }
+}
+
+/// `Box<str>` from whatever a `String` collects from.
+macro_rules! boxed_str {
+    ($([$($g:tt)*] $item:ty;)*) => {$(
+        impl<$($g)*> FromParallelIterator<$item> for Box<str> {
+            fn from_par_iter<I>(par_iter: I) -> Self
+            where
+                I: IntoParallelIterator<Item = $item>,
+            {
+                String::from_par_iter(par_iter).into_boxed_str()
+            }
+        }
+    )*};
+}
+
+boxed_str! {
+    [] char;
+    ['a] &'a char;
+    ['a] &'a str;
+    [] String;
+    [] Box<str>;
+    ['a] Cow<'a, str>;
 }
 
 impl<'a, C, T> FromParallelIterator<T> for Cow<'a, C>
@@ -72,6 +115,9 @@ by_extending! {
     [] String, String, where [];
     [] String, Box<str>, where [];
     ['a] String, Cow<'a, str>, where [];
+    ['a] OsString, &'a OsStr, where [];
+    [] OsString, OsString, where [];
+    ['a] OsString, Cow<'a, OsStr>, where [];
 }
 
 impl FromParallelIterator<()> for () {

@@ -120,13 +120,16 @@ pub trait ParallelString {
         SplitTerminator::new(self.as_parallel_string(), terminator)
     }
 
-    /// The lines of the string, as `str::lines`: ended by `\n` or `\r\n`, which are not
-    /// part of the lines; the last line ending is optional.
+    /// The lines of the string: ended by `\n` or `\r\n`, which are not part of the lines;
+    /// the last line ending is optional. As in rayon, a last line that ends in a bare `\r`
+    /// loses it too (`str::lines` keeps it).
     ///
     /// ```
     /// use forkjoin::prelude::*;
     /// let lengths: Vec<_> = "hello world\nfizbuzz".par_lines().map(|l| l.len()).collect();
     /// assert_eq!(lengths, [11, 7]);
+    /// let lines: Vec<&str> = "a\r\nb\r".par_lines().collect();
+    /// assert_eq!(lines, ["a", "b"]);
     /// ```
     fn par_lines(&self) -> Lines<'_> {
         Lines(self.as_parallel_string())
@@ -519,11 +522,8 @@ macro_rules! str_iter_via {
 str_iter_via!(
     /// The lines of a string. See [`ParallelString::par_lines`].
     Lines,
-    // As `str::lines`: a `\r` goes only with the `\n` after it.
-    |s| s.par_split_inclusive('\n').map(|line| match line.strip_suffix('\n') {
-        Some(line) => line.strip_suffix('\r').unwrap_or(line),
-        None => line,
-    })
+    // As rayon's: a line's final `\r` is dropped, also in a last line without `\n`.
+    |s| s.par_split_terminator('\n').map(|line| line.strip_suffix('\r').unwrap_or(line))
 );
 str_iter_via!(
     /// Substrings separated by whitespace. See [`ParallelString::par_split_whitespace`].

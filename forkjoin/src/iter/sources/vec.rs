@@ -37,6 +37,16 @@ impl<T: Send> IntoParallelIterator for Vec<T> {
     }
 }
 
+/// A boxed slice is consumed as the vector it becomes without copying (as rayon's).
+impl<T: Send> IntoParallelIterator for Box<[T]> {
+    type Item = T;
+    type Iter = IntoIter<T>;
+
+    fn into_par_iter(self) -> Self::Iter {
+        IntoIter { vec: self.into() }
+    }
+}
+
 impl<T: Send> ParallelIterator for IntoIter<T> {
     type Item = T;
 

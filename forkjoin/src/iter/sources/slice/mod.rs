@@ -25,7 +25,9 @@ pub use windows::ArrayWindows;
 
 use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::sort::{par_merge_sort, par_quick_sort};
-use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use crate::iter::{
+    IndexedParallelIterator, IntoParallelIterator, IntoParallelRefMutIterator, ParallelIterator,
+};
 use std::cmp::Ordering;
 
 /// Parallel operations on a shared slice.
@@ -332,6 +334,53 @@ pub trait ParallelSliceMut<T: Send> {
         par_merge_sort(self.as_parallel_slice_mut(), &|a, b| f(a).lt(&f(b)));
     }
 
+    /// Sorts the slice stably by the key `f` extracts, calling `f` once per element (as
+    /// `slice::sort_by_cached_key`): the keys are computed in parallel with their
+    /// positions, the pairs sorted in parallel (the positions make them distinct, so the
+    /// order is stable), and the elements then moved into place along the permutation's
+    /// cycles. Worth it when `f` costs more than a comparison; it takes a key and a
+    /// position of memory per element.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let mut words = vec!["delta", "Alpha", "charlie", "Bravo", "alpha"];
+    /// words.par_sort_by_cached_key(|w| w.to_lowercase());
+    /// assert_eq!(words, ["Alpha", "alpha", "Bravo", "charlie", "delta"]);
+    /// ```
+    fn par_sort_by_cached_key<K, F>(&mut self, f: F)
+    where
+        F: Fn(&T) -> K + Sync,
+        K: Ord + Send,
+    {
+        let slice = self.as_parallel_slice_mut();
+        if slice.len() < 2 {
+            return;
+        }
+        let mut keyed: Vec<(K, usize)> = slice
+            .par_iter_mut()
+            .enumerate()
+            .map(|(i, x)| (f(x), i))
+            .collect();
+        keyed.par_sort_unstable();
+        // `from[i]`: where the element that belongs at `i` is now.
+        let mut from: Vec<usize> = keyed.into_par_iter().map(|(_, i)| i).collect();
+        for start in 0..from.len() {
+            // Walk the cycle through `start`, pulling each element into place; positions
+            // done are marked by pointing at themselves.
+            let mut at = start;
+            while from[at] != at {
+                let source = from[at];
+                from[at] = at;
+                if source == start {
+                    // The cycle closes: `at` already holds what was at `start`.
+                    break;
+                }
+                slice.swap(at, source);
+                at = source;
+            }
+        }
+    }
+
     /// Sorts the slice without keeping the order of equal elements: a parallel
     /// pattern-defeating quicksort, faster than `par_sort` and with no extra memory.
     fn par_sort_unstable(&mut self)
@@ -368,7 +417,8 @@ impl<T: Send> ParallelSliceMut<T> for [T] {
     }
 }
 
-/// `par_iter()` and `par_iter_mut()` of a slice, and of a vector as the slice it holds.
+/// `par_iter()` and `par_iter_mut()` of a slice, and of a vector or boxed slice as the
+/// slice it holds.
 macro_rules! slice_into_par_iter {
     ($($slice:ty),*) => {$(
         impl<'data, T: Sync + 'data> IntoParallelIterator for &'data $slice {
@@ -391,7 +441,7 @@ macro_rules! slice_into_par_iter {
     )*};
 }
 
-slice_into_par_iter!([T], Vec<T>);
+slice_into_par_iter!([T], Vec<T>, Box<[T]>);
 
 /// Implements `ParallelIterator` and `IndexedParallelIterator` for an iterator type whose
 /// producer is built by `$producer` from `self` (or, in the second form, that has its own
