@@ -7,21 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=$PWD/target/rayon-api
-mkdir -p "$work/fetch/src"
-cat >"$work/fetch/Cargo.toml" <<'TOML'
-[package]
-name = "rayon-api-fetch"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[dependencies]
-rayon = "=1.12.0"
-rayon-core = "=1.13.0"
-
-[workspace]
-TOML
-: >"$work/fetch/src/lib.rs"
+source scripts/rayon-fetch.sh
+rayon_fetch_crate "$work/fetch"
 json() { # package, manifest
     cargo +nightly rustdoc -q -p "$1" --manifest-path "$2" --target-dir "$work/target" \
         -- -Z unstable-options --output-format json

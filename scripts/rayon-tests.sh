@@ -19,21 +19,8 @@ mkdir -p "$work"
 
 # 1. Fetch the published crates (sources land in cargo's registry cache).
 fetch=$work/fetch
-mkdir -p "$fetch/src"
-cat >"$fetch/Cargo.toml" <<'EOF'
-[package]
-name = "rayon-tests-fetch"
-version = "0.0.0"
-edition = "2021"
-publish = false
-
-[dependencies]
-rayon = "=1.12.0"
-rayon-core = "=1.13.0"
-
-[workspace]
-EOF
-echo 'fn main() {}' >"$fetch/src/main.rs"
+source scripts/rayon-fetch.sh
+rayon_fetch_crate "$fetch"
 cargo metadata --quiet --format-version 1 --manifest-path "$fetch/Cargo.toml" >"$work/metadata.json"
 src_of() {
     python3 - "$work/metadata.json" "$1" <<'EOF'
