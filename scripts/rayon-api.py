@@ -139,23 +139,35 @@ def shapes(doc, it):
     return res
 
 
-def type_name(t):
-    """A type, written with its generic parameters as G (enough to tell impls apart)."""
+def type_name(doc, t):
+    """A type, written with its generic parameters as G and the module it is named from
+    (`range::Iter<G>`, not `slice::Iter<G>`), enough to tell impls apart."""
     k, v = next(iter(t.items()))
     if k == "resolved_path":
-        name = v["path"].split("::")[-1]
+        name = public_name(doc, v["id"]) or v["path"].split("::")[-1]
         args = (v.get("args") or {}).get("angle_bracketed", {}).get("args", [])
-        args = [type_name(a["type"]) for a in args if "type" in a]
+        args = [type_name(doc, a["type"]) for a in args if "type" in a]
         return name + ("<" + ",".join(args) + ">" if args else "")
     if k == "borrowed_ref":
-        return "&" + ("mut " if v["is_mutable"] else "") + type_name(v["type"])
+        return "&" + ("mut " if v["is_mutable"] else "") + type_name(doc, v["type"])
     if k == "tuple":
-        return "(" + ",".join(map(type_name, v)) + ")"
+        return "(" + ",".join(type_name(doc, x) for x in v) + ")"
     if k == "slice":
-        return "[" + type_name(v) + "]"
+        return "[" + type_name(doc, v) + "]"
     if k == "array":
-        return "[" + type_name(v["type"]) + ";N]"
+        return "[" + type_name(doc, v["type"]) + ";N]"
     return {"primitive": v, "generic": "G"}.get(k, k)
+
+
+def public_name(doc, id_):
+    """The shortest public path of a type of the three crates (`iter::Copied`, wherever
+    it is defined), or None for other crates' types."""
+    if item(doc, id_) is None:
+        found = resolve_use(doc, id_)
+        if not found:
+            return None
+        doc, id_ = found[0], found[1]["id"]
+    return PUBLIC.get((doc, id_))
 
 
 def implementations(doc, trait):
@@ -166,15 +178,20 @@ def implementations(doc, trait):
             continue
         imp = im["inner"]["impl"]
         args = ((imp["trait"] or {}).get("args") or {}).get("angle_bracketed", {}).get("args", [])
-        args = ",".join(type_name(a["type"]) for a in args if "type" in a)
-        res.add((f"<{args}>" if args else "") + " for " + type_name(imp["for"]))
+        args = ",".join(type_name(doc, a["type"]) for a in args if "type" in a)
+        res.add((f"<{args}>" if args else "") + " for " + type_name(doc, imp["for"]))
     return res
 
 
-forkjoin = api("forkjoin")
+APIS = {crate: api(crate) for crate in NAMES}
+PUBLIC = {}
+for crate in NAMES:
+    for path, (doc, it) in sorted(APIS[crate].items(), key=lambda p: (len(p[0]), p[0]), reverse=True):
+        PUBLIC[(doc, it["id"])] = "::".join(path)
+forkjoin = APIS["forkjoin"]
 problems, counts = [], {}
 for crate in ("rayon", "rayon_core"):
-    theirs = api(crate)
+    theirs = APIS[crate]
     counts[crate] = len(theirs)
     for path, (doc, it) in sorted(theirs.items()):
         name = "::".join((crate,) + path)

@@ -6,8 +6,11 @@
 # repository.
 #
 # Prints, per test file, whether it compiles and how many of its tests pass, then the
-# totals. Exits non-zero if any file fails to compile or any test fails, unless
-# `--report` is given (then it only reports: the acceptance of issue 26 is all of them).
+# totals. Then the examples in rayon's and rayon-core's doc comments, which are rayon's
+# documented semantics, run the same way (rayon-doctests.py turns them into tests as
+# rustdoc would, each run as a process of its own). Exits non-zero if any file fails to
+# compile or any test or example fails, unless `--report` is given (then it only reports:
+# the acceptance of issue 26 is all of them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -64,7 +67,9 @@ debug = 0
 EOF
 }
 make_suite rayon "$rayon_src/tests" rayon ''
-make_suite rayon-core "$core_src/tests" rayon_core $'scoped-tls = "1.0"\nlibc = "0.2"\ncrossbeam-utils = "0.8"'
+# What rayon-core's tests and examples use besides the crate.
+core_deps=$'scoped-tls = "1.0"\nlibc = "0.2"\ncrossbeam-utils = "0.8"'
+make_suite rayon-core "$core_src/tests" rayon_core "$core_deps"
 
 # 3. Each file on its own: a file that does not compile fails alone.
 files=0 compiled=0 passed=0 failed=0
@@ -102,6 +107,39 @@ for suite in rayon rayon-core; do
 done
 echo
 echo "rayon's tests against forkjoin: $compiled of $files files compile; $passed tests pass, $failed fail"
-if [[ $report_only == 0 && ($compiled != "$files" || $failed != 0) ]]; then
+
+# 4. The examples of rayon's documentation, a file per source file of rayon's.
+echo
+examples_ok=1
+for suite in rayon rayon-core; do
+    name=$suite-doc
+    printf '%s examples: ' "$suite"
+    examples=$work/$name-examples
+    rm -rf "$examples"
+    if [[ $suite == rayon ]]; then
+        python3 "$root/scripts/rayon-doctests.py" extract "$rayon_src/src" "$examples"
+        make_suite "$name" "$examples" rayon ''
+    else
+        python3 "$root/scripts/rayon-doctests.py" extract "$core_src/src" "$examples"
+        make_suite "$name" "$examples" rayon_core "$core_deps"
+    fi
+    log=$work/$name.log
+    if ! CARGO_TARGET_DIR=$work/target cargo test --quiet --profile ci-unoptimised \
+        --manifest-path "$work/$name/Cargo.toml" --tests --no-run --message-format json \
+        >"$work/$name.json" 2>"$log"; then
+        echo "do not compile (see $log)"
+        examples_ok=0
+        continue
+    fi
+    mapfile -t binaries < <(python3 -c '
+import json, sys
+for line in open(sys.argv[1]):
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+        print(m["executable"])' "$work/$name.json")
+    python3 "$root/scripts/rayon-doctests.py" run "${binaries[@]}" 2>>"$log" || examples_ok=0
+done
+
+if [[ $report_only == 0 && ($compiled != "$files" || $failed != 0 || $examples_ok == 0) ]]; then
     exit 1
 fi

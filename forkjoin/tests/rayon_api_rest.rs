@@ -282,3 +282,26 @@ fn boxed_slices_iterate_like_vectors() {
         });
     }
 }
+
+#[test]
+fn a_ranges_item_type_is_known_before_its_integer_type() {
+    // rayon's own example: the closure negates before anything fixes the literals' type
+    // (one generic impl over the integer types, as rayon's, makes `Item = T` visible).
+    let (first, (left, right)): (Vec<_>, (Vec<_>, Vec<_>)) = (0..8)
+        .into_par_iter()
+        .map(|x| {
+            if x % 2 == 0 {
+                (x, forkjoin::iter::Either::Left(x * 4))
+            } else {
+                (-x, forkjoin::iter::Either::Right(x * 3))
+            }
+        })
+        .collect();
+    assert_eq!(first, [0, -1, 2, -3, 4, -5, 6, -7]);
+    assert_eq!(left, [0, 8, 16, 24]);
+    assert_eq!(right, [3, 9, 15, 21]);
+    let doubled: Vec<_> = (0..=3).into_par_iter().map(|x| x * -2).collect();
+    assert_eq!(doubled, [0, -2, -4, -6]);
+    // The literals took the default type, `i32`, as they do sequentially.
+    let _: Vec<i32> = doubled;
+}

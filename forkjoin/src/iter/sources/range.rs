@@ -60,34 +60,77 @@ struct RangeProducer<T> {
     range: Range<T>,
 }
 
+/// How a range of each integer type runs. One generic `ParallelIterator` impl over these
+/// (rather than one impl per type) lets the compiler see `Item = T` before it knows `T`,
+/// as rayon's does: `(0..8).into_par_iter().map(|x| -x)` compiles, and the literals take
+/// the default integer type.
+mod integer {
+    use super::Iter;
+    use crate::iter::plumbing::{ProducerCallback, UnindexedConsumer};
+
+    /// An integer type whose ranges are parallel iterators. Sealed: the module is private.
+    pub trait RangeInteger: Sized + Send {
+        fn drive_range<C: UnindexedConsumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
+        fn range_len(iter: &Iter<Self>) -> Option<usize>;
+    }
+
+    /// An integer type whose ranges are indexed: their length always fits a `usize`.
+    pub trait IndexedRangeInteger: RangeInteger {
+        fn indexed_len(iter: &Iter<Self>) -> usize;
+        fn range_producer<CB: ProducerCallback<Self>>(iter: Iter<Self>, callback: CB)
+            -> CB::Output;
+    }
+}
+use integer::{IndexedRangeInteger, RangeInteger};
+
+impl<T: RangeInteger> ParallelIterator for Iter<T> {
+    type Item = T;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<T>,
+    {
+        T::drive_range(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        T::range_len(self)
+    }
+}
+
+impl<T: IndexedRangeInteger> IndexedParallelIterator for Iter<T> {
+    fn len(&self) -> usize {
+        T::indexed_len(self)
+    }
+
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        T::range_producer(self, callback)
+    }
+}
+
 macro_rules! indexed_range {
     ($($t:ty)*) => {$(
-        impl ParallelIterator for Iter<$t> {
-            type Item = $t;
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: UnindexedConsumer<$t>,
-            {
-                bridge(self, consumer)
+        impl RangeInteger for $t {
+            fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
+                bridge(iter, consumer)
             }
 
-            fn opt_len(&self) -> Option<usize> {
-                Some(self.range.len())
+            fn range_len(iter: &Iter<$t>) -> Option<usize> {
+                Some(iter.range.len())
             }
         }
 
-        impl IndexedParallelIterator for Iter<$t> {
-            fn len(&self) -> usize {
-                self.range.len()
+        impl IndexedRangeInteger for $t {
+            fn indexed_len(iter: &Iter<$t>) -> usize {
+                iter.range.len()
             }
 
-            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
-            }
-
-            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
-                callback.callback(RangeProducer { range: self.range })
+            fn range_producer<CB: ProducerCallback<$t>>(iter: Iter<$t>, callback: CB) -> CB::Output {
+                callback.callback(RangeProducer { range: iter.range })
             }
         }
 
@@ -232,19 +275,14 @@ where
 
 macro_rules! wide_range {
     ($($t:ty : $u:ty),*) => {$(
-        impl ParallelIterator for Iter<$t> {
-            type Item = $t;
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: UnindexedConsumer<$t>,
-            {
-                let len = if self.range.end > self.range.start {
-                    self.range.end.wrapping_sub(self.range.start) as $u
+        impl RangeInteger for $t {
+            fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
+                let len = if iter.range.end > iter.range.start {
+                    iter.range.end.wrapping_sub(iter.range.start) as $u
                 } else {
                     0
                 };
-                let start = self.range.start;
+                let start = iter.range.start;
                 match usize::try_from(len) {
                     Ok(n) => {
                         let producer = OffsetProducer { start, offsets: 0..n };
@@ -254,9 +292,9 @@ macro_rules! wide_range {
                 }
             }
 
-            fn opt_len(&self) -> Option<usize> {
-                if self.range.end > self.range.start {
-                    usize::try_from(self.range.end.wrapping_sub(self.range.start) as $u).ok()
+            fn range_len(iter: &Iter<$t>) -> Option<usize> {
+                if iter.range.end > iter.range.start {
+                    usize::try_from(iter.range.end.wrapping_sub(iter.range.start) as $u).ok()
                 } else {
                     Some(0)
                 }

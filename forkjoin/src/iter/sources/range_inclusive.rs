@@ -85,34 +85,76 @@ where
     reducer.reduce(l, r)
 }
 
+/// How an inclusive range of each integer type runs: one generic impl over these, as in
+/// `range` (which says why).
+mod integer {
+    use super::Iter;
+    use crate::iter::plumbing::{ProducerCallback, UnindexedConsumer};
+
+    /// An integer type whose inclusive ranges are parallel iterators. Sealed: the module is
+    /// private.
+    pub trait InclusiveInteger: Sized + Send {
+        fn drive_range<C: UnindexedConsumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
+        fn range_len(iter: &Iter<Self>) -> Option<usize>;
+    }
+
+    /// An integer type whose inclusive ranges are indexed.
+    pub trait IndexedInclusiveInteger: InclusiveInteger {
+        fn indexed_len(iter: &Iter<Self>) -> usize;
+        fn range_producer<CB: ProducerCallback<Self>>(iter: Iter<Self>, callback: CB)
+            -> CB::Output;
+    }
+}
+use integer::{InclusiveInteger, IndexedInclusiveInteger};
+
+impl<T: InclusiveInteger> ParallelIterator for Iter<T> {
+    type Item = T;
+
+    fn drive_unindexed<C>(self, consumer: C) -> C::Result
+    where
+        C: UnindexedConsumer<T>,
+    {
+        T::drive_range(self, consumer)
+    }
+
+    fn opt_len(&self) -> Option<usize> {
+        T::range_len(self)
+    }
+}
+
+impl<T: IndexedInclusiveInteger> IndexedParallelIterator for Iter<T> {
+    fn len(&self) -> usize {
+        T::indexed_len(self)
+    }
+
+    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+        bridge(self, consumer)
+    }
+
+    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+        T::range_producer(self, callback)
+    }
+}
+
 macro_rules! indexed_inclusive {
     ($($t:ty : $u:ty),*) => {$(
-        impl ParallelIterator for Iter<$t> {
-            type Item = $t;
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: UnindexedConsumer<$t>,
-            {
-                bridge(self, consumer)
+        impl InclusiveInteger for $t {
+            fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
+                bridge(iter, consumer)
             }
 
-            fn opt_len(&self) -> Option<usize> {
-                Some(self.len())
+            fn range_len(iter: &Iter<$t>) -> Option<usize> {
+                Some(<$t>::indexed_len(iter))
             }
         }
 
-        impl IndexedParallelIterator for Iter<$t> {
-            fn len(&self) -> usize {
-                bounds!(self, $u).map_or(0, |(_, last)| last as usize + 1)
+        impl IndexedInclusiveInteger for $t {
+            fn indexed_len(iter: &Iter<$t>) -> usize {
+                bounds!(iter, $u).map_or(0, |(_, last)| last as usize + 1)
             }
 
-            fn drive<C: Consumer<$t>>(self, consumer: C) -> C::Result {
-                bridge(self, consumer)
-            }
-
-            fn with_producer<CB: ProducerCallback<$t>>(self, callback: CB) -> CB::Output {
-                let (start, n) = bounds!(self, $u).map_or((0, 0), |(s, last)| (s, last as usize + 1));
+            fn range_producer<CB: ProducerCallback<$t>>(iter: Iter<$t>, callback: CB) -> CB::Output {
+                let (start, n) = bounds!(iter, $u).map_or((0, 0), |(s, last)| (s, last as usize + 1));
                 callback.callback(OffsetProducer { start, offsets: 0..n })
             }
         }
@@ -123,14 +165,9 @@ indexed_inclusive! { u8: u8, u16: u16, i8: u8, i16: u16 }
 
 macro_rules! wide_inclusive {
     ($($t:ty : $u:ty),*) => {$(
-        impl ParallelIterator for Iter<$t> {
-            type Item = $t;
-
-            fn drive_unindexed<C>(self, consumer: C) -> C::Result
-            where
-                C: UnindexedConsumer<$t>,
-            {
-                match bounds!(self, $u) {
+        impl InclusiveInteger for $t {
+            fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
+                match bounds!(iter, $u) {
                     Some((start, last)) => {
                         drive_inclusive(start, last, |s, k| s.wrapping_add(k as $t), consumer)
                     }
@@ -138,8 +175,8 @@ macro_rules! wide_inclusive {
                 }
             }
 
-            fn opt_len(&self) -> Option<usize> {
-                match bounds!(self, $u) {
+            fn range_len(iter: &Iter<$t>) -> Option<usize> {
+                match bounds!(iter, $u) {
                     Some((_, last)) => last.checked_add(1).and_then(|n| usize::try_from(n).ok()),
                     None => Some(0),
                 }
