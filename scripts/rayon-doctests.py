@@ -3,6 +3,8 @@
 
   rayon-doctests.py extract SRC_DIR TESTS_DIR   write one test file per source file
   rayon-doctests.py run BINARY...               run every test in a process of its own
+  rayon-doctests.py compile-fail SRC CRATE DIR  write the compile-fail examples as binaries
+  rayon-doctests.py judge DIR MESSAGES          check that each was rejected as in rayon
 
 `extract` reads the doc comments of a crate's sources (`///` and `//!`) and turns each
 Rust code block into a test, the way rustdoc does: lines hidden with `# ` are kept, a
@@ -12,6 +14,7 @@ only. `compile_fail` and `ignore` blocks, and blocks in another language, are co
 left out. `run` runs each test alone, as rustdoc runs each example as a program of its
 own (some configure the global pool).
 """
+import json
 import os
 import re
 import subprocess
@@ -116,6 +119,73 @@ def extract(src, out):
     print(f"{counts['tests']} examples" + (f" (left out: {left_out})" if left_out else ""))
 
 
+COMPILE_FAIL = re.compile(r"/\*[!*]\s*```compile_fail(?:,(E\d+))?\n(.*?)```\s*\*/", re.S)
+MUST_USE_CASE = re.compile(r"^\s*(\w+)\s*/\*\*\s*(.*?)\s*\*/\s*$", re.M)
+
+
+def program(code):
+    """A compile-fail example as a program: crate attributes first, `main` around it."""
+    lines = [unhide(l) for l in code.splitlines()]
+    attrs = [l for l in lines if re.match(r"\s*#!\[", l)]
+    body = "\n".join(l for l in lines if l not in attrs)
+    if not re.search(r"\bfn\s+main\s*\(", body):
+        body = "fn main() {\n" + body + "\n}"
+    return "\n".join(attrs) + "\n" + body + "\n"
+
+
+def compile_fail(src, crate, manifest_dir):
+    """Writes a package whose binaries are the crate's compile-fail examples (its
+    `src/compile_fail/`, and each case of rayon's `must_use!` list, whose template it
+    fills), each expecting its error code; `must_use_sanity` holds the same expressions
+    bound with `let _ =`, which must compile. Prints how many there are."""
+    cases = {}
+    folder = os.path.join(src, "compile_fail")
+    for f in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+        text = open(os.path.join(folder, f), encoding="utf-8").read()
+        stem = f[:-3]
+        for i, (code, block) in enumerate(COMPILE_FAIL.findall(text)):
+            cases[f"{stem}_{i}"] = (code or "any", program(block))
+        if stem == "must_use":
+            sanity = []
+            for name, expr in MUST_USE_CASE.findall(text[text.rindex("must_use! {"):]):
+                prefix = f"#![deny(unused_must_use)]\nuse {crate}::prelude::*;\n" \
+                         "let v: Vec<_> = (0..100).map(Some).collect();\n"
+                cases[f"must_use_{name}"] = ("unused_must_use", program(prefix + expr))
+                sanity.append("let _ = " + expr)
+            if sanity:
+                cases["must_use_sanity"] = ("none", program(prefix + "\n".join(sanity)))
+    os.makedirs(os.path.join(manifest_dir, "src", "bin"), exist_ok=True)
+    for name, (_, code) in cases.items():
+        with open(os.path.join(manifest_dir, "src", "bin", name + ".rs"), "w") as o:
+            o.write(code)
+    with open(os.path.join(manifest_dir, "expected.txt"), "w") as o:
+        o.writelines(f"{name} {code}\n" for name, (code, _) in cases.items())
+    print(f"{len(cases)} compile-fail cases")
+
+
+def judge_compile_fail(manifest_dir, messages):
+    """Reads `cargo check --message-format json` output: each case must be rejected with
+    its error code, `must_use_sanity` must compile."""
+    expected = dict(l.split() for l in open(os.path.join(manifest_dir, "expected.txt")))
+    codes = {name: set() for name in expected}
+    for line in open(messages):
+        m = json.loads(line)
+        if m.get("reason") != "compiler-message" or m["message"]["level"] != "error":
+            continue
+        code = (m["message"].get("code") or {}).get("code", "other")
+        codes.setdefault(m["target"]["name"], set()).add(code)
+    bad = []
+    for name, want in expected.items():
+        got = codes.get(name, set())
+        ok = not got if want == "none" else (bool(got) if want == "any" else want in got)
+        if not ok:
+            bad.append(f"{name}: expected {want}, got {sorted(got) or 'no error'}")
+    for b in bad:
+        print("wrong:", b)
+    print(f"{len(expected) - len(bad)} of {len(expected)} compile-fail cases behave as in rayon")
+    return 1 if bad else 0
+
+
 def run(binaries):
     passed, failed = 0, []
     for binary in binaries:
@@ -144,5 +214,9 @@ def run(binaries):
 if __name__ == "__main__":
     if sys.argv[1] == "extract":
         extract(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "compile-fail":
+        compile_fail(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "judge":
+        sys.exit(judge_compile_fail(sys.argv[2], sys.argv[3]))
     else:
         sys.exit(run(sys.argv[2:]))

@@ -7,10 +7,10 @@
 #
 # Prints, per test file, whether it compiles and how many of its tests pass, then the
 # totals. Then the examples in rayon's and rayon-core's doc comments, which are rayon's
-# documented semantics, run the same way (rayon-doctests.py turns them into tests as
-# rustdoc would, each run as a process of its own). Exits non-zero if any file fails to
-# compile or any test or example fails, unless `--report` is given (then it only reports:
-# the acceptance of issue 26 is all of them).
+# documented semantics (rayon-doctests.py turns them into tests as rustdoc would, each run
+# as a process of its own), and the examples that must not compile. Exits non-zero if any
+# file fails to compile or any test or example fails, unless `--report` is given (then it
+# only reports: the acceptance of issue 26 is all of them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -138,6 +138,36 @@ for line in open(sys.argv[1]):
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
         print(m["executable"])' "$work/$name.json")
     python3 "$root/scripts/rayon-doctests.py" run "${binaries[@]}" 2>>"$log" || examples_ok=0
+done
+
+# 5. The examples rayon's documentation says must not compile (its `src/compile_fail/`:
+#    `!Send` data, borrows two closures share, unused adaptors): each a binary of a package
+#    checked with --keep-going, each rejected with rayon's error code.
+echo
+for suite in rayon rayon-core; do
+    crate=${suite//-/_}
+    src=$rayon_src
+    [[ $suite == rayon-core ]] && src=$core_src
+    dir=$work/$suite-compile-fail
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    printf '%s: ' "$suite"
+    python3 "$root/scripts/rayon-doctests.py" compile-fail "$src/src" "$crate" "$dir"
+    cat >"$dir/Cargo.toml" <<EOF
+[package]
+name = "forkjoin-$suite-compile-fail"
+version = "0.0.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+$crate = { package = "forkjoin", path = "$root/forkjoin" }
+
+[workspace]
+EOF
+    CARGO_TARGET_DIR=$work/target cargo check --quiet --keep-going --bins --message-format json \
+        --manifest-path "$dir/Cargo.toml" >"$dir/messages.json" 2>/dev/null || true
+    python3 "$root/scripts/rayon-doctests.py" judge "$dir" "$dir/messages.json" || examples_ok=0
 done
 
 if [[ $report_only == 0 && ($compiled != "$files" || $failed != 0 || $examples_ok == 0) ]]; then

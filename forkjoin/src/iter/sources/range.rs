@@ -60,61 +60,76 @@ struct RangeProducer<T> {
     range: Range<T>,
 }
 
-/// How a range of each integer type runs. One generic `ParallelIterator` impl over these
-/// (rather than one impl per type) lets the compiler see `Item = T` before it knows `T`,
-/// as rayon's does: `(0..8).into_par_iter().map(|x| -x)` compiles, and the literals take
-/// the default integer type.
-mod integer {
-    use super::Iter;
-    use crate::iter::plumbing::{ProducerCallback, UnindexedConsumer};
+/// Declares, in a range module (`range`, `range_inclusive`), the sealed traits `Integer`
+/// (how a range of each integer type runs) and `IndexedInteger` (and how it splits), and
+/// implements `ParallelIterator` and `IndexedParallelIterator` for the module's `Iter<T>`
+/// once over them. One generic impl, rather than one per type, lets the compiler see
+/// `Item = T` before it knows `T`, as rayon's does: `(0..8).into_par_iter().map(|x| -x)`
+/// compiles, and the literals take the default integer type.
+macro_rules! generic_over_integers {
+    () => {
+        mod integer {
+            use super::Iter;
+            use crate::iter::plumbing::{ProducerCallback, UnindexedConsumer};
 
-    /// An integer type whose ranges are parallel iterators. Sealed: the module is private.
-    pub trait RangeInteger: Sized + Send {
-        fn drive_range<C: UnindexedConsumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
-        fn range_len(iter: &Iter<Self>) -> Option<usize>;
-    }
+            /// An integer type whose ranges are parallel iterators. Sealed: the module is
+            /// private.
+            pub trait Integer: Sized + Send {
+                fn drive_range<C: UnindexedConsumer<Self>>(
+                    iter: Iter<Self>,
+                    consumer: C,
+                ) -> C::Result;
+                fn range_len(iter: &Iter<Self>) -> Option<usize>;
+            }
 
-    /// An integer type whose ranges are indexed: their length always fits a `usize`.
-    pub trait IndexedRangeInteger: RangeInteger {
-        fn indexed_len(iter: &Iter<Self>) -> usize;
-        fn range_producer<CB: ProducerCallback<Self>>(iter: Iter<Self>, callback: CB)
-            -> CB::Output;
-    }
+            /// An integer type whose ranges are indexed: their length always fits a `usize`.
+            pub trait IndexedInteger: Integer {
+                fn indexed_len(iter: &Iter<Self>) -> usize;
+                fn range_producer<CB: ProducerCallback<Self>>(
+                    iter: Iter<Self>,
+                    callback: CB,
+                ) -> CB::Output;
+            }
+        }
+        use integer::{IndexedInteger, Integer};
+
+        impl<T: Integer> ParallelIterator for Iter<T> {
+            type Item = T;
+
+            fn drive_unindexed<C>(self, consumer: C) -> C::Result
+            where
+                C: UnindexedConsumer<T>,
+            {
+                T::drive_range(self, consumer)
+            }
+
+            fn opt_len(&self) -> Option<usize> {
+                T::range_len(self)
+            }
+        }
+
+        impl<T: IndexedInteger> IndexedParallelIterator for Iter<T> {
+            fn len(&self) -> usize {
+                T::indexed_len(self)
+            }
+
+            fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
+                bridge(self, consumer)
+            }
+
+            fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
+                T::range_producer(self, callback)
+            }
+        }
+    };
 }
-use integer::{IndexedRangeInteger, RangeInteger};
+pub(crate) use generic_over_integers;
 
-impl<T: RangeInteger> ParallelIterator for Iter<T> {
-    type Item = T;
-
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<T>,
-    {
-        T::drive_range(self, consumer)
-    }
-
-    fn opt_len(&self) -> Option<usize> {
-        T::range_len(self)
-    }
-}
-
-impl<T: IndexedRangeInteger> IndexedParallelIterator for Iter<T> {
-    fn len(&self) -> usize {
-        T::indexed_len(self)
-    }
-
-    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        T::range_producer(self, callback)
-    }
-}
+generic_over_integers!();
 
 macro_rules! indexed_range {
     ($($t:ty)*) => {$(
-        impl RangeInteger for $t {
+        impl Integer for $t {
             fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
                 bridge(iter, consumer)
             }
@@ -124,7 +139,7 @@ macro_rules! indexed_range {
             }
         }
 
-        impl IndexedRangeInteger for $t {
+        impl IndexedInteger for $t {
             fn indexed_len(iter: &Iter<$t>) -> usize {
                 iter.range.len()
             }
@@ -275,7 +290,7 @@ where
 
 macro_rules! wide_range {
     ($($t:ty : $u:ty),*) => {$(
-        impl RangeInteger for $t {
+        impl Integer for $t {
             fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
                 let len = if iter.range.end > iter.range.start {
                     iter.range.end.wrapping_sub(iter.range.start) as $u

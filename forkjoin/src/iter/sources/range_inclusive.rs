@@ -85,60 +85,12 @@ where
     reducer.reduce(l, r)
 }
 
-/// How an inclusive range of each integer type runs: one generic impl over these, as in
-/// `range` (which says why).
-mod integer {
-    use super::Iter;
-    use crate::iter::plumbing::{ProducerCallback, UnindexedConsumer};
-
-    /// An integer type whose inclusive ranges are parallel iterators. Sealed: the module is
-    /// private.
-    pub trait InclusiveInteger: Sized + Send {
-        fn drive_range<C: UnindexedConsumer<Self>>(iter: Iter<Self>, consumer: C) -> C::Result;
-        fn range_len(iter: &Iter<Self>) -> Option<usize>;
-    }
-
-    /// An integer type whose inclusive ranges are indexed.
-    pub trait IndexedInclusiveInteger: InclusiveInteger {
-        fn indexed_len(iter: &Iter<Self>) -> usize;
-        fn range_producer<CB: ProducerCallback<Self>>(iter: Iter<Self>, callback: CB)
-            -> CB::Output;
-    }
-}
-use integer::{InclusiveInteger, IndexedInclusiveInteger};
-
-impl<T: InclusiveInteger> ParallelIterator for Iter<T> {
-    type Item = T;
-
-    fn drive_unindexed<C>(self, consumer: C) -> C::Result
-    where
-        C: UnindexedConsumer<T>,
-    {
-        T::drive_range(self, consumer)
-    }
-
-    fn opt_len(&self) -> Option<usize> {
-        T::range_len(self)
-    }
-}
-
-impl<T: IndexedInclusiveInteger> IndexedParallelIterator for Iter<T> {
-    fn len(&self) -> usize {
-        T::indexed_len(self)
-    }
-
-    fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
-        bridge(self, consumer)
-    }
-
-    fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
-        T::range_producer(self, callback)
-    }
-}
+// `Integer` and `IndexedInteger`, and the generic impls over them, as in `range`.
+super::range::generic_over_integers!();
 
 macro_rules! indexed_inclusive {
     ($($t:ty : $u:ty),*) => {$(
-        impl InclusiveInteger for $t {
+        impl Integer for $t {
             fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
                 bridge(iter, consumer)
             }
@@ -148,7 +100,7 @@ macro_rules! indexed_inclusive {
             }
         }
 
-        impl IndexedInclusiveInteger for $t {
+        impl IndexedInteger for $t {
             fn indexed_len(iter: &Iter<$t>) -> usize {
                 bounds!(iter, $u).map_or(0, |(_, last)| last as usize + 1)
             }
@@ -165,7 +117,7 @@ indexed_inclusive! { u8: u8, u16: u16, i8: u8, i16: u16 }
 
 macro_rules! wide_inclusive {
     ($($t:ty : $u:ty),*) => {$(
-        impl InclusiveInteger for $t {
+        impl Integer for $t {
             fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
                 match bounds!(iter, $u) {
                     Some((start, last)) => {
