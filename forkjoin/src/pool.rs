@@ -755,11 +755,12 @@ impl Pool {
         Worker::current_of(&self.registry).map(Worker::shown_index)
     }
 
-    /// Whether the current thread is a worker of this pool with jobs queued on its own
-    /// deque (rayon's `ThreadPool::current_thread_has_pending_tasks`); `None` if it is not
-    /// a worker of this pool.
+    /// Whether the current thread is a worker of this pool with work others could take
+    /// (rayon's `ThreadPool::current_thread_has_pending_tasks`); `None` if it is not a
+    /// worker of this pool. See [`current_thread_has_pending_tasks`].
     pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
-        Worker::current_of(&self.registry).map(|w| !w.deque.is_empty())
+        // SAFETY: `current_of` returns this thread's own worker.
+        Worker::current_of(&self.registry).map(|w| unsafe { w.has_pending_tasks() })
     }
 
     /// [`yield_now`](crate::yield_now), if the current thread is a worker of this pool;
@@ -1053,9 +1054,12 @@ pub fn current_thread_index() -> Option<usize> {
     (!w.is_null()).then(|| unsafe { (*w).shown_index() })
 }
 
-/// Whether the current thread, a worker of a pool, has jobs queued on its own deque that
-/// other workers could take (rayon's `current_thread_has_pending_tasks`); `None` outside
-/// any pool. A heuristic's input: whether to start more work here or do it inline.
+/// Whether the current thread, a worker of a pool, has work other workers could take
+/// (rayon's `current_thread_has_pending_tasks`); `None` outside any pool. That is the jobs it
+/// spawned that nobody has taken, and the second halves of its outer joins that it has not
+/// shared yet (a join's second half waits on the worker's stack until an idle worker asks
+/// for it; joins deeper than the few outermost run as plain calls and are not counted). A
+/// heuristic's input: whether to start more work here or do it inline.
 ///
 /// ```
 /// assert_eq!(forkjoin::current_thread_has_pending_tasks(), None);
@@ -1066,11 +1070,16 @@ pub fn current_thread_index() -> Option<usize> {
 ///     // One worker, busy here: nobody has taken the task yet.
 ///     assert_eq!(forkjoin::current_thread_has_pending_tasks(), Some(true));
 /// });
+/// pool.install(|| {
+///     let (inside, _) = forkjoin::join(forkjoin::current_thread_has_pending_tasks, || ());
+///     assert_eq!(inside, Some(true)); // the second closure waits
+///     assert_eq!(forkjoin::current_thread_has_pending_tasks(), Some(false));
+/// });
 /// ```
 pub fn current_thread_has_pending_tasks() -> Option<bool> {
     let w = Worker::current();
-    // SAFETY: this thread's worker, if any.
-    (!w.is_null()).then(|| unsafe { !(*w).deque.is_empty() })
+    // SAFETY: this thread's worker, if any, asked on its own thread.
+    (!w.is_null()).then(|| unsafe { (*w).has_pending_tasks() })
 }
 
 /// The number of workers of the current pool (the global pool's outside any pool).

@@ -656,6 +656,18 @@ impl Worker {
         }
     }
 
+    /// Whether this worker has work another could take (rayon's "pending tasks"): jobs on
+    /// its deque, or joins recorded in private frames and not yet shared, which the
+    /// heartbeat would share on request. (Joins deeper than the private frames run as
+    /// plain calls and are not counted.)
+    ///
+    /// # Safety
+    /// On this worker's thread (it reads owner-only state).
+    pub(crate) unsafe fn has_pending_tasks(&self) -> bool {
+        let st = self.owner_state();
+        !self.deque.is_empty() || (*st).len > (*st).shared
+    }
+
     /// `find_work`'s search; also says where the job came from (see `OwnerState::source`).
     fn search(&self, hint: Option<usize>) -> Option<(JobRef, usize)> {
         if let Some(job) = self.take_own() {

@@ -164,6 +164,20 @@ fn pending_tasks_are_the_workers_own_queued_jobs() {
         assert_eq!(pool.current_thread_has_pending_tasks(), Some(true));
     });
     pool.install(|| assert_eq!(forkjoin::current_thread_has_pending_tasks(), Some(false)));
+    // A join's second closure is pending while the first runs (the one worker cannot
+    // take it), as in rayon, where it sits on the deque; nested joins as well.
+    pool.install(|| {
+        let ((inner, outer), _) = forkjoin::join(
+            || {
+                let outer = forkjoin::current_thread_has_pending_tasks();
+                let (inner, _) = forkjoin::join(forkjoin::current_thread_has_pending_tasks, || 1);
+                (inner, outer)
+            },
+            || 2,
+        );
+        assert_eq!((inner, outer), (Some(true), Some(true)));
+        assert_eq!(forkjoin::current_thread_has_pending_tasks(), Some(false));
+    });
 }
 
 #[test]
