@@ -65,9 +65,7 @@ impl<'scope> ScopeFifo<'scope> {
             body(&ScopeFifo::new(s, queue));
         });
     }
-}
 
-impl<'scope> ScopeFifo<'scope> {
     /// Spawns a task into the scope on every worker of the pool (rayon's
     /// `ScopeFifo::spawn_broadcast`); see [`Scope::spawn_broadcast`].
     ///
