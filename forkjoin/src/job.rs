@@ -1,10 +1,15 @@
 //! Jobs: the unit the queues hold. A job is a pointer to a `JobHeader` embedded first in a
 //! `#[repr(C)]` struct that also holds the closure; the header's function pointer knows the
 //! concrete type. Join frames live on the joining worker's stack (no allocation, see
-//! `join.rs`); spawned and submitted jobs live on the heap (`HeapJob`).
+//! `join.rs`; `FrameHead` is their type-erased start, which the registry records and
+//! shares); spawned and submitted jobs live on the heap (`HeapJob`).
 
+use crate::latch::CoreLatch;
 use crate::registry::Worker;
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
+use std::sync::atomic::AtomicUsize;
 
 /// The first field of every job.
 #[repr(C)]
@@ -63,5 +68,43 @@ impl<F: FnOnce(&Worker) + Send> HeapJob<F> {
         // SAFETY: made by `into_job_ref` from a `Box<HeapJob<F>>`, executed once.
         let job = Box::from_raw(this as *mut HeapJob<F>);
         (job.func)(worker)
+    }
+}
+
+/// What a thief needs to run a frame and signal its owner. Written by the owner when it
+/// promotes the frame, before the deque's release store publishes it.
+pub(crate) struct FrameLatch {
+    pub(crate) core: CoreLatch,
+    pub(crate) owner: usize,
+    /// The worker that took the frame: the owner steals back from it while waiting.
+    pub(crate) thief: AtomicUsize,
+}
+
+/// The type-erased start of every join frame. `#[repr(C)]` so that a `*const FrameHead`
+/// is also a `*const JobHeader`.
+#[repr(C)]
+pub(crate) struct FrameHead {
+    pub(crate) job: JobHeader,
+    /// Initialised only when the frame is promoted.
+    pub(crate) latch: UnsafeCell<MaybeUninit<FrameLatch>>,
+}
+
+impl FrameHead {
+    /// Fills in the latch before the frame is pushed onto the deque.
+    ///
+    /// # Safety
+    /// `head` is a live frame on the calling worker's stack that has not been shared.
+    pub(crate) unsafe fn prepare_for_sharing(head: *const FrameHead, owner: usize) {
+        (*(*head).latch.get()).write(FrameLatch {
+            core: CoreLatch::new(),
+            owner,
+            thief: AtomicUsize::new(usize::MAX),
+        });
+    }
+
+    /// # Safety
+    /// The frame has been promoted.
+    pub(crate) unsafe fn latch(&self) -> &FrameLatch {
+        (*self.latch.get()).assume_init_ref()
     }
 }

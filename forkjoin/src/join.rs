@@ -17,15 +17,16 @@
 //! there (run it inline) or stolen, and then the worker helps (`Worker::wait_until`) until
 //! the thief sets the frame's latch.
 
+use crate::job::FrameHead;
 use crate::job::{JobHeader, JobRef};
 use crate::latch::CoreLatch;
 use crate::panic::{catch, Panic};
+use crate::profile_hooks;
 use crate::registry::{self, JoinState, Worker, FRAMES, PRIVATE_FRAMES, SHARE_REQUEST};
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
 use std::mem::{self, ManuallyDrop, MaybeUninit};
 use std::ptr::NonNull;
-use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
 
 /// Runs `a` and `b`, potentially in parallel, and returns both results.
@@ -211,7 +212,7 @@ where
     RA: Send,
     RB: Send,
 {
-    registry::in_worker(crate::pool::global_registry(), |_| join(a, b))
+    registry::in_worker(registry::global_registry(), |_| join(a, b))
 }
 
 /// The fast path. A join records a frame only while the worker has fewer than
@@ -313,19 +314,22 @@ where
     let Some(worker) = JoinState::worker(state) else {
         return join_outside(a, b);
     };
-    #[cfg(feature = "profile")]
-    if worker.registry().profiling() {
-        return crate::profile::join(worker, a, b);
+    if worker.registry().profiling.is_set() {
+        if let Some(timed) = profile_hooks::open_join() {
+            let (ra, rb) = join_unprofiled_slow(worker, timed.timed(a), timed.timed(b));
+            return timed.close(ra, rb);
+        }
     }
     join_unprofiled_slow(worker, a, b)
 }
 
-/// `join_slow` without the profiling check; the profiler calls it with its timed closures.
+/// `join_slow` without the profiling check: with the profiler's timed closures, or the
+/// closures themselves.
 ///
 /// # Safety
 /// `worker` is the current thread's worker.
 #[inline(always)]
-pub(crate) unsafe fn join_unprofiled_slow<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
+unsafe fn join_unprofiled_slow<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,
@@ -370,44 +374,6 @@ where
     mem::forget(guard);
     let rb = frame.complete(worker, idx);
     (ra, rb)
-}
-
-/// What a thief needs to run a frame and signal its owner. Written by the owner when it
-/// promotes the frame, before the deque's release store publishes it.
-pub(crate) struct FrameLatch {
-    core: CoreLatch,
-    owner: usize,
-    /// The worker that took the frame: the owner steals back from it while waiting.
-    thief: AtomicUsize,
-}
-
-/// The type-erased start of every join frame. `#[repr(C)]` so that a `*const FrameHead`
-/// is also a `*const JobHeader`.
-#[repr(C)]
-pub(crate) struct FrameHead {
-    job: JobHeader,
-    /// Initialised only when the frame is promoted.
-    latch: UnsafeCell<MaybeUninit<FrameLatch>>,
-}
-
-impl FrameHead {
-    /// Fills in the latch before the frame is pushed onto the deque.
-    ///
-    /// # Safety
-    /// `head` is a live frame on the calling worker's stack that has not been shared.
-    pub(crate) unsafe fn prepare_for_sharing(head: *const FrameHead, owner: usize) {
-        (*(*head).latch.get()).write(FrameLatch {
-            core: CoreLatch::new(),
-            owner,
-            thief: AtomicUsize::new(usize::MAX),
-        });
-    }
-
-    /// # Safety
-    /// The frame has been promoted.
-    unsafe fn latch(&self) -> &FrameLatch {
-        (*self.latch.get()).assume_init_ref()
-    }
 }
 
 /// A join's second closure, on the joining worker's stack.

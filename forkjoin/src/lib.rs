@@ -24,7 +24,10 @@
 // Under `--cfg loom` only the model-checked modules are built, without their users.
 #![cfg_attr(loom, allow(dead_code))]
 
+#[cfg(not(loom))]
 mod blocking;
+#[cfg(not(loom))]
+mod build_error;
 #[cfg(doctest)]
 mod compile_fail;
 mod deque;
@@ -57,7 +60,14 @@ mod pool;
 #[cfg(all(feature = "profile", not(loom)))]
 pub mod profile;
 #[cfg(not(loom))]
+mod profile_hooks;
+#[cfg(not(loom))]
 mod registry;
+// Under loom, only the registry's model-checked parts, without the rest of the registry.
+#[cfg(loom)]
+mod registry {
+    pub(crate) mod compensation;
+}
 #[cfg(not(loom))]
 mod scope;
 #[cfg(not(loom))]
@@ -67,12 +77,12 @@ mod stats;
 #[cfg(not(loom))]
 mod task;
 #[cfg(not(loom))]
-mod thread_builder;
-#[cfg(not(loom))]
 mod yielding;
 
 #[cfg(not(loom))]
 pub use blocking::blocking;
+#[cfg(not(loom))]
+pub use build_error::BuildError;
 #[allow(deprecated)]
 #[cfg(not(loom))]
 pub use configuration::{initialize, Configuration};
@@ -88,13 +98,12 @@ pub use panic::Panic;
 #[cfg(not(loom))]
 pub use pool::{
     broadcast, current_num_threads, current_thread_has_pending_tasks, current_thread_index,
-    max_num_threads, spawn, spawn_broadcast, spawn_fifo, BroadcastContext, BuildError, Pool,
-    PoolBuilder,
+    max_num_threads, spawn, spawn_broadcast, spawn_fifo, BroadcastContext, Pool, PoolBuilder,
 };
 #[cfg(not(loom))]
-pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
+pub use registry::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 #[cfg(not(loom))]
-pub use thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
+pub use scope_fifo::{in_place_scope_fifo, scope_fifo, ScopeFifo};
 
 /// rayon's name for [`Pool`]: a rayon program's `ThreadPool` is this pool.
 #[cfg(not(loom))]

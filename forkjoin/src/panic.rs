@@ -63,3 +63,9 @@ impl std::error::Error for Panic {}
 pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, Panic> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(Panic::new)
 }
+
+/// Prints one line on stderr, as `eprintln!` does (so a test harness captures it), but
+/// never panics: it may run on a worker, which must survive a failed write.
+pub(crate) fn print_error_line(line: fmt::Arguments<'_>) {
+    let _ = catch(|| eprintln!("{line}"));
+}

@@ -2,109 +2,33 @@
 //! the global pool and its configuration; the pool services of rayon's `ThreadPool`
 //! (`broadcast`, `spawn`, `in_place_scope`, start, exit and panic handlers).
 
+use crate::build_error::{BuildError, MAX_STACK};
 use crate::job::{JobHeader, JobRef};
 use crate::latch::{CountLatch, CrossLatch, Latch, LockLatch};
 use crate::panic::{catch, Panic};
-use crate::registry::{self, PanicHandler, Registry, ThreadConfig, ThreadHandler, Worker};
+use crate::registry::{
+    self, allowed_cores, default_threads, global_registry, CustomSpawn, DefaultSpawn, PanicHandler,
+    Registry, Start, ThreadBuilder, ThreadConfig, ThreadHandler, ThreadSpawn, Worker,
+    BORROW_STACK_DEFAULT, DEFAULT_MAX_BLOCKING, DEFAULT_STACK,
+};
 use crate::scope::Scope;
 use crate::stats::{Stats, WorkerStats};
 use crate::task::Task;
-use crate::thread_builder::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 use std::any::Any;
 use std::cell::UnsafeCell;
-use std::ffi::OsStr;
 use std::fmt;
 use std::io;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
+use std::sync::atomic::fence;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
-use std::sync::atomic::{fence, AtomicBool};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// The smallest stack a worker may ask for (glibc's `PTHREAD_STACK_MIN` on x86-64 and
 /// aarch64 is 16 KiB; the runtime's own frames need a few KiB on top).
 const MIN_STACK: usize = 64 * 1024;
-/// No machine this runs on has more than 2^47 bytes of user address space per process.
-const MAX_STACK: usize = 1 << 47;
-/// Workers get 16 MiB stacks unless told otherwise: deep recursions (UTS, sorting) are the
-/// point of a fork/join pool, and untouched stack costs only address space.
-const DEFAULT_STACK: usize = 16 * 1024 * 1024;
-/// Spare threads for blocked ones, at most (the JDK pool's `DEFAULT_MAX_SPARES` is 256).
-const DEFAULT_MAX_BLOCKING: usize = 256;
-
-/// Why a pool could not be built.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum BuildError {
-    /// `threads(0)` or `Pool::new(0)`.
-    ZeroThreads,
-    /// The requested worker stack is smaller than the runtime needs.
-    StackTooSmall {
-        /// The size asked for, in bytes.
-        requested: usize,
-        /// The smallest size accepted, in bytes.
-        minimum: usize,
-    },
-    /// The requested worker stack is larger than any address space.
-    StackTooLarge {
-        /// The size asked for, in bytes.
-        requested: usize,
-    },
-    /// The operating system refused to start a worker thread (for example, it could not
-    /// reserve the requested stack).
-    Spawn {
-        /// The index of the worker that could not start.
-        worker: usize,
-        /// What the operating system said.
-        source: io::Error,
-    },
-    /// `pin_threads(true)` on a system where this process may not set its affinity.
-    Pinning(String),
-    /// `build_global` was called after the global pool had been started, by an earlier
-    /// `build_global` or by its first use.
-    GlobalPoolAlreadyInitialized,
-    /// `use_current_thread`, called on a thread that is already a worker of a pool.
-    CurrentThreadInPool,
-}
-
-impl fmt::Display for BuildError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BuildError::ZeroThreads => f.write_str("a pool needs at least one thread (got 0)"),
-            BuildError::StackTooSmall { requested, minimum } => write!(
-                f,
-                "worker stack size {requested} bytes is too small (at least {minimum} bytes)"
-            ),
-            BuildError::StackTooLarge { requested } => write!(
-                f,
-                "worker stack size {requested} bytes is larger than the address space (at most {MAX_STACK} bytes)"
-            ),
-            BuildError::Spawn { worker, source } => write!(
-                f,
-                "the operating system refused to start worker thread {worker}: {source}"
-            ),
-            BuildError::Pinning(why) => write!(f, "cannot pin worker threads to cores: {why}"),
-            // rayon's words, which programs and rayon's own tests compare against.
-            BuildError::GlobalPoolAlreadyInitialized => {
-                f.write_str("The global thread pool has already been initialized.")
-            }
-            BuildError::CurrentThreadInPool => f.write_str(
-                "use_current_thread: the current thread is already a worker of a pool",
-            ),
-        }
-    }
-}
-
-impl std::error::Error for BuildError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            BuildError::Spawn { source, .. } => Some(source),
-            _ => None,
-        }
-    }
-}
 
 /// Configures a [`Pool`].
 ///
@@ -404,19 +328,7 @@ impl<S> PoolBuilder<S> {
     where
         S: ThreadSpawn,
     {
-        // Held while the pool is built, so that a concurrent first use or `build_global`
-        // waits for it and finds it (no second pool's threads are ever started).
-        let _init = GLOBAL_INIT.lock().unwrap_or_else(PoisonError::into_inner);
-        if GLOBAL.get().is_some() {
-            return Err(BuildError::GlobalPoolAlreadyInitialized);
-        }
-        let pool = self.build()?;
-        match GLOBAL.set(pool) {
-            Ok(()) => Ok(()),
-            // Not reachable: every initialisation holds `GLOBAL_INIT`. Should it happen, the
-            // pool just built is dropped (its threads joined) and the caller told.
-            Err(_pool) => Err(BuildError::GlobalPoolAlreadyInitialized),
-        }
+        registry::init_global_registry(|| self.build().map(Pool::into_registry))
     }
 
     /// Starts the workers.
@@ -455,8 +367,7 @@ impl<S> PoolBuilder<S> {
             if S::SETS_UP_THREADS || self.start_handler.is_some() || self.thread_name.is_some() {
                 usize::MAX
             } else {
-                self.stack_size
-                    .unwrap_or(crate::registry::BORROW_STACK_DEFAULT)
+                self.stack_size.unwrap_or(BORROW_STACK_DEFAULT)
             };
         let config = ThreadConfig {
             stack_size: stack,
@@ -466,136 +377,23 @@ impl<S> PoolBuilder<S> {
             panic_handler: self.panic_handler.take(),
             breadth_first: self.breadth_first,
         };
-        let registry = Registry::new(threads, borrow_stack, config, self.max_blocking);
-        let mut handles = Vec::with_capacity(threads + 1);
-        let mut spawn_error = None;
-        for index in 0..threads {
-            let name = match &mut self.thread_name {
-                Some(f) => f(index),
-                None => format!("forkjoin-{index}"),
-            };
-            if self.use_current_thread && index == 0 {
-                continue;
-            }
-            let thread = ThreadBuilder {
-                registry: Arc::clone(&registry),
-                index,
-                name: Some(name),
-                stack_size: Some(stack),
-            };
-            match self.spawn.spawn(thread) {
-                Ok(h) => handles.extend(h),
-                Err(source) => {
-                    spawn_error = Some(BuildError::Spawn {
-                        worker: index,
-                        source,
-                    });
-                    break;
-                }
-            }
-        }
-        if self.use_current_thread && spawn_error.is_none() {
-            registry.adopt_current_thread(0);
-        }
+        let start = Start {
+            threads,
+            borrow_stack,
+            config,
+            max_blocking: self.max_blocking,
+            thread_name: self.thread_name.take(),
+            use_current_thread: self.use_current_thread,
+        };
+        let (registry, handles, error) = Registry::start(start, &mut self.spawn);
         let pool = Pool { registry, handles };
-        match spawn_error {
+        match error {
             // Dropping the partial pool stops and joins the threads already started.
             Some(e) => Err(e),
             None => Ok(pool),
         }
     }
 }
-
-/// The environment variable that sets the default number of workers (rayon's
-/// `RAYON_NUM_THREADS`).
-const THREADS_VAR: &str = "FORKJOIN_NUM_THREADS";
-
-/// The number of workers of a pool built without `threads(n)`, the global pool's among
-/// them: `FORKJOIN_NUM_THREADS` if it is a positive integer, else one per available core.
-/// Read at each build, as rayon does; 0 means the default, as in rayon; any other value
-/// that is not a number of threads (`abc`, `-1`) is reported on stderr, once per process,
-/// and ignored.
-fn default_threads() -> usize {
-    let cores = || {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    };
-    let Some(value) = std::env::var_os(THREADS_VAR) else {
-        return cores();
-    };
-    match value.to_str().and_then(|v| v.parse::<usize>().ok()) {
-        Some(0) => cores(),
-        Some(n) => n,
-        None => {
-            let cores = cores();
-            warn_threads_var(&value, cores);
-            cores
-        }
-    }
-}
-
-/// Reports an unusable `FORKJOIN_NUM_THREADS`, on the first call only.
-#[cold]
-fn warn_threads_var(value: &OsStr, cores: usize) {
-    static WARNED: AtomicBool = AtomicBool::new(false);
-    // Relaxed: only decides which call prints; nothing else is published through it.
-    if !WARNED.swap(true, Relaxed) {
-        print_error_line(format_args!(
-            "forkjoin: ignoring {THREADS_VAR}={value:?}: not a number of threads; \
-             using the default ({cores}, one per available core)"
-        ));
-    }
-}
-
-/// Prints one line on stderr, as `eprintln!` does (so a test harness captures it), but
-/// never panics: it may run on a worker, which must survive a failed write.
-pub(crate) fn print_error_line(line: fmt::Arguments<'_>) {
-    let _ = catch(|| eprintln!("{line}"));
-}
-
-#[cfg(target_os = "linux")]
-fn allowed_cores() -> Result<Vec<usize>, BuildError> {
-    // SAFETY: `set` is a plain bit set, zero-initialised, of the size we pass.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Err(BuildError::Pinning(io::Error::last_os_error().to_string()));
-        }
-        let cores: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-            .filter(|&c| libc::CPU_ISSET(c, &set))
-            .collect();
-        if cores.is_empty() {
-            return Err(BuildError::Pinning(
-                "no core in this process's affinity mask".into(),
-            ));
-        }
-        Ok(cores)
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn allowed_cores() -> Result<Vec<usize>, BuildError> {
-    Err(BuildError::Pinning(
-        "pinning is implemented for Linux only".into(),
-    ))
-}
-
-/// Pins the calling thread to `core` (see `PoolBuilder::pin_threads`).
-#[cfg(target_os = "linux")]
-pub(crate) fn pin_current_thread(core: usize) {
-    // SAFETY: as above; a failure (the mask changed since) leaves the thread unpinned,
-    // which is still correct.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(core, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-    }
-}
-
-/// Pinning is implemented for Linux only (`allowed_cores` refuses elsewhere).
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn pin_current_thread(_core: usize) {}
 
 /// A pool of worker threads, one deque each, that run fork/join work.
 ///
@@ -612,7 +410,22 @@ pub struct Pool {
     handles: Vec<JoinHandle<()>>,
 }
 
+impl Drop for Pool {
+    fn drop(&mut self) {
+        self.registry.shut_down(std::mem::take(&mut self.handles));
+    }
+}
+
 impl Pool {
+    /// The registry of a pool that is never dropped (the global pool's): its threads run
+    /// until the process ends and are never joined.
+    fn into_registry(self) -> Arc<Registry> {
+        let pool = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `pool` is never dropped or used again, so the registry is moved out of it
+        // exactly once; the thread handles it also holds are leaked (never joined).
+        unsafe { std::ptr::read(&pool.registry) }
+    }
+
     #[cfg(feature = "profile")]
     pub(crate) fn registry(&self) -> &Arc<Registry> {
         &self.registry
@@ -982,35 +795,6 @@ impl<S> fmt::Debug for PoolBuilder<S> {
     }
 }
 
-impl Drop for Pool {
-    fn drop(&mut self) {
-        // A thread adopted by `use_current_thread` leaves the pool first.
-        if self.registry.adopted_current_thread() {
-            self.registry.release_current_thread();
-        }
-        self.registry.terminate();
-        // Joining from one of our own workers would wait for ourselves: leave the threads
-        // to finish on their own then.
-        if Worker::current_of(&self.registry).is_some() {
-            return;
-        }
-        for h in self.handles.drain(..) {
-            let _ = h.join();
-        }
-        // Spares still running jobs when the workers finished may start more spares: join
-        // until none is left.
-        loop {
-            let spares = self.registry.take_spare_threads();
-            if spares.is_empty() {
-                break;
-            }
-            for h in spares {
-                let _ = h.join();
-            }
-        }
-    }
-}
-
 fn invoke_all<T: Send, F: FnOnce() -> T + Send>(mut jobs: Vec<F>) -> Vec<T> {
     match jobs.len() {
         0 => Vec::new(),
@@ -1022,29 +806,6 @@ fn invoke_all<T: Send, F: FnOnce() -> T + Send>(mut jobs: Vec<F>) -> Vec<T> {
             left
         }
     }
-}
-
-/// The global pool, once started.
-static GLOBAL: OnceLock<Pool> = OnceLock::new();
-/// Held while the global pool is being started, by `build_global` or by its first use, so
-/// that exactly one pool is ever built.
-static GLOBAL_INIT: Mutex<()> = Mutex::new(());
-
-/// The pool used by `join`, `scope` and the loops when called outside any pool: configured
-/// by `PoolBuilder::build_global`, else started on first use with the default size (see
-/// `PoolBuilder::threads`); never dropped.
-pub(crate) fn global_registry() -> &'static Arc<Registry> {
-    match GLOBAL.get() {
-        Some(pool) => &pool.registry,
-        None => start_default_global(),
-    }
-}
-
-/// The global pool's first use, unless `build_global` came first.
-#[cold]
-fn start_default_global() -> &'static Arc<Registry> {
-    let _init = GLOBAL_INIT.lock().unwrap_or_else(PoisonError::into_inner);
-    &GLOBAL.get_or_init(Pool::default).registry
 }
 
 /// The index of the current thread in its pool, or `None` outside any pool.

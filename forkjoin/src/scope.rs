@@ -84,7 +84,7 @@ where
 {
     let current = Worker::current();
     if current.is_null() {
-        return in_place_scope_in(crate::pool::global_registry(), op);
+        return in_place_scope_in(registry::global_registry(), op);
     }
     // SAFETY: this thread's worker, live while the thread runs it.
     scope_on(unsafe { &*current }, op)

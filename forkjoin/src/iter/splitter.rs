@@ -508,8 +508,7 @@ fn current_worker<'a>() -> &'a Worker {
 #[inline(always)]
 fn alone(worker: &Worker) -> bool {
     let registry = worker.registry();
-    #[cfg(feature = "profile")]
-    if registry.profiling() {
+    if registry.profiling.is_set() {
         return false;
     }
     registry.num_threads() == 1
@@ -531,8 +530,7 @@ fn wants_split(worker: &Worker) -> bool {
     // Relaxed: both are hints; see `Worker::on_heartbeat`.
     worker.heartbeat_pending() && {
         let registry = worker.registry();
-        #[cfg(feature = "profile")]
-        if registry.profiling() {
+        if registry.profiling.is_set() {
             return true;
         }
         registry.idle.load(Relaxed) > 0
@@ -637,9 +635,8 @@ impl Pace {
     #[cold]
     #[inline(never)]
     fn asked(self, rest: usize) -> (Pace, bool) {
-        #[cfg(feature = "profile")]
         // SAFETY: as in `boundary`.
-        if unsafe { (*self.worker).registry().profiling() } {
+        if unsafe { (*self.worker).registry().profiling.is_set() } {
             return (self, true);
         }
         if self.cost == 0.0 {

@@ -3,7 +3,8 @@
 
 use super::cpus;
 use crate::pool::Pool;
-use crate::registry::{Worker, HEARTBEAT};
+use crate::registry::heartbeat::HEARTBEAT;
+use crate::registry::Worker;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;

@@ -45,22 +45,18 @@
 
 mod costs;
 pub mod cpus;
-mod graph;
 mod sim;
 
+pub use crate::profile_hooks::graph::{Step, TaskNode};
 pub use costs::{Costs, CostsError, Spread, MEASURED, ROUNDS, UNSETTLED_FACTOR};
-pub use graph::{Step, TaskNode};
 pub use sim::Prediction;
 
-use crate::join::join_unprofiled_slow;
 use crate::pool::Pool;
-use crate::registry::Worker;
-use std::cell::Cell;
+use crate::profile_hooks::{burdened_join, measured, Session, SessionRef};
+use crate::registry::{Registry, Worker, SHARE_REQUEST};
 use std::hint::black_box;
-use std::ptr;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// How a profile is taken.
@@ -336,12 +332,6 @@ impl Profile {
     }
 }
 
-/// The burdened span of a join of children with burdened spans `a` and `b`: the second
-/// child is the one a thief takes, so its path pays the burden.
-fn burdened_join(a: u64, b: u64, burden: u64) -> u64 {
-    a.max(b + burden)
-}
-
 /// Burdened span and depth in joins of a hand-made graph.
 fn burdened(node: &TaskNode, burden: u64) -> (u64, u64) {
     let (mut bspan, mut depth) = (0, 0);
@@ -381,19 +371,16 @@ pub fn run_with<R: Send>(
 ) -> (R, Profile) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
     let registry = pool.registry();
-    let _flag = ProfilingFlag::set(registry);
+    let _flag = Profiling::set(registry);
     let workers = registry.num_threads();
     pool.install(move || {
         let timer_ns = calibrate_timer();
-        let session = Session {
+        let session = Session::new(
             timer_ns,
-            burden_ns: options.costs.burden_ns() as u64,
-            record: options.record_graph,
-            threshold: AtomicU64::new(0),
-            live: AtomicUsize::new(0),
-            trigger: AtomicUsize::new(options.max_steps.max(16)),
-            max_steps: options.max_steps.max(16),
-        };
+            options.costs.burden_ns() as u64,
+            options.record_graph,
+            options.max_steps,
+        );
         let t0 = Instant::now();
         let (r, acc) = measured(SessionRef(&session), f);
         let wall = t0.elapsed();
@@ -424,221 +411,24 @@ pub fn run_with<R: Send>(
 
 /// Sets the pool's profiling flag (and sends every worker to the slow path at its next
 /// join); clears it on drop, also when the profiled closure panics.
-struct ProfilingFlag<'a>(&'a crate::registry::Registry, bool);
+struct Profiling<'a>(&'a Registry, bool);
 
-impl<'a> ProfilingFlag<'a> {
-    fn set(registry: &'a crate::registry::Registry) -> ProfilingFlag<'a> {
-        let was = registry.profiling.swap(true, Relaxed);
+impl<'a> Profiling<'a> {
+    fn set(registry: &'a Registry) -> Profiling<'a> {
+        let was = registry.profiling.replace(true);
         for w in registry.workers.iter() {
             // Relaxed: as the heartbeat's request; the workers that run the profiled closure
             // get their part through a queue after this store.
-            w.join.limit.store(crate::registry::SHARE_REQUEST, Relaxed);
+            w.join.limit.store(SHARE_REQUEST, Relaxed);
         }
-        ProfilingFlag(registry, was)
+        Profiling(registry, was)
     }
 }
 
-impl Drop for ProfilingFlag<'_> {
+impl Drop for Profiling<'_> {
     fn drop(&mut self) {
-        // Relaxed: workers re-read it at their next join; a stale `true` only sends one more
-        // join to the slow path, where no strand context is open and nothing is timed.
-        self.0.profiling.store(self.1, Relaxed);
+        self.0.profiling.replace(self.1);
     }
-}
-
-/// The state of one profile, shared by all strands of the run.
-struct Session {
-    timer_ns: u64,
-    burden_ns: u64,
-    record: bool,
-    /// Joins with less work below them than this become chunks (doubles as the graph grows).
-    threshold: AtomicU64,
-    /// Steps currently held by the graph under construction.
-    live: AtomicUsize,
-    /// `live` above this raises `threshold`.
-    trigger: AtomicUsize,
-    max_steps: usize,
-}
-
-/// A pointer to the session that timed closures carry to whichever worker runs them.
-#[derive(Clone, Copy)]
-struct SessionRef(*const Session);
-// SAFETY: the session lives on the stack of `run_with` until the profiled closure and every
-// join inside it have finished; it is only read, or updated through atomics.
-unsafe impl Send for SessionRef {}
-
-/// The totals of one closure's execution so far, and its open strand.
-struct Acc {
-    session: SessionRef,
-    /// When the open strand started (ns since `EPOCH`).
-    start: u64,
-    work: u64,
-    span: u64,
-    bspan: u64,
-    joins: u64,
-    depth: u64,
-    strands: u64,
-    graph: TaskNode,
-}
-
-impl Acc {
-    fn new(session: SessionRef) -> Acc {
-        Acc {
-            session,
-            start: 0,
-            work: 0,
-            span: 0,
-            bspan: 0,
-            joins: 0,
-            depth: 0,
-            strands: 0,
-            graph: TaskNode::new(),
-        }
-    }
-
-    /// Not tied to the borrow of `self`: the session outlives every accumulator.
-    fn session<'s>(&self) -> &'s Session {
-        // SAFETY: see `SessionRef`.
-        unsafe { &*self.session.0 }
-    }
-
-    /// Ends the open strand at `now`.
-    fn close_strand(&mut self, now: u64) {
-        let s = self.session();
-        let d = now.saturating_sub(self.start).saturating_sub(s.timer_ns);
-        let record = s.record;
-        self.work += d;
-        self.span += d;
-        self.bspan += d;
-        self.strands += 1;
-        if record {
-            let before = self.graph.size;
-            self.graph.push_work(d);
-            self.session()
-                .live
-                .fetch_add(self.graph.size - before, Relaxed);
-        }
-    }
-
-    /// Adds a finished join of `a` and `b`.
-    fn combine(&mut self, a: Acc, b: Acc) {
-        let s = self.session();
-        let burden = s.burden_ns;
-        let record = s.record;
-        self.work += a.work + b.work;
-        self.span += a.span.max(b.span);
-        self.bspan += burdened_join(a.bspan, b.bspan, burden);
-        self.joins += 1 + a.joins + b.joins;
-        self.depth += 1 + a.depth.max(b.depth);
-        self.strands += a.strands + b.strands;
-        if record {
-            self.record_join(a.graph, b.graph);
-        }
-    }
-
-    fn record_join(&mut self, a: TaskNode, b: TaskNode) {
-        let s = self.session();
-        // Relaxed (all three): counters and a threshold that only steer coarsening; any
-        // value read gives a correct graph, only its size varies.
-        let threshold = s.threshold.load(Relaxed);
-        if a.work + b.work < threshold {
-            s.live.fetch_sub(a.size + b.size, Relaxed);
-            s.live.fetch_add(1, Relaxed);
-            self.graph
-                .push_chunk(a.work + b.work, a.span.max(b.span), 1 + a.joins + b.joins);
-        } else {
-            let live = s.live.fetch_add(1, Relaxed) + 1;
-            self.graph.push_join(a, b);
-            let trigger = s.trigger.load(Relaxed);
-            if live > trigger
-                && s.trigger
-                    .compare_exchange(trigger, live + s.max_steps / 4, Relaxed, Relaxed)
-                    .is_ok()
-            {
-                // Raise the threshold: from now on smaller subtrees are chunks. Subtrees
-                // finished earlier stay until the end, when the whole graph is coarsened
-                // with the final threshold; the next raise waits until the graph has grown
-                // by another quarter of the bound, so one growth spurt raises it once.
-                s.threshold.store((threshold * 2).max(1_000), Relaxed);
-            }
-        }
-    }
-}
-
-thread_local! {
-    /// The accumulator of the closure this thread is running inside a profile, or null.
-    static CURRENT_ACC: Cell<*mut Acc> = const { Cell::new(ptr::null_mut()) };
-}
-
-static EPOCH: OnceLock<Instant> = OnceLock::new();
-
-/// Nanoseconds since the profiler's epoch.
-#[inline]
-fn now() -> u64 {
-    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
-}
-
-/// Restores the thread's previous accumulator, also when the closure unwinds.
-struct RestoreAcc(*mut Acc);
-
-impl Drop for RestoreAcc {
-    fn drop(&mut self) {
-        CURRENT_ACC.with(|c| c.set(self.0));
-    }
-}
-
-/// Runs `f` as a closure of the profile: its strands are timed into a fresh accumulator,
-/// which is returned with the result.
-fn measured<R>(session: SessionRef, f: impl FnOnce() -> R) -> (R, Acc) {
-    let mut acc = Acc::new(session);
-    let p: *mut Acc = &mut acc;
-    let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));
-    // SAFETY (this block and the one below): `p` points to `acc` on this stack; every access
-    // until `acc` is moved out goes through `p` (the thread-local copy is used only by joins
-    // inside `f`, on this thread, while `f` runs).
-    unsafe { (*p).start = now() };
-    let r = f();
-    let t = now();
-    drop(restore);
-    unsafe { (*p).close_strand(t) };
-    (r, acc)
-}
-
-/// Runs a job taken from a queue outside any strand: its own joins open strands only if it
-/// is a timed closure (a promoted join's second closure is one).
-pub(crate) fn detached<R>(f: impl FnOnce() -> R) -> R {
-    let _restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(ptr::null_mut())));
-    f()
-}
-
-/// A join while a profile runs (called from `join_slow`).
-///
-/// # Safety
-/// `worker` is the current thread's worker.
-pub(crate) unsafe fn join<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    let parent = CURRENT_ACC.with(Cell::get);
-    if parent.is_null() {
-        // A job that is not part of the profiled closure (or a scope's task): not timed.
-        return join_unprofiled_slow(worker, a, b);
-    }
-    // SAFETY: a non-null accumulator belongs to the `measured` call that is running on this
-    // thread below us; it outlives this join.
-    (*parent).close_strand(now());
-    let session = (*parent).session;
-    let ((ra, acc_a), (rb, acc_b)) = join_unprofiled_slow(
-        worker,
-        move || measured(session, a),
-        move || measured(session, b),
-    );
-    (*parent).combine(acc_a, acc_b);
-    (*parent).start = now();
-    (ra, rb)
 }
 
 /// The profiler's cost per strand on this thread: the mean measured duration of the empty
@@ -655,16 +445,8 @@ pub(crate) fn calibrate_timer() -> u64 {
     assert!(!worker.is_null(), "calibrate_timer runs on a worker");
     // SAFETY: the current thread's worker.
     let registry = unsafe { (*worker).registry() };
-    let _flag = ProfilingFlag::set(registry);
-    let session = Session {
-        timer_ns: 0,
-        burden_ns: 0,
-        record: false,
-        threshold: AtomicU64::new(0),
-        live: AtomicUsize::new(0),
-        trigger: AtomicUsize::new(usize::MAX),
-        max_steps: 0,
-    };
+    let _flag = Profiling::set(registry);
+    let session = Session::new(0, 0, false, 0);
     (0..5)
         .map(|_| {
             let ((), acc) = measured(SessionRef(&session), || tree(10));
@@ -719,14 +501,14 @@ mod tests {
     fn the_pool_is_unchanged_after_a_profile() {
         let pool = Pool::new(2).unwrap();
         let _ = run(&pool, || fib(12));
-        assert!(!pool.registry().profiling());
+        assert!(!pool.registry().profiling.is_set());
         assert_eq!(pool.install(|| fib(20)), 6765);
         // A panic inside the profile clears the flag too.
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             run(&pool, || crate::join(|| fib(5), || panic!("boom")))
         }));
         assert!(r.is_err());
-        assert!(!pool.registry().profiling());
+        assert!(!pool.registry().profiling.is_set());
     }
 
     /// A tree of `leaves` leaves; leaf `slow` sleeps 3 ms (a strand the host preempted).

@@ -2,7 +2,7 @@
 //! its size stays bounded however many tasks the run forked.
 
 /// One closure's execution as the profiler saw it: its steps in program order. The root is
-/// the closure given to [`run`](super::run); every join contributes two children.
+/// the closure given to [`run`](crate::profile::run); every join contributes two children.
 ///
 /// Hand-made graphs (for the simulator's tests, or to ask "what if") are built with
 /// [`TaskNode::work`], [`TaskNode::join`] and [`TaskNode::chunk`]:

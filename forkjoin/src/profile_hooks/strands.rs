@@ -1,0 +1,269 @@
+//! The profiler's instrument (feature `profile`): strands timed at every join while a
+//! profile runs, and the task graph they build. DESIGN.md, section 12, explains the method;
+//! `crate::profile` turns what is measured here into a `Profile`.
+
+use super::graph::TaskNode;
+use std::cell::Cell;
+use std::ptr;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// Set while `profile::run` measures a run on a pool: every join then takes the slow path
+/// (see `Worker::frame_bound`), where it is timed, and every loop splits all the way down.
+pub(crate) struct ProfilingFlag(AtomicBool);
+
+impl ProfilingFlag {
+    pub(crate) const fn new() -> ProfilingFlag {
+        ProfilingFlag(AtomicBool::new(false))
+    }
+
+    /// Whether a profile is being taken on this pool.
+    #[inline(always)]
+    pub(crate) fn is_set(&self) -> bool {
+        // Relaxed: set before the profiled closure starts on this pool; every worker that
+        // runs part of it got that part through a queue (release/acquire) after the store.
+        self.0.load(Relaxed)
+    }
+
+    /// Sets the flag to `on`; returns what it was.
+    pub(crate) fn replace(&self, on: bool) -> bool {
+        // Relaxed: workers re-read it at their next join; a stale `true` only sends one more
+        // join to the slow path, where no strand is open and nothing is timed.
+        self.0.swap(on, Relaxed)
+    }
+}
+
+impl Session {
+    /// A session whose strands cost `timer_ns` of their own, whose steals cost `burden_ns`,
+    /// and whose graph (if `record`) is coarsened to stay under about `max_steps` steps.
+    pub(crate) fn new(timer_ns: u64, burden_ns: u64, record: bool, max_steps: usize) -> Session {
+        Session {
+            timer_ns,
+            burden_ns,
+            record,
+            threshold: AtomicU64::new(0),
+            live: AtomicUsize::new(0),
+            trigger: AtomicUsize::new(if max_steps == 0 {
+                usize::MAX
+            } else {
+                max_steps.max(16)
+            }),
+            max_steps: max_steps.max(16),
+        }
+    }
+}
+
+/// A join inside a timed closure: its strand is closed, its two closures are timed
+/// wherever they run, and their totals are combined into it when both are done.
+pub(crate) struct OpenJoin(*mut Acc);
+
+/// The timed join that `join_slow` opens, if the calling closure is part of a profile.
+#[inline]
+pub(crate) fn open_join() -> Option<OpenJoin> {
+    let parent = CURRENT_ACC.with(Cell::get);
+    if parent.is_null() {
+        // A job that is not part of the profiled closure (or a scope's task): not timed.
+        return None;
+    }
+    // SAFETY: a non-null accumulator belongs to the `measured` call that is running on this
+    // thread below us; it outlives this join.
+    unsafe { (*parent).close_strand(now()) };
+    Some(OpenJoin(parent))
+}
+
+impl OpenJoin {
+    /// `f`, timed as a closure of this join wherever it runs.
+    pub(crate) fn timed<R>(
+        &self,
+        f: impl FnOnce() -> R + Send,
+    ) -> impl FnOnce() -> (R, Acc) + Send {
+        // SAFETY: the parent accumulator is live (see `open_join`).
+        let session = unsafe { (*self.0).session };
+        move || measured(session, f)
+    }
+
+    /// Both closures are done: combine their totals and open the parent's next strand.
+    pub(crate) fn close<RA, RB>(self, (ra, acc_a): (RA, Acc), (rb, acc_b): (RB, Acc)) -> (RA, RB) {
+        // SAFETY: the parent accumulator is live (see `open_join`), and this thread is the
+        // one running its closure.
+        unsafe {
+            (*self.0).combine(acc_a, acc_b);
+            (*self.0).start = now();
+        }
+        (ra, rb)
+    }
+}
+
+/// The burdened span of a join of children with burdened spans `a` and `b`: the second
+/// child is the one a thief takes, so its path pays the burden.
+pub(crate) fn burdened_join(a: u64, b: u64, burden: u64) -> u64 {
+    a.max(b + burden)
+}
+
+/// The state of one profile, shared by all strands of the run.
+pub(crate) struct Session {
+    pub(crate) timer_ns: u64,
+    pub(crate) burden_ns: u64,
+    pub(crate) record: bool,
+    /// Joins with less work below them than this become chunks (doubles as the graph grows).
+    pub(crate) threshold: AtomicU64,
+    /// Steps currently held by the graph under construction.
+    live: AtomicUsize,
+    /// `live` above this raises `threshold`.
+    trigger: AtomicUsize,
+    max_steps: usize,
+}
+
+/// A pointer to the session that timed closures carry to whichever worker runs them.
+#[derive(Clone, Copy)]
+pub(crate) struct SessionRef(pub(crate) *const Session);
+
+// SAFETY: the session lives on the stack of `run_with` until the profiled closure and every
+// join inside it have finished; it is only read, or updated through atomics.
+unsafe impl Send for SessionRef {}
+
+/// The totals of one closure's execution so far, and its open strand.
+pub(crate) struct Acc {
+    session: SessionRef,
+    /// When the open strand started (ns since `EPOCH`).
+    start: u64,
+    pub(crate) work: u64,
+    pub(crate) span: u64,
+    pub(crate) bspan: u64,
+    pub(crate) joins: u64,
+    pub(crate) depth: u64,
+    pub(crate) strands: u64,
+    pub(crate) graph: TaskNode,
+}
+
+impl Acc {
+    fn new(session: SessionRef) -> Acc {
+        Acc {
+            session,
+            start: 0,
+            work: 0,
+            span: 0,
+            bspan: 0,
+            joins: 0,
+            depth: 0,
+            strands: 0,
+            graph: TaskNode::new(),
+        }
+    }
+
+    /// Not tied to the borrow of `self`: the session outlives every accumulator.
+    fn session<'s>(&self) -> &'s Session {
+        // SAFETY: see `SessionRef`.
+        unsafe { &*self.session.0 }
+    }
+
+    /// Ends the open strand at `now`.
+    fn close_strand(&mut self, now: u64) {
+        let s = self.session();
+        let d = now.saturating_sub(self.start).saturating_sub(s.timer_ns);
+        let record = s.record;
+        self.work += d;
+        self.span += d;
+        self.bspan += d;
+        self.strands += 1;
+        if record {
+            let before = self.graph.size;
+            self.graph.push_work(d);
+            self.session()
+                .live
+                .fetch_add(self.graph.size - before, Relaxed);
+        }
+    }
+
+    /// Adds a finished join of `a` and `b`.
+    fn combine(&mut self, a: Acc, b: Acc) {
+        let s = self.session();
+        let burden = s.burden_ns;
+        let record = s.record;
+        self.work += a.work + b.work;
+        self.span += a.span.max(b.span);
+        self.bspan += burdened_join(a.bspan, b.bspan, burden);
+        self.joins += 1 + a.joins + b.joins;
+        self.depth += 1 + a.depth.max(b.depth);
+        self.strands += a.strands + b.strands;
+        if record {
+            self.record_join(a.graph, b.graph);
+        }
+    }
+
+    fn record_join(&mut self, a: TaskNode, b: TaskNode) {
+        let s = self.session();
+        // Relaxed (all three): counters and a threshold that only steer coarsening; any
+        // value read gives a correct graph, only its size varies.
+        let threshold = s.threshold.load(Relaxed);
+        if a.work + b.work < threshold {
+            s.live.fetch_sub(a.size + b.size, Relaxed);
+            s.live.fetch_add(1, Relaxed);
+            self.graph
+                .push_chunk(a.work + b.work, a.span.max(b.span), 1 + a.joins + b.joins);
+        } else {
+            let live = s.live.fetch_add(1, Relaxed) + 1;
+            self.graph.push_join(a, b);
+            let trigger = s.trigger.load(Relaxed);
+            if live > trigger
+                && s.trigger
+                    .compare_exchange(trigger, live + s.max_steps / 4, Relaxed, Relaxed)
+                    .is_ok()
+            {
+                // Raise the threshold: from now on smaller subtrees are chunks. Subtrees
+                // finished earlier stay until the end, when the whole graph is coarsened
+                // with the final threshold; the next raise waits until the graph has grown
+                // by another quarter of the bound, so one growth spurt raises it once.
+                s.threshold.store((threshold * 2).max(1_000), Relaxed);
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// The accumulator of the closure this thread is running inside a profile, or null.
+    static CURRENT_ACC: Cell<*mut Acc> = const { Cell::new(ptr::null_mut()) };
+}
+
+static EPOCH: OnceLock<Instant> = OnceLock::new();
+
+/// Nanoseconds since the profiler's epoch.
+#[inline]
+fn now() -> u64 {
+    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+/// Restores the thread's previous accumulator, also when the closure unwinds.
+struct RestoreAcc(*mut Acc);
+
+impl Drop for RestoreAcc {
+    fn drop(&mut self) {
+        CURRENT_ACC.with(|c| c.set(self.0));
+    }
+}
+
+/// Runs `f` as a closure of the profile: its strands are timed into a fresh accumulator,
+/// which is returned with the result.
+pub(crate) fn measured<R>(session: SessionRef, f: impl FnOnce() -> R) -> (R, Acc) {
+    let mut acc = Acc::new(session);
+    let p: *mut Acc = &mut acc;
+    let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));
+    // SAFETY (this block and the one below): `p` points to `acc` on this stack; every access
+    // until `acc` is moved out goes through `p` (the thread-local copy is used only by joins
+    // inside `f`, on this thread, while `f` runs).
+    unsafe { (*p).start = now() };
+    let r = f();
+    let t = now();
+    drop(restore);
+    unsafe { (*p).close_strand(t) };
+    (r, acc)
+}
+
+/// Runs a job taken from a queue outside any strand: its own joins open strands only if it
+/// is a timed closure (a promoted join's second closure is one).
+pub(crate) fn detached<R>(f: impl FnOnce() -> R) -> R {
+    let _restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(ptr::null_mut())));
+    f()
+}

@@ -1,0 +1,210 @@
+use super::heartbeat::SHARE_REQUEST;
+use super::worker::Worker;
+use super::worker::{bump, CURRENT, OUTSIDE, SOURCE_OWN};
+use super::Registry;
+use crate::job::JobRef;
+use crate::profile_hooks;
+use std::cell::Cell;
+use std::ptr;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::Duration;
+
+/// How long a thread outside the pool runs a parallel loop alone in a borrowed slot before it wakes
+/// a parked worker to share it: several wake-ups' worth (a futex wake costs the caller a few
+/// microseconds, and the woken thread starts tens of microseconds later on this VM), so
+/// that small jobs never pay one and long ones lose little.
+pub(super) const CALLER_ALONE: Duration = Duration::from_micros(10);
+
+/// How long a watcher stays on duty after a thread outside the pool last borrowed a slot,
+/// though nobody is busy: the next call of a stream finds it, shares its first join quietly
+/// and wakes nobody. Each of its ticks costs a few microseconds of CPU; an idle pool stops
+/// them after this long.
+pub(super) const WATCH_AFTER_BORROW: Duration = Duration::from_millis(1);
+
+impl Worker {
+    /// The clock of a thread that borrowed this slot (`run_borrowed`), read at each timed
+    /// chunk of a parallel loop. A job of a microsecond must not pay a wake-up of several,
+    /// so its first join is shared quietly when a watcher is on duty, for the watcher to
+    /// take at its next tick (within a heartbeat period), and nobody is woken. A loop that
+    /// has run `CALLER_ALONE` wakes a parked worker for a frame still waiting, or shares
+    /// its next split, whose push wakes one; from then on the pool's own heartbeat (idle
+    /// workers asking) takes over. Joins have no such clock: a per-join countdown slowed
+    /// fib(32) by 7-11% (the first join's share, with the watcher, covers them).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn caller_tick(&self) {
+        let st = self.owner_state();
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe {
+            if !(*st).borrowed || crate::clock::now() < (*st).caller_deadline {
+                return;
+            }
+            (*st).borrowed = false;
+            (*st).quiet = false;
+        }
+        if self.registry().slot_count() > 1 {
+            if self.deque.is_empty() {
+                self.share_next_join();
+            } else {
+                // A frame shared quietly is still waiting for the watcher: wake someone.
+                self.registry().notify_work();
+            }
+        }
+    }
+
+    /// Whether a thread outside the pool runs in this slot and has not yet brought the
+    /// parked workers in (see `caller_tick`).
+    #[inline(always)]
+    pub(crate) fn borrowed_alone(&self) -> bool {
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe { (*self.owner_state()).borrowed }
+    }
+}
+
+/// Runs `op` on the calling thread, outside any pool, in the slot of worker `index`, which
+/// `Sleep::lend` lent it: the thread becomes that worker until `op` returns. Its joins are
+/// recorded in the slot's frames, shared through the slot's deque when idle workers ask
+/// (and stolen from there), and it helps and parks as the worker would, on the borrower's
+/// side of the slot. The worker's own thread stays parked meanwhile: the pool keeps its
+/// size, and `current_thread_index` stays below it. Seed 001's external `invoke`, which
+/// runs the task on the caller, with a worker's queue instead of a submission queue.
+pub(super) fn run_borrowed<R>(
+    registry: &Registry,
+    index: usize,
+    op: impl FnOnce(&Worker) -> R,
+) -> R {
+    let worker = &registry.workers[index];
+    // The slot is busy now (its worker counted itself idle before parking).
+    registry.idle_changed(-1);
+    CURRENT.with(|c| c.set((worker as *const Worker).cast()));
+    let st = worker.owner_state();
+    // SAFETY: the slot is ours until `give_back` (the lend's mutex made the worker's writes
+    // visible); owner-only state, now on the owner's thread.
+    let now = crate::clock::now();
+    // Relaxed: a hint for the watcher (see `borrowed_lately`). Read first: the line is
+    // shared with the watcher, and most calls of a stream need not write it.
+    if now.saturating_sub(registry.last_borrow.load(Relaxed))
+        > crate::clock::ticks(WATCH_AFTER_BORROW.as_nanos() as u64) / 8
+    {
+        registry.last_borrow.store(now, Relaxed);
+    }
+    let several = registry.workers.len() > 1;
+    // Relaxed: a hint; a watcher that has just left costs the quiet frame a tick's wait
+    // (`caller_tick` then wakes someone).
+    let watched = several && registry.watcher.load(Relaxed);
+    // SAFETY: as above.
+    unsafe {
+        (*st).borrowed = true;
+        (*st).caller_deadline = now + crate::clock::ticks(CALLER_ALONE.as_nanos() as u64);
+        (*st).running = true;
+        (*st).source = SOURCE_OWN;
+        // The first join is shared as a job's from a queue is, so that two long closures
+        // joined at the top run in parallel: quietly if a watcher will come for it; if
+        // none is on duty, its push wakes a parked worker (which then stays on watch while
+        // calls keep coming).
+        (*st).fresh = several;
+        (*st).quiet = watched;
+    }
+    if several {
+        // Relaxed: a request to ourselves, as in `Worker::execute`.
+        worker.join.limit.store(SHARE_REQUEST, Relaxed);
+    } else {
+        worker.take_request();
+    }
+    bump(&worker.counters.executed);
+
+    /// Gives the slot back on every way out of `op`, unwinding included.
+    struct GiveBack<'a>(&'a Registry, &'a Worker);
+    impl Drop for GiveBack<'_> {
+        fn drop(&mut self) {
+            let (registry, worker) = (self.0, self.1);
+            // Jobs `op` spawned or submitted that nobody has taken yet: to the submission
+            // queues, where the workers find them (the slot's deque must be empty when its
+            // worker wakes: its thread never saw them pushed).
+            // SAFETY: the slot is still ours: `pop` on its owner's thread.
+            while !worker.deque.is_empty() {
+                let Some(job) = (unsafe { worker.deque.pop() }) else {
+                    break;
+                };
+                registry.inject(JobRef(job));
+            }
+            let st = worker.owner_state();
+            // SAFETY: owner-only state, on the owner's thread (until `give_back`).
+            unsafe {
+                debug_assert_eq!((*st).len, 0);
+                (*st).borrowed = false;
+                (*st).running = false;
+                (*st).fresh = false;
+                (*st).quiet = false;
+            }
+            worker.take_request();
+            CURRENT.with(|c| c.set(&OUTSIDE));
+            registry.idle_changed(1);
+            // Work published while the slot was lent found its worker uncounted: wake it.
+            // Broadcast shares left in the slot's inbox are the worker's to run.
+            registry.sleep.give_back(worker.index, || {
+                registry.is_terminating() || registry.has_work_for(worker.index)
+            });
+        }
+    }
+    let _give_back = GiveBack(registry, worker);
+    if registry.profiling.is_set() {
+        return profile_hooks::detached(|| op(worker));
+    }
+    op(worker)
+}
+
+/// How much stack a thread outside the pool must have left to run a job in a borrowed slot,
+/// for a pool built without `PoolBuilder::stack_size`: enough for the deep recursions the
+/// benchmarks run (UTS T3 takes about 2 MiB on a worker), short of a spawned thread's whole
+/// 2 MiB. A pool built with a stack size asks for that much.
+pub(crate) const BORROW_STACK_DEFAULT: usize = 1 << 20;
+
+/// Bytes of stack left below the caller's frame on this thread (`usize::MAX` where the
+/// stack's bounds are not known).
+pub(super) fn stack_left() -> usize {
+    thread_local! {
+        /// The lowest address of this thread's stack (0: not known), looked up once: for
+        /// the main thread glibc reads `/proc/self/maps` to find it.
+        static STACK_LOW: Cell<Option<usize>> = const { Cell::new(None) };
+    }
+    let low = STACK_LOW.with(|c| match c.get() {
+        Some(low) => low,
+        None => {
+            let low = stack_low();
+            c.set(Some(low));
+            low
+        }
+    });
+    let here = &low as *const usize as usize;
+    if low == 0 {
+        usize::MAX
+    } else {
+        here.saturating_sub(low)
+    }
+}
+
+/// The lowest address of the calling thread's stack, or 0 if it cannot be known.
+fn stack_low() -> usize {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    // SAFETY: `attr` is initialised by `pthread_getattr_np` before it is read and destroyed
+    // after; the out-pointers are valid locals.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
+            return 0;
+        }
+        let mut addr: *mut libc::c_void = ptr::null_mut();
+        let mut size: libc::size_t = 0;
+        let ok = libc::pthread_attr_getstack(&attr, &mut addr, &mut size) == 0;
+        libc::pthread_attr_destroy(&mut attr);
+        // Leave a guard page's worth of margin.
+        if ok {
+            addr as usize + 64 * 1024
+        } else {
+            0
+        }
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    0
+}

@@ -1,0 +1,127 @@
+use super::borrow::{run_borrowed, stack_left};
+use super::worker::Worker;
+use super::Registry;
+use crate::job::JobHeader;
+use crate::job::{HeapJob, JobRef};
+use crate::latch::{CrossLatch, Latch, LockLatch};
+use crate::panic::{catch, Panic};
+use std::cell::UnsafeCell;
+use std::ptr::NonNull;
+use std::sync::Arc;
+
+/// A job that runs a closure for a waiter on another thread, and its latch.
+#[repr(C)]
+struct InstallJob<L, F, R> {
+    header: JobHeader,
+    func: UnsafeCell<Option<F>>,
+    result: UnsafeCell<Option<Result<R, Panic>>>,
+    latch: L,
+}
+
+impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
+    pub(super) fn new(func: F, latch: L) -> Self {
+        InstallJob {
+            header: JobHeader {
+                execute: Self::execute,
+            },
+            func: UnsafeCell::new(Some(func)),
+            result: UnsafeCell::new(None),
+            latch,
+        }
+    }
+
+    fn job_ref(&self) -> JobRef {
+        // From the whole job, not the header field: `execute` reads all of it.
+        JobRef(NonNull::from(self).cast())
+    }
+
+    /// The header's `execute` for an installed closure.
+    ///
+    /// # Safety
+    /// `this` is the header of a live `InstallJob`, executed once, on a worker's thread.
+    unsafe fn execute(this: *const JobHeader, worker: &Worker) {
+        // SAFETY: `this` is the header of a live `InstallJob` (the waiter keeps it on its
+        // stack until the latch is set), executed once.
+        let job = &*(this as *const Self);
+        let func = (*job.func.get())
+            .take()
+            .expect("install job executed twice");
+        let result = catch(|| func(worker));
+        *job.result.get() = Some(result);
+        L::set(&job.latch);
+    }
+
+    fn into_result(self) -> R {
+        match self.result.into_inner().expect("install job not executed") {
+            Ok(r) => r,
+            Err(p) => p.resume(),
+        }
+    }
+}
+
+/// Runs `op` on a worker of `registry`: directly if this thread is one; from outside any
+/// pool, on this thread in a borrowed slot (`run_borrowed`) when a worker is parked, else by
+/// injecting it and waiting (a worker of another pool keeps working for its own pool while
+/// it waits).
+pub(crate) fn in_worker<R: Send>(
+    registry: &Arc<Registry>,
+    op: impl FnOnce(&Worker) -> R + Send,
+) -> R {
+    if let Some(worker) = Worker::current_of(registry) {
+        return op(worker);
+    }
+    let current = Worker::current();
+    if current.is_null() {
+        // From outside any pool: run `op` here, in the slot of a parked worker, if there is
+        // one (see `run_borrowed`); else hand it to the workers and wait.
+        if stack_left() >= registry.borrow_stack {
+            if let Some(index) = registry.sleep.lend() {
+                return run_borrowed(registry, index, op);
+            }
+        }
+        let job = InstallJob::new(op, LockLatch::new());
+        registry.inject(job.job_ref());
+        job.latch.wait();
+        return job.into_result();
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    let current = unsafe { &*current };
+    // A worker of another pool. Its registry is alive (its thread holds an Arc); take one
+    // for the latch, which must outlive the job's completion.
+    // SAFETY: `current.registry` points into an `Arc<Registry>` held by this thread.
+    let own = unsafe {
+        Arc::increment_strong_count(current.registry);
+        Arc::from_raw(current.registry)
+    };
+    let job = InstallJob::new(op, CrossLatch::new(own, current.index));
+    registry.inject(job.job_ref());
+    current.wait_until(&|| job.latch.core.probe(), None);
+    job.into_result()
+}
+
+/// Queues a boxed job: on the current worker's deque if this thread is a worker of
+/// `registry`, else into a submission queue.
+pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) {
+    submit_job(registry, HeapJob::into_job_ref(func));
+}
+
+/// Queues a job: on the current worker's deque if this thread is a worker of `registry`
+/// (FJTask's `fork`), else into a submission queue (seed 001).
+pub(crate) fn submit_job(registry: &Registry, job: JobRef) {
+    match Worker::current_of(registry) {
+        // SAFETY: `push` on the worker's own thread.
+        Some(worker) => unsafe { worker.push(job) },
+        None => registry.inject(job),
+    }
+}
+
+/// Runs `op` on a worker: this thread's if it is one (of any pool), else one of the global
+/// pool's.
+pub(crate) fn on_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
+    let current = Worker::current();
+    if current.is_null() {
+        return in_worker(super::global_registry(), op);
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    op(unsafe { &*current })
+}

@@ -1,0 +1,280 @@
+use super::worker::{bump, Worker, FRAMES, PRIVATE_FRAMES, SOURCE_OWN};
+use crate::job::{FrameHead, JobHeader, JobRef};
+use std::ptr::NonNull;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::{Duration, Instant};
+
+/// `Worker::limit` while a heartbeat is pending: every join is below it, and the first one
+/// sees the request.
+pub(crate) const SHARE_REQUEST: usize = usize::MAX;
+
+/// The heartbeat period: how often busy workers are asked to consider sharing their oldest
+/// unshared join while some worker is idle. The idle workers ask (`request_sharing`), each
+/// at most every half period, and one parked worker, the watcher, wakes every period to ask
+/// again; a pool with no idle worker, or no busy one, has no heartbeat at all.
+pub(crate) const HEARTBEAT: Duration = Duration::from_micros(50);
+
+/// How many times per half period a worker renews a request whose shared frame came back
+/// untaken (`Worker::renew_request`).
+pub(super) const RENEWALS: u32 = 4;
+
+impl Worker {
+    /// The bound on recorded frames for the current `shared`: `shared + PRIVATE_FRAMES`, or
+    /// `SHARE_REQUEST` while a profile is taken (every join then takes the slow path, where
+    /// it is measured).
+    #[inline]
+    fn frame_bound(&self) -> usize {
+        // SAFETY: owner-only state, on the owner's thread.
+        let shared = unsafe { (*self.owner_state()).shared };
+        if self.registry().profiling.is_set() {
+            return SHARE_REQUEST;
+        }
+        (shared + PRIVATE_FRAMES).min(FRAMES)
+    }
+
+    /// Recomputes `limit` after `shared` changed, keeping a pending request: a join whose
+    /// promoted frame was stolen completes with `shared` lower, and an idle worker's request
+    /// that arrived meanwhile must still reach the next join. A plain store overwrote it,
+    /// and the request was lost until the idle worker, rate-limited, asked again.
+    /// (DESIGN.md, section 4, has the measurement.)
+    #[inline]
+    pub(crate) fn refresh_limit(&self) {
+        let bound = self.frame_bound();
+        // Relaxed: only this thread acts on `limit`; the CAS only keeps a concurrent
+        // request (a hint that carries no data) from being overwritten.
+        let current = self.join.limit.load(Relaxed);
+        if current != SHARE_REQUEST && current != bound {
+            let _ = self
+                .join
+                .limit
+                .compare_exchange(current, bound, Relaxed, Relaxed);
+        }
+    }
+
+    /// Takes the pending request: `limit` back to the frame bound. Only `on_heartbeat`,
+    /// which then acts on the request, does this.
+    #[inline]
+    pub(super) fn take_request(&self) {
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe { (*self.owner_state()).deferred_request = 0 };
+        // Relaxed: as in `refresh_limit`. A request that arrives just after this store is
+        // answered by this same heartbeat.
+        self.join.limit.store(self.frame_bound(), Relaxed);
+    }
+
+    /// A parallel-iterator run starts on this worker; returns its depth (1 for the
+    /// outermost). `leave_loop` ends it.
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    #[inline(always)]
+    pub(crate) unsafe fn enter_loop(&self) -> u32 {
+        let st = self.owner_state();
+        (*st).loop_depth += 1;
+        (*st).loop_depth
+    }
+
+    /// # Safety
+    /// On this worker's thread, once per `enter_loop`.
+    #[inline(always)]
+    pub(crate) unsafe fn leave_loop(&self) {
+        (*self.owner_state()).loop_depth -= 1;
+    }
+
+    /// Whether a request declined by a run nested deeper than `depth` is waiting for it.
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    #[inline(always)]
+    pub(crate) unsafe fn deferred_request_for(&self, depth: u32) -> bool {
+        depth < (*self.owner_state()).deferred_request
+    }
+
+    /// A run at `depth` found its rest not worth sharing. If no join frame of this worker
+    /// could answer the request, take it: its siblings (the next small loops of a
+    /// sequential loop) then need not weigh it again, while runs nested less deeply (an
+    /// outer loop, whose rest may well be worth it) still see it. With private join
+    /// frames, the request stays pending for the next join to promote the oldest.
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    pub(crate) unsafe fn decline_request(&self, depth: u32) {
+        let st = self.owner_state();
+        if (*st).shared < (*st).len || self.profiling_now() {
+            return;
+        }
+        (*st).deferred_request = depth;
+        // Relaxed: as in `take_request`.
+        self.join.limit.store(self.frame_bound(), Relaxed);
+    }
+
+    /// A run is about to answer a request it saw pending or deferred: make sure the join
+    /// that shares its rest sees it (`join_slow` promotes only under a pending request).
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    pub(crate) unsafe fn raise_request(&self) {
+        (*self.owner_state()).deferred_request = 0;
+        // Relaxed: a request to ourselves, as in `share_next_join`.
+        self.join.limit.store(SHARE_REQUEST, Relaxed);
+    }
+
+    /// Whether a profile is being taken on this worker's pool.
+    #[inline(always)]
+    fn profiling_now(&self) -> bool {
+        if self.registry().profiling.is_set() {
+            return true;
+        }
+        false
+    }
+
+    /// Shares the next join's oldest private frame, as at the first join of a job taken from
+    /// a queue (`execute`): called when the thief of a frame this worker joined has just
+    /// finished it, and so is about to look for work.
+    pub(crate) fn share_next_join(&self) {
+        let st = self.owner_state();
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe {
+            (*st).fresh = true;
+            (*st).source = SOURCE_OWN;
+        }
+        // Relaxed: a request to ourselves, as in `execute`.
+        self.join.limit.store(SHARE_REQUEST, Relaxed);
+    }
+
+    /// A frame this worker shared came back to it untaken (the join that recorded it
+    /// finished before any thief arrived). The request that frame answered was spent on it,
+    /// so if someone is still idle, ask the next join to share again; otherwise the idle
+    /// worker, whose request looks unanswered, waits out its rate limit before asking again.
+    /// At most `RENEWALS` times per half period, the idle side's own rate: in a stream of
+    /// regions too small to share every shared frame comes back, and an unbounded renewal
+    /// would share at every join. (DESIGN.md, section 4, has the measurements.)
+    #[cold]
+    pub(crate) fn renew_request(&self) {
+        let st = self.owner_state();
+        // Relaxed: `idle` is a hint, as in `on_heartbeat`. A quiet share (see `run_borrowed`)
+        // answered no request: nobody waits for a renewal.
+        // SAFETY: owner-only state, on the owner's thread.
+        if self.registry().idle.load(Relaxed) == 0 || unsafe { (*st).quiet } {
+            return;
+        }
+        let now = Instant::now();
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe {
+            if (*st)
+                .renewal_window
+                .is_none_or(|t| now.duration_since(t) >= HEARTBEAT / 2)
+            {
+                (*st).renewal_window = Some(now);
+                (*st).renewals = 0;
+            }
+            if (*st).renewals >= RENEWALS {
+                return;
+            }
+            (*st).renewals += 1;
+        }
+        // Relaxed: a request to ourselves, as in `share_next_join`.
+        self.join.limit.store(SHARE_REQUEST, Relaxed);
+    }
+
+    /// Whether a heartbeat is pending (loops split their range then).
+    #[inline(always)]
+    pub(crate) fn heartbeat_pending(&self) -> bool {
+        // Relaxed: a hint, see `limit`.
+        self.join.limit.load(Relaxed) == SHARE_REQUEST
+    }
+
+    /// The heartbeat arrived at a join: share the oldest private frame if someone is idle
+    /// and nothing of ours is already on offer.
+    ///
+    /// The request is taken (`limit` back to the frame bound) when it is answered (a frame
+    /// promoted) or when nobody can use work. While someone is idle but this worker cannot
+    /// share yet (its deque still holds what it shared), the request stays pending for the
+    /// next join instead of being dropped, which would leave the idle worker waiting for its
+    /// rate-limited next request to reach a join.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn on_heartbeat(&self) {
+        let registry = self.registry();
+        let st = self.owner_state();
+        // SAFETY: owner-only state on the owner's thread; frames in `shared..len` belong to
+        // joins still running on this stack, so their heads are live.
+        unsafe {
+            let fresh = std::mem::take(&mut (*st).fresh);
+            let share = registry.slot_count() > 1
+                && if fresh {
+                    // The first join of a job just started: share it unless the queue the
+                    // job came from holds more (idle workers take that instead; splitting a
+                    // stream of small submitted jobs across workers would only add traffic).
+                    !registry.holds_work((*st).source)
+                } else {
+                    // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the
+                    // idle worker keeps looking or is woken by the next promotion.
+                    registry.idle.load(Relaxed) > 0
+                };
+            if !share {
+                self.take_request();
+                return;
+            }
+            let i = (*st).shared;
+            if !self.deque.is_empty() || i >= (*st).len {
+                // Someone can use work, but none can be shared now: keep the request. (The
+                // join that called us has just recorded a frame, so `i < len` in practice.)
+                return;
+            }
+            self.take_request();
+            let head = (*self.frames())[i];
+            FrameHead::prepare_for_sharing(head, self.index);
+            (*st).shared = i + 1;
+            self.refresh_limit();
+            bump(&self.counters.promoted);
+            if (*st).quiet {
+                self.deque
+                    .push(NonNull::new_unchecked(head as *mut JobHeader));
+            } else {
+                self.push(JobRef(NonNull::new_unchecked(head as *mut JobHeader)));
+            }
+        }
+    }
+
+    /// The heartbeat, from the idle side: asks every other worker to consider sharing at its
+    /// next join, unless this worker asked less than half a period ago and has taken no work
+    /// since. The busy ones share their oldest private frame then (`on_heartbeat`); the idle
+    /// ones ignore it.
+    ///
+    /// The rate limit keeps a region too small to be worth sharing from being split at
+    /// every join. But a worker whose request was answered (it stole since) and who has
+    /// already finished what it got asks again at once: in an unbalanced tree the oldest
+    /// private frame is often a tiny subtree, and waiting out the half period after each
+    /// one left the thief idle most of the time. UTS T3 at 2 workers: 593 idle periods of
+    /// 16-32 us per run (15 ms of a 141 ms run) with the plain rate limit, 172 with this
+    /// rule; speedup 1.62-1.66 -> 1.70-1.71 in interleaved runs, and no change in the tree
+    /// sum of `examples/overhead` (the small-region case the limit exists for).
+    pub(super) fn request_sharing(&self) {
+        let st = self.owner_state();
+        let now = Instant::now();
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe {
+            // Relaxed: this worker's own counter.
+            let stolen = self.counters.stolen.load(Relaxed);
+            let answered = stolen != (*st).stolen_at_request;
+            if !answered
+                && (*st)
+                    .last_request
+                    .is_some_and(|t| now.duration_since(t) < HEARTBEAT / 2)
+            {
+                return;
+            }
+            (*st).last_request = Some(now);
+            (*st).stolen_at_request = stolen;
+        }
+        let registry = self.registry();
+        for w in (0..registry.slot_count()).map(|i| registry.slot(i)) {
+            // Relaxed: a request, which carries no data; the owner reads the idle count
+            // itself. Read first, so that a pending request does not cost its owner a miss.
+            if w.index != self.index && w.join.limit.load(Relaxed) != SHARE_REQUEST {
+                w.join.limit.store(SHARE_REQUEST, Relaxed);
+            }
+        }
+    }
+}

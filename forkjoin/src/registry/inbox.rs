@@ -1,0 +1,60 @@
+use crate::job::JobRef;
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Mutex, PoisonError};
+
+/// A worker's inbox of broadcast shares (`Pool::broadcast`): jobs that only the thread
+/// running this slot may take, the worker itself or a thread that borrowed the slot
+/// (`run_borrowed`). Any thread may push; the slot's runner checks it first whenever it
+/// looks for work (`Worker::search`), with one relaxed load when it is empty, and its park
+/// condition includes it (`Registry::has_work_for`). Broadcasts are rare, so a mutex guards
+/// the queue.
+pub(crate) struct Inbox {
+    /// How many jobs `jobs` holds: a hint read without the mutex.
+    len: AtomicUsize,
+    jobs: Mutex<VecDeque<JobRef>>,
+}
+
+impl Inbox {
+    pub(super) fn new() -> Inbox {
+        Inbox {
+            len: AtomicUsize::new(0),
+            jobs: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// Queues a share for the slot's runner. The caller then wakes it: a SeqCst fence, then
+    /// `Sleep::wake`, the waker's half of the Dekker pattern (sleep.rs) against the
+    /// runner's announce, fence and `has_work_for`.
+    pub(crate) fn push(&self, job: JobRef) {
+        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
+        let mut jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        jobs.push_back(job);
+        // Relaxed: the job itself is handed over by the mutex; the caller's SeqCst fence
+        // orders this store before its check for a sleeping runner (see above).
+        self.len.store(jobs.len(), Relaxed);
+    }
+
+    /// Whether the inbox looks empty.
+    #[inline]
+    pub(crate) fn is_empty(&self) -> bool {
+        // Relaxed: a hint. A non-zero count is confirmed under the mutex, which also makes
+        // the job visible; a stale zero only delays the share until the runner's next look,
+        // and a runner about to park reads this after its fence, which the pusher's fence
+        // pairs with.
+        self.len.load(Relaxed) == 0
+    }
+
+    /// Takes the oldest share, if any. Only the slot's runner calls this.
+    pub(super) fn take(&self) -> Option<JobRef> {
+        if self.is_empty() {
+            return None;
+        }
+        let mut jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        let job = jobs.pop_front();
+        // Relaxed: as in `push`.
+        self.len.store(jobs.len(), Relaxed);
+        job
+    }
+}

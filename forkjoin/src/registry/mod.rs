@@ -1,0 +1,217 @@
+//! The pool's shared state (`Registry`) and the worker slots it owns. One file per concern
+//! (DESIGN.md maps each to its mechanism):
+//!
+//! - `worker`: a worker's state and its scheduling loop (`find_work`, `wait_until`);
+//! - `heartbeat`: the join limit, share requests and `on_heartbeat`, the interface `join`
+//!   and the iterators' splitter use to decide when to share;
+//! - `idle`: the idle policy (spin, yield, park, the watcher) on top of `sleep`;
+//! - `submission`: the submission queues for jobs from outside the pool;
+//! - `borrow`: a thread outside the pool running in a parked worker's slot;
+//! - `entry`: running work on a pool from any thread (`in_worker`, `on_worker`);
+//! - `thread`: starting worker threads, their handlers, shutting down, the global pool;
+//! - `spares`: the slots of spare threads started for blocked ones;
+//! - `inbox`: per-worker broadcast shares.
+
+mod borrow;
+pub(crate) mod compensation;
+mod entry;
+pub(crate) mod heartbeat;
+mod idle;
+mod inbox;
+mod spares;
+mod submission;
+mod thread;
+mod worker;
+
+pub(crate) use borrow::BORROW_STACK_DEFAULT;
+pub(crate) use entry::{in_worker, on_worker, spawn_job, submit_job};
+pub(crate) use heartbeat::SHARE_REQUEST;
+pub(crate) use thread::{
+    allowed_cores, default_threads, PanicHandler, Start, ThreadConfig, ThreadHandler,
+    DEFAULT_MAX_BLOCKING, DEFAULT_STACK,
+};
+pub use thread::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
+pub(crate) use worker::{bump, JoinState, Worker, FRAMES, PRIVATE_FRAMES};
+
+use crate::build_error::BuildError;
+use crate::deque::Deque;
+use crate::padded::CachePadded;
+use crate::profile_hooks::ProfilingFlag;
+use crate::sleep::Sleep;
+use compensation::Compensation;
+use spares::Spares;
+use std::sync::atomic::Ordering::{Acquire, Release, SeqCst};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use submission::SubmissionQueue;
+use worker::SOURCE_QUEUE;
+
+/// A pool's shared state. Worker threads each hold an `Arc`.
+pub(crate) struct Registry {
+    pub(crate) workers: Box<[Worker]>,
+    pub(super) queues: Box<[CachePadded<SubmissionQueue>]>,
+    pub(crate) sleep: Sleep,
+    /// Workers looking for work or parked. Read (relaxed) by busy workers at heartbeats.
+    pub(crate) idle: CachePadded<AtomicUsize>,
+    pub(super) terminating: AtomicBool,
+    /// A parked worker keeps the heartbeat going (see `Worker::idle_until`).
+    pub(super) watcher: CachePadded<AtomicBool>,
+    /// When a thread outside the pool last borrowed a slot (`run_borrowed`; clock ticks): a
+    /// watcher stays on duty for `WATCH_AFTER_BORROW` after it, so that a stream of calls
+    /// from outside finds one and need not wake anyone.
+    pub(super) last_borrow: CachePadded<AtomicU64>,
+    /// The least stack a thread outside the pool must have left to run a job in a borrowed
+    /// slot (`in_worker`): the workers' stack size if the pool was built with one, else
+    /// `BORROW_STACK_DEFAULT`. A job that needs a deep stack runs on a worker otherwise.
+    pub(super) borrow_stack: usize,
+    /// How worker threads are started and what they run besides work (`ThreadConfig`).
+    pub(crate) config: ThreadConfig,
+    /// Threads inside `blocking` and spare threads alive (see `blocking`).
+    pub(crate) compensation: Compensation,
+    /// The spare threads' slots.
+    pub(super) spares: Spares,
+    /// Set while a profile is taken on this pool (see `profile_hooks`).
+    pub(crate) profiling: ProfilingFlag,
+}
+
+impl Registry {
+    pub(crate) fn new(
+        threads: usize,
+        borrow_stack: usize,
+        config: ThreadConfig,
+        max_spares: usize,
+    ) -> Arc<Registry> {
+        let queues = (threads * 2).next_power_of_two();
+        Arc::new_cyclic(|me| Registry {
+            workers: (0..threads)
+                .map(|index| Worker::new(index, me.as_ptr()))
+                .collect(),
+            queues: (0..queues)
+                .map(|_| {
+                    CachePadded(SubmissionQueue {
+                        push_lock: Mutex::new(()),
+                        submitted: AtomicU64::new(0),
+                        deque: Deque::new(),
+                    })
+                })
+                .collect(),
+            sleep: Sleep::with_spares(threads, max_spares),
+            compensation: Compensation::new(max_spares),
+            spares: Spares::new(max_spares),
+            // Every worker starts out idle (it is counted out when it finds its first job), so
+            // a job that arrives before a worker thread has even started sees it as idle.
+            idle: CachePadded(AtomicUsize::new(threads)),
+            terminating: AtomicBool::new(false),
+            watcher: CachePadded(AtomicBool::new(false)),
+            last_borrow: CachePadded(AtomicU64::new(0)),
+            borrow_stack,
+            config,
+            profiling: ProfilingFlag::new(),
+        })
+    }
+
+    pub(crate) fn num_threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Slots to scan for work: the workers' and the spares' made so far.
+    #[inline]
+    pub(crate) fn slot_count(&self) -> usize {
+        // SeqCst: pairs with `start_spare`'s raise, after the slot's pointer is stored.
+        self.workers.len() + self.spares.made.load(SeqCst)
+    }
+
+    /// Slot `i < slot_count()`: a worker, or a spare's.
+    #[inline]
+    pub(crate) fn slot(&self, i: usize) -> &Worker {
+        match self.workers.get(i) {
+            Some(w) => w,
+            // SAFETY: slots below `slot_count` were stored before `made` was raised past
+            // them and live until the registry is dropped.
+            None => unsafe { &*self.spares.slots[i - self.workers.len()].load(SeqCst) },
+        }
+    }
+
+    /// Any queued work anywhere that any worker may take (a snapshot; see the sleep protocol
+    /// for when it is exact). Broadcast inboxes are not included: a share waiting for one
+    /// worker must not keep the others from parking; `has_work_for` adds a worker's own.
+    pub(crate) fn has_work(&self) -> bool {
+        (0..self.slot_count()).any(|i| !self.slot(i).deque.is_empty())
+            || self.queues.iter().any(|q| !q.deque.is_empty())
+    }
+
+    /// Whether the place a job came from (see `OwnerState::source`) still holds work.
+    pub(super) fn holds_work(&self, source: usize) -> bool {
+        if source < self.slot_count() {
+            !self.slot(source).deque.is_empty()
+        } else if let Some(queue) = source
+            .checked_sub(SOURCE_QUEUE)
+            .and_then(|q| self.queues.get(q))
+        {
+            !queue.deque.is_empty()
+        } else {
+            false
+        }
+    }
+
+    pub(crate) fn is_terminating(&self) -> bool {
+        self.terminating.load(Acquire)
+    }
+
+    /// Asks the workers to finish the queued work and exit.
+    pub(crate) fn terminate(&self) {
+        self.terminating.store(true, Release);
+        self.sleep.wake_all();
+    }
+
+    /// `has_work`, plus the broadcast shares in worker `index`'s inbox, which only the
+    /// thread running that slot may take: whether that slot's runner may park (read after
+    /// the sleep protocol's fence, `Worker::idle_until`) or must be woken when its slot is
+    /// given back (`run_borrowed`).
+    pub(crate) fn has_work_for(&self, index: usize) -> bool {
+        !self.slot(index).inbox.is_empty() || self.has_work()
+    }
+}
+
+/// The global pool's registry, once started. Never dropped: its threads live as long as
+/// the process.
+static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
+/// Held while the global pool is being started, by `PoolBuilder::build_global` or by its
+/// first use, so that exactly one global pool is ever built.
+static GLOBAL_INIT: Mutex<()> = Mutex::new(());
+
+/// The registry used by `join`, `scope` and the loops when called outside any pool:
+/// configured by `PoolBuilder::build_global`, else started on first use with the default
+/// size (see `default_threads`).
+pub(crate) fn global_registry() -> &'static Arc<Registry> {
+    match GLOBAL.get() {
+        Some(registry) => registry,
+        None => start_default_global(),
+    }
+}
+
+/// The global pool's first use, unless `build_global` came first.
+#[cold]
+fn start_default_global() -> &'static Arc<Registry> {
+    let _init = GLOBAL_INIT.lock().unwrap_or_else(PoisonError::into_inner);
+    GLOBAL
+        .get_or_init(|| Registry::start_default().expect("cannot start the default forkjoin pool"))
+}
+
+/// Makes the registry `build` returns the global one (`PoolBuilder::build_global`), unless
+/// the global pool has already started.
+pub(crate) fn init_global_registry(
+    build: impl FnOnce() -> Result<Arc<Registry>, BuildError>,
+) -> Result<(), BuildError> {
+    // Held while the pool is built, so that a concurrent first use or `build_global` waits
+    // for it and finds it (no second pool's threads are ever started).
+    let _init = GLOBAL_INIT.lock().unwrap_or_else(PoisonError::into_inner);
+    if GLOBAL.get().is_some() {
+        return Err(BuildError::GlobalPoolAlreadyInitialized);
+    }
+    let registry = build()?;
+    GLOBAL
+        .set(registry)
+        // Not reachable: every initialisation holds `GLOBAL_INIT`.
+        .map_err(|_| BuildError::GlobalPoolAlreadyInitialized)
+}

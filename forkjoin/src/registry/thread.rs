@@ -1,0 +1,505 @@
+use super::borrow::BORROW_STACK_DEFAULT;
+use super::worker::Worker;
+use super::worker::{CURRENT, OUTSIDE};
+use super::Registry;
+use crate::build_error::BuildError;
+use crate::panic::{catch, print_error_line, Panic};
+use std::any::Any;
+use std::ffi::OsStr;
+use std::fmt;
+use std::io;
+use std::ptr;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// Linux rounds timed waits up by the thread's timer slack (50 us by default), which would
+/// double the watcher's heartbeat period.
+pub(super) fn set_precise_timer() {
+    #[cfg(all(target_os = "linux", not(miri)))]
+    // SAFETY: PR_SET_TIMERSLACK takes a value in nanoseconds and touches only this thread.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong);
+    }
+}
+
+/// A start or exit handler: called with the worker's index.
+pub(crate) type ThreadHandler = Arc<dyn Fn(usize) + Send + Sync>;
+
+/// The pool's panic handler: receives the payload of a panic nobody waits for.
+pub(crate) type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
+
+/// How the pool's worker threads are started, and what they run besides work: everything
+/// a worker thread needs (`ThreadBuilder::run`), so that a thread started later (a spare worker) gets the
+/// same configuration as those started by `PoolBuilder::build`.
+#[derive(Clone, Default)]
+pub(crate) struct ThreadConfig {
+    /// Stack size of each worker thread, in bytes (0: the platform's default).
+    pub(crate) stack_size: usize,
+    /// The cores worker `i` is pinned to, `cores[i % cores.len()]` (never empty), if the pool
+    /// pins its threads.
+    pub(crate) cores: Option<Arc<[usize]>>,
+    /// Runs on each worker thread as it starts, before it takes any work.
+    pub(crate) start_handler: Option<ThreadHandler>,
+    /// Runs on each worker thread as it ends, after it has drained the pool's work.
+    pub(crate) exit_handler: Option<ThreadHandler>,
+    /// Receives panics nobody waits for (spawned jobs, start and exit handlers); without
+    /// one, such a panic is reported on stderr and the pool keeps running.
+    pub(crate) panic_handler: Option<PanicHandler>,
+    /// rayon's deprecated `breadth_first` hint: a worker looking for work takes the oldest
+    /// job of its own deque instead of the newest (see `Worker::search`).
+    pub(crate) breadth_first: bool,
+}
+
+thread_local! {
+    /// The pool whose worker 0 this thread is, for a pool built with
+    /// `PoolBuilder::use_current_thread`: keeps the registry alive while `CURRENT` points
+    /// into it.
+    static ADOPTED: std::cell::RefCell<Option<Arc<Registry>>> = const { std::cell::RefCell::new(None) };
+}
+
+impl Registry {
+    /// Makes the calling thread, which is outside any pool, worker `index` of this pool
+    /// until `release_current_thread` (`PoolBuilder::use_current_thread`). It does not run
+    /// the scheduling loop: it takes part when it joins, waits or yields, as a worker inside
+    /// a job does (`running`, so its slot is never lent while it parks).
+    pub(crate) fn adopt_current_thread(self: &Arc<Registry>, index: usize) {
+        let worker = &self.workers[index];
+        CURRENT.with(|c| c.set((worker as *const Worker).cast()));
+        // SAFETY: owner-only state; the slot has no thread of its own.
+        unsafe { (*worker.owner_state()).running = true };
+        // Busy from now (every worker is counted idle at the start).
+        self.idle_changed(-1);
+        ADOPTED.with(|a| *a.borrow_mut() = Some(Arc::clone(self)));
+    }
+
+    /// Whether the calling thread was adopted by this pool.
+    pub(crate) fn adopted_current_thread(&self) -> bool {
+        ADOPTED.with(|a| a.borrow().as_ref().is_some_and(|r| ptr::eq(&**r, self)))
+    }
+
+    /// The calling thread stops being this pool's worker (the pool is being dropped).
+    pub(crate) fn release_current_thread(&self) {
+        CURRENT.with(|c| c.set(&OUTSIDE));
+        ADOPTED.with(|a| a.borrow_mut().take());
+    }
+}
+
+/// Which of a worker thread's handlers runs.
+#[derive(Clone, Copy)]
+pub(super) enum ThreadEvent {
+    Start,
+    Exit,
+}
+
+impl Registry {
+    /// A worker thread's life.
+    pub(crate) fn worker_main(self: &Arc<Registry>, index: usize) {
+        let worker = &self.workers[index];
+        set_precise_timer();
+        // From the whole worker, so that `JoinState::worker` may cast back to it.
+        CURRENT.with(|c| c.set((worker as *const Worker).cast()));
+        // Counted idle from the start (see `idle`); `wait_until` counts it again as soon
+        // as it finds nothing.
+        self.idle_changed(-1);
+        self.run_thread_handler(index, ThreadEvent::Start);
+        worker.wait_until(&|| self.is_terminating(), None);
+        // Drain: everything queued before the pool was dropped still runs.
+        while let Some(job) = worker.find_work(None) {
+            // SAFETY: on this worker's thread; the job was taken from a queue.
+            unsafe { worker.execute(job) };
+        }
+        self.run_thread_handler(index, ThreadEvent::Exit);
+        CURRENT.with(|c| c.set(&OUTSIDE));
+    }
+
+    /// Runs the start or exit handler, if any, on worker `index`'s own thread. It runs as a
+    /// job does (`running`): should it wait (a `join`, a `scope`, a `broadcast`), the worker
+    /// helps and parks as inside a job, where its slot is never lent, and takes submitted
+    /// work one job at a time. A panic goes to the panic handler, and the thread goes on.
+    pub(super) fn run_thread_handler(&self, index: usize, event: ThreadEvent) {
+        let handler = match event {
+            ThreadEvent::Start => &self.config.start_handler,
+            ThreadEvent::Exit => &self.config.exit_handler,
+        };
+        let Some(handler) = handler else {
+            return;
+        };
+        let worker = self.slot(index);
+        // A spare runs them with the index it shows (see `blocking`).
+        let index = worker.shown_index();
+        let st = worker.owner_state();
+        // SAFETY: owner-only state, on the owner's thread (`worker_main`, `spare_main`).
+        let outer = unsafe { std::mem::replace(&mut (*st).running, true) };
+        if let Err(p) = catch(|| handler(index)) {
+            let what = match event {
+                ThreadEvent::Start => format!("the start handler of worker {index}"),
+                ThreadEvent::Exit => format!("the exit handler of worker {index}"),
+            };
+            self.report_panic(&what, p.into_payload());
+        }
+        // SAFETY: as above.
+        unsafe { (*st).running = outer };
+    }
+
+    /// Reports the panic of `what` (a spawned job, a handler), which nobody waits for: to
+    /// the pool's panic handler if it has one, else as one line on stderr. Never unwinds: a
+    /// panicking panic handler is reported on stderr too, and the pool keeps running.
+    pub(crate) fn report_panic(&self, what: &dyn fmt::Display, payload: Box<dyn Any + Send>) {
+        let Some(handler) = &self.config.panic_handler else {
+            let p = Panic::new(payload);
+            print_error_line(format_args!(
+                "forkjoin: {what} panicked: {}",
+                panic_message(&p)
+            ));
+            // A payload whose `drop` panics must not unwind into the worker either.
+            let _ = catch(move || drop(p));
+            return;
+        };
+        if let Err(p) = catch(|| handler(payload)) {
+            print_error_line(format_args!(
+                "forkjoin: the panic handler panicked on the panic of {what}: {}",
+                panic_message(&p)
+            ));
+            let _ = catch(move || drop(p));
+        }
+    }
+}
+
+/// A panic's message for a report, or a note that it has none.
+fn panic_message(p: &Panic) -> &str {
+    p.message()
+        .unwrap_or("(a panic payload that is not a string)")
+}
+
+/// The checked options a registry starts with (`PoolBuilder::build` makes them).
+pub(crate) struct Start {
+    pub(crate) threads: usize,
+    /// See `Registry::borrow_stack`.
+    pub(crate) borrow_stack: usize,
+    pub(crate) config: ThreadConfig,
+    pub(crate) max_blocking: usize,
+    /// Names worker `i`'s thread (default: `forkjoin-{i}`).
+    pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    /// The calling thread becomes worker 0 (`PoolBuilder::use_current_thread`).
+    pub(crate) use_current_thread: bool,
+}
+
+impl Start {
+    /// The default pool's: one worker per core (`default_threads`), `DEFAULT_STACK`.
+    fn default_pool() -> Start {
+        Start {
+            threads: default_threads(),
+            borrow_stack: BORROW_STACK_DEFAULT,
+            config: ThreadConfig {
+                stack_size: DEFAULT_STACK,
+                ..ThreadConfig::default()
+            },
+            max_blocking: DEFAULT_MAX_BLOCKING,
+            thread_name: None,
+            use_current_thread: false,
+        }
+    }
+}
+
+impl Registry {
+    /// A new registry with its worker threads started by `spawn`. When a thread cannot be
+    /// started, the error comes back with the registry and the threads started so far,
+    /// which the caller stops with `shut_down`.
+    pub(crate) fn start<S: ThreadSpawn>(
+        mut start: Start,
+        spawn: &mut S,
+    ) -> (Arc<Registry>, Vec<JoinHandle<()>>, Option<BuildError>) {
+        let threads = start.threads;
+        let stack = start.config.stack_size;
+        let registry = Registry::new(
+            threads,
+            start.borrow_stack,
+            start.config,
+            start.max_blocking,
+        );
+        let mut handles = Vec::with_capacity(threads + 1);
+        for index in 0..threads {
+            let name = match &mut start.thread_name {
+                Some(f) => f(index),
+                None => format!("forkjoin-{index}"),
+            };
+            if start.use_current_thread && index == 0 {
+                continue;
+            }
+            let thread = ThreadBuilder {
+                registry: Arc::clone(&registry),
+                index,
+                name: Some(name),
+                stack_size: Some(stack),
+            };
+            match spawn.spawn(thread) {
+                Ok(h) => handles.extend(h),
+                Err(source) => {
+                    let error = BuildError::Spawn {
+                        worker: index,
+                        source,
+                    };
+                    return (registry, handles, Some(error));
+                }
+            }
+        }
+        if start.use_current_thread {
+            registry.adopt_current_thread(0);
+        }
+        (registry, handles, None)
+    }
+
+    /// The global pool's registry when nobody configured it (`global_registry`).
+    pub(crate) fn start_default() -> Result<Arc<Registry>, BuildError> {
+        match Registry::start(Start::default_pool(), &mut DefaultSpawn) {
+            // The global pool is never dropped: its threads are not joined.
+            (registry, _threads, None) => Ok(registry),
+            (registry, threads, Some(error)) => {
+                registry.shut_down(threads);
+                Err(error)
+            }
+        }
+    }
+
+    /// Stops the pool: its workers finish the queued work, run their exit handlers and
+    /// exit; `threads` (and the spares started meanwhile) are joined, unless the caller is
+    /// one of the workers, which would wait for itself.
+    pub(crate) fn shut_down(&self, threads: Vec<JoinHandle<()>>) {
+        // A thread adopted by `use_current_thread` leaves the pool first.
+        if self.adopted_current_thread() {
+            self.release_current_thread();
+        }
+        self.terminate();
+        // Joining from one of our own workers would wait for ourselves: leave the threads
+        // to finish on their own then.
+        if Worker::current_of(self).is_some() {
+            return;
+        }
+        for h in threads {
+            let _ = h.join();
+        }
+        // Spares still running jobs when the workers finished may start more spares: join
+        // until none is left.
+        loop {
+            let spares = self.take_spare_threads();
+            if spares.is_empty() {
+                break;
+            }
+            for h in spares {
+                let _ = h.join();
+            }
+        }
+    }
+}
+
+/// Workers get 16 MiB stacks unless told otherwise: deep recursions (UTS, sorting) are the
+/// point of a fork/join pool, and untouched stack costs only address space.
+pub(crate) const DEFAULT_STACK: usize = 16 * 1024 * 1024;
+/// Spare threads for blocked ones, at most (the JDK pool's `DEFAULT_MAX_SPARES` is 256).
+pub(crate) const DEFAULT_MAX_BLOCKING: usize = 256;
+
+/// The environment variable that sets the default number of workers (rayon's
+/// `RAYON_NUM_THREADS`).
+const THREADS_VAR: &str = "FORKJOIN_NUM_THREADS";
+
+/// The number of workers of a pool built without `threads(n)`, the global pool's among
+/// them: `FORKJOIN_NUM_THREADS` if it is a positive integer, else one per available core.
+/// Read at each build, as rayon does; 0 means the default, as in rayon; any other value
+/// that is not a number of threads (`abc`, `-1`) is reported on stderr, once per process,
+/// and ignored.
+pub(crate) fn default_threads() -> usize {
+    let cores = || {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    };
+    let Some(value) = std::env::var_os(THREADS_VAR) else {
+        return cores();
+    };
+    match value.to_str().and_then(|v| v.parse::<usize>().ok()) {
+        Some(0) => cores(),
+        Some(n) => n,
+        None => {
+            let cores = cores();
+            warn_threads_var(&value, cores);
+            cores
+        }
+    }
+}
+
+/// Reports an unusable `FORKJOIN_NUM_THREADS`, on the first call only.
+#[cold]
+fn warn_threads_var(value: &OsStr, cores: usize) {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    // Relaxed: only decides which call prints; nothing else is published through it.
+    if !WARNED.swap(true, Relaxed) {
+        print_error_line(format_args!(
+            "forkjoin: ignoring {THREADS_VAR}={value:?}: not a number of threads; \
+             using the default ({cores}, one per available core)"
+        ));
+    }
+}
+
+#[cfg(target_os = "linux")]
+pub(crate) fn allowed_cores() -> Result<Vec<usize>, BuildError> {
+    // SAFETY: `set` is a plain bit set, zero-initialised, of the size we pass.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Err(BuildError::Pinning(io::Error::last_os_error().to_string()));
+        }
+        let cores: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect();
+        if cores.is_empty() {
+            return Err(BuildError::Pinning(
+                "no core in this process's affinity mask".into(),
+            ));
+        }
+        Ok(cores)
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn allowed_cores() -> Result<Vec<usize>, BuildError> {
+    Err(BuildError::Pinning(
+        "pinning is implemented for Linux only".into(),
+    ))
+}
+
+/// Pins the calling thread to `core` (see `PoolBuilder::pin_threads`).
+#[cfg(target_os = "linux")]
+pub(crate) fn pin_current_thread(core: usize) {
+    // SAFETY: as above; a failure (the mask changed since) leaves the thread unpinned,
+    // which is still correct.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(core, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    }
+}
+
+/// Pinning is implemented for Linux only (`allowed_cores` refuses elsewhere).
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn pin_current_thread(_core: usize) {}
+
+/// One worker thread to start, handed to a spawn handler: the handler starts a thread (as
+/// it likes) that calls [`run`](Self::run).
+///
+/// ```
+/// let pool = forkjoin::ThreadPoolBuilder::new()
+///     .num_threads(2)
+///     .spawn_handler(|thread| {
+///         let mut b = std::thread::Builder::new();
+///         if let Some(name) = thread.name() {
+///             b = b.name(name.to_owned());
+///         }
+///         b.spawn(|| thread.run())?;
+///         Ok(())
+///     })
+///     .build()
+///     .unwrap();
+/// assert_eq!(pool.install(forkjoin::current_num_threads), 2);
+/// ```
+pub struct ThreadBuilder {
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) index: usize,
+    pub(crate) name: Option<String>,
+    pub(crate) stack_size: Option<usize>,
+}
+
+impl ThreadBuilder {
+    /// The worker's index in its pool.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The name the pool gives the thread (`PoolBuilder::thread_name`, else
+    /// `forkjoin-<index>`).
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The stack size the pool asks for, in bytes.
+    pub fn stack_size(&self) -> Option<usize> {
+        self.stack_size
+    }
+
+    /// Runs the worker on the calling thread until the pool is dropped and its work is
+    /// done.
+    pub fn run(self) {
+        if let Some(cores) = &self.registry.config.cores {
+            pin_current_thread(cores[self.index % cores.len()]);
+        }
+        self.registry.worker_main(self.index);
+    }
+}
+
+impl fmt::Debug for ThreadBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadBuilder")
+            .field("index", &self.index)
+            .field("name", &self.name)
+            .field("stack_size", &self.stack_size)
+            .finish()
+    }
+}
+
+/// How a builder starts its threads (rayon's `ThreadSpawn`, sealed).
+pub trait ThreadSpawn: private::Sealed {
+    /// Starts one worker thread; returns its handle if the pool may join it on drop.
+    #[doc(hidden)]
+    fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>>;
+
+    /// Whether the threads may carry the user's own setup (a spawn handler's wrapper,
+    /// thread-local values it sets): then a call from outside runs on them, as in rayon,
+    /// never on the caller in a borrowed slot.
+    #[doc(hidden)]
+    const SETS_UP_THREADS: bool = true;
+}
+
+mod private {
+    pub trait Sealed {}
+}
+
+/// The pool starts its threads itself (std threads, joined when the pool is dropped).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DefaultSpawn;
+
+impl private::Sealed for DefaultSpawn {}
+
+impl ThreadSpawn for DefaultSpawn {
+    const SETS_UP_THREADS: bool = false;
+
+    fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>> {
+        let mut b = std::thread::Builder::new();
+        if let Some(name) = thread.name() {
+            b = b.name(name.to_owned());
+        }
+        if let Some(size) = thread.stack_size() {
+            b = b.stack_size(size);
+        }
+        b.spawn(move || thread.run()).map(Some)
+    }
+}
+
+/// The program starts the threads, through the closure given to
+/// `PoolBuilder::spawn_handler`. The pool does not join them: dropping it ends them, and
+/// they exit on their own (as rayon's).
+pub struct CustomSpawn<F>(pub(crate) F);
+
+impl<F> fmt::Debug for CustomSpawn<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("CustomSpawn")
+    }
+}
+
+impl<F: FnMut(ThreadBuilder) -> io::Result<()>> private::Sealed for CustomSpawn<F> {}
+
+impl<F: FnMut(ThreadBuilder) -> io::Result<()>> ThreadSpawn for CustomSpawn<F> {
+    fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>> {
+        (self.0)(thread).map(|()| None)
+    }
+}

@@ -1,0 +1,552 @@
+use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
+use super::idle::{PURE_SPIN_ROUNDS, SPIN_ROUNDS, YIELD_ROUNDS};
+use super::inbox::Inbox;
+use super::Registry;
+use crate::deque::{Deque, Steal};
+use crate::job::FrameHead;
+use crate::job::{JobHeader, JobRef};
+use crate::padded::CachePadded;
+use crate::profile_hooks;
+use std::cell::{Cell, UnsafeCell};
+use std::ptr::{self, NonNull};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Capacity of a worker's frame array (promoted frames plus at most `PRIVATE_FRAMES`).
+pub(crate) const FRAMES: usize = 4096;
+
+/// How many private (unshared) join frames a worker records: the outermost joins on its
+/// stack, whose second closures are the largest pieces of work. Joins nested deeper run as
+/// plain calls until a heartbeat or a promotion makes room. Eight: a worker can share its
+/// eight largest pieces before it must record smaller ones (and a thief records eight of its
+/// own in the piece it took), while fewer frames leave more joins plain (fib(32) without a
+/// threshold: one worker took 1.79-2.02 times the sequential time with 16, 1.41-1.52 with 8).
+pub(crate) const PRIVATE_FRAMES: usize = 8;
+
+/// `OwnerState::source` of a job popped from the worker's own deque.
+pub(super) const SOURCE_OWN: usize = usize::MAX;
+
+/// `OwnerState::source` of a job from submission queue `q`: `SOURCE_QUEUE + q` (slots,
+/// whose number grows with spares, are below it).
+pub(super) const SOURCE_QUEUE: usize = usize::MAX / 2;
+
+thread_local! {
+    /// The join state of the worker this thread is, or `OUTSIDE`. `const`-initialised with
+    /// no destructor, so an access is a single thread-pointer-relative load.
+    pub(super) static CURRENT: Cell<*const JoinState> = const { Cell::new(&OUTSIDE) };
+}
+
+/// The join state of every thread that is not a worker. Its `limit` is `SHARE_REQUEST`, so
+/// a join there takes the path that handles a request, which finds no worker and goes to
+/// the global pool: the fast path needs no test for "not a worker". Nothing writes it.
+pub(super) static OUTSIDE: JoinState = JoinState::new(0, SHARE_REQUEST);
+
+/// Per-worker counters. Each is written only by its worker, with a relaxed load and store
+/// (no read-modify-write: nobody else writes it), and read by `Pool::stats` as a snapshot:
+/// no ordering is needed for statistics.
+#[derive(Default)]
+pub(crate) struct Counters {
+    pub(crate) executed: AtomicU64,
+    pub(crate) stolen: AtomicU64,
+    pub(crate) failed_steals: AtomicU64,
+    pub(crate) parks: AtomicU64,
+    pub(crate) promoted: AtomicU64,
+}
+
+#[inline(always)]
+pub(crate) fn bump(counter: &AtomicU64) {
+    add(counter, 1);
+}
+
+/// Adds `n` to a counter with one writer at a time.
+#[inline(always)]
+pub(crate) fn add(counter: &AtomicU64, n: u64) {
+    // Relaxed load and store: one writer at a time (the owning worker, see `Counters`, or
+    // the holder of a submission queue's lock).
+    counter.store(counter.load(Relaxed).wrapping_add(n), Relaxed);
+}
+
+/// What only the owning worker touches on every join: the size of its stack of join frames
+/// (`Worker::frames`). `frames[..shared]` have been promoted (pushed onto the deque),
+/// `frames[shared..len]` are private. Accessed through raw pointers only, never through a
+/// long-lived `&mut`, because joins nest.
+pub(crate) struct OwnerState {
+    pub(crate) len: usize,
+    pub(crate) shared: usize,
+    /// Joins whose second closure ran on this worker without ever being shared. Written by
+    /// the owner (relaxed load and store), read by `Pool::stats`.
+    pub(crate) inline_joins: AtomicU64,
+    /// The worker started a job since its last heartbeat, or the thief of a frame it joined
+    /// has just finished (`share_next_join`): share its next join even if nobody is idle
+    /// yet (unless other work is queued at `source`), so that a worker that becomes idle
+    /// while the first closure blocks or runs long can take the second.
+    pub(super) fresh: bool,
+    /// Where the running job was taken from (`SOURCE_OWN`, a slot's index, or
+    /// `SOURCE_QUEUE` plus a submission queue's index): its first join is not shared while that
+    /// place still holds work, which idle workers can take instead.
+    pub(super) source: usize,
+    pub(super) rng: u64,
+    /// When this worker last asked the others to share (`request_sharing`).
+    pub(super) last_request: Option<Instant>,
+    /// A job is running on this thread. Only a worker between jobs takes a batch from a
+    /// submission queue: pushed above a promoted join frame or a scope's spawned jobs, the
+    /// batch would have to run before the waiting join or scope could go on.
+    pub(super) running: bool,
+    /// This worker's `stolen` count when it last asked: a request is only rate-limited
+    /// while it has not been answered (see `request_sharing`).
+    pub(super) stolen_at_request: u64,
+    /// Requests renewed in the current renewal window (see `renew_request`).
+    pub(super) renewals: u32,
+    /// When the current renewal window started.
+    pub(super) renewal_window: Option<Instant>,
+    /// Parallel-iterator runs nested on this worker's stack (see `iter/splitter.rs`).
+    pub(super) loop_depth: u32,
+    /// The depth of a run that declined the pending request and took it, so that sibling
+    /// runs do not each weigh it again (0: none). Runs nested less deeply still see it.
+    pub(super) deferred_request: u32,
+    /// A thread outside the pool runs in this slot (`run_borrowed`), and has not yet
+    /// brought the parked workers in (`caller_tick`).
+    pub(super) borrowed: bool,
+    /// When the borrower's run has lasted long enough to wake a parked worker for it.
+    pub(super) caller_deadline: u64,
+    /// Promotions push without waking anyone: the watcher, on duty, takes them at its next
+    /// tick (a borrower's run whose first join is shared at once, see `run_borrowed`).
+    pub(super) quiet: bool,
+    /// The thread running as this worker is inside `blocking` (a nested call starts
+    /// nothing more).
+    pub(crate) blocking: bool,
+}
+
+/// What every join reads: the owner's frame count and the bound on it. The first field of a
+/// `Worker`, so that a pointer to it is a pointer to its worker (see `OUTSIDE` for the one
+/// that is not).
+#[repr(C)]
+pub(crate) struct JoinState {
+    owner: CachePadded<UnsafeCell<OwnerState>>,
+    /// Frames below this index may be recorded: `min(FRAMES, shared + PRIVATE_FRAMES)`, or
+    /// `SHARE_REQUEST` when a heartbeat is pending. Folding the heartbeat flag into the bound
+    /// as the largest value leaves one load and compare on the path of deep joins, which are
+    /// nearly all joins: a join at or past the bound is plain, and only a join below it (an
+    /// outer join, which records a frame anyway) checks for the request. Set to
+    /// `SHARE_REQUEST` by idle workers (`request_sharing`) and when the worker starts a job; otherwise
+    /// written by the owner; read by the owner at every join.
+    pub(crate) limit: CachePadded<AtomicUsize>,
+}
+
+// SAFETY: a worker's `owner` is only accessed by the thread running as that worker (and the
+// `inline_joins` counter, an atomic, by `stats`); `OUTSIDE`'s is only read; `limit` is atomic.
+unsafe impl Sync for JoinState {}
+
+impl JoinState {
+    /// No frames, the given random seed and bound.
+    const fn new(rng: u64, limit: usize) -> JoinState {
+        JoinState {
+            owner: CachePadded(UnsafeCell::new(OwnerState {
+                len: 0,
+                shared: 0,
+                inline_joins: AtomicU64::new(0),
+                fresh: false,
+                source: SOURCE_OWN,
+                rng,
+                last_request: None,
+                running: false,
+                stolen_at_request: 0,
+                renewals: 0,
+                renewal_window: None,
+                loop_depth: 0,
+                deferred_request: 0,
+                borrowed: false,
+                caller_deadline: 0,
+                quiet: false,
+                blocking: false,
+            })),
+            limit: CachePadded(AtomicUsize::new(limit)),
+        }
+    }
+
+    /// This thread's join state: its worker's, or `OUTSIDE`. Never null.
+    #[inline(always)]
+    pub(crate) fn current() -> *const JoinState {
+        CURRENT.with(Cell::get)
+    }
+
+    #[inline(always)]
+    pub(crate) fn owner_state(&self) -> *mut OwnerState {
+        self.owner.get()
+    }
+
+    /// The worker `this` is the state of, or `None` for `OUTSIDE`. Takes the raw pointer
+    /// from `current`, not a reference: a reference to the `JoinState` would only give
+    /// access to its own bytes, not to the rest of the worker.
+    ///
+    /// # Safety
+    /// `this` came from `current` on this thread, which still runs as that worker.
+    #[inline]
+    pub(crate) unsafe fn worker<'a>(this: *const JoinState) -> Option<&'a Worker> {
+        // SAFETY: every `JoinState` but `OUTSIDE` is the first field of a `#[repr(C)]`
+        // `Worker`, and `CURRENT` holds a pointer derived from the whole worker.
+        (!ptr::eq(this, &OUTSIDE)).then(|| unsafe { &*this.cast::<Worker>() })
+    }
+}
+
+/// One worker: the thread-private join stack, and what other threads touch, each on its own
+/// cache line (seeds 003 and 004).
+#[repr(C)]
+pub(crate) struct Worker {
+    pub(crate) join: JoinState,
+    /// The join frames recorded on this worker's stack (see `OwnerState`); owner-only.
+    pub(super) frames: CachePadded<UnsafeCell<[*const FrameHead; FRAMES]>>,
+    pub(crate) deque: Deque<JobHeader>,
+    pub(crate) counters: CachePadded<Counters>,
+    /// The slot's place: `0..num_threads` for the workers, after them for spare threads
+    /// (`blocking`). Also its index in `Sleep`.
+    pub(crate) index: usize,
+    pub(super) registry: *const Registry,
+    /// What `current_thread_index` reports: `index` for a worker; for a spare, the index of
+    /// the worker it was started for (set before its thread starts).
+    pub(super) shown_index: AtomicUsize,
+    /// Broadcast shares for this slot (see `Inbox`); last, away from the join path's fields.
+    pub(crate) inbox: CachePadded<Inbox>,
+}
+
+// SAFETY: `join` is `Sync` (see there); `frames` is only accessed by the thread running as
+// this worker; `inbox` is a mutex and an atomic; everything else is atomic or immutable.
+unsafe impl Sync for Worker {}
+
+// SAFETY: as above; the raw registry pointer points into the `Arc` that owns the worker.
+unsafe impl Send for Worker {}
+
+impl Worker {
+    pub(super) fn new(index: usize, registry: *const Registry) -> Worker {
+        Worker {
+            join: JoinState::new(
+                0x2545_F491_4F6C_DD1D ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                PRIVATE_FRAMES,
+            ),
+            frames: CachePadded(UnsafeCell::new([ptr::null(); FRAMES])),
+            deque: Deque::new(),
+            counters: CachePadded(Counters::default()),
+            index,
+            registry,
+            shown_index: AtomicUsize::new(index),
+            inbox: CachePadded(Inbox::new()),
+        }
+    }
+
+    /// The index `current_thread_index` reports for this slot.
+    pub(crate) fn shown_index(&self) -> usize {
+        // Relaxed: written before the spare's thread starts (spawning orders it), read by
+        // that thread and the threads it hands work to.
+        self.shown_index.load(Relaxed)
+    }
+
+    /// The worker this thread is, or null.
+    #[inline(always)]
+    pub(crate) fn current() -> *const Worker {
+        // SAFETY: `CURRENT` always points to a live join state: `OUTSIDE` or the state of
+        // the worker this thread runs, which lives in its registry while the thread runs it.
+        unsafe {
+            JoinState::worker(JoinState::current()).map_or(ptr::null(), |w| w as *const Worker)
+        }
+    }
+
+    /// The worker this thread is, if it belongs to `registry`. The worker lives inside the
+    /// registry, so it lives as long as the borrow.
+    pub(crate) fn current_of(registry: &Registry) -> Option<&Worker> {
+        let current = Worker::current();
+        // SAFETY: a non-null `CURRENT` is this thread's worker, which lives in its registry;
+        // it is only dereferenced after checking that this is `registry`.
+        (!current.is_null() && ptr::eq(unsafe { (*current).registry }, registry))
+            .then(|| unsafe { &*current })
+    }
+
+    #[inline(always)]
+    pub(crate) fn owner_state(&self) -> *mut OwnerState {
+        self.join.owner_state()
+    }
+
+    /// The worker's frame array (`OwnerState` says which entries are live).
+    #[inline(always)]
+    pub(crate) fn frames(&self) -> *mut [*const FrameHead; FRAMES] {
+        self.frames.get()
+    }
+
+    #[inline(always)]
+    pub(crate) fn registry(&self) -> &Registry {
+        // SAFETY: a worker lives inside its registry.
+        unsafe { &*self.registry }
+    }
+
+    /// A strong reference to this worker's registry, for a latch that must keep the pool
+    /// alive until its wake-up is done (`CrossLatch`).
+    pub(crate) fn registry_arc(&self) -> Arc<Registry> {
+        // SAFETY: every registry is made by `Registry::new` inside an `Arc` (`new_cyclic`),
+        // and `self.registry` is that allocation's data pointer; the registry is alive, with
+        // a strong count of at least one, since we hold a reference to a worker inside it.
+        unsafe {
+            Arc::increment_strong_count(self.registry);
+            Arc::from_raw(self.registry)
+        }
+    }
+
+    pub(crate) fn inline_joins(&self) -> u64 {
+        // SAFETY: a shared reference to the atomic field only; the owner never makes a
+        // `&mut` to the whole state.
+        unsafe { (*ptr::addr_of!((*self.owner_state()).inline_joins)).load(Relaxed) }
+    }
+
+    fn next_random(&self) -> u64 {
+        let st = self.owner_state();
+        // SAFETY: owner-only field, accessed by the owner.
+        unsafe {
+            let mut x = (*st).rng;
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (*st).rng = x;
+            x
+        }
+    }
+
+    /// Pushes a job onto this worker's deque and lets an idle worker know.
+    ///
+    /// # Safety
+    /// Must be called on this worker's own thread.
+    pub(crate) unsafe fn push(&self, job: JobRef) {
+        self.deque.push(job.0);
+        self.registry().notify_work();
+    }
+
+    /// Runs a job taken from a queue. Starting a job counts as a heartbeat: if workers are
+    /// idle, its first join is shared at once, so a fresh job spreads without waiting for
+    /// the next tick (and two long closures joined at the top run in parallel).
+    ///
+    /// # Safety
+    /// On this worker's thread, with a job nobody else will execute.
+    pub(crate) unsafe fn execute(&self, job: JobRef) {
+        let st = self.owner_state();
+        (*st).fresh = true;
+        // Jobs catch their own panics, so this is restored on every way out.
+        let outer = std::mem::replace(&mut (*st).running, true);
+        // Relaxed: a request to ourselves; the idle workers' requests are hints too.
+        self.join.limit.store(SHARE_REQUEST, Relaxed);
+        bump(&self.counters.executed);
+        if self.registry().profiling.is_set() {
+            profile_hooks::detached(|| job.execute(self));
+        } else {
+            job.execute(self);
+        }
+        (*st).running = outer;
+    }
+
+    /// Finds a job: own deque first (LIFO), then the hinted victim (the thief of the job we
+    /// wait for: stealing back its subtasks helps it finish ours, seed 001), then a sweep of
+    /// the other deques and the submission queues from a random start (FIFO steals).
+    pub(crate) fn find_work(&self, hint: Option<usize>) -> Option<JobRef> {
+        let found = self.search(hint);
+        if let Some((_, source)) = found {
+            // SAFETY: owner-only state, on the owner's thread.
+            unsafe { (*self.owner_state()).source = source };
+        }
+        found.map(|(job, _)| job)
+    }
+
+    /// A job of this worker's own deque for `find_work`: the newest (depth first), or the
+    /// oldest in a pool built with rayon's `breadth_first` hint. The join's own path pops
+    /// its just-pushed task directly and is the same in both.
+    fn take_own(&self) -> Option<NonNull<JobHeader>> {
+        if !self.registry().config.breadth_first {
+            // SAFETY: `find_work` runs on this worker's thread.
+            return unsafe { self.deque.pop() };
+        }
+        // The owner may steal from its own deque: `steal` is safe from any thread, and the
+        // owner is not inside `push` or `pop` meanwhile.
+        loop {
+            match self.deque.steal() {
+                Steal::Success(job) => return Some(job),
+                Steal::Empty => return None,
+                Steal::Retry => {}
+            }
+        }
+    }
+
+    /// Whether this worker has work another could take (rayon's "pending tasks"): jobs on
+    /// its deque, or joins recorded in private frames and not yet shared, which the
+    /// heartbeat would share on request. (Joins deeper than the private frames run as
+    /// plain calls and are not counted.)
+    ///
+    /// # Safety
+    /// On this worker's thread (it reads owner-only state).
+    pub(crate) unsafe fn has_pending_tasks(&self) -> bool {
+        let st = self.owner_state();
+        !self.deque.is_empty() || (*st).len > (*st).shared
+    }
+
+    /// `find_work`'s search; also says where the job came from (see `OwnerState::source`).
+    fn search(&self, hint: Option<usize>) -> Option<(JobRef, usize)> {
+        if let Some(job) = self.take_own() {
+            return Some((JobRef(job), SOURCE_OWN));
+        }
+        // Then broadcast shares, before stealing: nobody else may run them (see `Inbox`).
+        // After the own deque, as rayon orders them (its `broadcast_after_spawn` test
+        // relies on it). One relaxed load when there are none.
+        if let Some(job) = self.inbox.take() {
+            return Some((job, SOURCE_OWN));
+        }
+        let registry = self.registry();
+        let workers = registry.slot_count();
+        if let Some(victim) = hint.filter(|&v| v != self.index && v < workers) {
+            if let Steal::Success(job) = registry.slot(victim).deque.steal() {
+                bump(&self.counters.stolen);
+                return Some((JobRef(job), victim));
+            }
+        }
+        let total = workers + registry.queues.len();
+        loop {
+            let mut contended = false;
+            let start = (self.next_random() % total as u64) as usize;
+            for k in 0..total {
+                let i = (start + k) % total;
+                if i < workers {
+                    if i == self.index {
+                        continue;
+                    }
+                    match registry.slot(i).deque.steal() {
+                        Steal::Success(job) => {
+                            bump(&self.counters.stolen);
+                            return Some((JobRef(job), i));
+                        }
+                        Steal::Retry => contended = true,
+                        Steal::Empty => {}
+                    }
+                } else {
+                    let queue = &registry.queues[i - workers];
+                    // SAFETY: owner-only state, on the owner's thread.
+                    let taken = if unsafe { (*self.owner_state()).running } {
+                        queue.take().map(|job| (job, 1))
+                    } else {
+                        // SAFETY: on this worker's thread.
+                        unsafe { queue.take_batch(self) }
+                    };
+                    if let Some((job, n)) = taken {
+                        add(&self.counters.stolen, n as u64);
+                        return Some((job, SOURCE_QUEUE + (i - workers)));
+                    }
+                }
+            }
+            if !contended {
+                bump(&self.counters.failed_steals);
+                return None;
+            }
+        }
+    }
+
+    /// Runs other work until `done()` holds; never blocks while work exists. With nothing
+    /// to do it spins, yields, then parks, and whoever makes `done()` true wakes it.
+    pub(crate) fn wait_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>) {
+        while !done() {
+            match self.find_work(hint) {
+                // SAFETY: on this worker's thread; the job was taken from a queue.
+                Some(job) => unsafe { self.execute(job) },
+                None => {
+                    if self.idle_until(done, hint) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The idle phase. Returns true when `done()` became true, false after running a job.
+    ///
+    /// While some worker is busy the idle ones keep its heartbeat: they ask for sharing as
+    /// they start looking and then every half period while they spin; one of those that
+    /// park, the watcher, parks for one period at a time and asks again each time. The
+    /// heartbeat so runs on cores that have nothing else to do, never preempting a busy
+    /// worker (a heartbeat thread that kept ticking for a millisecond after the pool became
+    /// fully busy took a third of a worker's core on the 2-core development VM: Lea's Jacobi
+    /// at 2 workers ran 1.25-1.38 times faster than sequentially, with no ticks then
+    /// 1.72-1.84 times), and a pool that is all busy or all idle has no heartbeat at all.
+    fn idle_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>) -> bool {
+        let registry = self.registry();
+        registry.idle_changed(1);
+        let mut round = 0u32;
+        loop {
+            if done() {
+                registry.leave_idle();
+                return true;
+            }
+            if let Some(job) = self.find_work(hint) {
+                registry.leave_idle();
+                // Pass the signal on (the JDK pool's signalWork): a wake-up may have been
+                // spared because we were searching, and we are about to be busy.
+                if registry.has_work() {
+                    registry.notify_work();
+                }
+                // SAFETY: on this worker's thread; the job was taken from a queue.
+                unsafe { self.execute(job) };
+                return false;
+            }
+            // Relaxed: a snapshot; see `idle`.
+            let some_busy = registry.idle.load(Relaxed) < registry.busy_or_ready();
+            if some_busy {
+                self.request_sharing();
+            }
+            round += 1;
+            if round <= SPIN_ROUNDS {
+                for _ in 0..(1u32 << round.min(6)) {
+                    std::hint::spin_loop();
+                }
+                if round > PURE_SPIN_ROUNDS {
+                    // Give the CPU to whoever else may be waiting for it (on a CPU of its
+                    // own this returns at once): an idle worker that shares its CPU with
+                    // the thread about to give it work, or with a waiter its work just
+                    // released, must not hold the CPU through the whole spin.
+                    std::thread::yield_now();
+                }
+            } else if round <= SPIN_ROUNDS + YIELD_ROUNDS {
+                std::thread::yield_now();
+            } else {
+                // Counted before parking, so that a snapshot taken while it sleeps shows it;
+                // a watcher's periodic parks count once.
+                let first_park = round == SPIN_ROUNDS + YIELD_ROUNDS + 1;
+                if first_park {
+                    bump(&self.counters.parks);
+                }
+                let mut watch = false;
+                // SAFETY: owner-only state, on the owner's thread.
+                // A worker between jobs (not inside one, where its stack holds frames or a
+                // scope) may lend its slot while it sleeps: see `run_borrowed`.
+                let lendable = unsafe { !(*self.owner_state()).running };
+                let slept = registry.sleep.sleep(
+                    self.index,
+                    || done() || registry.has_work_for(self.index),
+                    || {
+                        // After announcing this worker as a sleeper (the fence in
+                        // `sleep`): either it sees a worker that became busy, or that
+                        // worker sees it asleep (`Registry::leave_idle`). Relaxed: ordered
+                        // by the fences.
+                        let some_busy = registry.idle.load(Relaxed) < registry.busy_or_ready();
+                        watch = (some_busy || registry.borrowed_lately())
+                            && !registry.watcher.swap(true, Relaxed);
+                        watch.then_some(HEARTBEAT)
+                    },
+                    lendable,
+                );
+                if watch {
+                    registry.watcher.store(false, Relaxed);
+                }
+                if !slept && first_park {
+                    let parks = &self.counters.parks;
+                    // Relaxed load and store: only this worker writes the counter.
+                    parks.store(parks.load(Relaxed) - 1, Relaxed);
+                }
+                // A watcher that timed out searches, asks, and parks again at once; any
+                // other worker that wakes starts over from spinning.
+                round = if watch && slept { round } else { 0 };
+            }
+        }
+    }
+}
