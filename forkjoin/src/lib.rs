@@ -67,6 +67,7 @@ mod registry;
 #[cfg(loom)]
 mod registry {
     pub(crate) mod compensation;
+    pub(crate) mod idle;
 }
 #[cfg(not(loom))]
 mod scope;

@@ -465,56 +465,6 @@ mod loom_tests {
         });
     }
 
-    /// The watcher protocol (`Registry::leave_idle` and the parking worker of
-    /// `Worker::idle_until`): a worker parks while another stops being idle. The parking
-    /// worker decides after announcing itself: if it sees the other busy it becomes the
-    /// watcher (a timed park, which loom cannot time out: the model's main thread plays the
-    /// timeout by waking it once the other is done); if not, it parks for good, and then the
-    /// other must have seen it asleep and woken it. A lost wake-up is a deadlock here.
-    #[test]
-    fn a_worker_that_parks_for_good_is_woken_by_one_that_becomes_busy() {
-        model(|| {
-            let sleep = Arc::new(Sleep::new(2));
-            // The pool's `idle` count: both idle at first.
-            let idle = Arc::new(AtomicUsize::new(2));
-            let watching = Arc::new(AtomicBool::new(false));
-            let decided = Arc::new(AtomicBool::new(false));
-            let parker = {
-                let (sleep, idle) = (sleep.clone(), idle.clone());
-                let (watching, decided) = (watching.clone(), decided.clone());
-                thread::spawn(move || {
-                    sleep.sleep(
-                        1,
-                        || false,
-                        || {
-                            let busy = idle.load(Relaxed) < 2;
-                            watching.store(busy, Relaxed);
-                            // Release: the main thread reads `watching` after this.
-                            decided.store(true, Release);
-                            busy.then_some(std::time::Duration::from_micros(50))
-                        },
-                        true,
-                    );
-                })
-            };
-            // Worker 0 leaves the idle state, as `leave_idle` does.
-            idle.fetch_sub(1, SeqCst);
-            fence(SeqCst);
-            if sleep.sleepers() > 0 {
-                sleep.wake_any();
-            }
-            // The watcher's timeout, once worker 0 is done and the parker has decided: wake
-            // it if it watches (a real one would time out).
-            while !decided.load(Acquire) {
-                thread::yield_now();
-            }
-            if watching.load(Relaxed) {
-                sleep.fence_and_wake(1);
-            }
-            parker.join().unwrap();
-        });
-    }
-
     /// Parks as worker `index` until `flag` is set.
     fn park_until(sleep: &Sleep, index: usize, flag: &AtomicBool, lendable: bool) {
         while !flag.load(Acquire) {

@@ -1,6 +1,7 @@
 //! The synchronisation primitives the lock-free parts use: `std`'s, or `loom`'s when the
-//! crate is built with `--cfg loom` for model checking (only `deque` and `sleep` are built
-//! then; the rest of the runtime needs real threads).
+//! crate is built with `--cfg loom` for model checking (only the deque, the sleep protocol,
+//! the idle policy and the compensation counts are built then; the rest of the runtime
+//! needs real threads).
 
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicUsize};

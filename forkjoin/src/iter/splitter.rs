@@ -39,7 +39,6 @@ use crate::clock;
 use crate::join::{join, join_context};
 use crate::registry::{self, Worker};
 use std::cell::Cell;
-use std::sync::atomic::Ordering::Relaxed;
 
 /// From this chunk length on, a run times its chunks (before, the counter would cost more
 /// than the items between two reads).
@@ -139,7 +138,7 @@ where
         // Also alone: the point is the order, not the sharing.
         return run_backward(len, producer, consumer, bounds, worker);
     }
-    if alone(worker) {
+    if worker.alone() {
         // Nobody could ever take a share: one fold, no boundaries.
         return producer.fold_with(consumer.into_folder()).complete();
     }
@@ -454,7 +453,7 @@ where
         splits /= 2;
         true
     } else {
-        (C::RIGHT_FIRST && edge > 0) || wants_split(worker)
+        (C::RIGHT_FIRST && edge > 0) || worker.split_requested()
     };
     if split {
         match producer.split() {
@@ -502,39 +501,6 @@ fn current_worker<'a>() -> &'a Worker {
     // SAFETY: the splitter is entered through `registry::on_worker`, and the pieces it
     // joins run on workers of the same pool; a worker lives while its thread runs it.
     unsafe { &*w }
-}
-
-/// Whether this worker's pool has no other worker (and no profile wants every loop split).
-#[inline(always)]
-fn alone(worker: &Worker) -> bool {
-    let registry = worker.registry();
-    if registry.profiling.is_set() {
-        return false;
-    }
-    registry.num_threads() == 1
-}
-
-/// Whether some worker of this one's pool is idle.
-#[inline(always)]
-fn someone_idle(worker: &Worker) -> bool {
-    // Relaxed: a hint; see `Worker::on_heartbeat`.
-    worker.registry().idle.load(Relaxed) > 0
-}
-
-/// Whether an idle worker is asking this one for work. (A profile splits every loop all
-/// the way down, so that the task graph shows all the parallelism the loop offers, not
-/// what the idle workers of one run happened to take: profiling pins `limit` at
-/// `SHARE_REQUEST`, and `asked` then always splits.)
-#[inline(always)]
-fn wants_split(worker: &Worker) -> bool {
-    // Relaxed: both are hints; see `Worker::on_heartbeat`.
-    worker.heartbeat_pending() && {
-        let registry = worker.registry();
-        if registry.profiling.is_set() {
-            return true;
-        }
-        registry.idle.load(Relaxed) > 0
-    }
 }
 
 /// The chunk schedule of one run, and what it has learnt of its items' cost.
@@ -600,8 +566,8 @@ impl Pace {
         // SAFETY: the worker running this run (see `worker`), alive while its thread is.
         let worker = unsafe { &*self.worker };
         // SAFETY (deferred_request_for): on the worker's own thread.
-        let deferred = unsafe { worker.deferred_request_for(self.depth) } && someone_idle(worker);
-        if !deferred && !wants_split(worker) {
+        let deferred = unsafe { worker.deferred_request_for(self.depth) } && worker.someone_idle();
+        if !deferred && !worker.split_requested() {
             return false;
         }
         let (pace, split) = self.asked(rest);
@@ -636,7 +602,7 @@ impl Pace {
     #[inline(never)]
     fn asked(self, rest: usize) -> (Pace, bool) {
         // SAFETY: as in `boundary`.
-        if unsafe { (*self.worker).registry().profiling.is_set() } {
+        if unsafe { (*self.worker).profiling_now() } {
             return (self, true);
         }
         if self.cost == 0.0 {

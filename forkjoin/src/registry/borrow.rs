@@ -19,7 +19,7 @@ pub(super) const CALLER_ALONE: Duration = Duration::from_micros(10);
 /// though nobody is busy: the next call of a stream finds it, shares its first join quietly
 /// and wakes nobody. Each of its ticks costs a few microseconds of CPU; an idle pool stops
 /// them after this long.
-pub(super) const WATCH_AFTER_BORROW: Duration = Duration::from_millis(1);
+const WATCH_AFTER_BORROW: Duration = Duration::from_millis(1);
 
 impl Worker {
     /// The clock of a thread that borrowed this slot (`run_borrowed`), read at each timed
@@ -75,7 +75,7 @@ pub(super) fn run_borrowed<R>(
 ) -> R {
     let worker = &registry.workers[index];
     // The slot is busy now (its worker counted itself idle before parking).
-    registry.idle_changed(-1);
+    registry.idle.leave();
     CURRENT.with(|c| c.set((worker as *const Worker).cast()));
     let st = worker.owner_state();
     // SAFETY: the slot is ours until `give_back` (the lend's mutex made the worker's writes
@@ -91,7 +91,7 @@ pub(super) fn run_borrowed<R>(
     let several = registry.workers.len() > 1;
     // Relaxed: a hint; a watcher that has just left costs the quiet frame a tick's wait
     // (`caller_tick` then wakes someone).
-    let watched = several && registry.watcher.load(Relaxed);
+    let watched = several && registry.idle.watched();
     // SAFETY: as above.
     unsafe {
         (*st).borrowed = true;
@@ -139,7 +139,7 @@ pub(super) fn run_borrowed<R>(
             }
             worker.take_request();
             CURRENT.with(|c| c.set(&OUTSIDE));
-            registry.idle_changed(1);
+            registry.idle.enter();
             // Work published while the slot was lent found its worker uncounted: wake it.
             // Broadcast shares left in the slot's inbox are the worker's to run.
             registry.sleep.give_back(worker.index, || {
@@ -207,4 +207,16 @@ fn stack_low() -> usize {
     }
     #[cfg(not(all(target_os = "linux", not(miri))))]
     0
+}
+
+impl Registry {
+    /// Whether a thread outside the pool borrowed a slot within `WATCH_AFTER_BORROW`.
+    pub(super) fn borrowed_lately(&self) -> bool {
+        // Relaxed: a hint for the watcher's decision; a stale value costs one period more or
+        // less of watching.
+        let last = self.last_borrow.load(Relaxed);
+        last != 0
+            && crate::clock::now().saturating_sub(last)
+                < crate::clock::ticks(WATCH_AFTER_BORROW.as_nanos() as u64)
+    }
 }

@@ -121,11 +121,8 @@ impl Worker {
 
     /// Whether a profile is being taken on this worker's pool.
     #[inline(always)]
-    fn profiling_now(&self) -> bool {
-        if self.registry().profiling.is_set() {
-            return true;
-        }
-        false
+    pub(crate) fn profiling_now(&self) -> bool {
+        self.registry().profiling.is_set()
     }
 
     /// Shares the next join's oldest private frame, as at the first join of a job taken from
@@ -155,7 +152,7 @@ impl Worker {
         // Relaxed: `idle` is a hint, as in `on_heartbeat`. A quiet share (see `run_borrowed`)
         // answered no request: nobody waits for a renewal.
         // SAFETY: owner-only state, on the owner's thread.
-        if self.registry().idle.load(Relaxed) == 0 || unsafe { (*st).quiet } {
+        if !self.someone_idle() || unsafe { (*st).quiet } {
             return;
         }
         let now = Instant::now();
@@ -175,6 +172,28 @@ impl Worker {
         }
         // Relaxed: a request to ourselves, as in `share_next_join`.
         self.join.limit.store(SHARE_REQUEST, Relaxed);
+    }
+
+    /// Whether some worker of this one's pool is idle (a hint: sharing needlessly or a tick
+    /// late is harmless).
+    #[inline(always)]
+    pub(crate) fn someone_idle(&self) -> bool {
+        self.registry().idle.count() > 0
+    }
+
+    /// Whether this worker's pool has no other worker to share with, and no profile wants
+    /// every loop split.
+    #[inline(always)]
+    pub(crate) fn alone(&self) -> bool {
+        !self.profiling_now() && self.registry().num_threads() == 1
+    }
+
+    /// Whether an idle worker is asking this one for work (a pending heartbeat and someone
+    /// idle); always, while a profile is taken, so that the task graph shows all the
+    /// parallelism a loop offers, not what one run's idle workers happened to take.
+    #[inline(always)]
+    pub(crate) fn split_requested(&self) -> bool {
+        self.heartbeat_pending() && (self.profiling_now() || self.someone_idle())
     }
 
     /// Whether a heartbeat is pending (loops split their range then).
@@ -210,7 +229,7 @@ impl Worker {
                 } else {
                     // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the
                     // idle worker keeps looking or is woken by the next promotion.
-                    registry.idle.load(Relaxed) > 0
+                    self.someone_idle()
                 };
             if !share {
                 self.take_request();

@@ -1,75 +1,331 @@
-use super::borrow::WATCH_AFTER_BORROW;
-use super::Registry;
-use std::sync::atomic::fence;
+//! The idle policy: what a worker with nothing to do does, round by round (spin, yield,
+//! park), who keeps the heartbeat going while it sleeps (the watcher), and whom new work
+//! wakes. It takes events, as rayon-core's `sleep` module does, so that the policy changes
+//! in this file alone:
+//!
+//! - `start_looking`: a worker found nothing and starts searching (counted idle);
+//! - `no_work_found`: a search round found nothing: spin, yield or park;
+//! - `work_found`: it found work, or what it waited for is done (counted busy again);
+//! - `new_work`: someone published work any worker may take.
+//!
+//! Parking itself (the lost-wake-up protocol) is `crate::sleep`'s. DESIGN.md, sections 4
+//! and 6, give the reasons for the rounds and the watcher. The loom models at the end run
+//! this code itself, with the real `Sleep`, against a publisher.
+
+use crate::padded::CachePadded;
+use crate::sleep::Sleep;
+use crate::sync::{fence, AtomicBool, AtomicUsize};
+// std's, also under loom: the rounds are bounded, and loom's would tell the model checker
+// that this thread waits for another, which hides the interleavings where it does not.
+use std::hint::spin_loop;
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::thread::yield_now;
+use std::time::Duration;
 
 /// Search rounds with exponential `spin_loop` back-off, then rounds of `yield_now`, before an
-/// idle worker parks (seed 000, section 2.3: "yield, then sleep"). Only the first
+/// idle worker parks (Lea's paper: idle workers "yield, then sleep"). Only the first
 /// `PURE_SPIN_ROUNDS` (about 126 `spin_loop`s) keep the CPU; the later spin rounds yield it
-/// after spinning. Spinning through all 24 rounds (a hundred microseconds or more) held up
-/// whoever shared the CPU: in the submit benchmark at one worker, where the submitter and
-/// the worker share one CPU, 600 tasks took 125 us with a pure spin, 66-70 us with a
-/// yield after round 6 (rayon, which yields in every round: 72-81 us), with no change
-/// beyond the noise in fib, integrate, jacobi, lu or uts at 1 and 2 workers.
-pub(super) const SPIN_ROUNDS: u32 = 24;
+/// after spinning, so that an idle worker sharing its CPU with the thread about to give it
+/// work does not hold the CPU through the whole spin (DESIGN.md, section 6).
+#[cfg(not(loom))]
+const SPIN_ROUNDS: u32 = 24;
+#[cfg(not(loom))]
+const PURE_SPIN_ROUNDS: u32 = 6;
+#[cfg(not(loom))]
+const YIELD_ROUNDS: u32 = 8;
+// One round of each under loom: every round is a search, and a search is a branch point of
+// the model; the protocol's correctness does not depend on how many there are.
+#[cfg(loom)]
+const SPIN_ROUNDS: u32 = 1;
+#[cfg(loom)]
+const PURE_SPIN_ROUNDS: u32 = 0;
+#[cfg(loom)]
+const YIELD_ROUNDS: u32 = 1;
 
-pub(super) const PURE_SPIN_ROUNDS: u32 = 6;
+/// The pool's idle state: who is looking for work or parked, and who watches.
+pub(crate) struct Idle {
+    /// Workers looking for work or parked. Read (relaxed) by busy workers at heartbeats.
+    count: CachePadded<AtomicUsize>,
+    /// A parked worker keeps the heartbeat going (see `no_work_found`).
+    watcher: CachePadded<AtomicBool>,
+}
 
-pub(super) const YIELD_ROUNDS: u32 = 8;
+/// How far a worker's idle phase has gone (`start_looking` to `work_found`).
+pub(crate) struct Round(u32);
 
-impl Registry {
-    /// The number of threads that should be running or ready: the workers and the spares,
-    /// less those inside `blocking` (a snapshot for heuristics).
-    pub(super) fn busy_or_ready(&self) -> usize {
-        let (blocked, spares) = self.compensation.counts();
-        (self.workers.len() + spares).saturating_sub(blocked)
+/// What `no_work_found` needs to park a worker.
+pub(crate) struct Parking<'a> {
+    /// The worker's slot in `Sleep`.
+    pub(crate) index: usize,
+    /// Read after the worker announced itself as a sleeper: whether it must stay awake
+    /// (what it waits for is done, or there is work it may take). See `Sleep::sleep`.
+    pub(crate) stay_awake: &'a dyn Fn() -> bool,
+    /// Read after the announcement too: whether someone is busy, or a caller from outside
+    /// came lately, so that a parked worker should keep the heartbeat (`HEARTBEAT` apart).
+    pub(crate) wants_watcher: &'a dyn Fn() -> bool,
+    /// The worker is between jobs, so while it parks for good its slot may be lent.
+    pub(crate) lendable: bool,
+    /// The worker's count of parks (statistics).
+    pub(crate) parks: &'a AtomicU64,
+    /// The watcher's period.
+    pub(crate) period: Duration,
+}
+
+impl Idle {
+    /// `workers` workers, all counted idle until they start (a job that arrives before a
+    /// worker thread has even started sees it as idle).
+    pub(crate) fn new(workers: usize) -> Idle {
+        Idle {
+            count: CachePadded(AtomicUsize::new(workers)),
+            watcher: CachePadded(AtomicBool::new(false)),
+        }
     }
 
-    /// Wakes a parked worker for new work, unless some worker is awake and searching: it
-    /// will find the work (it looks again after announcing itself, before it could park),
-    /// and when it takes a job it passes the signal on if more work is queued.
-    pub(crate) fn notify_work(&self) {
-        self.sleep.notify_work(|| {
-            self.idle
-                .load(Relaxed)
-                .saturating_sub(self.sleep.sleepers())
+    /// Workers looking for work or parked (a snapshot).
+    #[inline(always)]
+    pub(crate) fn count(&self) -> usize {
+        // Relaxed: a hint; deciders that need more pair it with a fence (`new_work`).
+        self.count.load(Relaxed)
+    }
+
+    /// A thread enters the idle count: a spare about to start, a borrowed slot given back.
+    pub(crate) fn enter(&self) {
+        // SeqCst: `new_work` skips the wake-up when it counts a searching worker, which is
+        // right only if that worker looks at the queues after this increment (the Dekker
+        // pattern with the publisher's push and fence; see `sleep`).
+        self.count.fetch_add(1, SeqCst);
+    }
+
+    /// A thread leaves the idle count: a worker starting, a slot being borrowed.
+    pub(crate) fn leave(&self) {
+        // SeqCst: as in `enter`.
+        self.count.fetch_sub(1, SeqCst);
+    }
+
+    /// A worker found nothing and starts searching.
+    pub(crate) fn start_looking(&self) -> Round {
+        self.enter();
+        Round(0)
+    }
+
+    /// The worker found work, or what it waited for is done. If workers are parked and none
+    /// of them watches, wakes one to take the role, since this one will be busy: without it,
+    /// parked workers would sleep through all the work this one goes on to create, which
+    /// nobody would be asked to share.
+    pub(crate) fn work_found(&self, sleep: &Sleep) {
+        self.leave();
+        // The Dekker pattern with a parking worker, which announces itself, fences, and
+        // then reads the count to decide whether to watch: one of the two sees the other.
+        fence(SeqCst);
+        // Relaxed: ordered by the fences; a stale `watcher` only costs a needless wake-up.
+        if sleep.sleepers() > 0 && !self.watcher.load(Relaxed) {
+            sleep.wake_any();
+        }
+    }
+
+    /// Someone published work any worker may take: wakes a parked worker, unless some
+    /// worker is awake and searching; it will find the work (it looks again after
+    /// announcing itself, before it could park), and when it takes a job it passes the
+    /// signal on if more work is queued.
+    pub(crate) fn new_work(&self, sleep: &Sleep) {
+        sleep.notify_work(|| self.count().saturating_sub(sleep.sleepers()));
+    }
+
+    /// A search round found nothing: spin, then yield, then park. One of the parked
+    /// workers, the watcher, parks for one period at a time while `wants_watcher` holds,
+    /// and searches (and asks busy workers to share) each time it wakes, so the heartbeat
+    /// runs on a core that has nothing else to do and never preempts a busy worker.
+    pub(crate) fn no_work_found(&self, round: &mut Round, sleep: &Sleep, parking: Parking<'_>) {
+        round.0 += 1;
+        let r = round.0;
+        if r <= SPIN_ROUNDS {
+            for _ in 0..(1u32 << r.min(6)) {
+                spin_loop();
+            }
+            if r > PURE_SPIN_ROUNDS {
+                yield_now();
+            }
+            return;
+        }
+        if r <= SPIN_ROUNDS + YIELD_ROUNDS {
+            yield_now();
+            return;
+        }
+        // Counted before parking, so that a snapshot taken while it sleeps shows it; a
+        // watcher's periodic parks count once.
+        let first_park = r == SPIN_ROUNDS + YIELD_ROUNDS + 1;
+        if first_park {
+            add(parking.parks, 1);
+        }
+        let mut watch = false;
+        let slept = sleep.sleep(
+            parking.index,
+            parking.stay_awake,
+            || {
+                // After announcing this worker as a sleeper (the fence in `sleep`): either it
+                // sees a worker that became busy, or that worker sees it asleep
+                // (`work_found`). Relaxed: ordered by the fences.
+                watch = (parking.wants_watcher)() && !self.watcher.swap(true, Relaxed);
+                watch.then_some(parking.period)
+            },
+            parking.lendable,
+        );
+        if watch {
+            // Relaxed: the next watcher's swap needs no data from this one.
+            self.watcher.store(false, Relaxed);
+        }
+        if !slept && first_park {
+            add(parking.parks, u64::MAX);
+        }
+        // A watcher that timed out searches, asks, and parks again at once; any other worker
+        // that wakes starts over from spinning.
+        if !(watch && slept) {
+            round.0 = 0;
+        }
+    }
+
+    /// Whether a parked worker is on watch (see `no_work_found`).
+    pub(crate) fn watched(&self) -> bool {
+        // Relaxed: a hint; a watcher that has just left costs a tick's wait.
+        self.watcher.load(Relaxed)
+    }
+}
+
+/// Adds `n` (wrapping) to a counter only its worker writes.
+fn add(counter: &AtomicU64, n: u64) {
+    // Relaxed load and store: one writer, and statistics need no ordering.
+    counter.store(counter.load(Relaxed).wrapping_add(n), Relaxed);
+}
+
+/// Model checks of the idle policy over the real `Idle` and `Sleep`: run with
+/// `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib loom_tests`. A lost wake-up leaves
+/// a worker parked forever, which loom reports as a deadlock.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::*;
+    use crate::sync::model;
+    use loom::sync::Arc;
+    use loom::thread;
+    use std::sync::atomic::Ordering::{Acquire, Release};
+
+    /// A worker's idle phase as `Worker::idle_until` runs it, with `work` standing for the
+    /// queues: search, and while nothing is found, `no_work_found`. Returns when the work is
+    /// found, after `work_found`.
+    fn idle_phase(
+        idle: &Idle,
+        sleep: &Sleep,
+        index: usize,
+        work: &AtomicBool,
+        busy: &dyn Fn() -> bool,
+    ) {
+        let parks = AtomicU64::new(0);
+        let mut round = idle.start_looking();
+        loop {
+            if work.load(Acquire) {
+                idle.work_found(sleep);
+                return;
+            }
+            let stay_awake = || work.load(Relaxed);
+            idle.no_work_found(
+                &mut round,
+                sleep,
+                Parking {
+                    index,
+                    stay_awake: &stay_awake,
+                    wants_watcher: busy,
+                    lendable: false,
+                    parks: &parks,
+                    period: Duration::from_micros(50),
+                },
+            );
+        }
+    }
+
+    /// A worker goes idle while another thread publishes work and calls `new_work`: the
+    /// publisher skips the wake-up only when it sees the worker searching, and a worker
+    /// that parks is then always woken (the Dekker pattern of `enter`'s count against the
+    /// publisher's fence, and `Sleep`'s own).
+    #[test]
+    fn new_work_reaches_a_worker_that_goes_idle() {
+        model(|| {
+            let sleep = Arc::new(Sleep::new(1));
+            // The worker is busy at first (as after `worker_main`'s `leave`).
+            let idle = Arc::new(Idle::new(0));
+            let work = Arc::new(AtomicBool::new(false));
+            let worker = {
+                let (sleep, idle, work) = (sleep.clone(), idle.clone(), work.clone());
+                thread::spawn(move || idle_phase(&idle, &sleep, 0, &work, &|| false))
+            };
+            // Release: the worker that sees the flag sees what it guards.
+            work.store(true, Release);
+            idle.new_work(&sleep);
+            worker.join().unwrap();
+            assert_eq!(idle.count(), 0);
         });
     }
 
-    /// A worker stops being idle (it found work, or what it waited for is done). If workers
-    /// are parked and none of them watches (see `Worker::idle_until`), wakes one to take the
-    /// role, since this one will be busy: without it, parked workers would sleep through
-    /// all the work this one goes on to create, which nobody would be asked to share.
-    pub(super) fn leave_idle(&self) {
-        self.idle_changed(-1);
-        // The Dekker pattern with a parking worker, which announces itself, fences, and
-        // then reads `idle` to decide whether to watch: one of the two sees the other.
-        fence(SeqCst);
-        // Relaxed: ordered by the fences; a stale `watcher` only costs a needless wake-up.
-        if self.sleep.sleepers() > 0 && !self.watcher.load(Relaxed) {
-            self.sleep.wake_any();
-        }
-    }
-
-    /// Records a worker entering (+1) or leaving (-1) the idle state.
-    pub(super) fn idle_changed(&self, delta: isize) {
-        // SeqCst: `notify_work` skips the wake-up when it counts a searching worker, which
-        // is right only if that worker looks at the queues after this increment (the
-        // Dekker pattern with the publisher's push and fence; see `sleep`).
-        if delta > 0 {
-            self.idle.fetch_add(1, SeqCst);
-        } else {
-            self.idle.fetch_sub(1, SeqCst);
-        }
-    }
-
-    /// Whether a thread outside the pool borrowed a slot within `WATCH_AFTER_BORROW`.
-    pub(super) fn borrowed_lately(&self) -> bool {
-        // Relaxed: a hint for the watcher's decision; a stale value costs one period more or
-        // less of watching.
-        let last = self.last_borrow.load(Relaxed);
-        last != 0
-            && crate::clock::now().saturating_sub(last)
-                < crate::clock::ticks(WATCH_AFTER_BORROW.as_nanos() as u64)
+    /// Two workers, one of which finds work and becomes busy while the other parks. The
+    /// one that parks decides after announcing itself: if it sees the other busy it becomes
+    /// the watcher (a timed park, which loom cannot time out: the model's main thread plays
+    /// the timeout by waking it once the other is done); if not, it parks for good, and
+    /// then `work_found` must have seen it asleep and woken it. A lost wake-up is a
+    /// deadlock here.
+    #[test]
+    fn a_worker_that_parks_for_good_is_woken_by_one_that_becomes_busy() {
+        model(|| {
+            let sleep = Arc::new(Sleep::new(2));
+            let idle = Arc::new(Idle::new(0));
+            let watching = Arc::new(AtomicBool::new(false));
+            let decided = Arc::new(AtomicBool::new(false));
+            let busy_one = {
+                let (sleep, idle) = (sleep.clone(), idle.clone());
+                thread::spawn(move || {
+                    let found = AtomicBool::new(true);
+                    idle_phase(&idle, &sleep, 0, &found, &|| false);
+                })
+            };
+            let parker = {
+                let (sleep, idle) = (sleep.clone(), idle.clone());
+                let (watching, decided) = (watching.clone(), decided.clone());
+                thread::spawn(move || {
+                    let parks = AtomicU64::new(0);
+                    let busy = || {
+                        let busy = idle.count() < 2;
+                        watching.store(busy, Relaxed);
+                        // Release: the main thread reads `watching` after this.
+                        decided.store(true, Release);
+                        busy
+                    };
+                    let mut round = idle.start_looking();
+                    // The search rounds, then one park.
+                    for _ in 0..=SPIN_ROUNDS + YIELD_ROUNDS {
+                        idle.no_work_found(
+                            &mut round,
+                            &sleep,
+                            Parking {
+                                index: 1,
+                                stay_awake: &|| false,
+                                wants_watcher: &busy,
+                                lendable: true,
+                                parks: &parks,
+                                period: Duration::from_micros(50),
+                            },
+                        );
+                    }
+                    idle.work_found(&sleep);
+                })
+            };
+            busy_one.join().unwrap();
+            // The watcher's timeout, once the other is done and the parker has decided.
+            while !decided.load(Acquire) {
+                thread::yield_now();
+            }
+            if watching.load(Relaxed) {
+                sleep.fence_and_wake(1);
+            }
+            parker.join().unwrap();
+            assert_eq!(idle.count(), 0);
+        });
     }
 }

@@ -16,7 +16,7 @@ mod borrow;
 pub(crate) mod compensation;
 mod entry;
 pub(crate) mod heartbeat;
-mod idle;
+pub(crate) mod idle;
 mod inbox;
 mod spares;
 mod submission;
@@ -39,9 +39,10 @@ use crate::padded::CachePadded;
 use crate::profile_hooks::ProfilingFlag;
 use crate::sleep::Sleep;
 use compensation::Compensation;
+use idle::Idle;
 use spares::Spares;
 use std::sync::atomic::Ordering::{Acquire, Release, SeqCst};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use submission::SubmissionQueue;
 use worker::SOURCE_QUEUE;
@@ -51,11 +52,9 @@ pub(crate) struct Registry {
     pub(crate) workers: Box<[Worker]>,
     pub(super) queues: Box<[CachePadded<SubmissionQueue>]>,
     pub(crate) sleep: Sleep,
-    /// Workers looking for work or parked. Read (relaxed) by busy workers at heartbeats.
-    pub(crate) idle: CachePadded<AtomicUsize>,
+    /// Who is idle, who watches, whom new work wakes: the idle policy (`idle`).
+    pub(crate) idle: Idle,
     pub(super) terminating: AtomicBool,
-    /// A parked worker keeps the heartbeat going (see `Worker::idle_until`).
-    pub(super) watcher: CachePadded<AtomicBool>,
     /// When a thread outside the pool last borrowed a slot (`run_borrowed`; clock ticks): a
     /// watcher stays on duty for `WATCH_AFTER_BORROW` after it, so that a stream of calls
     /// from outside finds one and need not wake anyone.
@@ -98,16 +97,31 @@ impl Registry {
             sleep: Sleep::with_spares(threads, max_spares),
             compensation: Compensation::new(max_spares),
             spares: Spares::new(max_spares),
-            // Every worker starts out idle (it is counted out when it finds its first job), so
-            // a job that arrives before a worker thread has even started sees it as idle.
-            idle: CachePadded(AtomicUsize::new(threads)),
+            idle: Idle::new(threads),
             terminating: AtomicBool::new(false),
-            watcher: CachePadded(AtomicBool::new(false)),
             last_borrow: CachePadded(AtomicU64::new(0)),
             borrow_stack,
             config,
             profiling: ProfilingFlag::new(),
         })
+    }
+
+    /// Wakes a parked worker for work just published, if nobody is searching (see
+    /// `Idle::new_work`).
+    pub(crate) fn notify_work(&self) {
+        self.idle.new_work(&self.sleep);
+    }
+
+    /// The number of threads that should be running or ready: the workers and the spares,
+    /// less those inside `blocking` (a snapshot for heuristics).
+    fn busy_or_ready(&self) -> usize {
+        let (blocked, spares) = self.compensation.counts();
+        (self.workers.len() + spares).saturating_sub(blocked)
+    }
+
+    /// Whether some worker or spare is busy (a snapshot).
+    pub(super) fn some_busy(&self) -> bool {
+        self.idle.count() < self.busy_or_ready()
     }
 
     pub(crate) fn num_threads(&self) -> usize {

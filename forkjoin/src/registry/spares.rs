@@ -75,7 +75,7 @@ impl Registry {
         worker.shown_index.store(shown_index, Relaxed);
         // The spare counts as idle (searching) from now, as a worker does from the pool's
         // start: a job published before its thread runs sees it and need not wake anyone.
-        self.idle_changed(1);
+        self.idle.enter();
         // SAFETY: `self` is inside an `Arc<Registry>`: the calling thread runs one of its
         // workers, and worker threads each hold an `Arc`.
         let me = unsafe {
@@ -92,7 +92,7 @@ impl Registry {
             Err(_) => {
                 // No thread: the blocked thread waits without compensation, as before.
                 threads.free.push(k);
-                self.idle_changed(-1);
+                self.idle.leave();
                 self.compensation.spare_gone();
             }
         }
@@ -103,7 +103,7 @@ impl Registry {
         let worker = self.slot(index);
         set_precise_timer();
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
-        self.idle_changed(-1);
+        self.idle.leave();
         self.run_thread_handler(index, ThreadEvent::Start);
         let retired = Cell::new(false);
         worker.wait_until(

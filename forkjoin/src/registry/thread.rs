@@ -70,7 +70,7 @@ impl Registry {
         // SAFETY: owner-only state; the slot has no thread of its own.
         unsafe { (*worker.owner_state()).running = true };
         // Busy from now (every worker is counted idle at the start).
-        self.idle_changed(-1);
+        self.idle.leave();
         ADOPTED.with(|a| *a.borrow_mut() = Some(Arc::clone(self)));
     }
 
@@ -102,7 +102,7 @@ impl Registry {
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
         // Counted idle from the start (see `idle`); `wait_until` counts it again as soon
         // as it finds nothing.
-        self.idle_changed(-1);
+        self.idle.leave();
         self.run_thread_handler(index, ThreadEvent::Start);
         worker.wait_until(&|| self.is_terminating(), None);
         // Drain: everything queued before the pool was dropped still runs.

@@ -1,5 +1,5 @@
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
-use super::idle::{PURE_SPIN_ROUNDS, SPIN_ROUNDS, YIELD_ROUNDS};
+use super::idle::Parking;
 use super::inbox::Inbox;
 use super::Registry;
 use crate::deque::{Deque, Steal};
@@ -459,27 +459,20 @@ impl Worker {
         }
     }
 
-    /// The idle phase. Returns true when `done()` became true, false after running a job.
-    ///
-    /// While some worker is busy the idle ones keep its heartbeat: they ask for sharing as
-    /// they start looking and then every half period while they spin; one of those that
-    /// park, the watcher, parks for one period at a time and asks again each time. The
-    /// heartbeat so runs on cores that have nothing else to do, never preempting a busy
-    /// worker (a heartbeat thread that kept ticking for a millisecond after the pool became
-    /// fully busy took a third of a worker's core on the 2-core development VM: Lea's Jacobi
-    /// at 2 workers ran 1.25-1.38 times faster than sequentially, with no ticks then
-    /// 1.72-1.84 times), and a pool that is all busy or all idle has no heartbeat at all.
+    /// The idle phase, driven by the idle policy's events (`Idle`). Returns true when
+    /// `done()` became true, false after running a job. While some worker is busy the idle
+    /// ones keep its heartbeat: they ask for sharing as they search, and the watcher each
+    /// time it wakes.
     fn idle_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>) -> bool {
         let registry = self.registry();
-        registry.idle_changed(1);
-        let mut round = 0u32;
+        let mut round = registry.idle.start_looking();
         loop {
             if done() {
-                registry.leave_idle();
+                registry.idle.work_found(&registry.sleep);
                 return true;
             }
             if let Some(job) = self.find_work(hint) {
-                registry.leave_idle();
+                registry.idle.work_found(&registry.sleep);
                 // Pass the signal on (the JDK pool's signalWork): a wake-up may have been
                 // spared because we were searching, and we are about to be busy.
                 if registry.has_work() {
@@ -489,64 +482,25 @@ impl Worker {
                 unsafe { self.execute(job) };
                 return false;
             }
-            // Relaxed: a snapshot; see `idle`.
-            let some_busy = registry.idle.load(Relaxed) < registry.busy_or_ready();
-            if some_busy {
+            if registry.some_busy() {
                 self.request_sharing();
             }
-            round += 1;
-            if round <= SPIN_ROUNDS {
-                for _ in 0..(1u32 << round.min(6)) {
-                    std::hint::spin_loop();
-                }
-                if round > PURE_SPIN_ROUNDS {
-                    // Give the CPU to whoever else may be waiting for it (on a CPU of its
-                    // own this returns at once): an idle worker that shares its CPU with
-                    // the thread about to give it work, or with a waiter its work just
-                    // released, must not hold the CPU through the whole spin.
-                    std::thread::yield_now();
-                }
-            } else if round <= SPIN_ROUNDS + YIELD_ROUNDS {
-                std::thread::yield_now();
-            } else {
-                // Counted before parking, so that a snapshot taken while it sleeps shows it;
-                // a watcher's periodic parks count once.
-                let first_park = round == SPIN_ROUNDS + YIELD_ROUNDS + 1;
-                if first_park {
-                    bump(&self.counters.parks);
-                }
-                let mut watch = false;
-                // SAFETY: owner-only state, on the owner's thread.
-                // A worker between jobs (not inside one, where its stack holds frames or a
-                // scope) may lend its slot while it sleeps: see `run_borrowed`.
-                let lendable = unsafe { !(*self.owner_state()).running };
-                let slept = registry.sleep.sleep(
-                    self.index,
-                    || done() || registry.has_work_for(self.index),
-                    || {
-                        // After announcing this worker as a sleeper (the fence in
-                        // `sleep`): either it sees a worker that became busy, or that
-                        // worker sees it asleep (`Registry::leave_idle`). Relaxed: ordered
-                        // by the fences.
-                        let some_busy = registry.idle.load(Relaxed) < registry.busy_or_ready();
-                        watch = (some_busy || registry.borrowed_lately())
-                            && !registry.watcher.swap(true, Relaxed);
-                        watch.then_some(HEARTBEAT)
-                    },
+            // A worker between jobs (not inside one, where its stack holds frames or a
+            // scope) may lend its slot while it sleeps: see `run_borrowed`.
+            // SAFETY: owner-only state, on the owner's thread.
+            let lendable = unsafe { !(*self.owner_state()).running };
+            registry.idle.no_work_found(
+                &mut round,
+                &registry.sleep,
+                Parking {
+                    index: self.index,
+                    stay_awake: &|| done() || registry.has_work_for(self.index),
+                    wants_watcher: &|| registry.some_busy() || registry.borrowed_lately(),
                     lendable,
-                );
-                if watch {
-                    registry.watcher.store(false, Relaxed);
-                }
-                if !slept && first_park {
-                    let parks = &self.counters.parks;
-                    // Relaxed load and store: only this worker writes the counter.
-                    parks.store(parks.load(Relaxed) - 1, Relaxed);
-                }
-                // A watcher that timed out searches, asks, and parks again at once; any
-                // other worker that wakes starts over from spinning.
-                round = if watch && slept { round } else { 0 };
-            }
+                    parks: &self.counters.parks,
+                    period: HEARTBEAT,
+                },
+            );
         }
     }
 }
