@@ -9,7 +9,7 @@
 //! `top`/`base` idea but needs no lock at all: the single-element race is settled by a CAS
 //! on `top`.
 //!
-//! Costs, by seed 004's lesson: `push` publishes with a release store (Java's `lazySet`),
+//! Costs, by the lesson of the "lazySet: hidden pages of the JMM" article: `push` publishes with a release store (Java's `lazySet`),
 //! no fence. `pop` and `steal` each pay one SeqCst fence, the Dekker pattern between the
 //! owner's write of `bottom` and a thief's write of `top`. In this runtime `push` is rare
 //! anyway: a `join` only pushes when it is promoted (see `join.rs`).
@@ -112,7 +112,7 @@ impl<T> Deque<T> {
         }
         // Relaxed: the release store of `bottom` below publishes it.
         (*buf).slot(b).store(item.as_ptr(), Relaxed);
-        // Release (the `lazySet` of seed 004): a thief that reads the new `bottom` with
+        // Release (Java's `lazySet`): a thief that reads the new `bottom` with
         // Acquire sees the slot. No StoreLoad fence: nothing here must be ordered before a
         // later load.
         self.bottom.store(b + 1, Release);

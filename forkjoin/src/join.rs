@@ -116,10 +116,7 @@ where
 /// the recursive function, with the caller's body inlined into it and the caller's base
 /// case tested before each call, so a leaf costs no call. Left to the inliner (`#[inline]`),
 /// this happened in the workspace's build (one codegen unit, LTO) but not in a user's crate
-/// with cargo's default release profile, where `join` was inlined into fib instead: fib(32)
-/// in the pool took 10.9-11.1 ms there against 7.0-7.1 ms now, and the 1023-node tree sum
-/// from outside 2.41-2.45 times its sequential time against 1.70-1.71 (interleaved runs of
-/// `examples/overhead` as a separate crate).
+/// with cargo's default release profile (docs/measurements.md has the figures).
 #[inline(never)]
 fn join_small<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -183,9 +180,7 @@ where
     }
     // `black_box` makes this cold path pass copies. Passed as they are, the closures would
     // have their address taken, and LLVM then built both in memory before the test above,
-    // on the deep path too, where they are only needed in registers: for Lea's Integrate
-    // six stores per join, 1.15 times the sequential time instead of 1.05 (interleaved
-    // runs of `fj bench integrate --threads 1 --peers none`).
+    // on the deep path too, where they are only needed in registers (docs/measurements.md).
     join_large_recorded(std::hint::black_box(a), std::hint::black_box(b))
 }
 
@@ -257,12 +252,11 @@ where
 /// The guard owns `b`, and only its drop, which runs on unwinding alone, hands `b` to an
 /// out-of-line call: so `b`'s captures can stay in registers across `a` (a guard holding
 /// `b` by reference put it in memory, and LLVM copied it back with 16-byte loads of
-/// 8-byte stores, which store-to-load forwarding cannot serve: Lea's Integrate ran 2.3
-/// times its sequential time). And `b` is called before `a`'s result is touched: a
-/// multi-word result moved into the returned pair right after `a` returned was read with
-/// a wide load from the callee's narrow stores, still in the store buffer, a forwarding
-/// stall on every join (`catch_unwind`, which moves its result out of a union, did the
-/// same): UTS T3 at one worker 1.07 times its sequential time, 1.01-1.02 with this order.
+/// 8-byte stores, which store-to-load forwarding cannot serve). And `b` is called before
+/// `a`'s result is touched: a multi-word result moved into the returned pair right after
+/// `a` returned was read with a wide load from the callee's narrow stores, still in the
+/// store buffer, a forwarding stall on every join (`catch_unwind`, which moves its result
+/// out of a union, did the same).
 #[inline(always)]
 fn join_plain<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where

@@ -1,4 +1,5 @@
-//! Cache-line padding (seed 003's false-sharing lesson, seed 004's Disruptor cursors).
+//! Cache-line padding (the false sharing of the "Multithreaded multicore optimisation"
+//! article, and the Disruptor's padded cursors in the "lazySet" article).
 
 use std::ops::Deref;
 

@@ -1,6 +1,6 @@
 //! Parking idle workers without losing a wake-up.
 //!
-//! Seed 000 (section 2.3) lets idle workers yield and then sleep; the JDK pool parks them.
+//! Lea's Fork/Join paper lets idle workers yield and then sleep; the JDK pool parks them.
 //! An idle pool must use no CPU, so a worker that has searched in vain parks on its own
 //! condition variable. The danger is the lost wake-up: work published just after the worker
 //! last looked, and the publisher deciding nobody needs waking just before the worker

@@ -66,7 +66,7 @@ impl Worker {
 /// recorded in the slot's frames, shared through the slot's deque when idle workers ask
 /// (and stolen from there), and it helps and parks as the worker would, on the borrower's
 /// side of the slot. The worker's own thread stays parked meanwhile: the pool keeps its
-/// size, and `current_thread_index` stays below it. Seed 001's external `invoke`, which
+/// size, and `current_thread_index` stays below it. The JDK pool's external `invoke`, which
 /// runs the task on the caller, with a worker's queue instead of a submission queue.
 pub(super) fn run_borrowed<R>(
     registry: &Registry,

@@ -106,7 +106,7 @@ pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) 
 }
 
 /// Queues a job: on the current worker's deque if this thread is a worker of `registry`
-/// (FJTask's `fork`), else into a submission queue (seed 001).
+/// (FJTask's `fork`), else into a submission queue (the JDK pool's external submission).
 pub(crate) fn submit_job(registry: &Registry, job: JobRef) {
     match Worker::current_of(registry) {
         // SAFETY: `push` on the worker's own thread.

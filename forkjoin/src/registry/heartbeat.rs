@@ -265,10 +265,7 @@ impl Worker {
     /// every join. But a worker whose request was answered (it stole since) and who has
     /// already finished what it got asks again at once: in an unbalanced tree the oldest
     /// private frame is often a tiny subtree, and waiting out the half period after each
-    /// one left the thief idle most of the time. UTS T3 at 2 workers: 593 idle periods of
-    /// 16-32 us per run (15 ms of a 141 ms run) with the plain rate limit, 172 with this
-    /// rule; speedup 1.62-1.66 -> 1.70-1.71 in interleaved runs, and no change in the tree
-    /// sum of `examples/overhead` (the small-region case the limit exists for).
+    /// one left the thief idle most of the time (docs/measurements.md).
     pub(super) fn request_sharing(&self) {
         let st = self.owner_state();
         let now = Instant::now();

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 /// batch; the rest of the batch waits on the worker's own deque, where idle workers steal it.
 pub(super) const SUBMISSION_BATCH: usize = 32;
 
-/// A submission queue for jobs from outside the pool (seed 001: Java 8's external queues).
+/// A submission queue for jobs from outside the pool (Java 8's external queues, as the RebelLabs Fork-Join article describes them).
 /// As in the JDK pool, submitters push under a lock (several threads may share a queue) and
 /// workers take from the other end lock-free, exactly as they steal from a worker's deque:
 /// it *is* a deque, whose owner role passes to whoever holds the lock. Submitters pick a

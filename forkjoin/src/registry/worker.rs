@@ -21,8 +21,8 @@ pub(crate) const FRAMES: usize = 4096;
 /// stack, whose second closures are the largest pieces of work. Joins nested deeper run as
 /// plain calls until a heartbeat or a promotion makes room. Eight: a worker can share its
 /// eight largest pieces before it must record smaller ones (and a thief records eight of its
-/// own in the piece it took), while fewer frames leave more joins plain (fib(32) without a
-/// threshold: one worker took 1.79-2.02 times the sequential time with 16, 1.41-1.52 with 8).
+/// own in the piece it took), while fewer frames leave more joins plain, which are cheaper
+/// (docs/measurements.md).
 pub(crate) const PRIVATE_FRAMES: usize = 8;
 
 /// `OwnerState::source` of a job popped from the worker's own deque.
@@ -192,7 +192,8 @@ impl JoinState {
 }
 
 /// One worker: the thread-private join stack, and what other threads touch, each on its own
-/// cache line (seeds 003 and 004).
+/// cache line (the false sharing of the "Multithreaded multicore optimisation" article; DESIGN.md,
+/// section 9).
 #[repr(C)]
 pub(crate) struct Worker {
     pub(crate) join: JoinState,
@@ -342,7 +343,7 @@ impl Worker {
     }
 
     /// Finds a job: own deque first (LIFO), then the hinted victim (the thief of the job we
-    /// wait for: stealing back its subtasks helps it finish ours, seed 001), then a sweep of
+    /// wait for: stealing back its subtasks helps it finish ours, as the JDK pool does), then a sweep of
     /// the other deques and the submission queues from a random start (FIFO steals).
     pub(crate) fn find_work(&self, hint: Option<usize>) -> Option<JobRef> {
         let found = self.search(hint);
