@@ -36,7 +36,7 @@ impl Worker {
     /// promoted frame was stolen completes with `shared` lower, and an idle worker's request
     /// that arrived meanwhile must still reach the next join. A plain store overwrote it,
     /// and the request was lost until the idle worker, rate-limited, asked again.
-    /// (DESIGN.md, section 4, has the measurement.)
+    /// (DESIGN.md, section 4; docs/measurements.md has the measurement.)
     #[inline]
     pub(crate) fn refresh_limit(&self) {
         let bound = self.frame_bound();
@@ -145,7 +145,7 @@ impl Worker {
     /// worker, whose request looks unanswered, waits out its rate limit before asking again.
     /// At most `RENEWALS` times per half period, the idle side's own rate: in a stream of
     /// regions too small to share every shared frame comes back, and an unbounded renewal
-    /// would share at every join. (DESIGN.md, section 4, has the measurements.)
+    /// would share at every join. (DESIGN.md, section 4; docs/measurements.md has the figures.)
     #[cold]
     pub(crate) fn renew_request(&self) {
         let st = self.owner_state();
