@@ -99,23 +99,26 @@ impl<T> Deque<T> {
     /// # Safety
     /// Only the owner thread may call `push` and `pop`.
     pub(crate) unsafe fn push(&self, item: NonNull<T>) {
-        // Relaxed: only this thread writes `bottom`.
-        let b = self.bottom.load(Relaxed);
-        // Acquire: pairs with the SeqCst CAS of a thief that advanced `top`, so that its read
-        // of the slot happens before we overwrite that slot after wrapping around.
-        let t = self.top.load(Acquire);
-        // Relaxed: only this thread writes `buffer`.
-        let mut buf = self.buffer.load(Relaxed);
-        // SAFETY: the live buffer is never freed while the deque exists.
-        if b - t >= (*buf).capacity() as isize {
-            buf = self.grow(buf, t, b);
+        // SAFETY: on the owner's thread (our contract): only it writes `bottom` and the slots at and above it.
+        unsafe {
+            // Relaxed: only this thread writes `bottom`.
+            let b = self.bottom.load(Relaxed);
+            // Acquire: pairs with the SeqCst CAS of a thief that advanced `top`, so that its read
+            // of the slot happens before we overwrite that slot after wrapping around.
+            let t = self.top.load(Acquire);
+            // Relaxed: only this thread writes `buffer`.
+            let mut buf = self.buffer.load(Relaxed);
+            // SAFETY: the live buffer is never freed while the deque exists.
+            if b - t >= (*buf).capacity() as isize {
+                buf = self.grow(buf, t, b);
+            }
+            // Relaxed: the release store of `bottom` below publishes it.
+            (*buf).slot(b).store(item.as_ptr(), Relaxed);
+            // Release (Java's `lazySet`): a thief that reads the new `bottom` with
+            // Acquire sees the slot. No StoreLoad fence: nothing here must be ordered before a
+            // later load.
+            self.bottom.store(b + 1, Release);
         }
-        // Relaxed: the release store of `bottom` below publishes it.
-        (*buf).slot(b).store(item.as_ptr(), Relaxed);
-        // Release (Java's `lazySet`): a thief that reads the new `bottom` with
-        // Acquire sees the slot. No StoreLoad fence: nothing here must be ordered before a
-        // later load.
-        self.bottom.store(b + 1, Release);
     }
 
     /// Doubles the buffer, copying the live elements `t..b`.
@@ -124,16 +127,19 @@ impl<T> Deque<T> {
     /// On the owner's thread, from `push`; `old` is the current buffer and `t..b` its live
     /// range. The old buffer is retired, not freed: a thief may still be reading it.
     unsafe fn grow(&self, old: *mut Buffer<T>, t: isize, b: isize) -> *mut Buffer<T> {
-        let new = Buffer::alloc((*old).capacity() * 2);
-        for i in t..b {
-            // Relaxed: these slots were written by this thread.
-            (*new).slot(i).store((*old).slot(i).load(Relaxed), Relaxed);
+        // SAFETY: on the owner's thread, from `push` (our contract): `t..b` is the live range of `old`, which no thief frees.
+        unsafe {
+            let new = Buffer::alloc((*old).capacity() * 2);
+            for i in t..b {
+                // Relaxed: these slots were written by this thread.
+                (*new).slot(i).store((*old).slot(i).load(Relaxed), Relaxed);
+            }
+            // Release: a thief that loads the new buffer (Acquire) sees the copied slots.
+            self.buffer.store(new, Release);
+            // SAFETY: only the owner touches `retired`.
+            (*self.retired.get()).push(old);
+            new
         }
-        // Release: a thief that loads the new buffer (Acquire) sees the copied slots.
-        self.buffer.store(new, Release);
-        // SAFETY: only the owner touches `retired`.
-        (*self.retired.get()).push(old);
-        new
     }
 
     /// Pops from the bottom (the most recently pushed item).
@@ -141,44 +147,47 @@ impl<T> Deque<T> {
     /// # Safety
     /// Only the owner thread may call `push` and `pop`.
     pub(crate) unsafe fn pop(&self) -> Option<NonNull<T>> {
-        // Relaxed: only this thread writes `bottom` and `buffer`.
-        let b = self.bottom.load(Relaxed);
-        // A look before the fence, so that a worker searching its empty deque pays none:
-        // `top` only grows and only this thread adds items, so if even a stale `top` reaches
-        // `bottom`, the deque is empty now. Relaxed: a stale value is smaller, which only
-        // sends us down the exact path below.
-        if self.top.load(Relaxed) >= b {
-            return None;
-        }
-        let b = b - 1;
-        let buf = self.buffer.load(Relaxed);
-        // Release, like every store of `bottom`: a thief whose Acquire load reads this value
-        // must also see the slots pushed before it. Under C++20 a later relaxed store by the
-        // same thread no longer continues the push's release sequence (loom caught the
-        // lost item this causes when `bottom` was restored with a relaxed store). A release
-        // store is a plain `mov` on x86, free on the fast path.
-        self.bottom.store(b, Release);
-        // The Dekker pattern: our store of `bottom` must be visible before we read `top`,
-        // and a thief's CAS of `top` before it reads `bottom`; otherwise both could take the
-        // last element.
-        fence(SeqCst);
-        let t = self.top.load(Relaxed);
-        if t > b {
-            // Empty: restore.
-            self.bottom.store(b + 1, Release);
-            return None;
-        }
-        // Relaxed: this thread wrote the slot.
-        let item = (*buf).slot(b).load(Relaxed);
-        if t == b {
-            // The last element: race the thieves for it.
-            let won = self.top.compare_exchange(t, t + 1, SeqCst, Relaxed).is_ok();
-            self.bottom.store(b + 1, Release);
-            if !won {
+        // SAFETY: on the owner's thread (our contract): only it writes `bottom`; the slot it reads was written by its own `push`.
+        unsafe {
+            // Relaxed: only this thread writes `bottom` and `buffer`.
+            let b = self.bottom.load(Relaxed);
+            // A look before the fence, so that a worker searching its empty deque pays none:
+            // `top` only grows and only this thread adds items, so if even a stale `top` reaches
+            // `bottom`, the deque is empty now. Relaxed: a stale value is smaller, which only
+            // sends us down the exact path below.
+            if self.top.load(Relaxed) >= b {
                 return None;
             }
+            let b = b - 1;
+            let buf = self.buffer.load(Relaxed);
+            // Release, like every store of `bottom`: a thief whose Acquire load reads this value
+            // must also see the slots pushed before it. Under C++20 a later relaxed store by the
+            // same thread no longer continues the push's release sequence (loom caught the
+            // lost item this causes when `bottom` was restored with a relaxed store). A release
+            // store is a plain `mov` on x86, free on the fast path.
+            self.bottom.store(b, Release);
+            // The Dekker pattern: our store of `bottom` must be visible before we read `top`,
+            // and a thief's CAS of `top` before it reads `bottom`; otherwise both could take the
+            // last element.
+            fence(SeqCst);
+            let t = self.top.load(Relaxed);
+            if t > b {
+                // Empty: restore.
+                self.bottom.store(b + 1, Release);
+                return None;
+            }
+            // Relaxed: this thread wrote the slot.
+            let item = (*buf).slot(b).load(Relaxed);
+            if t == b {
+                // The last element: race the thieves for it.
+                let won = self.top.compare_exchange(t, t + 1, SeqCst, Relaxed).is_ok();
+                self.bottom.store(b + 1, Release);
+                if !won {
+                    return None;
+                }
+            }
+            NonNull::new(item)
         }
-        NonNull::new(item)
     }
 
     /// Takes the item at the top (the oldest). Any thread.
@@ -228,32 +237,35 @@ impl<T> Deque<T> {
     /// fence in `steal`); with pushes alone, every index below `bottom` stays pushed until a
     /// CAS on `top` takes it, so no fence is needed here.
     pub(crate) unsafe fn steal_batch(&self, out: &mut [*mut T]) -> Steal<usize> {
-        // Acquire: pairs with the SeqCst CAS of other thieves (the slots they took are
-        // behind `t`, and a pusher's overwrite of a slot happens after the taker's read).
-        let t = self.top.load(Acquire);
-        // Acquire: pairs with the release store in `push`: the slots below `b` are visible.
-        // A stale (smaller) `b` only makes the batch smaller.
-        let b = self.bottom.load(Acquire);
-        if t >= b || out.is_empty() {
-            return Steal::Empty;
+        // SAFETY: nobody pops this deque (our contract), so every slot below `bottom` stays written until a CAS on `top` takes it.
+        unsafe {
+            // Acquire: pairs with the SeqCst CAS of other thieves (the slots they took are
+            // behind `t`, and a pusher's overwrite of a slot happens after the taker's read).
+            let t = self.top.load(Acquire);
+            // Acquire: pairs with the release store in `push`: the slots below `b` are visible.
+            // A stale (smaller) `b` only makes the batch smaller.
+            let b = self.bottom.load(Acquire);
+            if t >= b || out.is_empty() {
+                return Steal::Empty;
+            }
+            let n = ((b - t) as usize).div_ceil(2).min(out.len());
+            // Acquire: pairs with the release store in `grow`, making the copied slots visible.
+            let buf = self.buffer.load(Acquire);
+            for (i, slot) in out[..n].iter_mut().enumerate() {
+                // Relaxed: made visible by the Acquire load of `bottom`. If the owner has since
+                // wrapped around and overwritten this slot, it first saw `top` move past it, and
+                // the CAS below fails, so a stale value is never returned.
+                *slot = (*buf).slot(t + i as isize).load(Relaxed);
+            }
+            if self
+                .top
+                .compare_exchange(t, t + n as isize, SeqCst, Relaxed)
+                .is_err()
+            {
+                return Steal::Retry;
+            }
+            Steal::Success(n)
         }
-        let n = ((b - t) as usize).div_ceil(2).min(out.len());
-        // Acquire: pairs with the release store in `grow`, making the copied slots visible.
-        let buf = self.buffer.load(Acquire);
-        for (i, slot) in out[..n].iter_mut().enumerate() {
-            // Relaxed: made visible by the Acquire load of `bottom`. If the owner has since
-            // wrapped around and overwritten this slot, it first saw `top` move past it, and
-            // the CAS below fails, so a stale value is never returned.
-            *slot = (*buf).slot(t + i as isize).load(Relaxed);
-        }
-        if self
-            .top
-            .compare_exchange(t, t + n as isize, SeqCst, Relaxed)
-            .is_err()
-        {
-            return Steal::Retry;
-        }
-        Steal::Success(n)
     }
 
     /// Whether the deque looks empty. Exact for the owner; for other threads a snapshot.

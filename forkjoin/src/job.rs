@@ -34,8 +34,11 @@ impl JobRef {
     /// # Safety
     /// `self` must point to a live job that no other thread will execute.
     pub(crate) unsafe fn execute(self, worker: &Worker) {
-        let header = self.0.as_ptr();
-        ((*header).execute)(header, worker)
+        // SAFETY: `self` points to a live job that no other thread executes (our contract), and its header's function was made for its type.
+        unsafe {
+            let header = self.0.as_ptr();
+            ((*header).execute)(header, worker)
+        }
     }
 }
 
@@ -65,9 +68,11 @@ impl<F: FnOnce(&Worker) + Send> HeapJob<F> {
     /// # Safety
     /// `this` came from `into_job_ref` and is executed once, on a worker's thread.
     unsafe fn execute(this: *const JobHeader, worker: &Worker) {
-        // SAFETY: made by `into_job_ref` from a `Box<HeapJob<F>>`, executed once.
-        let job = Box::from_raw(this as *mut HeapJob<F>);
-        (job.func)(worker)
+        unsafe {
+            // SAFETY: made by `into_job_ref` from a `Box<HeapJob<F>>`, executed once.
+            let job = Box::from_raw(this as *mut HeapJob<F>);
+            (job.func)(worker)
+        }
     }
 }
 
@@ -95,16 +100,20 @@ impl FrameHead {
     /// # Safety
     /// `head` is a live frame on the calling worker's stack that has not been shared.
     pub(crate) unsafe fn prepare_for_sharing(head: *const FrameHead, owner: usize) {
-        (*(*head).latch.get()).write(FrameLatch {
-            core: CoreLatch::new(),
-            owner,
-            thief: AtomicUsize::new(usize::MAX),
-        });
+        // SAFETY: `head` is a live, unshared frame on the calling worker's stack (our contract): nobody else reads its latch yet.
+        unsafe {
+            (*(*head).latch.get()).write(FrameLatch {
+                core: CoreLatch::new(),
+                owner,
+                thief: AtomicUsize::new(usize::MAX),
+            });
+        }
     }
 
     /// # Safety
     /// The frame has been promoted.
     pub(crate) unsafe fn latch(&self) -> &FrameLatch {
-        (*self.latch.get()).assume_init_ref()
+        // SAFETY: the frame has been promoted (our contract), so `prepare_for_sharing` initialised the latch.
+        unsafe { (*self.latch.get()).assume_init_ref() }
     }
 }

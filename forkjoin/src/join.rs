@@ -228,22 +228,25 @@ where
     RA: Send,
     RB: Send,
 {
-    let st = (*state).owner_state();
-    let idx = (*st).len;
-    // Relaxed: the owner's own bound, or the heartbeat's request, which has nothing to
-    // synchronise.
-    let limit = (*state).limit.load(Relaxed);
-    if idx < limit {
-        if limit == SHARE_REQUEST {
-            return join_slow(state, a, b);
+    // SAFETY: `state` is this thread's join state (our contract); its owner state is only touched by this thread.
+    unsafe {
+        let st = (*state).owner_state();
+        let idx = (*st).len;
+        // Relaxed: the owner's own bound, or the heartbeat's request, which has nothing to
+        // synchronise.
+        let limit = (*state).limit.load(Relaxed);
+        if idx < limit {
+            if limit == SHARE_REQUEST {
+                return join_slow(state, a, b);
+            }
+            // SAFETY: only a worker's state has a limit below `SHARE_REQUEST`, and `state`
+            // came from a pointer to the whole worker (see `JoinState::worker`).
+            let worker = &*state.cast::<Worker>();
+            return join_body::<false, _, _, _, _>(worker, idx, a, b);
         }
-        // SAFETY: only a worker's state has a limit below `SHARE_REQUEST`, and `state`
-        // came from a pointer to the whole worker (see `JoinState::worker`).
-        let worker = &*state.cast::<Worker>();
-        return join_body::<false, _, _, _, _>(worker, idx, a, b);
+        registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
+        join_plain(a, b)
     }
-    registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
-    join_plain(a, b)
 }
 
 /// Two plain calls, with the panic semantics of a join: if `a` panics, `b` still runs
@@ -305,16 +308,19 @@ where
     RA: Send,
     RB: Send,
 {
-    let Some(worker) = JoinState::worker(state) else {
-        return join_outside(a, b);
-    };
-    if worker.registry().profiling.is_set() {
-        if let Some(timed) = profile_hooks::open_join() {
-            let (ra, rb) = join_unprofiled_slow(worker, timed.timed(a), timed.timed(b));
-            return timed.close(ra, rb);
+    // SAFETY: `state` is this thread's join state (our contract).
+    unsafe {
+        let Some(worker) = JoinState::worker(state) else {
+            return join_outside(a, b);
+        };
+        if worker.registry().profiling.is_set() {
+            if let Some(timed) = profile_hooks::open_join() {
+                let (ra, rb) = join_unprofiled_slow(worker, timed.timed(a), timed.timed(b));
+                return timed.close(ra, rb);
+            }
         }
+        join_unprofiled_slow(worker, a, b)
     }
-    join_unprofiled_slow(worker, a, b)
 }
 
 /// `join_slow` without the profiling check: with the profiler's timed closures, or the
@@ -330,11 +336,14 @@ where
     RA: Send,
     RB: Send,
 {
-    let idx = (*worker.owner_state()).len;
-    if idx >= FRAMES {
-        return join_plain(a, b);
+    // SAFETY: `worker` is this thread's worker (our contract); its owner state is only touched by this thread.
+    unsafe {
+        let idx = (*worker.owner_state()).len;
+        if idx >= FRAMES {
+            return join_plain(a, b);
+        }
+        join_body::<true, _, _, _, _>(worker, idx, a, b)
     }
-    join_body::<true, _, _, _, _>(worker, idx, a, b)
 }
 
 /// Records `b` in a frame, runs `a`, then runs or collects `b`.
@@ -354,20 +363,23 @@ where
     RA: Send,
     RB: Send,
 {
-    let st = worker.owner_state();
-    let frame = JoinFrame::new(b);
-    // A pointer to the whole frame (its head is the first field): a thief reads all of it.
-    *(*worker.frames()).get_unchecked_mut(idx) = (&frame as *const JoinFrame<B, RB>).cast();
-    (*st).len = idx + 1;
-    if HEARTBEAT {
-        // After the push, so that this frame can be the one shared.
-        worker.on_heartbeat();
+    // SAFETY: `worker` is this thread's worker and `idx < FRAMES` its frame count (our contract); the frame lives on this stack until `complete` returns.
+    unsafe {
+        let st = worker.owner_state();
+        let frame = JoinFrame::new(b);
+        // A pointer to the whole frame (its head is the first field): a thief reads all of it.
+        *(*worker.frames()).get_unchecked_mut(idx) = (&frame as *const JoinFrame<B, RB>).cast();
+        (*st).len = idx + 1;
+        if HEARTBEAT {
+            // After the push, so that this frame can be the one shared.
+            worker.on_heartbeat();
+        }
+        let guard = UnwindGuard::<B, RB>(PhantomData);
+        let ra = a();
+        mem::forget(guard);
+        let rb = frame.complete(worker, idx);
+        (ra, rb)
     }
-    let guard = UnwindGuard::<B, RB>(PhantomData);
-    let ra = a();
-    mem::forget(guard);
-    let rb = frame.complete(worker, idx);
-    (ra, rb)
 }
 
 /// A join's second closure, on the joining worker's stack.
@@ -400,7 +412,8 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// Called at most once, and only if no other thread has taken or will take the frame.
     #[inline(always)]
     unsafe fn take_func(&self) -> B {
-        ManuallyDrop::take(&mut *self.func.get())
+        // SAFETY: called once, and only when no other thread has taken or will take the frame (our contract).
+        unsafe { ManuallyDrop::take(&mut *self.func.get()) }
     }
 
     /// Pops the frame after `a` returned and produces `b`'s result.
@@ -410,13 +423,16 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// this worker has completed.
     #[inline(always)]
     unsafe fn complete(&self, worker: &Worker, idx: usize) -> RB {
-        let st = worker.owner_state();
-        (*st).len = idx;
-        if idx < (*st).shared {
-            return self.complete_promoted(worker, idx);
+        // SAFETY: on the owner's thread, `idx` being this frame's index, younger joins completed (our contract).
+        unsafe {
+            let st = worker.owner_state();
+            (*st).len = idx;
+            if idx < (*st).shared {
+                return self.complete_promoted(worker, idx);
+            }
+            registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
+            self.take_func()()
         }
-        registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
-        self.take_func()()
     }
 
     /// The frame was promoted: take it back if it is still in the deque, else help until the
@@ -427,42 +443,45 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     #[cold]
     #[inline(never)]
     unsafe fn complete_promoted(&self, worker: &Worker, idx: usize) -> RB {
-        (*worker.owner_state()).shared = idx;
-        worker.refresh_limit();
-        let me = JobRef(NonNull::from(self).cast());
-        let latch = self.head.latch();
-        loop {
-            if latch.core.probe() {
-                break;
-            }
-            match worker.deque.pop() {
-                Some(job) if job == me.0 => {
-                    // Shared but taken back: it still counts as a task this worker ran.
-                    registry::bump(&worker.counters.executed);
-                    worker.renew_request();
-                    return self.take_func()();
-                }
-                // A job pushed after ours and not yet taken (e.g. a `submit` from inside `a`):
-                // run it, then look again.
-                Some(job) => worker.execute(JobRef(job)),
-                None => {
-                    // Relaxed: only a hint for where to steal; stale values are harmless.
-                    let thief = latch.thief.load(Relaxed);
-                    worker.wait_until(&|| latch.core.probe(), Some(thief));
+        // SAFETY: as for `complete`, and the frame was promoted (our contract): its latch is initialised.
+        unsafe {
+            (*worker.owner_state()).shared = idx;
+            worker.refresh_limit();
+            let me = JobRef(NonNull::from(self).cast());
+            let latch = self.head.latch();
+            loop {
+                if latch.core.probe() {
                     break;
                 }
+                match worker.deque.pop() {
+                    Some(job) if job == me.0 => {
+                        // Shared but taken back: it still counts as a task this worker ran.
+                        registry::bump(&worker.counters.executed);
+                        worker.renew_request();
+                        return self.take_func()();
+                    }
+                    // A job pushed after ours and not yet taken (e.g. a `submit` from inside `a`):
+                    // run it, then look again.
+                    Some(job) => worker.execute(JobRef(job)),
+                    None => {
+                        // Relaxed: only a hint for where to steal; stale values are harmless.
+                        let thief = latch.thief.load(Relaxed);
+                        worker.wait_until(&|| latch.core.probe(), Some(thief));
+                        break;
+                    }
+                }
             }
-        }
-        // Stolen and finished: the thief is probably looking for work this very moment,
-        // before it has even counted itself idle or asked. Share our next join as if we
-        // had just started a job, so that the next region of a loop of regions (Jacobi)
-        // does not start private, its top half kept until the thief's request reaches a
-        // join, after a whole leaf (see DESIGN.md, section 4).
-        worker.share_next_join();
-        // The latch's Acquire probe made the thief's write of the result visible.
-        match (*self.result.get()).assume_init_read() {
-            Ok(rb) => rb,
-            Err(p) => p.resume(),
+            // Stolen and finished: the thief is probably looking for work this very moment,
+            // before it has even counted itself idle or asked. Share our next join as if we
+            // had just started a job, so that the next region of a loop of regions (Jacobi)
+            // does not start private, its top half kept until the thief's request reaches a
+            // join, after a whole leaf (see DESIGN.md, section 4).
+            worker.share_next_join();
+            // The latch's Acquire probe made the thief's write of the result visible.
+            match (*self.result.get()).assume_init_read() {
+                Ok(rb) => rb,
+                Err(p) => p.resume(),
+            }
         }
     }
 
@@ -472,18 +491,20 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// `this` is the head of a promoted `JoinFrame<B, RB>` taken from a deque, so that no
     /// other thread executes it; `worker` is the calling thread's worker.
     unsafe fn execute(this: *const JobHeader, worker: &Worker) {
-        // SAFETY: `this` is the head of a promoted `JoinFrame<B, RB>`; its owner keeps it on
-        // its stack until the latch is set, and the deque hands it to one taker only.
-        let frame = &*(this as *const Self);
-        let latch = frame.head.latch();
-        // Relaxed: a steal-back hint for the owner.
-        latch.thief.store(worker.index, Relaxed);
-        let result = catch(frame.take_func());
-        (*frame.result.get()).write(result);
-        let owner = latch.owner;
-        // After this store the owner may return and pop the frame: no more access to it.
-        CoreLatch::set_raw(&latch.core);
-        worker.registry().sleep.fence_and_wake(owner);
+        unsafe {
+            // SAFETY: `this` is the head of a promoted `JoinFrame<B, RB>`; its owner keeps it on
+            // its stack until the latch is set, and the deque hands it to one taker only.
+            let frame = &*(this as *const Self);
+            let latch = frame.head.latch();
+            // Relaxed: a steal-back hint for the owner.
+            latch.thief.store(worker.index, Relaxed);
+            let result = catch(frame.take_func());
+            (*frame.result.get()).write(result);
+            let owner = latch.owner;
+            // After this store the owner may return and pop the frame: no more access to it.
+            CoreLatch::set_raw(&latch.core);
+            worker.registry().sleep.fence_and_wake(owner);
+        }
     }
 }
 

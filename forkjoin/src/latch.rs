@@ -50,8 +50,11 @@ impl CoreLatch {
     /// `this` may be freed by the waiter as soon as this store is visible.
     #[inline]
     pub(crate) unsafe fn set_raw(this: *const Self) {
-        // Release: publishes the job's result to the waiter's Acquire probe.
-        (*this).state.store(SET, Release);
+        // SAFETY: `this` is live until this store (our contract); after it the waiter may free it.
+        unsafe {
+            // Release: publishes the job's result to the waiter's Acquire probe.
+            (*this).state.store(SET, Release);
+        }
     }
 }
 
@@ -79,11 +82,14 @@ impl LockLatch {
 
 impl Latch for LockLatch {
     unsafe fn set(this: *const Self) {
-        // The waiter can only observe `true` by taking the mutex, which it gets after we
-        // release it: the latch outlives this guard.
-        let mut done = (*this).done.lock().unwrap();
-        *done = true;
-        (*this).condvar.notify_all();
+        // SAFETY: `this` is live (the waiter cannot free it before it sees `done`, which needs the mutex held here).
+        unsafe {
+            // The waiter can only observe `true` by taking the mutex, which it gets after we
+            // release it: the latch outlives this guard.
+            let mut done = (*this).done.lock().unwrap();
+            *done = true;
+            (*this).condvar.notify_all();
+        }
     }
 }
 
@@ -108,11 +114,14 @@ impl CrossLatch {
 
 impl Latch for CrossLatch {
     unsafe fn set(this: *const Self) {
-        // Copy out before the set: afterwards `this` may be gone.
-        let registry = Arc::clone(&(*this).registry);
-        let index = (*this).index;
-        CoreLatch::set_raw(&(*this).core);
-        registry.sleep.fence_and_wake(index);
+        // SAFETY: `this` is live until `set_raw`; what is needed after it was copied out first.
+        unsafe {
+            // Copy out before the set: afterwards `this` may be gone.
+            let registry = Arc::clone(&(*this).registry);
+            let index = (*this).index;
+            CoreLatch::set_raw(&(*this).core);
+            registry.sleep.fence_and_wake(index);
+        }
     }
 }
 
@@ -137,13 +146,17 @@ impl<L> CountLatch<L> {
 
 impl<L: Latch> Latch for CountLatch<L> {
     unsafe fn set(this: *const Self) {
-        // AcqRel: each setter's decrement releases what its job wrote (its result); the last
-        // decrement acquires all of them (the decrements form one release sequence), and
-        // `inner`'s set releases them on to the waiter. A setter that is not the last must
-        // not touch the latch afterwards: the waiter may free it once the last one is done.
-        if (*this).remaining.fetch_sub(1, AcqRel) == 1 {
-            // The waiter waits for `inner`, so the latch is still alive here.
-            L::set(ptr::addr_of!((*this).inner));
+        // SAFETY: `this` is live: the waiter frees it only after the last set, and a setter
+        // that is not the last does not touch it after its decrement.
+        unsafe {
+            // AcqRel: each setter's decrement releases what its job wrote (its result); the last
+            // decrement acquires all of them (the decrements form one release sequence), and
+            // `inner`'s set releases them on to the waiter. A setter that is not the last must
+            // not touch the latch afterwards: the waiter may free it once the last one is done.
+            if (*this).remaining.fetch_sub(1, AcqRel) == 1 {
+                // The waiter waits for `inner`, so the latch is still alive here.
+                L::set(ptr::addr_of!((*this).inner));
+            }
         }
     }
 }

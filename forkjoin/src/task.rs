@@ -217,31 +217,33 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
     /// # Safety
     /// `this` came from `new` (the queue's `Arc` reference) and is executed once.
     unsafe fn execute(this: *const JobHeader, worker: &Worker) {
-        // SAFETY: made by `new` from `Arc::into_raw`; executed once, which gives back the
-        // queue's reference.
-        let job = Arc::from_raw(this as *const Self);
-        let func = (*job.func.get()).take().expect("a task executed twice");
-        let result = catch(func);
-        let shared = &job.shared;
-        *shared.result.get() = Some(result);
-        // Release: `join` acquires it before reading the result.
-        shared.done.store(true, Release);
-        // The setter's half of the Dekker pattern with a waiter that announces itself in
-        // `waiter` (a worker), `blocked` (another thread) or `wake_state` (a poll) and then
-        // checks `done`.
-        fence(SeqCst);
-        if shared.blocked.load(Relaxed) {
-            // Taking the lock orders us after the waiter's check of `done`, so the notify
-            // cannot fall before its wait.
-            let _guard = shared.lock.lock().unwrap();
-            shared.condvar.notify_all();
+        unsafe {
+            // SAFETY: made by `new` from `Arc::into_raw`; executed once, which gives back the
+            // queue's reference.
+            let job = Arc::from_raw(this as *const Self);
+            let func = (*job.func.get()).take().expect("a task executed twice");
+            let result = catch(func);
+            let shared = &job.shared;
+            *shared.result.get() = Some(result);
+            // Release: `join` acquires it before reading the result.
+            shared.done.store(true, Release);
+            // The setter's half of the Dekker pattern with a waiter that announces itself in
+            // `waiter` (a worker), `blocked` (another thread) or `wake_state` (a poll) and then
+            // checks `done`.
+            fence(SeqCst);
+            if shared.blocked.load(Relaxed) {
+                // Taking the lock orders us after the waiter's check of `done`, so the notify
+                // cannot fall before its wait.
+                let _guard = shared.lock.lock().unwrap();
+                shared.condvar.notify_all();
+            }
+            let waiter = shared.waiter.load(Relaxed);
+            if waiter != NO_WAITER {
+                worker.registry().sleep.wake(waiter);
+            }
+            // A poll's waker, if one is waiting (after the fence above); one relaxed load if not.
+            shared.wake();
         }
-        let waiter = shared.waiter.load(Relaxed);
-        if waiter != NO_WAITER {
-            worker.registry().sleep.wake(waiter);
-        }
-        // A poll's waker, if one is waiting (after the fence above); one relaxed load if not.
-        shared.wake();
     }
 }
 

@@ -565,7 +565,7 @@ impl Pace {
         }
         // SAFETY: the worker running this run (see `worker`), alive while its thread is.
         let worker = unsafe { &*self.worker };
-        // SAFETY (deferred_request_for): on the worker's own thread.
+        // SAFETY: on the worker's own thread (a run never moves).
         let deferred = unsafe { worker.deferred_request_for(self.depth) } && worker.someone_idle();
         if !deferred && !worker.split_requested() {
             return false;
@@ -622,12 +622,14 @@ impl Pace {
                 false,
             );
         }
-        // SAFETY (both calls): on the run's own worker thread.
+        // SAFETY: the worker running this run, alive while its thread is.
         let worker = unsafe { &*self.worker };
         if rest as f32 * self.cost >= clock::ticks(SHARE_WORTH_NS) as f32 {
+            // SAFETY: on the run's own worker thread.
             unsafe { worker.raise_request() };
             (self, true)
         } else {
+            // SAFETY: on the run's own worker thread.
             unsafe { worker.decline_request(self.depth) };
             (
                 Pace {

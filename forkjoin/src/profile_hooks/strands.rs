@@ -250,13 +250,14 @@ pub(crate) fn measured<R>(session: SessionRef, f: impl FnOnce() -> R) -> (R, Acc
     let mut acc = Acc::new(session);
     let p: *mut Acc = &mut acc;
     let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));
-    // SAFETY (this block and the one below): `p` points to `acc` on this stack; every access
-    // until `acc` is moved out goes through `p` (the thread-local copy is used only by joins
-    // inside `f`, on this thread, while `f` runs).
+    // SAFETY: `p` points to `acc` on this stack; every access until `acc` is moved out goes
+    // through `p` (the thread-local copy is used only by joins inside `f`, on this thread,
+    // while `f` runs).
     unsafe { (*p).start = now() };
     let r = f();
     let t = now();
     drop(restore);
+    // SAFETY: as above; `f` has returned, and the thread-local no longer holds `p`.
     unsafe { (*p).close_strand(t) };
     (r, acc)
 }

@@ -121,8 +121,8 @@ pub(super) fn run_borrowed<R>(
             // Jobs `op` spawned or submitted that nobody has taken yet: to the submission
             // queues, where the workers find them (the slot's deque must be empty when its
             // worker wakes: its thread never saw them pushed).
-            // SAFETY: the slot is still ours: `pop` on its owner's thread.
             while !worker.deque.is_empty() {
+                // SAFETY: the slot is still ours: `pop` on its owner's thread.
                 let Some(job) = (unsafe { worker.deque.pop() }) else {
                     break;
                 };

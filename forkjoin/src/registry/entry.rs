@@ -40,15 +40,17 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
     /// # Safety
     /// `this` is the header of a live `InstallJob`, executed once, on a worker's thread.
     unsafe fn execute(this: *const JobHeader, worker: &Worker) {
-        // SAFETY: `this` is the header of a live `InstallJob` (the waiter keeps it on its
-        // stack until the latch is set), executed once.
-        let job = &*(this as *const Self);
-        let func = (*job.func.get())
-            .take()
-            .expect("install job executed twice");
-        let result = catch(|| func(worker));
-        *job.result.get() = Some(result);
-        L::set(&job.latch);
+        unsafe {
+            // SAFETY: `this` is the header of a live `InstallJob` (the waiter keeps it on its
+            // stack until the latch is set), executed once.
+            let job = &*(this as *const Self);
+            let func = (*job.func.get())
+                .take()
+                .expect("install job executed twice");
+            let result = catch(|| func(worker));
+            *job.result.get() = Some(result);
+            L::set(&job.latch);
+        }
     }
 
     fn into_result(self) -> R {

@@ -69,16 +69,22 @@ impl Worker {
     /// On this worker's thread.
     #[inline(always)]
     pub(crate) unsafe fn enter_loop(&self) -> u32 {
-        let st = self.owner_state();
-        (*st).loop_depth += 1;
-        (*st).loop_depth
+        // SAFETY: on this worker's thread (our contract): owner-only state.
+        unsafe {
+            let st = self.owner_state();
+            (*st).loop_depth += 1;
+            (*st).loop_depth
+        }
     }
 
     /// # Safety
     /// On this worker's thread, once per `enter_loop`.
     #[inline(always)]
     pub(crate) unsafe fn leave_loop(&self) {
-        (*self.owner_state()).loop_depth -= 1;
+        // SAFETY: on this worker's thread (our contract): owner-only state.
+        unsafe {
+            (*self.owner_state()).loop_depth -= 1;
+        }
     }
 
     /// Whether a request declined by a run nested deeper than `depth` is waiting for it.
@@ -87,7 +93,8 @@ impl Worker {
     /// On this worker's thread.
     #[inline(always)]
     pub(crate) unsafe fn deferred_request_for(&self, depth: u32) -> bool {
-        depth < (*self.owner_state()).deferred_request
+        // SAFETY: on this worker's thread (our contract): owner-only state.
+        unsafe { depth < (*self.owner_state()).deferred_request }
     }
 
     /// A run at `depth` found its rest not worth sharing. If no join frame of this worker
@@ -99,13 +106,16 @@ impl Worker {
     /// # Safety
     /// On this worker's thread.
     pub(crate) unsafe fn decline_request(&self, depth: u32) {
-        let st = self.owner_state();
-        if (*st).shared < (*st).len || self.profiling_now() {
-            return;
+        // SAFETY: on this worker's thread (our contract): owner-only state.
+        unsafe {
+            let st = self.owner_state();
+            if (*st).shared < (*st).len || self.profiling_now() {
+                return;
+            }
+            (*st).deferred_request = depth;
+            // Relaxed: as in `take_request`.
+            self.join.limit.store(self.frame_bound(), Relaxed);
         }
-        (*st).deferred_request = depth;
-        // Relaxed: as in `take_request`.
-        self.join.limit.store(self.frame_bound(), Relaxed);
     }
 
     /// A run is about to answer a request it saw pending or deferred: make sure the join
@@ -114,9 +124,12 @@ impl Worker {
     /// # Safety
     /// On this worker's thread.
     pub(crate) unsafe fn raise_request(&self) {
-        (*self.owner_state()).deferred_request = 0;
-        // Relaxed: a request to ourselves, as in `share_next_join`.
-        self.join.limit.store(SHARE_REQUEST, Relaxed);
+        // SAFETY: on this worker's thread (our contract): owner-only state.
+        unsafe {
+            (*self.owner_state()).deferred_request = 0;
+            // Relaxed: a request to ourselves, as in `share_next_join`.
+            self.join.limit.store(SHARE_REQUEST, Relaxed);
+        }
     }
 
     /// Whether a profile is being taken on this worker's pool.

@@ -316,8 +316,11 @@ impl Worker {
     /// # Safety
     /// Must be called on this worker's own thread.
     pub(crate) unsafe fn push(&self, job: JobRef) {
-        self.deque.push(job.0);
-        self.registry().notify_work();
+        // SAFETY: on this worker's own thread (our contract), the deque's owner.
+        unsafe {
+            self.deque.push(job.0);
+            self.registry().notify_work();
+        }
     }
 
     /// Runs a job taken from a queue. Starting a job counts as a heartbeat: if workers are
@@ -327,19 +330,22 @@ impl Worker {
     /// # Safety
     /// On this worker's thread, with a job nobody else will execute.
     pub(crate) unsafe fn execute(&self, job: JobRef) {
-        let st = self.owner_state();
-        (*st).fresh = true;
-        // Jobs catch their own panics, so this is restored on every way out.
-        let outer = std::mem::replace(&mut (*st).running, true);
-        // Relaxed: a request to ourselves; the idle workers' requests are hints too.
-        self.join.limit.store(SHARE_REQUEST, Relaxed);
-        bump(&self.counters.executed);
-        if self.registry().profiling.is_set() {
-            profile_hooks::detached(|| job.execute(self));
-        } else {
-            job.execute(self);
+        // SAFETY: on this worker's thread, with a job nobody else will execute (our contract).
+        unsafe {
+            let st = self.owner_state();
+            (*st).fresh = true;
+            // Jobs catch their own panics, so this is restored on every way out.
+            let outer = std::mem::replace(&mut (*st).running, true);
+            // Relaxed: a request to ourselves; the idle workers' requests are hints too.
+            self.join.limit.store(SHARE_REQUEST, Relaxed);
+            bump(&self.counters.executed);
+            if self.registry().profiling.is_set() {
+                profile_hooks::detached(|| job.execute(self));
+            } else {
+                job.execute(self);
+            }
+            (*st).running = outer;
         }
-        (*st).running = outer;
     }
 
     /// Finds a job: own deque first (LIFO), then the hinted victim (the thief of the job we
@@ -381,8 +387,11 @@ impl Worker {
     /// # Safety
     /// On this worker's thread (it reads owner-only state).
     pub(crate) unsafe fn has_pending_tasks(&self) -> bool {
-        let st = self.owner_state();
-        !self.deque.is_empty() || (*st).len > (*st).shared
+        // SAFETY: on this worker's thread (our contract): owner-only state.
+        unsafe {
+            let st = self.owner_state();
+            !self.deque.is_empty() || (*st).len > (*st).shared
+        }
     }
 
     /// `find_work`'s search; also says where the job came from (see `OwnerState::source`).
