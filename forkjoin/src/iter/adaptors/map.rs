@@ -62,7 +62,8 @@ where
     }
 
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
-        self.base.drive(ItemWise::new(consumer, MapOp(&self.map_op)))
+        self.base
+            .drive(ItemWise::new(consumer, MapOp(&self.map_op)))
     }
 
     fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
@@ -153,7 +154,10 @@ where
     }
 
     fn into_folder<C: Folder<R>>(self, base: C) -> Self::Folder<C> {
-        MapFolder { base, map_op: self.0 }
+        MapFolder {
+            base,
+            map_op: self.0,
+        }
     }
 
     fn base_folder<C: Folder<R>>(folder: &mut Self::Folder<C>) -> &mut C {
@@ -297,8 +301,13 @@ where
         C: UnindexedConsumer<R>,
     {
         let source = CloneOf(self.item);
-        self.base
-            .drive_unindexed(ItemWise::new(consumer, MapStateOp { source, map_op: &self.map_op }))
+        self.base.drive_unindexed(ItemWise::new(
+            consumer,
+            MapStateOp {
+                source,
+                map_op: &self.map_op,
+            },
+        ))
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -319,8 +328,13 @@ where
 
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
         let source = CloneOf(self.item);
-        self.base
-            .drive(ItemWise::new(consumer, MapStateOp { source, map_op: &self.map_op }))
+        self.base.drive(ItemWise::new(
+            consumer,
+            MapStateOp {
+                source,
+                map_op: &self.map_op,
+            },
+        ))
     }
 
     fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
@@ -346,8 +360,13 @@ where
         C: UnindexedConsumer<R>,
     {
         let source = MadeBy(&self.init);
-        self.base
-            .drive_unindexed(ItemWise::new(consumer, MapStateOp { source, map_op: &self.map_op }))
+        self.base.drive_unindexed(ItemWise::new(
+            consumer,
+            MapStateOp {
+                source,
+                map_op: &self.map_op,
+            },
+        ))
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -368,8 +387,13 @@ where
 
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
         let source = MadeBy(&self.init);
-        self.base
-            .drive(ItemWise::new(consumer, MapStateOp { source, map_op: &self.map_op }))
+        self.base.drive(ItemWise::new(
+            consumer,
+            MapStateOp {
+                source,
+                map_op: &self.map_op,
+            },
+        ))
     }
 
     fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {

@@ -2,8 +2,8 @@
 //! shares `cloned`'s producer, consumer and folder and keeps the iterator indexed.
 
 use super::cloned::{step_adaptor, Step, StepCallback, StepOp};
-use super::item_wise::ItemWise;
 use super::filter::copy_ref_wrapper;
+use super::item_wise::ItemWise;
 use crate::iter::plumbing::{Consumer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use std::fmt;
