@@ -140,7 +140,7 @@ where
 }
 
 /// The part of `map`'s consumer: the function.
-pub(crate) struct MapOp<'f, F>(&'f F);
+struct MapOp<'f, F>(&'f F);
 
 impl<'f, T, R, F> ItemOp<T> for MapOp<'f, F>
 where
@@ -303,10 +303,7 @@ where
         let source = CloneOf(self.item);
         self.base.drive_unindexed(ItemWise::new(
             consumer,
-            MapStateOp {
-                source,
-                map_op: &self.map_op,
-            },
+            MapStateOp::new(source, &self.map_op),
         ))
     }
 
@@ -330,10 +327,7 @@ where
         let source = CloneOf(self.item);
         self.base.drive(ItemWise::new(
             consumer,
-            MapStateOp {
-                source,
-                map_op: &self.map_op,
-            },
+            MapStateOp::new(source, &self.map_op),
         ))
     }
 
@@ -362,10 +356,7 @@ where
         let source = MadeBy(&self.init);
         self.base.drive_unindexed(ItemWise::new(
             consumer,
-            MapStateOp {
-                source,
-                map_op: &self.map_op,
-            },
+            MapStateOp::new(source, &self.map_op),
         ))
     }
 
@@ -389,10 +380,7 @@ where
         let source = MadeBy(&self.init);
         self.base.drive(ItemWise::new(
             consumer,
-            MapStateOp {
-                source,
-                map_op: &self.map_op,
-            },
+            MapStateOp::new(source, &self.map_op),
         ))
     }
 
@@ -533,9 +521,15 @@ where
 
 /// The part of `map_with`'s and `map_init`'s consumer: the source of the states and the
 /// function.
-pub(crate) struct MapStateOp<'f, S, F> {
+struct MapStateOp<'f, S, F> {
     source: S,
     map_op: &'f F,
+}
+
+impl<'f, S, F> MapStateOp<'f, S, F> {
+    fn new(source: S, map_op: &'f F) -> Self {
+        MapStateOp { source, map_op }
+    }
 }
 
 impl<'f, In, R, S, F> ItemOp<In> for MapStateOp<'f, S, F>
@@ -547,10 +541,7 @@ where
     type Folder<C: Folder<R>> = MapStateFolder<'f, C, S, F>;
 
     fn split_left(&self) -> Self {
-        MapStateOp {
-            source: self.source.split(),
-            map_op: self.map_op,
-        }
+        MapStateOp::new(self.source.split(), self.map_op)
     }
 
     fn into_folder<C: Folder<R>>(self, base: C) -> Self::Folder<C> {
@@ -567,10 +558,7 @@ where
     }
 
     fn split_folder<C: Folder<R>>(folder: &Self::Folder<C>) -> Self {
-        MapStateOp {
-            source: folder.source.split(),
-            map_op: folder.map_op,
-        }
+        MapStateOp::new(folder.source.split(), folder.map_op)
     }
 }
 
