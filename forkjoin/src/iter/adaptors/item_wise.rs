@@ -6,13 +6,13 @@
 //! run, not one per chunk) and `RIGHT_FIRST` (a `find_last` searches from the right). The
 //! trait's defaults compile without them and silently lose both, so an adaptor does not
 //! implement `Consumer` itself: it implements [`ItemOp`], its own part (a closure, a flag, a
-//! state), and its consumer is `ItemWise<C, ItOp>`, which forwards these items for it.
+//! state), and its consumer is `ItemWise<C, Op>`, which forwards the three for it.
 //! rayon keeps the same discipline for iterators in `delegate.rs`, with macros.
 //!
-//! Adaptors whose consumer does more than wrap its base's are not item-by-item and keep a
-//! `Consumer` of their own: `flat_map` (its folder holds the base consumer, to drive the
-//! inner iterators), `fold` (its folder hands on one item), `intersperse` (its own reducer
-//! and result) and `unzip` (two bases).
+//! Adaptors whose consumer does more than wrap its base's are not item-by-item: they keep a
+//! `Consumer` of their own and decide by hand what to pass on. `flat_map` (its folder holds
+//! the base consumer, to drive the inner iterators), `fold` (its folder hands on one item),
+//! `intersperse` (its own reducer and result) and `unzip` (two bases).
 
 use crate::iter::plumbing::{Consumer, Folder, UnindexedConsumer};
 
