@@ -1,6 +1,7 @@
 //! `cloned`, `copied` and `inspect`: item-by-item adaptors that keep the iterator indexed.
 //! One producer, consumer and folder serve all three, parameterised by a `Step`.
 
+use super::item_wise::{ItemOp, ItemWise};
 use crate::iter::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use std::fmt;
@@ -110,7 +111,7 @@ macro_rules! step_adaptor {
             {
                 let $parts = self;
                 let step = $step;
-                $b.drive_unindexed(Stepping { base: consumer, step })
+                $b.drive_unindexed(ItemWise::new(consumer, StepOp(step)))
             }
 
             fn opt_len(&self) -> Option<usize> {
@@ -130,7 +131,7 @@ macro_rules! step_adaptor {
             fn drive<C: Consumer<$out>>(self, consumer: C) -> C::Result {
                 let $parts = self;
                 let step = $step;
-                $b.drive(Stepping { base: consumer, step })
+                $b.drive(ItemWise::new(consumer, StepOp(step)))
             }
 
             fn with_producer<CB: ProducerCallback<$out>>(self, callback: CB) -> CB::Output {
@@ -258,77 +259,35 @@ impl<I: DoubleEndedIterator, S: Step<I::Item>> DoubleEndedIterator for StepIter<
 
 impl<I: ExactSizeIterator, S: Step<I::Item>> ExactSizeIterator for StepIter<I, S> {}
 
-/// The consumer and the folder of a step adaptor.
-pub(crate) struct Stepping<C, S> {
-    pub(crate) base: C,
-    pub(crate) step: S,
-}
+/// The part of a step adaptor's consumer: its step.
+#[derive(Clone, Copy)]
+pub(crate) struct StepOp<S>(pub(crate) S);
 
-impl<In, C, S> Consumer<In> for Stepping<C, S>
-where
-    S: Step<In>,
-    C: Consumer<S::Out>,
-{
-    type Folder = Stepping<C::Folder, S>;
-    type Reducer = C::Reducer;
-    type Result = C::Result;
+impl<In, S: Step<In>> ItemOp<In> for StepOp<S> {
+    type Out = S::Out;
+    type Folder<F: Folder<S::Out>> = Stepping<F, S>;
 
-    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
-        let (left, right, reducer) = self.base.split_at(index);
-        (
-            Stepping {
-                base: left,
-                step: self.step,
-            },
-            Stepping {
-                base: right,
-                step: self.step,
-            },
-            reducer,
-        )
+    fn split_left(&self) -> Self {
+        *self
     }
 
-    fn into_folder(self) -> Self::Folder {
-        Stepping {
-            base: self.base.into_folder(),
-            step: self.step,
-        }
+    fn into_folder<F: Folder<S::Out>>(self, base: F) -> Self::Folder<F> {
+        Stepping { base, step: self.0 }
     }
 
-    fn full(&self) -> bool {
-        self.base.full()
+    fn base_folder<F: Folder<S::Out>>(folder: &mut Self::Folder<F>) -> &mut F {
+        &mut folder.base
     }
 
-    const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
-    const RIGHT_FIRST: bool = C::RIGHT_FIRST;
-
-    fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
-        let (base, reducer) = C::split_folder(&mut folder.base, keep);
-        (
-            Stepping {
-                base,
-                step: folder.step,
-            },
-            reducer,
-        )
+    fn split_folder<F: Folder<S::Out>>(folder: &Self::Folder<F>) -> Self {
+        StepOp(folder.step)
     }
 }
 
-impl<In, C, S> UnindexedConsumer<In> for Stepping<C, S>
-where
-    S: Step<In>,
-    C: UnindexedConsumer<S::Out>,
-{
-    fn split_off_left(&self) -> Self {
-        Stepping {
-            base: self.base.split_off_left(),
-            step: self.step,
-        }
-    }
-
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
+/// The folder of a step adaptor.
+pub(crate) struct Stepping<F, S> {
+    base: F,
+    step: S,
 }
 
 impl<In, F, S> Folder<In> for Stepping<F, S>

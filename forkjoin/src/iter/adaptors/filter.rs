@@ -1,7 +1,8 @@
 //! `filter` and `filter_map`: consumer-side only, so the result is not indexed (its length
 //! is not known in advance), as in rayon.
 
-use crate::iter::plumbing::{Consumer, Folder, UnindexedConsumer};
+use super::item_wise::{ItemOp, ItemWise};
+use crate::iter::plumbing::{Folder, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 use std::fmt;
 
@@ -36,10 +37,7 @@ where
     where
         C: UnindexedConsumer<Self::Item>,
     {
-        let consumer = Filtering {
-            base: consumer,
-            op: KeepIf(&self.filter_op),
-        };
+        let consumer = ItemWise::new(consumer, FilterOp(KeepIf(&self.filter_op)));
         self.base.drive_unindexed(consumer)
     }
 }
@@ -79,10 +77,7 @@ where
     where
         C: UnindexedConsumer<R>,
     {
-        let consumer = Filtering {
-            base: consumer,
-            op: MapIf(&self.filter_op),
-        };
+        let consumer = ItemWise::new(consumer, FilterOp(MapIf(&self.filter_op)));
         self.base.drive_unindexed(consumer)
     }
 }
@@ -144,82 +139,39 @@ impl<T, R, P: Fn(T) -> Option<R> + Sync> Selection<T> for MapIf<'_, P> {
     }
 }
 
-pub(crate) struct Filtering<C, S> {
-    base: C,
+/// The part of a filtering adaptor's consumer: its selection.
+#[derive(Clone, Copy)]
+pub(crate) struct FilterOp<S>(pub(crate) S);
+
+impl<T, S: Selection<T>> ItemOp<T> for FilterOp<S> {
+    type Out = S::Out;
+    type Folder<F: Folder<S::Out>> = Filtering<F, S>;
+
+    fn split_left(&self) -> Self {
+        *self
+    }
+
+    fn into_folder<F: Folder<S::Out>>(self, base: F) -> Self::Folder<F> {
+        Filtering { base, op: self.0 }
+    }
+
+    fn base_folder<F: Folder<S::Out>>(folder: &mut Self::Folder<F>) -> &mut F {
+        &mut folder.base
+    }
+
+    fn split_folder<F: Folder<S::Out>>(folder: &Self::Folder<F>) -> Self {
+        FilterOp(folder.op)
+    }
+
+    fn stopped(&self) -> bool {
+        self.0.done()
+    }
+}
+
+/// The folder of a filtering adaptor.
+pub(crate) struct Filtering<F, S> {
+    base: F,
     op: S,
-}
-
-impl<C, S> Filtering<C, S> {
-    pub(crate) fn new(base: C, op: S) -> Self {
-        Filtering { base, op }
-    }
-}
-
-impl<T, C, S> Consumer<T> for Filtering<C, S>
-where
-    S: Selection<T>,
-    C: Consumer<S::Out>,
-{
-    type Folder = Filtering<C::Folder, S>;
-    type Reducer = C::Reducer;
-    type Result = C::Result;
-
-    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
-        let (left, right, reducer) = self.base.split_at(index);
-        (
-            Filtering {
-                base: left,
-                op: self.op,
-            },
-            Filtering {
-                base: right,
-                op: self.op,
-            },
-            reducer,
-        )
-    }
-
-    fn into_folder(self) -> Self::Folder {
-        Filtering {
-            base: self.base.into_folder(),
-            op: self.op,
-        }
-    }
-
-    fn full(&self) -> bool {
-        self.op.done() || self.base.full()
-    }
-
-    const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
-    const RIGHT_FIRST: bool = C::RIGHT_FIRST;
-
-    fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
-        let (base, reducer) = C::split_folder(&mut folder.base, keep);
-        (
-            Filtering {
-                base,
-                op: folder.op,
-            },
-            reducer,
-        )
-    }
-}
-
-impl<T, C, S> UnindexedConsumer<T> for Filtering<C, S>
-where
-    S: Selection<T>,
-    C: UnindexedConsumer<S::Out>,
-{
-    fn split_off_left(&self) -> Self {
-        Filtering {
-            base: self.base.split_off_left(),
-            op: self.op,
-        }
-    }
-
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
 }
 
 impl<T, F, S> Folder<T> for Filtering<F, S>

@@ -5,6 +5,7 @@
 //! the outer loop is shared first when its rest is worth more). `flat_map_iter` feeds the
 //! inner sequential iterators straight into the folder.
 
+use super::item_wise::{ItemOp, ItemWise};
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use crate::iter::{IntoParallelIterator, ParallelIterator};
 use std::fmt;
@@ -205,83 +206,39 @@ where
     where
         C: UnindexedConsumer<Self::Item>,
     {
-        let consumer = FlatMapIterConsumer {
-            base: consumer,
-            map_op: &self.map_op,
-        };
+        let consumer = ItemWise::new(consumer, FlatMapIterOp(&self.map_op));
         self.base.drive_unindexed(consumer)
     }
 }
 
-struct FlatMapIterConsumer<'f, C, F> {
-    base: C,
-    map_op: &'f F,
-}
+/// The part of `flat_map_iter`'s consumer: the function.
+struct FlatMapIterOp<'f, F>(&'f F);
 
-impl<'f, T, C, F, SI> Consumer<T> for FlatMapIterConsumer<'f, C, F>
+impl<'f, T, F, SI> ItemOp<T> for FlatMapIterOp<'f, F>
 where
-    C: UnindexedConsumer<SI::Item>,
     F: Fn(T) -> SI + Sync,
     SI: IntoIterator,
 {
-    type Folder = FlatMapIterFolder<'f, C::Folder, F>;
-    type Reducer = C::Reducer;
-    type Result = C::Result;
+    type Out = SI::Item;
+    type Folder<C: Folder<SI::Item>> = FlatMapIterFolder<'f, C, F>;
 
-    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
-        let (left, right, reducer) = self.base.split_at(index);
-        (
-            FlatMapIterConsumer {
-                base: left,
-                map_op: self.map_op,
-            },
-            FlatMapIterConsumer {
-                base: right,
-                map_op: self.map_op,
-            },
-            reducer,
-        )
+    fn split_left(&self) -> Self {
+        FlatMapIterOp(self.0)
     }
 
-    fn into_folder(self) -> Self::Folder {
+    fn into_folder<C: Folder<SI::Item>>(self, base: C) -> Self::Folder<C> {
         FlatMapIterFolder {
-            base: self.base.into_folder(),
-            map_op: self.map_op,
-        }
-    }
-
-    fn full(&self) -> bool {
-        self.base.full()
-    }
-
-    const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
-    const RIGHT_FIRST: bool = C::RIGHT_FIRST;
-
-    fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
-        let (base, reducer) = C::split_folder(&mut folder.base, keep);
-        let consumer = FlatMapIterConsumer {
             base,
-            map_op: folder.map_op,
-        };
-        (consumer, reducer)
-    }
-}
-
-impl<'f, T, C, F, SI> UnindexedConsumer<T> for FlatMapIterConsumer<'f, C, F>
-where
-    C: UnindexedConsumer<SI::Item>,
-    F: Fn(T) -> SI + Sync,
-    SI: IntoIterator,
-{
-    fn split_off_left(&self) -> Self {
-        FlatMapIterConsumer {
-            base: self.base.split_off_left(),
-            map_op: self.map_op,
+            map_op: self.0,
         }
     }
 
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
+    fn base_folder<C: Folder<SI::Item>>(folder: &mut Self::Folder<C>) -> &mut C {
+        &mut folder.base
+    }
+
+    fn split_folder<C: Folder<SI::Item>>(folder: &Self::Folder<C>) -> Self {
+        FlatMapIterOp(folder.map_op)
     }
 }
 

@@ -5,6 +5,7 @@
 //! one producer folded into one folder, and a chunk of items runs as one sequential
 //! `iter.map(f).sum()`: no call per item through the splitter.
 
+use super::item_wise::{ItemOp, ItemWise};
 use crate::iter::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use std::fmt;
@@ -42,7 +43,7 @@ where
         C: UnindexedConsumer<R>,
     {
         self.base
-            .drive_unindexed(MapConsumer::new(consumer, &self.map_op))
+            .drive_unindexed(ItemWise::new(consumer, MapOp(&self.map_op)))
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -61,7 +62,8 @@ where
     }
 
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
-        self.base.drive(MapConsumer::new(consumer, &self.map_op))
+        self.base
+            .drive(ItemWise::new(consumer, MapOp(&self.map_op)))
     }
 
     fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
@@ -137,68 +139,33 @@ where
     }
 }
 
-pub(crate) struct MapConsumer<'f, C, F> {
-    base: C,
-    map_op: &'f F,
-}
+/// The part of `map`'s consumer: the function.
+struct MapOp<'f, F>(&'f F);
 
-impl<'f, C, F> MapConsumer<'f, C, F> {
-    pub(crate) fn new(base: C, map_op: &'f F) -> Self {
-        MapConsumer { base, map_op }
-    }
-}
-
-impl<'f, T, R, C, F> Consumer<T> for MapConsumer<'f, C, F>
+impl<'f, T, R, F> ItemOp<T> for MapOp<'f, F>
 where
-    C: Consumer<R>,
     F: Fn(T) -> R + Sync,
-    R: Send,
 {
-    type Folder = MapFolder<'f, C::Folder, F>;
-    type Reducer = C::Reducer;
-    type Result = C::Result;
+    type Out = R;
+    type Folder<C: Folder<R>> = MapFolder<'f, C, F>;
 
-    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
-        let (left, right, reducer) = self.base.split_at(index);
-        (
-            MapConsumer::new(left, self.map_op),
-            MapConsumer::new(right, self.map_op),
-            reducer,
-        )
+    fn split_left(&self) -> Self {
+        MapOp(self.0)
     }
 
-    fn into_folder(self) -> Self::Folder {
+    fn into_folder<C: Folder<R>>(self, base: C) -> Self::Folder<C> {
         MapFolder {
-            base: self.base.into_folder(),
-            map_op: self.map_op,
+            base,
+            map_op: self.0,
         }
     }
 
-    fn full(&self) -> bool {
-        self.base.full()
+    fn base_folder<C: Folder<R>>(folder: &mut Self::Folder<C>) -> &mut C {
+        &mut folder.base
     }
 
-    const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
-    const RIGHT_FIRST: bool = C::RIGHT_FIRST;
-
-    fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
-        let (base, reducer) = C::split_folder(&mut folder.base, keep);
-        (MapConsumer::new(base, folder.map_op), reducer)
-    }
-}
-
-impl<'f, T, R, C, F> UnindexedConsumer<T> for MapConsumer<'f, C, F>
-where
-    C: UnindexedConsumer<R>,
-    F: Fn(T) -> R + Sync,
-    R: Send,
-{
-    fn split_off_left(&self) -> Self {
-        MapConsumer::new(self.base.split_off_left(), self.map_op)
-    }
-
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
+    fn split_folder<C: Folder<R>>(folder: &Self::Folder<C>) -> Self {
+        MapOp(folder.map_op)
     }
 }
 
@@ -334,8 +301,10 @@ where
         C: UnindexedConsumer<R>,
     {
         let source = CloneOf(self.item);
-        self.base
-            .drive_unindexed(MapStateConsumer::new(consumer, source, &self.map_op))
+        self.base.drive_unindexed(ItemWise::new(
+            consumer,
+            MapStateOp::new(source, &self.map_op),
+        ))
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -356,8 +325,10 @@ where
 
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
         let source = CloneOf(self.item);
-        self.base
-            .drive(MapStateConsumer::new(consumer, source, &self.map_op))
+        self.base.drive(ItemWise::new(
+            consumer,
+            MapStateOp::new(source, &self.map_op),
+        ))
     }
 
     fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
@@ -383,8 +354,10 @@ where
         C: UnindexedConsumer<R>,
     {
         let source = MadeBy(&self.init);
-        self.base
-            .drive_unindexed(MapStateConsumer::new(consumer, source, &self.map_op))
+        self.base.drive_unindexed(ItemWise::new(
+            consumer,
+            MapStateOp::new(source, &self.map_op),
+        ))
     }
 
     fn opt_len(&self) -> Option<usize> {
@@ -405,8 +378,10 @@ where
 
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
         let source = MadeBy(&self.init);
-        self.base
-            .drive(MapStateConsumer::new(consumer, source, &self.map_op))
+        self.base.drive(ItemWise::new(
+            consumer,
+            MapStateOp::new(source, &self.map_op),
+        ))
     }
 
     fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
@@ -544,78 +519,46 @@ where
 {
 }
 
-pub(crate) struct MapStateConsumer<'f, C, S, F> {
-    base: C,
+/// The part of `map_with`'s and `map_init`'s consumer: the source of the states and the
+/// function.
+struct MapStateOp<'f, S, F> {
     source: S,
     map_op: &'f F,
 }
 
-impl<'f, C, S, F> MapStateConsumer<'f, C, S, F> {
-    fn new(base: C, source: S, map_op: &'f F) -> Self {
-        MapStateConsumer {
-            base,
-            source,
-            map_op,
-        }
+impl<'f, S, F> MapStateOp<'f, S, F> {
+    fn new(source: S, map_op: &'f F) -> Self {
+        MapStateOp { source, map_op }
     }
 }
 
-impl<'f, In, R, C, S, F> Consumer<In> for MapStateConsumer<'f, C, S, F>
+impl<'f, In, R, S, F> ItemOp<In> for MapStateOp<'f, S, F>
 where
-    C: Consumer<R>,
     S: StateSource,
     F: Fn(&mut S::State, In) -> R + Sync,
-    R: Send,
 {
-    type Folder = MapStateFolder<'f, C::Folder, S, F>;
-    type Reducer = C::Reducer;
-    type Result = C::Result;
+    type Out = R;
+    type Folder<C: Folder<R>> = MapStateFolder<'f, C, S, F>;
 
-    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
-        let (left, right, reducer) = self.base.split_at(index);
-        (
-            MapStateConsumer::new(left, self.source.split(), self.map_op),
-            MapStateConsumer::new(right, self.source, self.map_op),
-            reducer,
-        )
+    fn split_left(&self) -> Self {
+        MapStateOp::new(self.source.split(), self.map_op)
     }
 
-    fn into_folder(self) -> Self::Folder {
+    fn into_folder<C: Folder<R>>(self, base: C) -> Self::Folder<C> {
         MapStateFolder {
-            base: self.base.into_folder(),
+            base,
             state: self.source.fresh(),
             source: self.source,
             map_op: self.map_op,
         }
     }
 
-    fn full(&self) -> bool {
-        self.base.full()
+    fn base_folder<C: Folder<R>>(folder: &mut Self::Folder<C>) -> &mut C {
+        &mut folder.base
     }
 
-    const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
-    const RIGHT_FIRST: bool = C::RIGHT_FIRST;
-
-    fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
-        let (base, reducer) = C::split_folder(&mut folder.base, keep);
-        let consumer = MapStateConsumer::new(base, folder.source.split(), folder.map_op);
-        (consumer, reducer)
-    }
-}
-
-impl<'f, In, R, C, S, F> UnindexedConsumer<In> for MapStateConsumer<'f, C, S, F>
-where
-    C: UnindexedConsumer<R>,
-    S: StateSource,
-    F: Fn(&mut S::State, In) -> R + Sync,
-    R: Send,
-{
-    fn split_off_left(&self) -> Self {
-        MapStateConsumer::new(self.base.split_off_left(), self.source.split(), self.map_op)
-    }
-
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
+    fn split_folder<C: Folder<R>>(folder: &Self::Folder<C>) -> Self {
+        MapStateOp::new(folder.source.split(), folder.map_op)
     }
 }
 

@@ -13,6 +13,7 @@ pub(crate) mod fold;
 pub(crate) mod fold_chunks;
 pub(crate) mod interleave;
 pub(crate) mod intersperse;
+pub(crate) mod item_wise;
 pub(crate) mod len;
 pub(crate) mod map;
 pub(crate) mod multizip;

@@ -4,6 +4,7 @@
 //! unwinds, it blows, and a blown fuse makes every consumer and folder of the iterator
 //! report itself full, so the splitter feeds them nothing more.
 
+use super::item_wise::{ItemOp, ItemWise};
 use crate::iter::plumbing::{Consumer, Folder, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
@@ -50,10 +51,7 @@ impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
         C: UnindexedConsumer<Self::Item>,
     {
         let panicked = AtomicBool::new(false);
-        let consumer = FuseConsumer {
-            base: consumer,
-            fuse: Fuse(&panicked),
-        };
+        let consumer = ItemWise::new(consumer, Fuse(&panicked));
         self.base.drive_unindexed(consumer)
     }
 
@@ -69,10 +67,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {
 
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         let panicked = AtomicBool::new(false);
-        let consumer = FuseConsumer {
-            base: consumer,
-            fuse: Fuse(&panicked),
-        };
+        let consumer = ItemWise::new(consumer, Fuse(&panicked));
         self.base.drive(consumer)
     }
 
@@ -133,7 +128,7 @@ impl<'a, P: Producer> Producer for FuseProducer<'a, P> {
     }
 
     fn fold_with<F: Folder<P::Item>>(self, folder: F) -> F {
-        let folder = FuseConsumer {
+        let folder = FuseFolder {
             base: folder,
             fuse: self.fuse,
         };
@@ -175,72 +170,43 @@ impl<I: DoubleEndedIterator> DoubleEndedIterator for FuseIter<'_, I> {
 // thread or another one is panicking, and the panic reaches the caller (as rayon's).
 impl<I: ExactSizeIterator> ExactSizeIterator for FuseIter<'_, I> {}
 
-/// The consumer, and (with a folder inside) the folder, of a fused iterator.
-struct FuseConsumer<'a, C> {
-    base: C,
+/// The part of a fused iterator's consumer is its fuse.
+impl<'a, T> ItemOp<T> for Fuse<'a> {
+    type Out = T;
+    type Folder<F: Folder<T>> = FuseFolder<'a, F>;
+
+    fn split_left(&self) -> Self {
+        self.clone()
+    }
+
+    fn into_folder<F: Folder<T>>(self, base: F) -> Self::Folder<F> {
+        FuseFolder { base, fuse: self }
+    }
+
+    fn base_folder<F: Folder<T>>(folder: &mut Self::Folder<F>) -> &mut F {
+        &mut folder.base
+    }
+
+    fn split_folder<F: Folder<T>>(folder: &Self::Folder<F>) -> Self {
+        folder.fuse.clone()
+    }
+
+    fn stopped(&self) -> bool {
+        self.blown()
+    }
+}
+
+/// The folder of a fused iterator.
+struct FuseFolder<'a, F> {
+    base: F,
     fuse: Fuse<'a>,
 }
 
-impl<'a, T, C: Consumer<T>> Consumer<T> for FuseConsumer<'a, C> {
-    type Folder = FuseConsumer<'a, C::Folder>;
-    type Reducer = C::Reducer;
-    type Result = C::Result;
-
-    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
-        let (left, right, reducer) = self.base.split_at(index);
-        let fuse = self.fuse.clone();
-        (
-            FuseConsumer { base: left, fuse },
-            FuseConsumer {
-                base: right,
-                fuse: self.fuse,
-            },
-            reducer,
-        )
-    }
-
-    fn into_folder(self) -> Self::Folder {
-        FuseConsumer {
-            base: self.base.into_folder(),
-            fuse: self.fuse,
-        }
-    }
-
-    fn full(&self) -> bool {
-        self.fuse.blown() || self.base.full()
-    }
-
-    const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
-    const RIGHT_FIRST: bool = C::RIGHT_FIRST;
-
-    fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
-        let (base, reducer) = C::split_folder(&mut folder.base, keep);
-        let consumer = FuseConsumer {
-            base,
-            fuse: folder.fuse.clone(),
-        };
-        (consumer, reducer)
-    }
-}
-
-impl<T, C: UnindexedConsumer<T>> UnindexedConsumer<T> for FuseConsumer<'_, C> {
-    fn split_off_left(&self) -> Self {
-        FuseConsumer {
-            base: self.base.split_off_left(),
-            fuse: self.fuse.clone(),
-        }
-    }
-
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
-}
-
-impl<T, F: Folder<T>> Folder<T> for FuseConsumer<'_, F> {
+impl<T, F: Folder<T>> Folder<T> for FuseFolder<'_, F> {
     type Result = F::Result;
 
     fn consume(self, item: T) -> Self {
-        FuseConsumer {
+        FuseFolder {
             base: self.base.consume(item),
             fuse: self.fuse,
         }
@@ -249,7 +215,7 @@ impl<T, F: Folder<T>> Folder<T> for FuseConsumer<'_, F> {
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
         let fuse = self.fuse;
         let items = iter.into_iter().take_while(|_| !fuse.blown());
-        FuseConsumer {
+        FuseFolder {
             base: self.base.consume_iter(items),
             fuse,
         }

@@ -2,7 +2,8 @@
 //! state shared by every piece of work (a count, or whether a predicate has failed yet), so
 //! the items kept come from anywhere in the iterator, in their order.
 
-use super::filter::{copy_ref_wrapper, Filtering, Selection};
+use super::filter::{copy_ref_wrapper, FilterOp, Selection};
+use super::item_wise::ItemWise;
 use crate::iter::plumbing::UnindexedConsumer;
 use crate::iter::ParallelIterator;
 use std::fmt;
@@ -34,7 +35,7 @@ macro_rules! count_adaptor {
             {
                 let count = AtomicUsize::new(self.count);
                 self.base
-                    .drive_unindexed(Filtering::new(consumer, $choice(&count)))
+                    .drive_unindexed(ItemWise::new(consumer, FilterOp($choice(&count))))
             }
         }
     };
@@ -82,7 +83,8 @@ macro_rules! while_adaptor {
                     predicate: &self.predicate,
                     before_failure: &before_failure,
                 };
-                self.base.drive_unindexed(Filtering::new(consumer, choice))
+                self.base
+                    .drive_unindexed(ItemWise::new(consumer, FilterOp(choice)))
             }
         }
     };

@@ -1,8 +1,9 @@
 //! `update`: mutates every item in place before passing it on. An item-by-item step, so it
 //! shares `cloned`'s producer, consumer and folder and keeps the iterator indexed.
 
-use super::cloned::{step_adaptor, Step, StepCallback, Stepping};
+use super::cloned::{step_adaptor, Step, StepCallback, StepOp};
 use super::filter::copy_ref_wrapper;
+use super::item_wise::ItemWise;
 use crate::iter::plumbing::{Consumer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use std::fmt;

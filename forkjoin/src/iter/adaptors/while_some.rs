@@ -1,7 +1,8 @@
 //! `while_some`: the items up to the first `None` (in no particular order: once any piece
 //! meets a `None`, every piece stops at its next item).
 
-use crate::iter::plumbing::{Consumer, Folder, UnindexedConsumer};
+use super::item_wise::{ItemOp, ItemWise};
+use crate::iter::plumbing::{Folder, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -30,91 +31,58 @@ where
         C: UnindexedConsumer<T>,
     {
         let stopped = AtomicBool::new(false);
-        let consumer = WhileSomeConsumer {
-            base: consumer,
-            stopped: &stopped,
-        };
+        let consumer = ItemWise::new(consumer, WhileSomeOp(&stopped));
         self.base.drive_unindexed(consumer)
     }
 }
 
-struct WhileSomeConsumer<'f, C> {
-    base: C,
+/// The part of `while_some`'s consumer: the flag set once any piece has met a `None`.
+struct WhileSomeOp<'f>(&'f AtomicBool);
+
+impl<'f, T> ItemOp<Option<T>> for WhileSomeOp<'f> {
+    type Out = T;
+    type Folder<F: Folder<T>> = WhileSomeFolder<'f, F>;
+
+    fn split_left(&self) -> Self {
+        WhileSomeOp(self.0)
+    }
+
+    fn into_folder<F: Folder<T>>(self, base: F) -> Self::Folder<F> {
+        WhileSomeFolder {
+            base,
+            stopped: self.0,
+        }
+    }
+
+    fn base_folder<F: Folder<T>>(folder: &mut Self::Folder<F>) -> &mut F {
+        &mut folder.base
+    }
+
+    fn split_folder<F: Folder<T>>(folder: &Self::Folder<F>) -> Self {
+        WhileSomeOp(folder.stopped)
+    }
+
+    fn stopped(&self) -> bool {
+        // Relaxed: a hint to stop; nothing is published through it.
+        self.0.load(Relaxed)
+    }
+}
+
+struct WhileSomeFolder<'f, F> {
+    base: F,
     stopped: &'f AtomicBool,
 }
 
-impl<'f, T, C> Consumer<Option<T>> for WhileSomeConsumer<'f, C>
+impl<'f, T, F> Folder<Option<T>> for WhileSomeFolder<'f, F>
 where
-    C: Consumer<T>,
-    T: Send,
+    F: Folder<T>,
 {
-    type Folder = WhileSomeConsumer<'f, C::Folder>;
-    type Reducer = C::Reducer;
-    type Result = C::Result;
-
-    fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
-        let (left, right, reducer) = self.base.split_at(index);
-        (
-            WhileSomeConsumer { base: left, ..self },
-            WhileSomeConsumer {
-                base: right,
-                ..self
-            },
-            reducer,
-        )
-    }
-
-    fn into_folder(self) -> Self::Folder {
-        WhileSomeConsumer {
-            base: self.base.into_folder(),
-            stopped: self.stopped,
-        }
-    }
-
-    fn full(&self) -> bool {
-        // Relaxed: a hint to stop; nothing is published through it.
-        self.stopped.load(Relaxed) || self.base.full()
-    }
-
-    const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
-
-    fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
-        let (base, reducer) = C::split_folder(&mut folder.base, keep);
-        let consumer = WhileSomeConsumer {
-            base,
-            stopped: folder.stopped,
-        };
-        (consumer, reducer)
-    }
-}
-
-impl<'f, T, C> UnindexedConsumer<Option<T>> for WhileSomeConsumer<'f, C>
-where
-    C: UnindexedConsumer<T>,
-    T: Send,
-{
-    fn split_off_left(&self) -> Self {
-        WhileSomeConsumer {
-            base: self.base.split_off_left(),
-            ..*self
-        }
-    }
-
-    fn to_reducer(&self) -> C::Reducer {
-        self.base.to_reducer()
-    }
-}
-
-impl<'f, T, C> Folder<Option<T>> for WhileSomeConsumer<'f, C>
-where
-    C: Folder<T>,
-{
-    type Result = C::Result;
+    type Result = F::Result;
 
     fn consume(mut self, item: Option<T>) -> Self {
         match item {
             Some(item) => self.base = self.base.consume(item),
-            // Relaxed: see `full`.
+            // Relaxed: see `WhileSomeOp::stopped`.
             None => self.stopped.store(true, Relaxed),
         }
         self
@@ -123,7 +91,7 @@ where
     fn consume_iter<I: IntoIterator<Item = Option<T>>>(mut self, iter: I) -> Self {
         let stopped = self.stopped;
         let items = iter.into_iter().map_while(|item| {
-            // Relaxed: see `full`.
+            // Relaxed: see `WhileSomeOp::stopped`.
             if item.is_none() {
                 stopped.store(true, Relaxed);
             }
@@ -137,12 +105,38 @@ where
         self
     }
 
-    fn complete(self) -> C::Result {
+    fn complete(self) -> F::Result {
         self.base.complete()
     }
 
     fn full(&self) -> bool {
-        // Relaxed: see `full` above.
+        // Relaxed: see `WhileSomeOp::stopped`.
         self.stopped.load(Relaxed) || self.base.full()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prelude::*;
+    use std::sync::Mutex;
+
+    /// A search from the right through `while_some` runs right first, as its base does: on
+    /// one worker the first item folded is the last, and its match stops everything else.
+    #[test]
+    fn find_last_searches_from_the_right() {
+        let pool = crate::Pool::new(1).unwrap();
+        let seen = Mutex::new(Vec::new());
+        let last = pool.install(|| {
+            (0..1000u32)
+                .into_par_iter()
+                .map(Some)
+                .while_some()
+                .find_last(|&x| {
+                    seen.lock().unwrap().push(x);
+                    true
+                })
+        });
+        assert_eq!(last, Some(999));
+        assert_eq!(*seen.lock().unwrap(), [999]);
     }
 }

@@ -134,6 +134,10 @@ pub trait Consumer<Item>: Send + Sized {
     /// Whether no more items are wanted (an answer is known): the splitter stops feeding.
     fn full(&self) -> bool;
 
+    // The crate's item-by-item adaptors pass `SPLITS_FOLDER`, `split_folder` and
+    // `RIGHT_FIRST` on through one consumer type (`adaptors::item_wise::ItemWise`): the
+    // defaults below would compile in an adaptor that forgot them.
+
     /// Whether [`split_folder`](Consumer::split_folder) is implemented. *forkjoin's addition
     /// to rayon's interface*, which consumers written for rayon need not know: they keep the
     /// default, and the splitter then gives every chunk a folder of its own.
