@@ -299,7 +299,7 @@ mod tests {
         let (folders, keeps) = (AtomicUsize::new(0), Mutex::new(Vec::new()));
         let items =
             pool.install(|| make().drive_unindexed(Probe::<true, false>::new(&folders, &keeps)));
-        assert_eq!(*keeps.lock().unwrap(), []);
+        assert_eq!(*keeps.lock().unwrap(), Vec::<usize>::new());
         (items, folders.load(Relaxed))
     }
 
