@@ -264,7 +264,7 @@ fn calibrate_profile_predict_and_validate() {
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&costs).unwrap()).unwrap();
     assert!(saved["heartbeat_ns"].as_f64().is_some_and(|v| v > 0.0));
-    for field in forkjoin::profile::MEASURED {
+    for field in forkjoin_profile::MEASURED {
         assert!(
             saved[field].as_f64().is_some_and(|v| v >= 0.0),
             "{field}: {saved}"
@@ -469,13 +469,13 @@ fn ft_predict_writes_a_table_a_plot_and_json() {
     let (svg, json) = (dir.join("ft.svg"), dir.join("ft.json"));
     // Costs whose spread is the median itself except the wake-up's, 0 to twice it: at the
     // low end the prediction is the one with wake = 0, at the high end one with more.
-    let mut costs = forkjoin::profile::Costs::typical();
-    for (name, ns) in forkjoin::profile::MEASURED.iter().zip(costs.measured()) {
+    let mut costs = forkjoin_profile::Costs::typical();
+    for (name, ns) in forkjoin_profile::MEASURED.iter().zip(costs.measured()) {
         let high = if *name == "wake_ns" { 2.0 * ns } else { ns };
         let low = if *name == "wake_ns" { 0.0 } else { ns };
         costs
             .spread
-            .insert(name.to_string(), forkjoin::profile::Spread { low, high });
+            .insert(name.to_string(), forkjoin_profile::Spread { low, high });
     }
     let costs_file = dir.join("costs.json");
     costs.save(&costs_file).unwrap();

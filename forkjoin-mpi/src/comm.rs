@@ -6,14 +6,14 @@
 //! process sharing a core with others is still charged its own cost, not the wall time);
 //! compute run on the pool through [`Comm::compute`] is charged the pool's time at its
 //! number of workers: its CPU time with one worker, and with more the predictor's time
-//! (`forkjoin::profile`) from a profile of that very phase. MPI's own time (Open MPI polls
+//! (`forkjoin_profile`) from a profile of that very phase. MPI's own time (Open MPI polls
 //! while it waits) is charged by the network model only.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use forkjoin::profile::{self, Costs};
 use forkjoin::Pool;
+use forkjoin_profile::{self as profile, Costs};
 use mpi::collective::{CommunicatorCollectives, SystemOperation};
 use mpi::topology::{Color, Communicator, SimpleCommunicator};
 

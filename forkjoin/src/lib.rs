@@ -47,6 +47,8 @@ pub use iter::sources::{
 mod clock;
 #[cfg(not(loom))]
 mod configuration;
+#[cfg(all(feature = "profile", not(loom)))]
+pub mod instrument;
 #[cfg(not(loom))]
 mod job;
 #[cfg(not(loom))]
@@ -57,8 +59,6 @@ mod latch;
 mod panic;
 #[cfg(not(loom))]
 mod pool;
-#[cfg(all(feature = "profile", not(loom)))]
-pub mod profile;
 #[cfg(not(loom))]
 mod profile_hooks;
 #[cfg(not(loom))]

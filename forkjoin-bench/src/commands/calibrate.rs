@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use forkjoin::profile::{Costs, Spread, MEASURED};
+use forkjoin_profile::{Costs, Spread, MEASURED};
 
 use super::profile::not_modelled;
 use super::Failure;
@@ -24,11 +24,11 @@ pub fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
     let out = &args.out;
     println!(
         "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn, each followed by a turn of the suite's programs' joins (about fifteen seconds)",
-        forkjoin::profile::ROUNDS
+        forkjoin_profile::ROUNDS
     );
     // The calibration this one replaces, for the host's speed then (`judge_speed`).
     let before = Costs::load(out).ok();
-    let mut programs = ProgramJoinCosts::new(forkjoin::profile::ROUNDS)?;
+    let mut programs = ProgramJoinCosts::new(forkjoin_profile::ROUNDS)?;
     let mut costs = Costs::measure_with(|| programs.turn());
     let joins = programs.finish()?;
     costs.program_join_ns = joins.ns;
@@ -208,7 +208,7 @@ impl ProgramJoinCosts {
             }
             let mut w = (program.make)(Size::Test);
             w.reset();
-            let ((), profile) = forkjoin::profile::run(&pool, || w.run(&mut Ctx::Forkjoin));
+            let ((), profile) = forkjoin_profile::run(&pool, || w.run(&mut Ctx::Forkjoin));
             w.verify().map_err(|e| wrong(program.name, e))?;
             let joins = profile.joins();
             // Against the fastest of five plain runs, not the profile's work: that
@@ -401,7 +401,7 @@ fn judge_speed(costs: &mut Costs, before: Option<&Costs>) -> Option<SlowRun> {
         return None;
     }
     costs.speed_ns = Some(then);
-    let named = forkjoin::profile::MEASURED
+    let named = forkjoin_profile::MEASURED
         .iter()
         .map(|m| m.to_string())
         .chain(costs.program_join_ns.keys().map(|p| program_join_key(p)));
@@ -432,7 +432,7 @@ fn warn_unsettled(c: &Costs) {
             "warning: {} could not be pinned down on {} (the rounds' medians spread wider than {}x from p25 to p75): the host is busy, or these costs vary here; the median is saved and the JSON lists them under \"unsettled\"",
             runtime.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", "),
             c.machine,
-            forkjoin::profile::UNSETTLED_FACTOR
+            forkjoin_profile::UNSETTLED_FACTOR
         );
     }
     if !programs.is_empty() {
@@ -490,7 +490,7 @@ mod tests {
             })
         );
         // Every measured cost once (wake_ns was named already), then the program's join.
-        assert_eq!(c.unsettled.len(), forkjoin::profile::MEASURED.len() + 1);
+        assert_eq!(c.unsettled.len(), forkjoin_profile::MEASURED.len() + 1);
         assert_eq!(c.unsettled[0], "wake_ns");
         assert!(c.unsettled.contains(&"join_ns".to_string()));
         assert!(c

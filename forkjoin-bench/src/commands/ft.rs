@@ -39,9 +39,9 @@ mod with_mpi {
     use super::*;
     use std::path::Path;
 
-    use forkjoin::profile::Costs;
     use forkjoin_mpi::mpi::topology::Communicator;
     use forkjoin_mpi::{start, Comm, Network, StartOptions};
+    use forkjoin_profile::Costs;
 
     use crate::commands::calibrate::DEFAULT_COSTS;
     use crate::ft::dist::{self, Mode};

@@ -49,7 +49,7 @@ pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
         pick: Pick::Median,
     };
     // The same with parked workers woken for free (a pool that spins rather than parks).
-    let no_wake = forkjoin::profile::Costs {
+    let no_wake = forkjoin_profile::Costs {
         wake_ns: 0.0,
         ..costs.clone()
     };

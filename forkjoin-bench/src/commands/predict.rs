@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use forkjoin::profile::Costs;
+use forkjoin_profile::Costs;
 use serde::Serialize;
 
 use super::calibrate::load_costs;

@@ -1,4 +1,4 @@
-//! `fj profile`: the scalability profiler and predictor (`forkjoin::profile`) applied to
+//! `fj profile`: the scalability profiler and predictor (`forkjoin_profile`) applied to
 //! one of the suite's programs; `fj predict` and `fj validate` profile through it too.
 //!
 //! A program is profiled on a pool of one worker (so that its strands are timed without
@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use forkjoin::profile::{self, Costs, Prediction, Profile};
+use forkjoin_profile::{self as profile, Costs, Prediction, Profile};
 
 use super::calibrate::load_costs;
 use super::{check_output_file, one_program, Failure};

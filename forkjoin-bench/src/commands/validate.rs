@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use forkjoin::profile::{Costs, Profile};
+use forkjoin_profile::{Costs, Profile};
 use serde::Serialize;
 
 use super::calibrate::load_costs;

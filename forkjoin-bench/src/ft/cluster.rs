@@ -8,7 +8,7 @@
 //!
 //! - a compute phase: on one worker (FT) its cost per point times the local points; on a
 //!   pool of C workers (FT_T) the predictor's time for C workers
-//!   (`forkjoin::profile`'s simulation) over the phase's join tree, whose leaves are the
+//!   (`forkjoin_profile`'s simulation) over the phase's join tree, whose leaves are the
 //!   code's leaves, each with its measured work;
 //! - an all-to-all within a group: the pairwise exchange of `forkjoin_mpi::clock`, starting at
 //!   the group's last arrival, a partner on the same node costing the `local` profile and the
@@ -17,9 +17,9 @@
 
 use std::time::Instant;
 
-use forkjoin::profile::{Costs, Prediction, Profile, TaskNode};
 use forkjoin_mpi::clock;
 use forkjoin_mpi::Network;
+use forkjoin_profile::{Costs, Prediction, Profile, TaskNode};
 use rustfft::num_complex::Complex64;
 
 use super::{

@@ -16,9 +16,9 @@
 //! own core would take turns with it (chili at one worker ran twice as long so); its
 //! calling thread, its only worker at one worker, is still restricted while it runs.
 
-pub use forkjoin::profile::cpus::{allowed, restrict};
+pub use forkjoin_profile::cpus::{allowed, restrict};
 
-/// The CPU that is fastest now ([`forkjoin::profile::cpus::fastest_cpu`]), as the list
+/// The CPU that is fastest now ([`forkjoin_profile::cpus::fastest_cpu`]), as the list
 /// `restrict` takes (empty where affinity is not supported). For measurements that need
 /// the host's fast state rather than a fixed CPU: a calibration's program turns, and the
 /// unprofiled runs of `fj profile` and `fj predict` that fix the time scale (about a
@@ -26,7 +26,7 @@ pub use forkjoin::profile::cpus::{allowed, restrict};
 /// on the first CPU, `fj predict` read fib's work as 290-392 ms and Integrate's as
 /// 218-325 ms).
 pub fn fastest() -> Vec<usize> {
-    forkjoin::profile::cpus::fastest_cpu().into_iter().collect()
+    forkjoin_profile::cpus::fastest_cpu().into_iter().collect()
 }
 
 /// The CPUs for a cell of `workers` workers: the first `workers` of `allowed`, or all of

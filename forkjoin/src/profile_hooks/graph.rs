@@ -2,18 +2,18 @@
 //! its size stays bounded however many tasks the run forked.
 
 /// One closure's execution as the profiler saw it: its steps in program order. The root is
-/// the closure given to [`run`](crate::profile::run); every join contributes two children.
+/// closure the `forkjoin-profile` crate's `run` profiles; every join contributes two children.
 ///
 /// Hand-made graphs (for the simulator's tests, or to ask "what if") are built with
 /// [`TaskNode::work`], [`TaskNode::join`] and [`TaskNode::chunk`]:
 ///
 /// ```
-/// use forkjoin::profile::{Costs, Profile, TaskNode};
+/// use forkjoin::instrument::TaskNode;
 /// let leaf = || TaskNode::new().work(1_000);
 /// let root = TaskNode::new().join(leaf(), leaf()).work(500);
-/// let profile = Profile::from_graph(root, &Costs::zero());
-/// assert_eq!(profile.work().as_nanos(), 2_500);
-/// assert_eq!(profile.span().as_nanos(), 1_500);
+/// assert_eq!(root.total_work(), 2_500);
+/// assert_eq!(root.total_span(), 1_500);
+/// assert_eq!(root.total_joins(), 1);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TaskNode {
@@ -85,6 +85,11 @@ impl TaskNode {
         self.span
     }
 
+    /// Joins in the subtree, those inside its chunks included.
+    pub fn total_joins(&self) -> u64 {
+        self.joins
+    }
+
     /// Steps in the subtree.
     pub fn size(&self) -> usize {
         self.size
@@ -124,7 +129,7 @@ impl TaskNode {
     }
 
     /// The same graph with every strand and chunk `factor` times as long.
-    pub(crate) fn scaled(&self, factor: f64) -> TaskNode {
+    pub fn scaled(&self, factor: f64) -> TaskNode {
         let scale = |ns: u64| (ns as f64 * factor).round() as u64;
         let mut out = TaskNode::new();
         for step in &self.steps {
@@ -144,7 +149,7 @@ impl TaskNode {
     /// one and coarsened into a chunk in the other (the coarsening threshold grows with the
     /// measured times) becomes a chunk. `None` if the two are not the same run's graph
     /// (other steps, or chunks of other join counts).
-    pub(crate) fn shortest(&self, other: &TaskNode) -> Option<TaskNode> {
+    pub fn shortest(&self, other: &TaskNode) -> Option<TaskNode> {
         if self.steps.len() != other.steps.len() {
             return None;
         }
@@ -170,7 +175,7 @@ impl TaskNode {
 
     /// Replaces every join whose two children together have less than `threshold` ns of
     /// work by a chunk. Returns how many steps were removed.
-    pub(crate) fn coarsen(&mut self, threshold: u64) -> usize {
+    pub fn coarsen(&mut self, threshold: u64) -> usize {
         let before = self.size;
         let steps = std::mem::take(&mut self.steps);
         let mut rebuilt = TaskNode::new();

@@ -8,11 +8,11 @@
 //! - `detached`: a job taken from a queue runs outside any strand.
 
 #[cfg(feature = "profile")]
-pub(crate) mod graph;
+pub mod graph;
 #[cfg(feature = "profile")]
 mod strands;
 #[cfg(feature = "profile")]
-pub(crate) use strands::*;
+pub use strands::*;
 
 #[cfg(not(feature = "profile"))]
 mod off;

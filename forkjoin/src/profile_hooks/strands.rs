@@ -1,6 +1,6 @@
 //! The profiler's instrument (feature `profile`): strands timed at every join while a
 //! profile runs, and the task graph they build. DESIGN.md, section 12, explains the method;
-//! `crate::profile` turns what is measured here into a `Profile`.
+//! The `forkjoin-profile` crate turns what is measured here into a `Profile`.
 
 use super::graph::TaskNode;
 use std::cell::Cell;
@@ -38,7 +38,7 @@ impl ProfilingFlag {
 impl Session {
     /// A session whose strands cost `timer_ns` of their own, whose steals cost `burden_ns`,
     /// and whose graph (if `record`) is coarsened to stay under about `max_steps` steps.
-    pub(crate) fn new(timer_ns: u64, burden_ns: u64, record: bool, max_steps: usize) -> Session {
+    pub fn new(timer_ns: u64, burden_ns: u64, record: bool, max_steps: usize) -> Session {
         Session {
             timer_ns,
             burden_ns,
@@ -81,7 +81,7 @@ impl OpenJoin {
     ) -> impl FnOnce() -> (R, Acc) + Send {
         // SAFETY: the parent accumulator is live (see `open_join`).
         let session = unsafe { (*self.0).session };
-        move || measured(session, f)
+        move || measured_in(session, f)
     }
 
     /// Both closures are done: combine their totals and open the parent's next strand.
@@ -98,17 +98,20 @@ impl OpenJoin {
 
 /// The burdened span of a join of children with burdened spans `a` and `b`: the second
 /// child is the one a thief takes, so its path pays the burden.
-pub(crate) fn burdened_join(a: u64, b: u64, burden: u64) -> u64 {
+pub fn burdened_join(a: u64, b: u64, burden: u64) -> u64 {
     a.max(b + burden)
 }
 
 /// The state of one profile, shared by all strands of the run.
-pub(crate) struct Session {
-    pub(crate) timer_ns: u64,
-    pub(crate) burden_ns: u64,
-    pub(crate) record: bool,
+pub struct Session {
+    /// The profiler's own cost per strand, subtracted from every strand (ns).
+    pub timer_ns: u64,
+    /// A steal's cost, added at every join on the burdened span (ns).
+    pub burden_ns: u64,
+    /// Whether the task graph is recorded.
+    pub record: bool,
     /// Joins with less work below them than this become chunks (doubles as the graph grows).
-    pub(crate) threshold: AtomicU64,
+    pub threshold: AtomicU64,
     /// Steps currently held by the graph under construction.
     live: AtomicUsize,
     /// `live` above this raises `threshold`.
@@ -118,24 +121,32 @@ pub(crate) struct Session {
 
 /// A pointer to the session that timed closures carry to whichever worker runs them.
 #[derive(Clone, Copy)]
-pub(crate) struct SessionRef(pub(crate) *const Session);
+pub(crate) struct SessionRef(*const Session);
 
-// SAFETY: the session lives on the stack of `run_with` until the profiled closure and every
-// join inside it have finished; it is only read, or updated through atomics.
+// SAFETY: made only by `measured` from a borrowed session, which outlives the call and so
+// every join inside it (each join waits for both its closures); only read, or updated
+// through atomics.
 unsafe impl Send for SessionRef {}
 
 /// The totals of one closure's execution so far, and its open strand.
-pub(crate) struct Acc {
+pub struct Acc {
     session: SessionRef,
     /// When the open strand started (ns since `EPOCH`).
     start: u64,
-    pub(crate) work: u64,
-    pub(crate) span: u64,
-    pub(crate) bspan: u64,
-    pub(crate) joins: u64,
-    pub(crate) depth: u64,
-    pub(crate) strands: u64,
-    pub(crate) graph: TaskNode,
+    /// Total time of the closure's strands (ns).
+    pub work: u64,
+    /// Its critical path (ns).
+    pub span: u64,
+    /// Its critical path with a steal's burden at every join (ns).
+    pub bspan: u64,
+    /// Joins inside it.
+    pub joins: u64,
+    /// Joins on its longest chain.
+    pub depth: u64,
+    /// Strands timed.
+    pub strands: u64,
+    /// Its task graph, if the session records one.
+    pub graph: TaskNode,
 }
 
 impl Acc {
@@ -246,7 +257,12 @@ impl Drop for RestoreAcc {
 
 /// Runs `f` as a closure of the profile: its strands are timed into a fresh accumulator,
 /// which is returned with the result.
-pub(crate) fn measured<R>(session: SessionRef, f: impl FnOnce() -> R) -> (R, Acc) {
+pub fn measured<R>(session: &Session, f: impl FnOnce() -> R) -> (R, Acc) {
+    measured_in(SessionRef(session), f)
+}
+
+/// `measured`, for a timed closure that carries its session to another worker.
+fn measured_in<R>(session: SessionRef, f: impl FnOnce() -> R) -> (R, Acc) {
     let mut acc = Acc::new(session);
     let p: *mut Acc = &mut acc;
     let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));

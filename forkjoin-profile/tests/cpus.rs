@@ -1,8 +1,8 @@
-//! `forkjoin::profile::cpus` from outside the crate, as a user's measurement would use it:
+//! `forkjoin_profile::cpus` from outside the crate, as a user's measurement would use it:
 //! find the fastest CPU, run there, and get the thread's mask back.
-#![cfg(all(feature = "profile", target_os = "linux"))]
+#![cfg(target_os = "linux")]
 
-use forkjoin::profile::cpus;
+use forkjoin_profile::cpus;
 
 #[test]
 #[cfg_attr(miri, ignore = "sets the thread's affinity mask")]

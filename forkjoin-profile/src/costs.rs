@@ -2,9 +2,8 @@
 //! runtime (ParJava's "tests run on the target machine"), saved and loaded as JSON.
 
 use super::cpus;
-use crate::pool::Pool;
-use crate::registry::heartbeat::HEARTBEAT;
-use crate::registry::Worker;
+use forkjoin::instrument::HEARTBEAT;
+use forkjoin::Pool;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -65,7 +64,7 @@ pub struct Costs {
     /// where nothing was measured, and in files saved before it was kept.
     ///
     /// ```no_run
-    /// let costs = forkjoin::profile::Costs::measure();
+    /// let costs = forkjoin_profile::Costs::measure();
     /// let speed = costs.speed_ns.expect("a measurement records the host's speed");
     /// println!("plain join tree: {speed:.2} ns a node at the host's fastest");
     /// ```
@@ -233,7 +232,7 @@ impl Costs {
     /// where [`Costs::program_join_ns`] has one, else as they are.
     ///
     /// ```
-    /// let mut costs = forkjoin::profile::Costs::typical();
+    /// let mut costs = forkjoin_profile::Costs::typical();
     /// costs.program_join_ns.insert("fib".into(), 2.5);
     /// assert_eq!(costs.for_program("fib").join_ns, 2.5);
     /// assert_eq!(costs.for_program("sort").join_ns, costs.join_ns);
@@ -345,7 +344,7 @@ impl Costs {
     /// joins so).
     ///
     /// ```no_run
-    /// use forkjoin::profile::{Costs, ROUNDS};
+    /// use forkjoin_profile::{Costs, ROUNDS};
     ///
     /// // A measurement of one's own, one short repetition after each round.
     /// let mut mine = Vec::new();
@@ -365,7 +364,7 @@ impl Costs {
         // time slice (9 or 108 us, by how long the waiter spins before yielding) instead
         // of 0.3-0.4 us: three runs of `fj calibrate` on a quiet host read steal as 0.4,
         // 108 and 108 us.
-        let two = crate::PoolBuilder::new()
+        let two = forkjoin::PoolBuilder::new()
             .threads(2)
             .pin_threads(true)
             .build()
@@ -742,7 +741,7 @@ fn tree_fj(depth: u32) -> u64 {
     if depth == 0 {
         return black_box(1);
     }
-    let (a, b) = crate::join(|| tree_fj(depth - 1), || tree_fj(depth - 1));
+    let (a, b) = forkjoin::join(|| tree_fj(depth - 1), || tree_fj(depth - 1));
     a + b
 }
 
@@ -765,7 +764,7 @@ fn fib_fj(n: u32) -> u64 {
     if n < 2 {
         return n as u64;
     }
-    let (a, b) = crate::join(|| fib_fj(n - 1), || fib_fj(n - 2));
+    let (a, b) = forkjoin::join(|| fib_fj(n - 1), || fib_fj(n - 2));
     a + b
 }
 
@@ -831,7 +830,7 @@ fn measure_promote(one: &Pool, cpu: &[usize]) -> f64 {
     one.install(|| {
         let _on = cpus::restrict(cpu);
         let t = Instant::now();
-        crate::scope(|s| {
+        forkjoin::scope(|s| {
             for _ in 0..TASKS {
                 s.spawn(|_| {
                     black_box(());
@@ -847,7 +846,7 @@ fn measure_promote(one: &Pool, cpu: &[usize]) -> f64 {
 fn handover(on_thief: &(dyn Fn() + Sync)) -> f64 {
     let started = AtomicBool::new(false);
     let t = Instant::now();
-    crate::scope(|s| {
+    forkjoin::scope(|s| {
         s.spawn(|_| {
             started.store(true, Ordering::Release);
             on_thief();
@@ -898,16 +897,10 @@ fn measure_spinning_handovers(two: &Pool, count: usize) -> Vec<f64> {
 /// a CPU hog on its core gives the hog a time slice, and the wall time reads 36 ms.
 fn measure_parked_handovers(two: &Pool, count: usize) -> (Vec<f64>, Vec<f64>) {
     two.submit(move || {
-        // SAFETY: a submitted job runs on a worker of `two`, live while it runs.
-        let worker = unsafe { &*Worker::current() };
-        // Relaxed: a snapshot of statistics; a park is seen a little late at worst, which
-        // the search's figure absorbs (it is tens of microseconds).
+        // A snapshot of the pool's parks; a park is seen a little late at worst, which the
+        // search's figure absorbs (it is tens of microseconds).
         let parks = || {
-            let workers = &worker.registry().workers;
-            workers
-                .iter()
-                .map(|w| w.counters.parks.load(Ordering::Relaxed))
-                .sum::<u64>()
+            forkjoin::instrument::parks_of_current_pool().expect("a submitted job runs on a worker")
         };
         let thief = ThiefClock::default();
         let (mut parked, mut searches) = (Vec::new(), Vec::new());
@@ -1010,14 +1003,9 @@ fn cpu_ns(_clock: ClockId) -> Option<u64> {
 fn measure_failed_steal(two: &Pool) -> f64 {
     const SWEEPS: usize = 5_000;
     two.submit(|| {
-        // SAFETY: a submitted job runs on a worker of `two`.
-        let worker = unsafe { &*Worker::current() };
         let t = Instant::now();
         for _ in 0..SWEEPS {
-            if let Some(job) = worker.find_work(None) {
-                // SAFETY: on this worker's thread; the job was taken from a queue.
-                unsafe { worker.execute(job) };
-            }
+            forkjoin::instrument::search_once().expect("a submitted job runs on a worker");
         }
         t.elapsed().as_nanos() as f64 / SWEEPS as f64
     })

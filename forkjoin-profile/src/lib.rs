@@ -1,4 +1,4 @@
-//! The scalability profiler and predictor (cargo feature `profile`).
+//! The scalability profiler and predictor for forkjoin.
 //!
 //! [`run`] runs a closure on a pool and measures, as OpenCilk's Cilkscale does, its *work*
 //! (the time all its strands took, T1), its *span* (the longest chain of strands that must
@@ -34,12 +34,12 @@
 //!     a + b
 //! }
 //! let pool = forkjoin::Pool::new(2).unwrap();
-//! let (answer, profile) = forkjoin::profile::run(&pool, || fib(20));
+//! let (answer, profile) = forkjoin_profile::run(&pool, || fib(20));
 //! assert_eq!(answer, 6765);
 //! assert_eq!(profile.joins(), 10945); // fib(21) - 1 internal calls
 //! assert_eq!(profile.span_joins(), 19);
 //! assert!(profile.parallelism() > 1.0);
-//! let p = profile.predict(8, &forkjoin::profile::Costs::typical());
+//! let p = profile.predict(8, &forkjoin_profile::Costs::typical());
 //! assert!(p.speedup <= p.speedup_upper * 1.0001);
 //! ```
 
@@ -47,13 +47,12 @@ mod costs;
 pub mod cpus;
 mod sim;
 
-pub use crate::profile_hooks::graph::{Step, TaskNode};
 pub use costs::{Costs, CostsError, Spread, MEASURED, ROUNDS, UNSETTLED_FACTOR};
+pub use forkjoin::instrument::{Step, TaskNode};
 pub use sim::Prediction;
 
-use crate::pool::Pool;
-use crate::profile_hooks::{burdened_join, measured, Session, SessionRef};
-use crate::registry::{Registry, Worker, SHARE_REQUEST};
+use forkjoin::instrument::{burdened_join, measured, Profiling, Session};
+use forkjoin::Pool;
 use std::hint::black_box;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Mutex;
@@ -135,7 +134,7 @@ impl Profile {
             self.graph.as_ref().map_or(0.0, |g| {
                 burdened(g, costs.burden_ns() as u64)
                     .0
-                    .saturating_sub(g.span) as f64
+                    .saturating_sub(g.total_span()) as f64
             })
         } else {
             steals * costs.burden_ns() / self.burden_ns as f64
@@ -205,9 +204,9 @@ impl Profile {
     /// let pool = forkjoin::Pool::new(1).unwrap();
     /// let leaf = || std::hint::black_box((0..1_000u64).sum::<u64>());
     /// let runs: Vec<_> = (0..3)
-    ///     .map(|_| forkjoin::profile::run(&pool, || forkjoin::join(leaf, leaf)).1)
+    ///     .map(|_| forkjoin_profile::run(&pool, || forkjoin::join(leaf, leaf)).1)
     ///     .collect();
-    /// let p = forkjoin::profile::Profile::combine(&runs);
+    /// let p = forkjoin_profile::Profile::combine(&runs);
     /// assert_eq!(p.combined(), 3);
     /// assert!(runs.iter().all(|r| p.work() <= r.work() && p.span() <= r.span()));
     /// ```
@@ -229,8 +228,8 @@ impl Profile {
         let first = &profiles[0];
         let (bspan, _) = burdened(&graph, first.burden_ns);
         Profile {
-            work: graph.work,
-            span: graph.span,
+            work: graph.total_work(),
+            span: graph.total_span(),
             burdened_span: bspan,
             wall: profiles.iter().map(|p| p.wall).min().unwrap_or_default(),
             chunk_threshold: profiles
@@ -249,10 +248,10 @@ impl Profile {
         let burden = costs.burden_ns() as u64;
         let (bspan, depth) = burdened(&root, burden);
         Profile {
-            work: root.work,
-            span: root.span,
+            work: root.total_work(),
+            span: root.total_span(),
             burdened_span: bspan,
-            joins: root.joins,
+            joins: root.total_joins(),
             span_joins: depth,
             strands: 0,
             burden_ns: burden,
@@ -293,7 +292,7 @@ impl Profile {
     /// ```
     /// # use std::time::Duration;
     /// let pool = forkjoin::Pool::new(1).unwrap();
-    /// let (_, p) = forkjoin::profile::run(&pool, || forkjoin::join(|| 1, || 2));
+    /// let (_, p) = forkjoin_profile::run(&pool, || forkjoin::join(|| 1, || 2));
     /// let q = p.with_work(Duration::from_millis(3));
     /// assert!(q.work().abs_diff(Duration::from_millis(3)) < Duration::from_micros(1));
     /// ```
@@ -335,7 +334,7 @@ impl Profile {
 /// Burdened span and depth in joins of a hand-made graph.
 fn burdened(node: &TaskNode, burden: u64) -> (u64, u64) {
     let (mut bspan, mut depth) = (0, 0);
-    for step in &node.steps {
+    for step in node.steps() {
         match step {
             Step::Work(ns) => bspan += ns,
             Step::Chunk { span, joins, .. } => {
@@ -370,9 +369,8 @@ pub fn run_with<R: Send>(
     f: impl FnOnce() -> R + Send,
 ) -> (R, Profile) {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
-    let registry = pool.registry();
-    let _flag = Profiling::set(registry);
-    let workers = registry.num_threads();
+    let _flag = Profiling::start(pool);
+    let workers = pool.num_threads();
     pool.install(move || {
         let timer_ns = calibrate_timer();
         let session = Session::new(
@@ -382,7 +380,7 @@ pub fn run_with<R: Send>(
             options.max_steps,
         );
         let t0 = Instant::now();
-        let (r, acc) = measured(SessionRef(&session), f);
+        let (r, acc) = measured(&session, f);
         let wall = t0.elapsed();
         let threshold = session.threshold.load(Relaxed);
         let graph = session.record.then(|| {
@@ -409,47 +407,21 @@ pub fn run_with<R: Send>(
     })
 }
 
-/// Sets the pool's profiling flag (and sends every worker to the slow path at its next
-/// join); clears it on drop, also when the profiled closure panics.
-struct Profiling<'a>(&'a Registry, bool);
-
-impl<'a> Profiling<'a> {
-    fn set(registry: &'a Registry) -> Profiling<'a> {
-        let was = registry.profiling.replace(true);
-        for w in registry.workers.iter() {
-            // Relaxed: as the heartbeat's request; the workers that run the profiled closure
-            // get their part through a queue after this store.
-            w.join.limit.store(SHARE_REQUEST, Relaxed);
-        }
-        Profiling(registry, was)
-    }
-}
-
-impl Drop for Profiling<'_> {
-    fn drop(&mut self) {
-        self.0.profiling.replace(self.1);
-    }
-}
-
 /// The profiler's cost per strand on this thread: the mean measured duration of the empty
 /// strands of an empty join tree, timed as a profile times them (best of five). Runs on a
 /// worker; sets the pool's profiling flag for the duration if it is not set.
 pub(crate) fn calibrate_timer() -> u64 {
     fn tree(depth: u32) {
         if depth > 0 {
-            crate::join(|| tree(depth - 1), || tree(depth - 1));
+            forkjoin::join(|| tree(depth - 1), || tree(depth - 1));
         }
         black_box(());
     }
-    let worker = Worker::current();
-    assert!(!worker.is_null(), "calibrate_timer runs on a worker");
-    // SAFETY: the current thread's worker.
-    let registry = unsafe { (*worker).registry() };
-    let _flag = Profiling::set(registry);
+    let _flag = Profiling::start_on_current().expect("calibrate_timer runs on a worker");
     let session = Session::new(0, 0, false, 0);
     (0..5)
         .map(|_| {
-            let ((), acc) = measured(SessionRef(&session), || tree(10));
+            let ((), acc) = measured(&session, || tree(10));
             acc.work / acc.strands.max(1)
         })
         .min()
@@ -464,7 +436,7 @@ mod tests {
         if n < 2 {
             return n;
         }
-        let (a, b) = crate::join(|| fib(n - 1), || fib(n - 2));
+        let (a, b) = forkjoin::join(|| fib(n - 1), || fib(n - 2));
         a + b
     }
 
@@ -491,8 +463,8 @@ mod tests {
                 assert_eq!(p.strands(), 2 * p.joins() + 1 + p.joins(), "n={n}");
                 assert!(p.span() <= p.work());
                 let g = p.graph().unwrap();
-                assert_eq!(g.joins, p.joins());
-                assert_eq!((g.work, g.span), (p.work, p.span));
+                assert_eq!(g.total_joins(), p.joins());
+                assert_eq!((g.total_work(), g.total_span()), (p.work, p.span));
             }
         }
     }
@@ -501,14 +473,14 @@ mod tests {
     fn the_pool_is_unchanged_after_a_profile() {
         let pool = Pool::new(2).unwrap();
         let _ = run(&pool, || fib(12));
-        assert!(!pool.registry().profiling.is_set());
+        assert!(!forkjoin::instrument::is_profiling(&pool));
         assert_eq!(pool.install(|| fib(20)), 6765);
         // A panic inside the profile clears the flag too.
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            run(&pool, || crate::join(|| fib(5), || panic!("boom")))
+            run(&pool, || forkjoin::join(|| fib(5), || panic!("boom")))
         }));
         assert!(r.is_err());
-        assert!(!pool.registry().profiling.is_set());
+        assert!(!forkjoin::instrument::is_profiling(&pool));
     }
 
     /// A tree of `leaves` leaves; leaf `slow` sleeps 3 ms (a strand the host preempted).
@@ -520,7 +492,7 @@ mod tests {
             return black_box(1);
         }
         let half = leaves / 2;
-        let (a, b) = crate::join(
+        let (a, b) = forkjoin::join(
             || tree_with_a_pause(half, slow),
             || tree_with_a_pause(leaves - half, slow.wrapping_sub(half)),
         );
@@ -548,7 +520,7 @@ mod tests {
         assert!(c.span() < Duration::from_millis(1), "span {:?}", c.span());
         assert!(c.work() < Duration::from_millis(1), "work {:?}", c.work());
         let g = c.graph().unwrap();
-        assert_eq!((g.work, g.span), (c.work, c.span));
+        assert_eq!((g.total_work(), g.total_span()), (c.work, c.span));
         assert!(c.burdened_span() >= c.span());
         // Not the same run (another shape): the least work, alone.
         let (_, small) = run(&pool, || fib(6));
@@ -571,7 +543,7 @@ mod tests {
         let g = p.graph().unwrap();
         assert!(g.size() < 2_000 * 4, "size {}", g.size());
         assert!(p.chunk_threshold() > 0);
-        assert_eq!(g.joins, p.joins());
-        assert_eq!(g.work, p.work);
+        assert_eq!(g.total_joins(), p.joins());
+        assert_eq!(g.total_work(), p.work);
     }
 }

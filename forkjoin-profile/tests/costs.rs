@@ -1,9 +1,8 @@
 //! Costs as a user's program sees them: a program's own join cost, saved by `fj calibrate`
 //! in `program_join_ns`, replaces the generic one for that program only, and survives a
 //! save and a load.
-#![cfg(feature = "profile")]
 
-use forkjoin::profile::{Costs, ROUNDS};
+use forkjoin_profile::{Costs, ROUNDS};
 
 #[test]
 fn a_program_gets_its_own_join_cost_and_others_the_generic_one() {

@@ -7,7 +7,7 @@
 //!
 //! `cargo run --release -p forkjoin --features profile --example profile_phases`
 
-use forkjoin::profile::{self, Profile};
+use forkjoin_profile::{self as profile, Profile};
 use std::hint::black_box;
 use std::time::Duration;
 

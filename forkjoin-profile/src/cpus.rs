@@ -11,7 +11,7 @@
 /// The CPUs this process may run on, ascending; empty where affinity is not supported.
 ///
 /// ```
-/// let cpus = forkjoin::profile::cpus::allowed();
+/// let cpus = forkjoin_profile::cpus::allowed();
 /// assert!(cpus.windows(2).all(|w| w[0] < w[1]));
 /// ```
 pub fn allowed() -> Vec<usize> {
@@ -34,7 +34,7 @@ pub fn allowed() -> Vec<usize> {
 /// thread's previous mask. Threads started meanwhile inherit the narrower mask.
 ///
 /// ```
-/// use forkjoin::profile::cpus;
+/// use forkjoin_profile::cpus;
 ///
 /// let all = cpus::allowed();
 /// if let Some(&first) = all.first() {
@@ -54,7 +54,7 @@ pub struct Restricted {
 /// right, only less comparable with another).
 ///
 /// ```
-/// use forkjoin::profile::cpus;
+/// use forkjoin_profile::cpus;
 ///
 /// // A thread started while the mask is narrowed runs on those CPUs (so do the workers
 /// // of a pool built then).
@@ -118,10 +118,10 @@ const PROBED_CPUS: usize = 4;
 /// supported. The calling thread's mask is as before on return.
 ///
 /// ```
-/// let cpu = forkjoin::profile::cpus::fastest_cpu();
+/// let cpu = forkjoin_profile::cpus::fastest_cpu();
 /// if let Some(cpu) = cpu {
-///     assert!(forkjoin::profile::cpus::allowed().contains(&cpu));
-///     let _on = forkjoin::profile::cpus::restrict(&[cpu]);
+///     assert!(forkjoin_profile::cpus::allowed().contains(&cpu));
+///     let _on = forkjoin_profile::cpus::restrict(&[cpu]);
 ///     // ... measure here ...
 /// }
 /// ```

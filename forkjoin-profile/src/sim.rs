@@ -293,11 +293,11 @@ impl<'g> Sim<'g> {
 
     fn step(&mut self, w: usize) {
         match self.workers[w].stack.last().copied() {
-            Some(Entry::Run { task, pos }) if pos < task.steps.len() => {
+            Some(Entry::Run { task, pos }) if pos < task.steps().len() => {
                 if let Some(Entry::Run { pos, .. }) = self.workers[w].stack.last_mut() {
                     *pos += 1;
                 }
-                match &task.steps[pos] {
+                match &task.steps()[pos] {
                     Step::Work(ns) => self.workers[w].clock += *ns as f64,
                     Step::Chunk { work, joins, .. } => {
                         if *joins > 0 {
@@ -642,7 +642,7 @@ mod tests {
         pub fn big_search(rng: &mut Lcg, size: usize) -> TaskNode {
             loop {
                 let g = search(rng, 70, 18);
-                if g.size >= size {
+                if g.size() >= size {
                     return g;
                 }
             }
@@ -689,7 +689,7 @@ mod tests {
         // above Brent's bound for a greedy scheduler with the span twice (a work-stealing
         // scheduler's idle workers may miss a frame for a step).
         for (name, g) in shapes::all() {
-            let (t1, tinf) = (g.work as f64, g.span as f64);
+            let (t1, tinf) = (g.total_work() as f64, g.total_span() as f64);
             for p in [1, 2, 3, 4, 8, 16, 64] {
                 let tp = sim_ns(&g, p);
                 let pf = p as f64;

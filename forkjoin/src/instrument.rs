@@ -1,0 +1,109 @@
+//! The profiler's instrument (feature `profile`): what the `forkjoin-profile` crate needs
+//! from inside the runtime, and nothing else. While a pool profiles, every join takes the
+//! slow path, where `profile_hooks` times its two closures as strands; this module turns
+//! that on and off, runs closures as timed strands, and reads the few scheduler facts the
+//! calibration measures. DESIGN.md, section 12, explains the method.
+//!
+//! ```
+//! use forkjoin::instrument::{measured, Profiling, Session};
+//! let pool = forkjoin::Pool::new(1).unwrap();
+//! let _on = Profiling::start(&pool);
+//! let session = Session::new(0, 0, false, 0);
+//! let (sum, acc) = pool.install(|| {
+//!     measured(&session, || forkjoin::join(|| 1, || 2))
+//! });
+//! assert_eq!(sum, (1, 2));
+//! assert_eq!(acc.joins, 1);
+//! assert_eq!(acc.strands, 3); // before the join, and one in each closure
+//! ```
+
+pub use crate::profile_hooks::graph::{Step, TaskNode};
+pub use crate::profile_hooks::{burdened_join, measured, Acc, Session};
+
+use crate::pool::Pool;
+use crate::registry::{Registry, Worker, SHARE_REQUEST};
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The heartbeat period: how often an idle worker asks busy ones to share (DESIGN.md,
+/// section 4).
+pub const HEARTBEAT: Duration = crate::registry::heartbeat::HEARTBEAT;
+
+/// A pool profiles while this lives: every join takes the slow path, where it is timed, and
+/// every loop splits all the way down. Dropping it restores what was before, also when the
+/// profiled closure panics.
+pub struct Profiling {
+    registry: Arc<Registry>,
+    was: bool,
+}
+
+impl Profiling {
+    /// Turns profiling on for `pool`.
+    pub fn start(pool: &Pool) -> Profiling {
+        Profiling::on(Arc::clone(pool.registry()))
+    }
+
+    /// Turns profiling on for the pool of the calling worker; `None` outside any pool.
+    pub fn start_on_current() -> Option<Profiling> {
+        let worker = Worker::current();
+        // SAFETY: a non-null current worker is this thread's, live while the thread runs it.
+        (!worker.is_null()).then(|| Profiling::on(unsafe { (*worker).registry_arc() }))
+    }
+
+    fn on(registry: Arc<Registry>) -> Profiling {
+        let was = registry.profiling.replace(true);
+        for w in registry.workers.iter() {
+            // Relaxed: as the heartbeat's request; the workers that run the profiled closure
+            // get their part through a queue after this store.
+            w.join.limit.store(SHARE_REQUEST, Relaxed);
+        }
+        Profiling { registry, was }
+    }
+}
+
+impl Drop for Profiling {
+    fn drop(&mut self) {
+        self.registry.profiling.replace(self.was);
+    }
+}
+
+/// Whether `pool` is profiling.
+pub fn is_profiling(pool: &Pool) -> bool {
+    pool.registry().profiling.is_set()
+}
+
+/// On a worker: one search for work, as an idle worker makes it (its own deque, its inbox,
+/// every other deque and the submission queues), running what it finds. Returns whether it
+/// found a job; `None` outside any pool.
+pub fn search_once() -> Option<bool> {
+    let worker = Worker::current();
+    if worker.is_null() {
+        return None;
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    let worker = unsafe { &*worker };
+    let job = worker.find_work(None);
+    let found = job.is_some();
+    if let Some(job) = job {
+        // SAFETY: on this worker's thread; the job was taken from a queue.
+        unsafe { worker.execute(job) };
+    }
+    Some(found)
+}
+
+/// On a worker: how many times the workers of its pool have parked so far (the sum of
+/// their `parks` counters); `None` outside any pool.
+pub fn parks_of_current_pool() -> Option<u64> {
+    let worker = Worker::current();
+    // SAFETY: this thread's worker, live while the thread runs it; its registry outlives it.
+    (!worker.is_null()).then(|| unsafe {
+        (*worker)
+            .registry()
+            .workers
+            .iter()
+            // Relaxed: a snapshot of statistics.
+            .map(|w| w.counters.parks.load(Relaxed))
+            .sum()
+    })
+}
