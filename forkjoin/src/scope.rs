@@ -3,8 +3,8 @@
 
 use crate::latch::{CoreLatch, CrossLatch, Latch, LockLatch};
 use crate::panic::{catch, Panic};
+use crate::pool::broadcast::{broadcast_boxed, BroadcastContext};
 use crate::registry::{self, Registry, Worker};
-use crate::BroadcastContext;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::atomic::AtomicUsize;
@@ -224,7 +224,7 @@ impl<'scope> Scope<'scope> {
         // hands the share over.
         self.pending.fetch_add(registry.num_threads(), Relaxed);
         let scope = ScopePtr(self);
-        crate::pool::broadcast_boxed(registry, move |ctx| {
+        broadcast_boxed(registry, move |ctx| {
             // The whole pointer, not its field, is captured (the field is not `Send`).
             let scope = &scope;
             // SAFETY: the scope waits for every share before it goes away.
