@@ -53,7 +53,7 @@ impl fmt::Debug for BroadcastContext<'_> {
 }
 
 /// Runs `op` once on every worker of the current pool (the global pool outside any pool)
-/// and returns the results in index order: [`Pool::broadcast`] there.
+/// and returns the results in index order: [`Pool::broadcast`](crate::Pool::broadcast) there.
 ///
 /// ```
 /// let pool = forkjoin::Pool::new(2).unwrap();

@@ -276,7 +276,7 @@ impl<S> PoolBuilder<S> {
     }
 
     /// Sets the closure that receives panics nobody waits for: the payload of a panicking
-    /// job started with [`Pool::spawn`] or [`spawn`], or of a panicking start or exit
+    /// job started with [`Pool::spawn`] or [`spawn`](crate::spawn), or of a panicking start or exit
     /// handler. It runs on the worker where the panic happened.
     ///
     /// Without a panic handler such a panic is reported as one line on stderr,

@@ -18,7 +18,7 @@ pub use spawn::{spawn, spawn_fifo};
 use crate::build_error::BuildError;
 use crate::registry::{self, global_registry, Registry, Worker};
 use crate::scope::{in_place_scope_in, Scope};
-use crate::scope_fifo::in_place_scope_fifo_in;
+use crate::scope_fifo::{in_place_scope_fifo_in, ScopeFifo};
 use crate::stats::{Stats, WorkerStats};
 use crate::task::Task;
 use broadcast::{broadcast_in, spawn_broadcast_in};
@@ -165,7 +165,7 @@ impl Pool {
     /// [`scope_fifo`](crate::scope_fifo) in this pool.
     pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
     where
-        OP: FnOnce(&crate::ScopeFifo<'scope>) -> R + Send,
+        OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
         R: Send,
     {
         self.install(|| crate::scope_fifo(op))
@@ -174,7 +174,7 @@ impl Pool {
     /// [`in_place_scope_fifo`](crate::in_place_scope_fifo) with this pool's workers.
     pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
     where
-        OP: FnOnce(&crate::ScopeFifo<'scope>) -> R,
+        OP: FnOnce(&ScopeFifo<'scope>) -> R,
     {
         in_place_scope_fifo_in(&self.registry, op)
     }

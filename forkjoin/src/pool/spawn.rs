@@ -6,7 +6,7 @@ use crate::panic::catch;
 use crate::registry::{self, global_registry, Registry, Worker};
 
 /// Starts `f` in the current pool (the global pool outside any pool) and returns at once:
-/// [`Pool::spawn`] there. On a worker, `f` goes onto the worker's own queue.
+/// [`Pool::spawn`](crate::Pool::spawn) there. On a worker, `f` goes onto the worker's own queue.
 ///
 /// ```
 /// use std::sync::mpsc;
