@@ -168,23 +168,25 @@ where
     /// `this` is the header of a live `BroadcastJob`, executed once, by the thread running
     /// the slot whose inbox held it.
     unsafe fn execute(this: *const JobHeader, worker: &Worker) {
-        // SAFETY (the whole body): `this` is the header of a live `BroadcastJob` (the
-        // caller waits on the latch before freeing it), executed once; `op` and `latch`
-        // point into the caller's frame, which outlives the latch's set.
-        let job = this as *const Self;
-        // `op` is shared by every share (`OP: Sync`); the caller keeps it alive.
-        let op = &*(*job).op;
-        let result = catch(|| {
-            op(BroadcastContext {
-                worker,
-                _marker: PhantomData,
-            })
-        });
-        // Only this thread writes the result; the caller reads it after the latch.
-        *(*job).result.get() = Some(result);
-        // Copied out: once the latch is set the caller may free the job.
-        let latch = (*job).latch;
-        CountLatch::set(latch);
+        // SAFETY: `this` is the header of a live `BroadcastJob` (the caller waits on the latch
+        // before freeing it), executed once; `op` and `latch` point into the caller's frame,
+        // which outlives the latch's set.
+        unsafe {
+            let job = this as *const Self;
+            // `op` is shared by every share (`OP: Sync`); the caller keeps it alive.
+            let op = &*(*job).op;
+            let result = catch(|| {
+                op(BroadcastContext {
+                    worker,
+                    _marker: PhantomData,
+                })
+            });
+            // Only this thread writes the result; the caller reads it after the latch.
+            *(*job).result.get() = Some(result);
+            // Copied out: once the latch is set the caller may free the job.
+            let latch = (*job).latch;
+            CountLatch::set(latch);
+        }
     }
 
     fn into_result(self) -> R {
