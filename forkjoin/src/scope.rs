@@ -3,8 +3,8 @@
 
 use crate::latch::{CoreLatch, CrossLatch, Latch, LockLatch};
 use crate::panic::{catch, Panic};
+use crate::pool::broadcast::{broadcast_boxed, BroadcastContext};
 use crate::registry::{self, Registry, Worker};
-use crate::BroadcastContext;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::atomic::AtomicUsize;
@@ -224,7 +224,7 @@ impl<'scope> Scope<'scope> {
         // hands the share over.
         self.pending.fetch_add(registry.num_threads(), Relaxed);
         let scope = ScopePtr(self);
-        crate::pool::broadcast_boxed(registry, move |ctx| {
+        broadcast_boxed(registry, move |ctx| {
             // The whole pointer, not its field, is captured (the field is not `Send`).
             let scope = &scope;
             // SAFETY: the scope waits for every share before it goes away.
@@ -250,22 +250,27 @@ impl<'scope> Scope<'scope> {
     /// `this` is live on entry; it may be freed once `pending` reaches zero. The caller is
     /// the scope's owner or runs on a worker of the scope's pool (which so stays alive).
     unsafe fn task_done(this: *const Self) {
-        let registry = (*this).registry;
-        // AcqRel: the last decrement acquires every task's writes (their releases) and the
-        // latch below releases them to the owner.
-        if (*this).pending.fetch_sub(1, AcqRel) == 1 {
-            // The owner waits for the latch, so the scope is still alive until it is set.
-            match &(*this).done {
-                ScopeLatch::Owner { core, index } => {
-                    // Copied out: the set may free the scope.
-                    let index = *index;
-                    CoreLatch::set_raw(core);
-                    // The owner is a worker of the scope's pool, which the caller keeps
-                    // alive (see above).
-                    (*registry).sleep.fence_and_wake(index);
+        // SAFETY: `this` is live until `pending` reaches zero (our contract), and after that
+        // only what was copied out (the registry pointer, the owner's index) and the latch
+        // the owner waits for are used; the caller keeps the scope's pool alive.
+        unsafe {
+            let registry = (*this).registry;
+            // AcqRel: the last decrement acquires every task's writes (their releases) and the
+            // latch below releases them to the owner.
+            if (*this).pending.fetch_sub(1, AcqRel) == 1 {
+                // The owner waits for the latch, so the scope is still alive until it is set.
+                match &(*this).done {
+                    ScopeLatch::Owner { core, index } => {
+                        // Copied out: the set may free the scope.
+                        let index = *index;
+                        CoreLatch::set_raw(core);
+                        // The owner is a worker of the scope's pool, which the caller keeps
+                        // alive (see above).
+                        (*registry).sleep.fence_and_wake(index);
+                    }
+                    ScopeLatch::Cross(latch) => CrossLatch::set(latch),
+                    ScopeLatch::Lock(latch) => LockLatch::set(latch),
                 }
-                ScopeLatch::Cross(latch) => CrossLatch::set(latch),
-                ScopeLatch::Lock(latch) => LockLatch::set(latch),
             }
         }
     }

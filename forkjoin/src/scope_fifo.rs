@@ -3,8 +3,9 @@
 //! plain scope task that runs the *oldest* queued body: whichever worker runs a task (its
 //! owner popping the newest, a thief stealing the oldest), bodies start first-in first-out.
 
-use crate::scope::Scope;
-use crate::BroadcastContext;
+use crate::pool::broadcast::BroadcastContext;
+use crate::registry::Registry;
+use crate::scope::{in_place_scope_in, Scope};
 use std::collections::VecDeque;
 use std::fmt;
 use std::sync::Mutex;
@@ -139,11 +140,12 @@ where
     crate::in_place_scope(|s| op(&ScopeFifo::new(s, &queue)))
 }
 
-/// `in_place_scope_fifo` on `pool` (`Pool::in_place_scope_fifo`).
-pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(pool: &crate::Pool, op: OP) -> R
+/// `in_place_scope_fifo` whose tasks run in `registry`'s pool (`Pool::in_place_scope_fifo`),
+/// as `in_place_scope_in`.
+pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(registry: &Registry, op: OP) -> R
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,
 {
     let queue = Queue(Mutex::new(VecDeque::new()));
-    pool.in_place_scope(|s| op(&ScopeFifo::new(s, &queue)))
+    in_place_scope_in(registry, |s| op(&ScopeFifo::new(s, &queue)))
 }

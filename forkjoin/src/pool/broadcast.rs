@@ -1,0 +1,258 @@
+//! Broadcasts: running a closure once on every worker of a pool. `broadcast` waits for
+//! every share and returns their results, `spawn_broadcast` does not wait, and
+//! `broadcast_boxed` is the machinery both `spawn_broadcast` and the scopes'
+//! `spawn_broadcast` use. It imports nothing from the rest of `pool` or from the scopes, so
+//! `scope` and the pool both build on it.
+
+use crate::job::{JobHeader, JobRef};
+use crate::latch::{CountLatch, CrossLatch, Latch, LockLatch};
+use crate::panic::{catch, Panic};
+use crate::registry::{global_registry, Registry, Worker};
+use std::cell::UnsafeCell;
+use std::fmt;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+use std::sync::atomic::fence;
+use std::sync::atomic::Ordering::SeqCst;
+use std::sync::Arc;
+
+/// What a share of [`broadcast`] learns about where it runs.
+///
+/// ```
+/// let pool = forkjoin::Pool::new(2).unwrap();
+/// let described = pool.broadcast(|ctx| format!("{ctx:?}"));
+/// assert_eq!(described[1], "BroadcastContext { index: 1, num_threads: 2 }");
+/// ```
+pub struct BroadcastContext<'a> {
+    worker: &'a Worker,
+    /// Neither `Send` nor `Sync`, as rayon's: it describes the thread it was made on.
+    _marker: PhantomData<&'a mut dyn Fn()>,
+}
+
+impl BroadcastContext<'_> {
+    /// The index of the worker running this share, in `0..num_threads()`.
+    #[inline]
+    pub fn index(&self) -> usize {
+        self.worker.index
+    }
+
+    /// The number of workers the broadcast runs on: the pool's size.
+    #[inline]
+    pub fn num_threads(&self) -> usize {
+        self.worker.registry().num_threads()
+    }
+}
+
+impl fmt::Debug for BroadcastContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BroadcastContext")
+            .field("index", &self.index())
+            .field("num_threads", &self.num_threads())
+            .finish()
+    }
+}
+
+/// Runs `op` once on every worker of the current pool (the global pool outside any pool)
+/// and returns the results in index order: [`Pool::broadcast`](crate::Pool::broadcast) there.
+///
+/// ```
+/// let pool = forkjoin::Pool::new(2).unwrap();
+/// let indexes = pool.install(|| forkjoin::broadcast(|ctx| ctx.index()));
+/// assert_eq!(indexes, [0, 1]);
+/// ```
+pub fn broadcast<OP, R>(op: OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    let current = Worker::current();
+    if current.is_null() {
+        return broadcast_in(global_registry(), op);
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    let worker = unsafe { &*current };
+    broadcast_in(worker.registry(), op)
+}
+
+/// [`broadcast`] without waiting (rayon's `spawn_broadcast`), on the current pool or the
+/// global pool outside any pool.
+pub fn spawn_broadcast<OP>(op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    let current = Worker::current();
+    if current.is_null() {
+        spawn_broadcast_in(global_registry(), op);
+    } else {
+        // SAFETY: this thread's worker, live while the thread runs it.
+        spawn_broadcast_in(unsafe { (*current).registry() }, op);
+    }
+}
+
+pub(super) fn spawn_broadcast_in<OP>(registry: &Registry, op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
+{
+    broadcast_boxed(registry, move |ctx| {
+        let worker = ctx.worker;
+        if let Err(p) = catch(|| op(ctx)) {
+            worker
+                .registry()
+                .report_panic(&"a spawned broadcast", p.into_payload());
+        }
+    });
+}
+
+/// Puts a boxed share of `op` into the inbox of each of `registry`'s workers and wakes
+/// those that sleep, without waiting; `op` must catch its own panics. The caller must keep
+/// what `op` borrows alive until every share has run (`spawn_broadcast` borrows nothing; a
+/// scope waits for its shares).
+pub(crate) fn broadcast_boxed<OP>(registry: &Registry, op: OP)
+where
+    OP: Fn(BroadcastContext<'_>) + Send + Sync,
+{
+    let op = Arc::new(op);
+    for worker in registry.workers.iter() {
+        let op = Arc::clone(&op);
+        worker
+            .inbox
+            .push(crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
+                op(BroadcastContext {
+                    worker,
+                    _marker: PhantomData,
+                })
+            }));
+    }
+    // The waker's half of the Dekker pattern, as in `run_broadcast`.
+    fence(SeqCst);
+    for index in 0..registry.num_threads() {
+        registry.sleep.wake(index);
+    }
+}
+
+/// One worker's share of a broadcast: on the caller's stack, which outlives it (the caller
+/// waits for every share before returning).
+#[repr(C)]
+struct BroadcastJob<OP, R, L> {
+    header: JobHeader,
+    op: *const OP,
+    latch: *const CountLatch<L>,
+    result: UnsafeCell<Option<Result<R, Panic>>>,
+}
+
+impl<OP, R, L> BroadcastJob<OP, R, L>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+    L: Latch,
+{
+    fn new(op: &OP, latch: &CountLatch<L>) -> Self {
+        BroadcastJob {
+            header: JobHeader {
+                execute: Self::execute,
+            },
+            op,
+            latch,
+            result: UnsafeCell::new(None),
+        }
+    }
+
+    fn job_ref(&self) -> JobRef {
+        // From the whole job, not the header field: `execute` reads all of it.
+        JobRef(NonNull::from(self).cast())
+    }
+
+    /// The header's `execute` for a share.
+    ///
+    /// # Safety
+    /// `this` is the header of a live `BroadcastJob`, executed once, by the thread running
+    /// the slot whose inbox held it.
+    unsafe fn execute(this: *const JobHeader, worker: &Worker) {
+        // SAFETY: `this` is the header of a live `BroadcastJob` (the caller waits on the latch
+        // before freeing it), executed once; `op` and `latch` point into the caller's frame,
+        // which outlives the latch's set.
+        unsafe {
+            let job = this as *const Self;
+            // `op` is shared by every share (`OP: Sync`); the caller keeps it alive.
+            let op = &*(*job).op;
+            let result = catch(|| {
+                op(BroadcastContext {
+                    worker,
+                    _marker: PhantomData,
+                })
+            });
+            // Only this thread writes the result; the caller reads it after the latch.
+            *(*job).result.get() = Some(result);
+            // Copied out: once the latch is set the caller may free the job.
+            let latch = (*job).latch;
+            CountLatch::set(latch);
+        }
+    }
+
+    fn into_result(self) -> R {
+        match self
+            .result
+            .into_inner()
+            .expect("a broadcast share did not run")
+        {
+            Ok(r) => r,
+            Err(p) => p.resume(),
+        }
+    }
+}
+
+/// `broadcast` on `registry`'s pool, waiting as the calling thread must: a worker (of this
+/// pool, possibly in a borrowed slot, or of another) helps its own pool until the shares
+/// are done, and is woken by the last of them; a thread outside any pool blocks on a
+/// condition variable (it borrows no slot: the shares must run on the pool's own slots).
+pub(super) fn broadcast_in<OP, R>(registry: &Registry, op: OP) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+{
+    let n = registry.num_threads();
+    let current = Worker::current();
+    if current.is_null() {
+        let latch = CountLatch::new(n, LockLatch::new());
+        return run_broadcast(registry, &op, &latch, || latch.inner.wait());
+    }
+    // SAFETY: this thread's worker, live while the thread runs it.
+    let worker = unsafe { &*current };
+    // The waiter's own pool (this one or another), kept alive by the latch until the last
+    // share has woken it.
+    let latch = CountLatch::new(n, CrossLatch::new(worker.registry_arc(), worker.index));
+    run_broadcast(registry, &op, &latch, || {
+        worker.wait_until(&|| latch.inner.core.probe(), None)
+    })
+}
+
+/// Puts one share of `op` into the inbox of each of `registry`'s workers, wakes those that
+/// sleep, waits with `wait` until `latch` (counting the shares) is set, and collects the
+/// results in index order, re-raising the first panic by index.
+fn run_broadcast<OP, R, L>(
+    registry: &Registry,
+    op: &OP,
+    latch: &CountLatch<L>,
+    wait: impl FnOnce(),
+) -> Vec<R>
+where
+    OP: Fn(BroadcastContext<'_>) -> R + Sync,
+    R: Send,
+    L: Latch,
+{
+    let n = registry.num_threads();
+    let jobs: Vec<BroadcastJob<OP, R, L>> = (0..n).map(|_| BroadcastJob::new(op, latch)).collect();
+    for (worker, job) in registry.workers[..n].iter().zip(&jobs) {
+        worker.inbox.push(job.job_ref());
+    }
+    // The waker's half of the Dekker pattern (sleep.rs) for every slot at once: the pushes
+    // come before the fence, the checks for a sleeping runner after it. A runner that parks
+    // announces itself, fences and then looks at its inbox (`Registry::has_work_for`), so
+    // either it sees its share or we see it asleep and wake it.
+    fence(SeqCst);
+    for index in 0..n {
+        registry.sleep.wake(index);
+    }
+    wait();
+    jobs.into_iter().map(BroadcastJob::into_result).collect()
+}

@@ -1,0 +1,420 @@
+//! `PoolBuilder`: a pool's settings (threads, pinning, names, stack size, spares, handlers,
+//! how its threads start) and the three ways to start one: `build`, `build_global` and
+//! `build_scoped`.
+
+use super::Pool;
+use crate::build_error::{BuildError, MAX_STACK};
+use crate::registry::{
+    self, allowed_cores, default_threads, CustomSpawn, DefaultSpawn, PanicHandler, Registry, Start,
+    ThreadBuilder, ThreadConfig, ThreadHandler, ThreadSpawn, Worker, BORROW_STACK_DEFAULT,
+    DEFAULT_MAX_BLOCKING, DEFAULT_STACK,
+};
+use std::any::Any;
+use std::fmt;
+use std::io;
+use std::sync::Arc;
+
+/// The smallest stack a worker may ask for (glibc's `PTHREAD_STACK_MIN` on x86-64 and
+/// aarch64 is 16 KiB; the runtime's own frames need a few KiB on top).
+const MIN_STACK: usize = 64 * 1024;
+
+/// Configures a [`Pool`].
+///
+/// ```
+/// let pool = forkjoin::Pool::builder()
+///     .threads(2)
+///     .thread_name(|i| format!("solver-{i}"))
+///     .stack_size(4 << 20)
+///     .build()
+///     .unwrap();
+/// assert_eq!(pool.num_threads(), 2);
+/// ```
+#[must_use]
+pub struct PoolBuilder<S = DefaultSpawn> {
+    threads: Option<usize>,
+    pin_threads: bool,
+    thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    stack_size: Option<usize>,
+    max_blocking: usize,
+    start_handler: Option<ThreadHandler>,
+    exit_handler: Option<ThreadHandler>,
+    panic_handler: Option<PanicHandler>,
+    use_current_thread: bool,
+    breadth_first: bool,
+    spawn: S,
+}
+
+impl PoolBuilder {
+    /// A builder with the defaults (rayon's `ThreadPoolBuilder::new`); the same as
+    /// [`Pool::builder`].
+    pub fn new() -> PoolBuilder {
+        PoolBuilder {
+            threads: None,
+            pin_threads: false,
+            thread_name: None,
+            stack_size: None,
+            max_blocking: DEFAULT_MAX_BLOCKING,
+            start_handler: None,
+            exit_handler: None,
+            panic_handler: None,
+            use_current_thread: false,
+            breadth_first: false,
+            spawn: DefaultSpawn,
+        }
+    }
+
+    /// Builds the pool with its threads started by `wrapper` inside a `std::thread::scope`,
+    /// runs `with_pool` with it, then drops it and waits for its threads (rayon's
+    /// `build_scoped`): the threads may borrow from the caller's stack, and run inside
+    /// whatever `wrapper` sets up around [`ThreadBuilder::run`].
+    ///
+    /// ```
+    /// let answer = forkjoin::ThreadPoolBuilder::new()
+    ///     .num_threads(2)
+    ///     .build_scoped(|thread| thread.run(), |pool| pool.install(|| forkjoin::join(|| 6, || 7)))
+    ///     .unwrap();
+    /// assert_eq!(answer, (6, 7));
+    /// ```
+    pub fn build_scoped<W, F, R>(self, wrapper: W, with_pool: F) -> Result<R, BuildError>
+    where
+        W: Fn(ThreadBuilder) + Sync,
+        F: FnOnce(&Pool) -> R,
+    {
+        std::thread::scope(|scope| {
+            let wrapper = &wrapper;
+            let pool = self
+                .spawn_handler(|thread| {
+                    let mut b = std::thread::Builder::new();
+                    if let Some(name) = thread.name() {
+                        b = b.name(name.to_owned());
+                    }
+                    if let Some(size) = thread.stack_size() {
+                        b = b.stack_size(size);
+                    }
+                    b.spawn_scoped(scope, move || wrapper(thread))?;
+                    Ok(())
+                })
+                .build()?;
+            Ok(with_pool(&pool))
+        })
+    }
+}
+
+impl Default for PoolBuilder {
+    fn default() -> Self {
+        Pool::builder()
+    }
+}
+
+impl<S> PoolBuilder<S> {
+    /// Number of worker threads, 0 meaning the default (rayon's `num_threads`): see
+    /// [`threads`](Self::threads).
+    pub fn num_threads(mut self, threads: usize) -> Self {
+        self.threads = (threads > 0).then_some(threads);
+        self
+    }
+
+    /// Starts the pool's threads with `spawn` instead of `std::thread::spawn` (rayon's
+    /// `spawn_handler`): it gets a [`ThreadBuilder`] per worker and must start a thread that
+    /// calls [`ThreadBuilder::run`]. The pool does not join such threads when dropped; they
+    /// end on their own.
+    pub fn spawn_handler<F>(self, spawn: F) -> PoolBuilder<CustomSpawn<F>>
+    where
+        F: FnMut(ThreadBuilder) -> io::Result<()>,
+    {
+        PoolBuilder {
+            threads: self.threads,
+            pin_threads: self.pin_threads,
+            thread_name: self.thread_name,
+            stack_size: self.stack_size,
+            max_blocking: self.max_blocking,
+            start_handler: self.start_handler,
+            exit_handler: self.exit_handler,
+            panic_handler: self.panic_handler,
+            use_current_thread: self.use_current_thread,
+            breadth_first: self.breadth_first,
+            spawn: CustomSpawn(spawn),
+        }
+    }
+
+    /// Makes the building thread worker 0 of the pool (rayon's `use_current_thread`): no
+    /// thread is started for it, and the caller takes part in the pool's work when it
+    /// joins, waits, or calls [`yield_now`](crate::yield_now), until it drops the pool.
+    /// `build` fails with [`BuildError::CurrentThreadInPool`] if the caller is already a
+    /// worker of a pool.
+    pub fn use_current_thread(mut self) -> Self {
+        self.use_current_thread = true;
+        self
+    }
+
+    /// rayon's deprecated hint that workers run their own spawned jobs breadth first: a
+    /// worker looking for work (idle, or waiting in a join or scope) takes the *oldest* job
+    /// of its own deque instead of the newest. Thieves steal the oldest either way, and a
+    /// join still runs its own second half at once when nobody stole it. As in rayon it is
+    /// only a hint about order; [`scope_fifo`](crate::scope_fifo) and
+    /// [`spawn_fifo`](crate::spawn_fifo) say it directly.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use std::sync::Mutex;
+    /// let pool = forkjoin::ThreadPoolBuilder::new().num_threads(1).breadth_first().build().unwrap();
+    /// let order = Mutex::new(Vec::new());
+    /// pool.scope(|s| {
+    ///     for i in 0..4 {
+    ///         let order = &order;
+    ///         s.spawn(move |_| order.lock().unwrap().push(i));
+    ///     }
+    /// });
+    /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]); // depth first: [3, 2, 1, 0]
+    /// ```
+    #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
+    pub fn breadth_first(mut self) -> Self {
+        self.breadth_first = true;
+        self
+    }
+
+    /// Number of worker threads. The default is the value of the `FORKJOIN_NUM_THREADS`
+    /// environment variable if it is a positive integer (as `RAYON_NUM_THREADS` in rayon),
+    /// else one per available core (`std::thread::available_parallelism`). A value of 0
+    /// means the default; a value that is not a number is reported once on stderr and
+    /// ignored.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = Some(threads);
+        self
+    }
+
+    /// Pins worker `i` to the `i`-th core this process may run on (modulo their number), as
+    /// seed 003 recommends when nothing else shares the machine.
+    pub fn pin_threads(mut self, pin: bool) -> Self {
+        self.pin_threads = pin;
+        self
+    }
+
+    /// Names worker threads (default: `forkjoin-<i>`). A pool with named threads runs every
+    /// job on them: a thread from outside waits for its `install` instead of running it in a
+    /// borrowed slot, so a job always sees a worker's name.
+    pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
+        self.thread_name = Some(Box::new(name));
+        self
+    }
+
+    /// Stack size of each worker thread in bytes (default 16 MiB). Also the least stack a
+    /// thread outside the pool must have left for `install` to run a job on it (see
+    /// `Pool::install`); without this setting, 1 MiB.
+    pub fn stack_size(mut self, bytes: usize) -> Self {
+        self.stack_size = Some(bytes);
+        self
+    }
+
+    /// The most spare threads alive at once (default 256, the JDK pool's limit on spares),
+    /// which the pool starts so that its configured number of threads keep running while
+    /// some of its threads are inside [`blocking`](crate::blocking). 0 turns compensation
+    /// off: a blocked worker then takes its core out of the pool until it returns.
+    pub fn max_blocking(mut self, spares: usize) -> Self {
+        self.max_blocking = spares;
+        self
+    }
+
+    /// Sets a closure that runs on each worker thread as it starts, before it takes any
+    /// work, with the worker's index. It may run on several threads at once. If it panics,
+    /// the panic goes to the panic handler (see [`panic_handler`](Self::panic_handler)) and
+    /// the worker starts normally.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let started = Arc::new(AtomicUsize::new(0));
+    /// let counter = Arc::clone(&started);
+    /// let pool = forkjoin::Pool::builder()
+    ///     .threads(2)
+    ///     .start_handler(move |_index| {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// drop(pool); // joins the threads: both have started
+    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// ```
+    pub fn start_handler<H>(mut self, start_handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.start_handler = Some(Arc::new(start_handler));
+        self
+    }
+
+    /// Sets a closure that runs on each worker thread just before it ends, with the
+    /// worker's index: when the pool is dropped, after the worker has run its share of the
+    /// work still queued. It may run on several threads at once. If it panics, the panic
+    /// goes to the panic handler and the thread ends normally. The global pool is never
+    /// dropped, so its exit handler never runs. Other workers may have ended already, so an
+    /// exit handler (or a job still running while the pool drains) must not `broadcast` on
+    /// the pool being dropped: the shares of ended workers would never run.
+    ///
+    /// ```
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
+    /// use std::sync::Arc;
+    /// let ended = Arc::new(AtomicUsize::new(0));
+    /// let counter = Arc::clone(&ended);
+    /// let pool = forkjoin::Pool::builder()
+    ///     .threads(3)
+    ///     .exit_handler(move |_index| {
+    ///         counter.fetch_add(1, Ordering::SeqCst);
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(ended.load(Ordering::SeqCst), 0);
+    /// drop(pool);
+    /// assert_eq!(ended.load(Ordering::SeqCst), 3);
+    /// ```
+    pub fn exit_handler<H>(mut self, exit_handler: H) -> Self
+    where
+        H: Fn(usize) + Send + Sync + 'static,
+    {
+        self.exit_handler = Some(Arc::new(exit_handler));
+        self
+    }
+
+    /// Sets the closure that receives panics nobody waits for: the payload of a panicking
+    /// job started with [`Pool::spawn`] or [`spawn`](crate::spawn), or of a panicking start or exit
+    /// handler. It runs on the worker where the panic happened.
+    ///
+    /// Without a panic handler such a panic is reported as one line on stderr,
+    /// `forkjoin: a spawned job panicked: <message>`, and the pool keeps running (rayon
+    /// aborts the process instead). A panic handler that panics is reported the same way;
+    /// it never aborts the process.
+    ///
+    /// ```
+    /// use std::sync::mpsc;
+    /// use std::sync::Mutex;
+    /// let (tx, rx) = mpsc::channel::<String>();
+    /// let tx = Mutex::new(tx);
+    /// let pool = forkjoin::Pool::builder()
+    ///     .threads(2)
+    ///     .panic_handler(move |payload| {
+    ///         let message = payload.downcast_ref::<&str>().copied().unwrap_or("?");
+    ///         tx.lock().unwrap().send(message.to_string()).unwrap();
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// pool.spawn(|| panic!("lost"));
+    /// assert_eq!(rx.recv().unwrap(), "lost");
+    /// ```
+    pub fn panic_handler<H>(mut self, panic_handler: H) -> Self
+    where
+        H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
+    {
+        self.panic_handler = Some(Arc::new(panic_handler));
+        self
+    }
+
+    /// Configures the global pool, the one that `join`, `scope`, `broadcast`, `spawn` and
+    /// the parallel iterators use outside any pool, and starts it. It must be called before
+    /// the global pool's first use (which starts it with the default configuration, see
+    /// [`threads`](Self::threads)); after that it returns
+    /// [`BuildError::GlobalPoolAlreadyInitialized`], and so does any call after the first
+    /// successful one. Several threads may call it at once: one pool is built, and the
+    /// others get the error. The builder's closures must not use the global pool
+    /// themselves (the global pool is being built: they would wait for themselves).
+    ///
+    /// ```
+    /// // In a program's `main`, before anything runs in parallel:
+    /// forkjoin::Pool::builder().threads(2).build_global().unwrap();
+    /// assert_eq!(forkjoin::current_num_threads(), 2);
+    /// let again = forkjoin::Pool::builder().threads(4).build_global();
+    /// assert!(matches!(again, Err(forkjoin::BuildError::GlobalPoolAlreadyInitialized)));
+    /// ```
+    pub fn build_global(self) -> Result<(), BuildError>
+    where
+        S: ThreadSpawn,
+    {
+        registry::init_global_registry(|| self.build().map(Pool::into_registry))
+    }
+
+    /// Starts the workers.
+    pub fn build(mut self) -> Result<Pool, BuildError>
+    where
+        S: ThreadSpawn,
+    {
+        if self.use_current_thread && !Worker::current().is_null() {
+            return Err(BuildError::CurrentThreadInPool);
+        }
+        let threads = match self.threads {
+            Some(0) => return Err(BuildError::ZeroThreads),
+            Some(n) => n,
+            None => default_threads(),
+        };
+        let stack = self.stack_size.unwrap_or(DEFAULT_STACK);
+        if stack < MIN_STACK {
+            return Err(BuildError::StackTooSmall {
+                requested: stack,
+                minimum: MIN_STACK,
+            });
+        }
+        if stack > MAX_STACK {
+            return Err(BuildError::StackTooLarge { requested: stack });
+        }
+        let cores = if self.pin_threads {
+            Some(allowed_cores()?)
+        } else {
+            None
+        };
+        // A caller from outside may run its job in a borrowed slot only where the pool's
+        // threads are plain ones: a spawn handler or a start handler may give them state
+        // (thread-locals, say) the job expects and the caller lacks, and a job in a pool
+        // with named threads may look at its thread's name. No stack is that deep.
+        let borrow_stack =
+            if S::SETS_UP_THREADS || self.start_handler.is_some() || self.thread_name.is_some() {
+                usize::MAX
+            } else {
+                self.stack_size.unwrap_or(BORROW_STACK_DEFAULT)
+            };
+        let config = ThreadConfig {
+            stack_size: stack,
+            cores: cores.map(Arc::from),
+            start_handler: self.start_handler.take(),
+            exit_handler: self.exit_handler.take(),
+            panic_handler: self.panic_handler.take(),
+            breadth_first: self.breadth_first,
+        };
+        let start = Start {
+            threads,
+            borrow_stack,
+            config,
+            max_blocking: self.max_blocking,
+            thread_name: self.thread_name.take(),
+            use_current_thread: self.use_current_thread,
+        };
+        let (registry, handles, error) = Registry::start(start, &mut self.spawn);
+        let pool = Pool { registry, handles };
+        match error {
+            // Dropping the partial pool stops and joins the threads already started.
+            Some(e) => Err(e),
+            None => Ok(pool),
+        }
+    }
+}
+
+/// The settings; for each closure, only whether one is set.
+///
+/// ```
+/// let builder = forkjoin::ThreadPoolBuilder::new().num_threads(3).thread_name(|i| format!("w{i}"));
+/// let text = format!("{builder:?}");
+/// assert!(text.contains("threads: Some(3)") && text.contains("thread_name: true"), "{text}");
+/// ```
+impl<S> fmt::Debug for PoolBuilder<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PoolBuilder")
+            .field("threads", &self.threads)
+            .field("pin_threads", &self.pin_threads)
+            .field("thread_name", &self.thread_name.is_some())
+            .field("stack_size", &self.stack_size)
+            .field("max_blocking", &self.max_blocking)
+            .field("start_handler", &self.start_handler.is_some())
+            .field("exit_handler", &self.exit_handler.is_some())
+            .field("panic_handler", &self.panic_handler.is_some())
+            .field("use_current_thread", &self.use_current_thread)
+            .field("breadth_first", &self.breadth_first)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,86 @@
+//! Jobs nobody waits for: `spawn` (onto the current worker's deque, else into a submission
+//! queue) and `spawn_fifo` (into the submission queues, oldest first), a panic going to the
+//! pool's panic handler; and the split behind `Pool::invoke_all`.
+
+use crate::panic::catch;
+use crate::registry::{self, global_registry, Registry, Worker};
+
+/// Starts `f` in the current pool (the global pool outside any pool) and returns at once:
+/// [`Pool::spawn`](crate::Pool::spawn) there. On a worker, `f` goes onto the worker's own queue.
+///
+/// ```
+/// use std::sync::mpsc;
+/// let (tx, rx) = mpsc::channel();
+/// forkjoin::spawn(move || tx.send(forkjoin::current_thread_index().is_some()).unwrap());
+/// assert!(rx.recv().unwrap(), "spawned jobs run on a worker");
+/// ```
+pub fn spawn<F>(f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    let current = Worker::current();
+    if current.is_null() {
+        spawn_in(global_registry(), f);
+    } else {
+        // SAFETY: this thread's worker, live while the thread runs it.
+        spawn_in(unsafe { (*current).registry() }, f);
+    }
+}
+
+/// [`spawn`] in FIFO order (rayon's `spawn_fifo`): into the current pool's submission
+/// queues (the global pool's outside any pool), which workers take oldest first.
+pub fn spawn_fifo<F>(f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    let current = Worker::current();
+    if current.is_null() {
+        spawn_fifo_in(global_registry(), f);
+    } else {
+        // SAFETY: this thread's worker, live while the thread runs it.
+        spawn_fifo_in(unsafe { (*current).registry() }, f);
+    }
+}
+
+pub(super) fn spawn_fifo_in<F>(registry: &Registry, f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    registry.inject(crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
+        if let Err(p) = catch(f) {
+            worker
+                .registry()
+                .report_panic(&"a spawned job", p.into_payload());
+        }
+    }));
+}
+
+/// `spawn` into `registry`'s pool: onto the current worker's deque if this thread is one of
+/// its workers, else into a submission queue; a panic goes to the pool's panic handler.
+pub(super) fn spawn_in<F>(registry: &Registry, f: F)
+where
+    F: FnOnce() + Send + 'static,
+{
+    registry::spawn_job(registry, move |worker: &Worker| {
+        if let Err(p) = catch(f) {
+            worker
+                .registry()
+                .report_panic(&"a spawned job", p.into_payload());
+        }
+    });
+}
+
+/// Runs every closure, potentially in parallel, and returns their results in order: the
+/// split behind `Pool::invoke_all`.
+pub(super) fn invoke_all<T: Send, F: FnOnce() -> T + Send>(mut jobs: Vec<F>) -> Vec<T> {
+    match jobs.len() {
+        0 => Vec::new(),
+        1 => vec![jobs.pop().expect("one job")()],
+        n => {
+            let right = jobs.split_off(n / 2);
+            let (mut left, right) = crate::join(|| invoke_all(jobs), || invoke_all(right));
+            left.extend(right);
+            left
+        }
+    }
+}
