@@ -131,7 +131,7 @@ const SUBMITTED_JOB: Duration = Duration::from_micros(20);
 const QUIET_BETWEEN_ROUNDS: Duration = Duration::from_millis(120);
 
 /// The CPU-bound costs (the join, the promotion, the failed sweep, the timer) are the mean
-/// of the fastest `1 / FASTEST_FRACTION` of their repetitions: seed 003's K-best rule.
+/// of the fastest `1 / FASTEST_FRACTION` of their repetitions: the K-best rule.
 const FASTEST_FRACTION: usize = 5;
 
 /// A round of [`Costs::measure`] is in the host's fast state when its plain join trees took
@@ -313,7 +313,7 @@ impl Costs {
     /// - The costs of the runtime's own code paths (the join, the promotion, the failed
     ///   sweep, the search before parking, timed on the thread's CPU clock, and the
     ///   profiler's timer) are the **mean of the fastest fifth** of their repetitions,
-    ///   seed 003's K-best: such a loop is only ever slowed by the host, and this host's
+    ///   the K-best method: such a loop is only ever slowed by the host, and this host's
     ///   speed moves in stretches of a second or so (the same join tree took 3.6 ns a node
     ///   in one half second and 5.2 in the next). With the median, four runs in a row read
     ///   the join as 1.0, 1.7, 1.7 and 1.6 ns; with the fastest fifth, in the same hour, 0.8,
@@ -483,7 +483,7 @@ impl Samples {
         }
     }
 
-    /// The mean of the fastest fifth of the samples (at least one), seed 003's K-best: a
+    /// The mean of the fastest fifth of the samples (at least one), the K-best method: a
     /// loop of the runtime's own code is only ever slowed by what else the host runs, so
     /// its fastest runs are its cost. The median had let this host's slow stretches in:
     /// four `fj calibrate` runs in a row read the join as 1.0, 1.7, 1.7 and 1.6 ns and the

@@ -19,7 +19,7 @@
 //! 6. Tasks that block inside a 2-worker pool: with `forkjoin::blocking` (spare threads),
 //!    without compensation, and rayon; then the spares retiring and the idle pool's CPU.
 //!
-//! Each time is the mean of the K fastest of M interleaved runs (seed 003's K-best method).
+//! Each time is the mean of the K fastest of M interleaved runs (the K-best method of the "Multithreaded multicore optimisation" article).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -225,7 +225,7 @@ fn print_table(header: &[&str], rows: &[Row]) {
 
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
-    // Many runs: on a shared machine the K fastest are the ones in quiet moments (seed 003).
+    // Many runs: on a shared machine the K fastest are the ones in quiet moments (the K-best method).
     let runs = if quick { 5 } else { 41 };
     let fib_n = 32;
     let expected = fib_seq(fib_n);

@@ -1,5 +1,5 @@
-//! `Task`: the handle of a job submitted with `Pool::submit` (seed 001's external
-//! submission). The job and its result share one allocation, and joining a finished task
+//! `Task`: the handle of a job submitted with `Pool::submit` (the JDK pool's
+//! external submission). The job and its result share one allocation, and joining a finished task
 //! takes no lock.
 //!
 //! A `Task` is also a `Future`, for async code that must not block its executor's thread.

@@ -184,7 +184,8 @@ impl<S> PoolBuilder<S> {
     }
 
     /// Pins worker `i` to the `i`-th core this process may run on (modulo their number), as
-    /// seed 003 recommends when nothing else shares the machine.
+    /// the "Multithreaded multicore optimisation" article recommends when nothing else shares
+    /// the machine.
     pub fn pin_threads(mut self, pin: bool) -> Self {
         self.pin_threads = pin;
         self

@@ -283,7 +283,7 @@ impl Pool {
         spawn_in(&self.registry, f);
     }
 
-    /// Submits `job` from any thread and returns at once (seed 001's external submission:
+    /// Submits `job` from any thread and returns at once (the JDK pool's external submission:
     /// the job goes into one of the pool's submission queues; from a worker of this pool,
     /// onto that worker's deque).
     ///
