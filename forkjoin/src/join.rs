@@ -527,3 +527,6 @@ impl<B: FnOnce() -> RB + Send, RB: Send> Drop for UnwindGuard<B, RB> {
         });
     }
 }
+
+#[cfg(test)]
+mod test;

@@ -160,3 +160,6 @@ impl<L: Latch> Latch for CountLatch<L> {
         }
     }
 }
+
+#[cfg(test)]
+mod test;

@@ -293,3 +293,6 @@ impl fmt::Debug for Scope<'_> {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod test;

@@ -229,3 +229,6 @@ pub(crate) fn init_global_registry(
         // Not reachable: every initialisation holds `GLOBAL_INIT`.
         .map_err(|_| BuildError::GlobalPoolAlreadyInitialized)
 }
+
+#[cfg(test)]
+mod test;

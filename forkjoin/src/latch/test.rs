@@ -1,0 +1,196 @@
+//! Unit tests of the latches: what each one's `set` and wait promise, including the
+//! wake-up a `CrossLatch` owes a parked worker of another pool.
+
+use super::*;
+use crate::registry;
+use crate::Pool;
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::thread;
+
+/// A pool whose calls from outside always run on its own threads: with named threads a
+/// caller never borrows a slot (`PoolBuilder::build`), so nothing runs on the test thread
+/// and no watcher is kept on duty for a borrower.
+fn worker_pool(threads: usize) -> Pool {
+    Pool::builder()
+        .threads(threads)
+        .thread_name(|i| format!("latch-test-{i}"))
+        .build()
+        .unwrap()
+}
+
+/// An inner latch that counts how many times it was set.
+struct Counted(AtomicUsize);
+
+impl Latch for Counted {
+    unsafe fn set(this: *const Self) {
+        // SAFETY: the caller keeps `this` live until the call starts; the tests keep it
+        // live longer.
+        unsafe { (*this).0.fetch_add(1, SeqCst) };
+    }
+}
+
+/// A latch pointer sent to the thread that sets it.
+struct SendPtr<T>(*const T);
+// SAFETY: the latches are `Sync`, and each test keeps the pointee alive until it has seen
+// the latch set.
+unsafe impl<T: Sync> Send for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
+    /// The pointer (a method, so that a closure captures the whole `Send` wrapper).
+    fn get(&self) -> *const T {
+        self.0
+    }
+}
+
+#[test]
+fn core_latch_probes_unset_until_set_and_set_after() {
+    let latch = CoreLatch::new();
+    assert!(!latch.probe());
+    assert!(!latch.probe(), "probing does not set it");
+    // SAFETY: `latch` lives on this stack for the rest of the test.
+    unsafe { CoreLatch::set_raw(&latch) };
+    assert!(latch.probe());
+    // SAFETY: as above; setting a set latch again leaves it set.
+    unsafe { CoreLatch::set_raw(&latch) };
+    assert!(latch.probe());
+}
+
+/// A set from another thread releases the waiter, and what the setter wrote before the set
+/// is visible to it; a set latch stays set for later waits.
+#[test]
+fn lock_latch_wait_returns_after_a_set_from_another_thread() {
+    for _ in 0..50 {
+        let latch = LockLatch::new();
+        let written = AtomicUsize::new(0);
+        thread::scope(|s| {
+            let ptr = SendPtr(&latch as *const LockLatch);
+            let written = &written;
+            s.spawn(move || {
+                written.store(7, Relaxed);
+                // SAFETY: the latch outlives this scoped thread.
+                unsafe { LockLatch::set(ptr.get()) };
+            });
+            latch.wait();
+            // Relaxed: the latch's mutex orders the setter's store before our load.
+            assert_eq!(written.load(Relaxed), 7);
+        });
+        latch.wait();
+    }
+}
+
+/// Every thread blocked on a `LockLatch` is released by the one set (`notify_all`).
+#[test]
+fn lock_latch_releases_every_waiter() {
+    let latch = LockLatch::new();
+    let released = AtomicUsize::new(0);
+    thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                latch.wait();
+                released.fetch_add(1, SeqCst);
+            });
+        }
+        // SAFETY: the latch outlives the scope.
+        unsafe { LockLatch::set(&latch) };
+    });
+    assert_eq!(released.load(SeqCst), 4);
+}
+
+/// The inner latch is set exactly once, by the last of the `n` sets.
+#[test]
+fn count_latch_fires_only_at_the_last_of_n_sets() {
+    for n in 1..=6 {
+        let latch = CountLatch::new(n, Counted(AtomicUsize::new(0)));
+        for k in 1..=n {
+            // SAFETY: `latch` lives on this stack for the whole loop.
+            unsafe { Latch::set(&latch as *const CountLatch<Counted>) };
+            let fired = latch.inner.0.load(SeqCst);
+            assert_eq!(fired, usize::from(k == n), "n = {n}, after set {k}");
+        }
+    }
+}
+
+/// `n` threads set the latch at once: the inner latch fires once, and the waiter sees what
+/// every setter wrote before its set (the decrements form one release sequence).
+#[test]
+fn count_latch_set_concurrently_fires_once_and_publishes_every_write() {
+    const N: usize = 8;
+    for _ in 0..20 {
+        let counted = CountLatch::new(N, Counted(AtomicUsize::new(0)));
+        let locked = CountLatch::new(N, LockLatch::new());
+        let slots: Vec<AtomicUsize> = (0..N).map(|_| AtomicUsize::new(0)).collect();
+        thread::scope(|s| {
+            for (i, slot) in slots.iter().enumerate() {
+                let (counted, locked) = (
+                    SendPtr(&counted as *const CountLatch<Counted>),
+                    SendPtr(&locked as *const CountLatch<LockLatch>),
+                );
+                s.spawn(move || {
+                    slot.store(i + 1, Relaxed);
+                    // SAFETY: both latches outlive the scoped threads.
+                    unsafe {
+                        Latch::set(counted.get());
+                        Latch::set(locked.get());
+                    }
+                });
+            }
+            locked.inner.wait();
+            // Relaxed: ordered by the count's release sequence and the inner latch's mutex.
+            let seen: Vec<usize> = slots.iter().map(|s| s.load(Relaxed)).collect();
+            assert_eq!(seen, (1..=N).collect::<Vec<_>>());
+        });
+        assert_eq!(counted.inner.0.load(SeqCst), 1);
+    }
+}
+
+/// The only worker of pool A waits on a `CrossLatch` and parks for good (nothing else to
+/// do, no borrower, nobody busy to watch for). A job on pool B sets the latch only once A's
+/// worker has announced itself asleep: only the latch's own wake-up can bring it back, and
+/// it must return with the setter's write visible.
+#[test]
+fn cross_latch_wakes_a_parked_worker_of_another_registry() {
+    let a = worker_pool(1);
+    let b = worker_pool(1);
+    for round in 0..10 {
+        let seen = a.install(|| {
+            registry::on_worker(|w| {
+                let latch = CrossLatch::new(w.registry_arc(), w.index);
+                let registry_a = w.registry_arc();
+                let written = Arc::new(AtomicUsize::new(0));
+                let (ptr, write) = (SendPtr(&latch as *const CrossLatch), Arc::clone(&written));
+                b.spawn(move || {
+                    while registry_a.sleep.sleepers() == 0 {
+                        thread::yield_now();
+                    }
+                    write.store(round + 1, Relaxed);
+                    // SAFETY: A's worker keeps the latch on its stack until it sees it set.
+                    unsafe { CrossLatch::set(ptr.get()) };
+                });
+                w.wait_until(&|| latch.core.probe(), None);
+                assert!(latch.core.probe());
+                // The waker withdrew the sleeper's announcement.
+                assert_eq!(w.registry().sleep.sleepers(), 0);
+                // Relaxed: the latch's Release store and Acquire probe order it.
+                written.load(Relaxed)
+            })
+        });
+        assert_eq!(seen, round + 1);
+    }
+}
+
+/// The latch keeps the waiter's pool alive until its wake-up is done: it holds one strong
+/// reference, given back when the latch is dropped.
+#[test]
+fn cross_latch_holds_the_waiters_registry() {
+    let a = worker_pool(1);
+    a.install(|| {
+        registry::on_worker(|w| {
+            let registry = w.registry_arc();
+            let before = Arc::strong_count(&registry);
+            let latch = CrossLatch::new(w.registry_arc(), w.index);
+            assert_eq!(Arc::strong_count(&registry), before + 1);
+            drop(latch);
+            assert_eq!(Arc::strong_count(&registry), before);
+        })
+    });
+}

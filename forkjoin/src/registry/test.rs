@@ -1,0 +1,317 @@
+//! Unit tests of the registry: its slots, running work from outside, the submission queues'
+//! batches, the global registry, start-up failures and the heartbeat's request. The
+//! registries here are started directly (`Registry::start`) with `borrow_stack` at its
+//! maximum, so that a call from outside never runs in a borrowed slot and every job runs on
+//! a worker thread.
+
+use super::submission::SUBMISSION_BATCH;
+use super::*;
+use crate::job::HeapJob;
+use std::io;
+use std::ptr;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::mpsc;
+use std::thread::{self, JoinHandle};
+
+/// The options of a pool of `threads` workers with default stacks whose callers never
+/// borrow a slot.
+fn options(threads: usize, config: ThreadConfig) -> Start {
+    Start {
+        threads,
+        borrow_stack: usize::MAX,
+        config: ThreadConfig {
+            stack_size: DEFAULT_STACK,
+            ..config
+        },
+        max_blocking: DEFAULT_MAX_BLOCKING,
+        thread_name: None,
+        use_current_thread: false,
+    }
+}
+
+/// A started registry, shut down (its threads joined) when dropped.
+struct Running {
+    registry: Arc<Registry>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Running {
+    fn new(threads: usize) -> Running {
+        let (registry, threads, error) =
+            Registry::start(options(threads, ThreadConfig::default()), &mut DefaultSpawn);
+        assert!(error.is_none());
+        Running { registry, threads }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.registry.shut_down(std::mem::take(&mut self.threads));
+    }
+}
+
+/// The slots are the workers, in order, each showing its own index; nothing else (no spare
+/// has been started).
+#[test]
+fn the_slots_are_the_workers_in_order() {
+    let running = Running::new(3);
+    let registry = &running.registry;
+    assert_eq!(registry.num_threads(), 3);
+    assert_eq!(registry.slot_count(), 3);
+    for i in 0..3 {
+        let slot = registry.slot(i);
+        assert!(ptr::eq(slot, &registry.workers[i]));
+        assert_eq!((slot.index, slot.shown_index()), (i, i));
+        assert!(ptr::eq(slot.registry(), &**registry));
+    }
+    // The test thread is no worker of it.
+    assert!(Worker::current_of(registry).is_none());
+}
+
+/// A job injected from outside runs on a worker thread of the registry, which reports its
+/// own index as the current one; `in_worker` from outside does too.
+#[test]
+fn a_job_injected_from_outside_runs_on_a_worker() {
+    let running = Running::new(2);
+    let registry = &running.registry;
+    let caller = thread::current().id();
+    let (tx, rx) = mpsc::channel();
+    const JOBS: usize = 20;
+    for _ in 0..JOBS {
+        let (tx, registry) = (tx.clone(), Arc::clone(registry));
+        spawn_job(&registry.clone(), move |w: &Worker| {
+            let seen = (
+                w.index,
+                crate::current_thread_index(),
+                Worker::current_of(&registry).map(|c| c.index),
+                thread::current().id() != caller,
+            );
+            tx.send(seen).unwrap();
+        });
+    }
+    for (index, current, of_registry, elsewhere) in rx.iter().take(JOBS) {
+        assert!(index < 2);
+        assert_eq!(current, Some(index));
+        assert_eq!(of_registry, Some(index));
+        assert!(elsewhere);
+    }
+    assert_eq!(registry.external_submissions(), JOBS as u64);
+    for _ in 0..JOBS {
+        let (index, current) = in_worker(registry, |w| (w.index, crate::current_thread_index()));
+        assert_eq!(current, Some(index));
+    }
+}
+
+/// A worker of pool A that calls into pool B waits on a cross-pool latch and gets B's
+/// result; the closure ran on B's worker, which is no worker of A; the caller is A's worker
+/// again afterwards.
+#[test]
+fn a_call_from_a_worker_of_another_registry_runs_there_and_returns() {
+    let a = Running::new(1);
+    let b = Running::new(2);
+    for _ in 0..20 {
+        let (outer, inner) = in_worker(&a.registry, |wa| {
+            let inner = in_worker(&b.registry, |wb| {
+                assert!(Worker::current_of(&a.registry).is_none());
+                assert!(ptr::eq(wb.registry(), &*b.registry));
+                (wb.index, crate::current_thread_index())
+            });
+            let again = Worker::current_of(&a.registry).map(|w| w.index);
+            ((wa.index, again), inner)
+        });
+        assert_eq!(outer, (0, Some(0)));
+        assert_eq!(inner.1, Some(inner.0));
+    }
+}
+
+/// A one-worker registry takes submitted jobs in batches (the oldest half of the queue, at
+/// most `SUBMISSION_BATCH`) and runs them in submission order: the batch's rest waits on
+/// the worker's own deque, which shrinks by one at each job. The jobs are queued while the
+/// worker is held inside a first job, so the batches are exactly those the queue's length
+/// gives. Every job counts as taken from a queue once, and as executed once.
+#[test]
+fn submitted_jobs_run_in_submission_order_in_batches() {
+    const JOBS: usize = 80;
+    let running = Running::new(1);
+    let registry = &running.registry;
+    let (started_tx, started) = mpsc::channel();
+    let (go, go_rx) = mpsc::channel::<()>();
+    spawn_job(registry, move |_: &Worker| {
+        started_tx.send(()).unwrap();
+        go_rx.recv().unwrap();
+    });
+    started.recv().unwrap();
+    let (tx, rx) = mpsc::channel();
+    for seq in 0..JOBS {
+        let tx = tx.clone();
+        spawn_job(registry, move |w: &Worker| {
+            tx.send((seq, w.index, w.deque.len())).unwrap();
+        });
+    }
+    go.send(()).unwrap();
+    let seen: Vec<(usize, usize, usize)> = rx.iter().take(JOBS).collect();
+    // The deque's length at each job: a batch of `n` leaves `n - 1, ..., 0`.
+    let mut expected = Vec::new();
+    let mut queued = JOBS;
+    while queued > 0 {
+        let n = queued.div_ceil(2).min(SUBMISSION_BATCH);
+        expected.extend((0..n).map(|j| n - 1 - j));
+        queued -= n;
+    }
+    assert_eq!(
+        seen,
+        (0..JOBS)
+            .zip(expected)
+            .map(|(seq, left)| (seq, 0, left))
+            .collect::<Vec<_>>()
+    );
+    let w = &registry.workers[0];
+    assert_eq!(registry.external_submissions(), JOBS as u64 + 1);
+    assert_eq!(w.counters.stolen.load(Relaxed), JOBS as u64 + 1);
+    assert_eq!(w.counters.executed.load(Relaxed), JOBS as u64 + 1);
+}
+
+/// A job pushed straight into a submission queue (`inject`) runs once on the worker.
+#[test]
+fn an_injected_heap_job_runs_once() {
+    let running = Running::new(1);
+    let (tx, rx) = mpsc::channel();
+    running
+        .registry
+        .inject(HeapJob::into_job_ref(move |w: &Worker| {
+            tx.send(w.index).unwrap();
+        }));
+    assert_eq!(rx.recv().unwrap(), 0);
+    // The job, and with it the sender, is gone after its one run.
+    assert!(rx.recv().is_err());
+}
+
+/// Every call, from any thread, gets the same global registry; once it has started, it
+/// cannot be configured any more.
+#[test]
+fn the_global_registry_is_one_arc() {
+    let first = global_registry();
+    let from_threads: Vec<usize> = thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| s.spawn(|| Arc::as_ptr(global_registry()) as usize))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(from_threads
+        .iter()
+        .all(|&p| p == Arc::as_ptr(first) as usize));
+    assert!(Arc::ptr_eq(first, global_registry()));
+    let on_worker = in_worker(first, |w| ptr::eq(w.registry(), &**first));
+    assert!(on_worker);
+    let again = init_global_registry(|| panic!("the global pool is built only once"));
+    assert!(matches!(
+        again,
+        Err(BuildError::GlobalPoolAlreadyInitialized)
+    ));
+}
+
+/// A spawn handler that fails at worker `k`: `start` reports `Spawn { worker: k }` with the
+/// handler's error, and `shut_down` stops the `k` threads started before it (each runs its
+/// exit handler once and ends); nothing else holds the registry afterwards.
+#[test]
+fn a_spawn_failure_at_worker_k_stops_the_threads_started_before() {
+    for k in [0, 1, 3] {
+        let exits = Arc::new(AtomicUsize::new(0));
+        let exit_handler: ThreadHandler = {
+            let exits = Arc::clone(&exits);
+            Arc::new(move |_| {
+                exits.fetch_add(1, Relaxed);
+            })
+        };
+        let config = ThreadConfig {
+            exit_handler: Some(exit_handler),
+            ..ThreadConfig::default()
+        };
+        let mut started: Vec<JoinHandle<()>> = Vec::new();
+        let mut spawn = CustomSpawn(|thread: ThreadBuilder| {
+            if thread.index() == k {
+                return Err(io::Error::other("refused by the test"));
+            }
+            started.push(thread::spawn(move || thread.run()));
+            Ok(())
+        });
+        let (registry, threads, error) = Registry::start(options(4, config), &mut spawn);
+        match error {
+            Some(BuildError::Spawn { worker, source }) => {
+                assert_eq!(worker, k);
+                assert_eq!(source.to_string(), "refused by the test");
+            }
+            other => panic!("k = {k}: {other:?}"),
+        }
+        // A spawn handler's threads are the caller's to join.
+        assert!(threads.is_empty());
+        registry.shut_down(threads);
+        assert!(registry.is_terminating());
+        assert_eq!(started.len(), k);
+        for t in started {
+            t.join().unwrap();
+        }
+        assert_eq!(exits.load(Relaxed), k);
+        assert_eq!(Arc::strong_count(&registry), 1);
+    }
+}
+
+/// The join limit on the owner's side: a pending request (`SHARE_REQUEST`) survives
+/// `refresh_limit`, which otherwise restores the frame bound; taking the request restores
+/// the bound; the first recording join of a worker with nobody to share with takes it.
+#[test]
+fn a_pending_request_is_kept_across_refresh_limit() {
+    let running = Running::new(1);
+    in_worker(&running.registry, |w| {
+        let limit = || w.join.limit.load(Relaxed);
+        // SAFETY: owner-only state, read on the owner's thread.
+        let (len, shared) = unsafe { ((*w.owner_state()).len, (*w.owner_state()).shared) };
+        assert_eq!((len, shared), (0, 0));
+
+        w.join.limit.store(SHARE_REQUEST, Relaxed);
+        w.refresh_limit();
+        assert_eq!(limit(), SHARE_REQUEST);
+        assert!(w.heartbeat_pending());
+
+        w.take_request();
+        assert_eq!(limit(), PRIVATE_FRAMES);
+        assert!(!w.heartbeat_pending());
+
+        // A stale bound is brought back to `shared + PRIVATE_FRAMES`.
+        w.join.limit.store(3, Relaxed);
+        w.refresh_limit();
+        assert_eq!(limit(), PRIVATE_FRAMES);
+
+        // One worker: the heartbeat shares nothing and takes the request at the first join.
+        w.join.limit.store(SHARE_REQUEST, Relaxed);
+        let promoted = w.counters.promoted.load(Relaxed);
+        assert_eq!(crate::join(|| 1, || 2), (1, 2));
+        assert_eq!(limit(), PRIVATE_FRAMES);
+        assert_eq!(w.counters.promoted.load(Relaxed), promoted);
+    });
+}
+
+/// A run that declines a request with no private frame to offer defers it: runs nested as
+/// deeply or deeper no longer see it, shallower ones do, until it is raised again.
+#[test]
+fn a_declined_request_is_deferred_to_shallower_runs() {
+    let running = Running::new(1);
+    in_worker(&running.registry, |w| {
+        // SAFETY: on the worker's own thread, as these functions require.
+        unsafe {
+            w.join.limit.store(SHARE_REQUEST, Relaxed);
+            w.decline_request(3);
+            assert!(!w.heartbeat_pending());
+            assert_eq!(w.join.limit.load(Relaxed), PRIVATE_FRAMES);
+            assert!(w.deferred_request_for(1));
+            assert!(w.deferred_request_for(2));
+            assert!(!w.deferred_request_for(3));
+            assert!(!w.deferred_request_for(4));
+            w.raise_request();
+            assert!(w.heartbeat_pending());
+            assert!(!w.deferred_request_for(1));
+            w.take_request();
+        }
+    });
+}
