@@ -79,12 +79,12 @@ fn a_job_injected_from_outside_runs_on_a_worker() {
     let (tx, rx) = mpsc::channel();
     const JOBS: usize = 20;
     for _ in 0..JOBS {
-        let (tx, registry) = (tx.clone(), Arc::clone(registry));
-        spawn_job(&registry.clone(), move |w: &Worker| {
+        let (tx, mine) = (tx.clone(), Arc::clone(registry));
+        spawn_job(registry, move |w: &Worker| {
             let seen = (
                 w.index,
                 crate::current_thread_index(),
-                Worker::current_of(&registry).map(|c| c.index),
+                Worker::current_of(&mine).map(|c| c.index),
                 thread::current().id() != caller,
             );
             tx.send(seen).unwrap();
