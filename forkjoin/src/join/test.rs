@@ -58,7 +58,8 @@ fn fib_joins(n: u64) -> u64 {
     a - 1
 }
 
-/// `fib` whose closures carry 64 bytes each: `join` takes the large-closure path.
+/// `fib` whose closures carry 64 bytes of padding each: `join` takes the large-closure
+/// path.
 fn fib_large(n: u64, pad: [u64; 8]) -> u64 {
     if n < 2 {
         return n + pad[0] - pad[1];
@@ -134,8 +135,8 @@ fn chain(w: &Worker, depth: usize, large: bool, bound: usize) -> usize {
     .run(1)
 }
 
-/// Frames are recorded up to `PRIVATE_FRAMES` deep (fewer for large closures) and popped as each join completes; the
-/// worker holds none once the outermost join returns.
+/// Frames are recorded up to `PRIVATE_FRAMES` deep (fewer for large closures) and popped
+/// as each join completes; the worker holds none once the outermost join returns.
 #[test]
 fn nested_joins_record_and_pop_their_frames() {
     for pool in one_worker_pools() {
