@@ -148,10 +148,10 @@ struct Sim<'g> {
 
 /// How many seeds a prediction simulates at least (one worker needs one: nothing is random
 /// there).
-pub const SEEDS: u64 = 21;
+pub(crate) const SEEDS: u64 = 21;
 
 /// How many seeds a prediction simulates at most: see [`spread`].
-pub const MAX_SEEDS: u64 = 201;
+pub(crate) const MAX_SEEDS: u64 = 201;
 
 /// The standard error [`spread`] aims its median at, as a share of the median.
 const MEDIAN_ERROR: f64 = 0.01;
@@ -582,9 +582,9 @@ mod tests {
         use super::super::TaskNode;
 
         /// A 64-bit LCG: the shapes are the same in every run.
-        pub struct Lcg(pub u64);
+        pub(crate) struct Lcg(pub u64);
         impl Lcg {
-            pub fn below(&mut self, n: u64) -> u64 {
+            pub(crate) fn below(&mut self, n: u64) -> u64 {
                 self.0 = self
                     .0
                     .wrapping_mul(6_364_136_223_846_793_005)
@@ -594,7 +594,7 @@ mod tests {
         }
 
         /// A balanced tree over `n` leaves whose lengths come from `leaf`.
-        pub fn balanced(n: usize, leaf: &mut dyn FnMut() -> u64) -> TaskNode {
+        pub(crate) fn balanced(n: usize, leaf: &mut dyn FnMut() -> u64) -> TaskNode {
             if n <= 1 {
                 return TaskNode::new().work(leaf());
             }
@@ -605,7 +605,7 @@ mod tests {
 
         /// A chain: strands, each forking a join whose second closure is empty (so that the
         /// graph keeps them apart), no parallelism.
-        pub fn chain(n: usize, ns: u64) -> TaskNode {
+        pub(crate) fn chain(n: usize, ns: u64) -> TaskNode {
             (0..n).fold(TaskNode::new(), |g, _| {
                 g.work(ns).join(TaskNode::new().work(ns), TaskNode::new())
             })
@@ -613,7 +613,7 @@ mod tests {
 
         /// A comb: each join's first closure is a leaf, its second the rest of the comb (a
         /// loop forking one iteration at a time), and the other way round.
-        pub fn comb(n: usize, ns: u64, left: bool) -> TaskNode {
+        pub(crate) fn comb(n: usize, ns: u64, left: bool) -> TaskNode {
             let mut g = TaskNode::new().work(ns);
             for _ in 1..n {
                 let leaf = TaskNode::new().work(ns);
@@ -628,7 +628,7 @@ mod tests {
 
         /// An unbalanced search tree (UTS's binomial kind): every node works 200-3000 ns and
         /// has two children with probability `q` percent, down to `depth`.
-        pub fn search(rng: &mut Lcg, q: u64, depth: u32) -> TaskNode {
+        pub(crate) fn search(rng: &mut Lcg, q: u64, depth: u32) -> TaskNode {
             let g = TaskNode::new().work(200 + rng.below(2_800));
             if depth == 0 || rng.below(100) >= q {
                 return g;
@@ -639,7 +639,7 @@ mod tests {
         }
 
         /// The first search tree from `rng` with at least `size` steps.
-        pub fn big_search(rng: &mut Lcg, size: usize) -> TaskNode {
+        pub(crate) fn big_search(rng: &mut Lcg, size: usize) -> TaskNode {
             loop {
                 let g = search(rng, 70, 18);
                 if g.size() >= size {
@@ -650,7 +650,7 @@ mod tests {
 
         /// A loop of `phases` short parallel phases, each a balanced tree of `leaves` leaves
         /// of about `ns` (within 20%), with a short sequential step between phases.
-        pub fn phases(rng: &mut Lcg, phases: usize, leaves: usize, ns: u64) -> TaskNode {
+        pub(crate) fn phases(rng: &mut Lcg, phases: usize, leaves: usize, ns: u64) -> TaskNode {
             let mut g = TaskNode::new();
             for _ in 0..phases {
                 let mut leaf = || ns * 8 / 10 + rng.below(ns * 4 / 10);
@@ -662,7 +662,7 @@ mod tests {
         }
 
         /// Every shape, named.
-        pub fn all() -> Vec<(&'static str, TaskNode)> {
+        pub(crate) fn all() -> Vec<(&'static str, TaskNode)> {
             let mut rng = Lcg(7);
             vec![
                 ("chain", chain(200, 1_000)),

@@ -8,7 +8,7 @@
 //! - `detached`: a job taken from a queue runs outside any strand.
 
 #[cfg(feature = "profile")]
-pub mod graph;
+pub(crate) mod graph;
 #[cfg(feature = "profile")]
 mod strands;
 #[cfg(feature = "profile")]

@@ -10,7 +10,7 @@ mod either;
 pub(crate) mod empty;
 pub(crate) mod once;
 pub mod option;
-pub mod par_bridge;
+pub(crate) mod par_bridge;
 pub mod range;
 pub mod range_inclusive;
 pub(crate) mod repeat;
