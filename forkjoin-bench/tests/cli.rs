@@ -351,7 +351,7 @@ fn calibrate_profile_predict_and_validate() {
                 assert!(line.contains("not measured"), "{line}");
                 assert!(
                     stderr.contains(&format!(
-                        "warning: {program}'s own join cost was not measured"
+                        "warning: {program}'s own join cost ({key}) was not measured"
                     )),
                     "{stderr}"
                 );
@@ -532,7 +532,7 @@ fn a_program_join_not_measured_is_charged_the_generic_join_and_said() {
             "{stdout}"
         );
         assert!(
-            stderr.contains("warning: fib-nothreshold's own join cost was not measured")
+            stderr.contains("warning: fib-nothreshold's own join cost (program_join_ns.fib-nothreshold) was not measured")
                 && stderr.contains(why)
                 && stderr.contains("charge it the generic join cost, 0.75 ns"),
             "{stderr}"

@@ -558,7 +558,7 @@ fn warn_not_measured(c: &Costs) {
     for (name, why) in &c.not_measured {
         match name.strip_prefix("program_join_ns.") {
             Some(program) => eprintln!(
-                "warning: {program}'s own join cost was not measured on {}: {why}; no figure is saved for it (the JSON lists it under \"unsettled\" and \"not_measured\"), and `fj profile`, `fj predict` and `fj validate` charge it the generic join cost, {:.2} ns",
+                "warning: {program}'s own join cost ({name}) was not measured on {}: {why}; no figure is saved for it (the JSON lists it under \"unsettled\" and \"not_measured\"), and `fj profile`, `fj predict` and `fj validate` charge it the generic join cost, {:.2} ns",
                 c.machine, c.join_ns
             ),
             None => eprintln!(
