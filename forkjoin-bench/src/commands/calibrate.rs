@@ -377,8 +377,9 @@ enum ProgramJoin {
 /// one, times the fastest fifth of their plain runs, over the joins. Measured only when
 /// three quarters of the fast pairs or more had the forking run the longer (the 25th
 /// percentile of the ratios above 1): otherwise the difference is within the noise of
-/// the pairs, and a figure of 0 ns (or of a few hundredths) would be a statistic of noise,
-/// not a cost.
+/// the pairs, and their median (0 ns or below in one calibration, a few hundredths of a
+/// nanosecond in the next, as fib without threshold read on a 2-core EPYC VM) would be a
+/// statistic of the noise, not a cost.
 fn program_join(pairs: &[Pair], joins: u64) -> ProgramJoin {
     let fast = fast_pairs(pairs);
     if fast.is_empty() || joins == 0 {
@@ -398,8 +399,17 @@ fn program_join(pairs: &[Pair], joins: u64) -> ProgramJoin {
     );
     if low <= 1.0 {
         let not_longer = ratios.iter().filter(|&&r| r <= 1.0).count();
+        let few = if fast.len() < MIN_FAST_PAIRS {
+            format!(
+                "too few pairs ran at the host's full speed ({} of {}) to tell its runs apart; ",
+                fast.len(),
+                pairs.len()
+            )
+        } else {
+            String::new()
+        };
         return ProgramJoin::NotMeasured(format!(
-            "no measurable difference between its forking and plain runs: the forking run was no longer in {not_longer} of the {} pairs run at full speed (a quarter or more); forking took {low:.4}-{high:.4} times as long as plain (p25-p75, median {mid:.4}), {:.2} to {:.2} ns a join",
+            "{few}no measurable difference between its forking and plain runs: the forking run was no longer in {not_longer} of the {} pairs run at full speed (a quarter or more); forking took {low:.4}-{high:.4} times as long as plain (p25-p75, median {mid:.4}), {:.2} to {:.2} ns a join",
             fast.len(),
             per_join(low),
             per_join(high),
@@ -641,6 +651,12 @@ mod tests {
         );
         let why = not_measured(&pairs(0.98, 1.0, 40));
         assert!(why.starts_with("no measurable difference"), "{why}");
+        // From few pairs at full speed, said.
+        let why = not_measured(&pairs(1.0, 1.0, 3));
+        assert!(
+            why.starts_with("too few pairs ran at the host's full speed (3 of 3)"),
+            "{why}"
+        );
         // Longer in only half of the pairs: within their noise.
         let mut mixed = pairs(1.01, 1.0, 20);
         mixed.extend(pairs(1.0, 1.01, 20));
