@@ -70,6 +70,14 @@ pub struct Costs {
     /// ```
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub speed_ns: Option<f64>,
+    /// The costs a calibration looked for and could not measure, by the name they have in
+    /// [`Costs::unsettled`] (where each is named too), with the reason: a program's join
+    /// (`"program_join_ns.fib"`) that its forking runs did not measurably lengthen has no
+    /// figure in [`Costs::program_join_ns`], so [`Costs::for_program`] gives it the generic
+    /// `join_ns`; a runtime cost that came out at zero or below holds [`Costs::typical`]'s
+    /// figure instead. Never 0 ns in place of a cost. Empty in files saved before it was kept.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_measured: BTreeMap<String, String>,
 }
 
 /// Where a measured cost's repetitions lay: their 25th and 75th percentiles, in ns.
@@ -205,6 +213,7 @@ impl Costs {
             unsettled: Vec::new(),
             program_join_ns: BTreeMap::new(),
             speed_ns: None,
+            not_measured: BTreeMap::new(),
         }
     }
 
@@ -225,6 +234,7 @@ impl Costs {
             unsettled: Vec::new(),
             program_join_ns: BTreeMap::new(),
             speed_ns: None,
+            not_measured: BTreeMap::new(),
         }
     }
 
@@ -239,7 +249,10 @@ impl Costs {
     /// ```
     pub fn for_program(&self, program: &str) -> Costs {
         let mut out = self.clone();
-        if let Some(&join_ns) = self.program_join_ns.get(program) {
+        let not_measured = self
+            .not_measured
+            .contains_key(&format!("program_join_ns.{program}"));
+        if let Some(&join_ns) = self.program_join_ns.get(program).filter(|_| !not_measured) {
             out.join_ns = join_ns;
         }
         out
@@ -404,10 +417,26 @@ impl Costs {
 
     /// Parses costs from JSON; `origin` names the source in the error.
     pub fn from_json(json: &str, origin: &str) -> Result<Costs, CostsError> {
-        let costs: Costs = serde_json::from_str(json).map_err(|e| CostsError::Malformed {
+        let mut costs: Costs = serde_json::from_str(json).map_err(|e| CostsError::Malformed {
             path: origin.into(),
             error: e.to_string(),
         })?;
+        // A program's join of 0 ns is what calibrations wrote before `not_measured` was kept
+        // when its forking runs were no slower than its plain ones: not a cost.
+        let zeros: Vec<String> = (costs.program_join_ns.iter())
+            .filter(|(_, &ns)| ns == 0.0)
+            .map(|(program, _)| program.clone())
+            .collect();
+        for program in zeros {
+            costs.program_join_ns.remove(&program);
+            let key = format!("program_join_ns.{program}");
+            costs.not_measured.entry(key.clone()).or_insert_with(|| {
+                "0 ns in the file: the calibration found no measurable difference between the program's forking and plain runs".into()
+            });
+            if !costs.unsettled.contains(&key) {
+                costs.unsettled.push(key);
+            }
+        }
         let spreads = costs.spread.values().flat_map(|s| [s.low, s.high]);
         let mut fields = costs
             .measured()
@@ -670,14 +699,31 @@ impl Repetitions {
             (self.timer.figure(), self.timer.quartiles(), &self.timer),
         ];
         let (mut spread, mut unsettled) = (BTreeMap::new(), Vec::new());
+        let mut not_measured = BTreeMap::new();
         let mut figures = [0.0; 8];
-        for ((name, slot), (figure, q, judged_by)) in MEASURED.iter().zip(&mut figures).zip(costs) {
-            *slot = figure.max(0.0);
+        let typical = Costs::typical().measured();
+        for (((name, slot), (figure, q, judged_by)), typical) in
+            MEASURED.iter().zip(&mut figures).zip(costs).zip(typical)
+        {
             let (low, high) = (q.low.max(0.0), q.high.max(0.0));
             spread.insert(name.to_string(), Spread { low, high });
-            if judged_by.unsettled() {
+            let measured = figure > 0.0;
+            if judged_by.unsettled() || !measured {
                 unsettled.push(name.to_string());
             }
+            *slot = if measured {
+                figure
+            } else {
+                // Nothing measurable (the join: forking no slower than plain): not 0 ns.
+                not_measured.insert(
+                    name.to_string(),
+                    format!(
+                        "came out at {figure:.3} ns (p25-p75 {:.3} to {:.3}): nothing measurable; the typical figure, {typical} ns, is saved in its place",
+                        q.low, q.high
+                    ),
+                );
+                typical
+            };
         }
         let mut out = Costs {
             heartbeat_ns: HEARTBEAT.as_nanos() as f64,
@@ -685,6 +731,7 @@ impl Repetitions {
             spread,
             unsettled,
             speed_ns,
+            not_measured,
             ..Costs::zero()
         };
         for (slot, figure) in out.measured_mut().into_iter().zip(figures) {
@@ -1227,6 +1274,48 @@ mod tests {
             json.contains("\"unsettled\": [\n    \"wake_ns\"\n  ]"),
             "{json}"
         );
+    }
+
+    #[test]
+    fn a_cost_with_nothing_measurable_is_not_measured_and_never_zero() {
+        let mut r = hand_made();
+        // Every round's forking trees as fast as the plain ones: a difference of 0.
+        r.plain_trees = Default::default();
+        r.join = Samples::default();
+        for _ in 0..5 {
+            r.join_round([[3.0, 3.0, 3.0, 3.0], [2.0, 2.0, 2.0, 2.0]]);
+        }
+        let c = r.costs();
+        assert_eq!(c.join_ns, Costs::typical().join_ns);
+        assert!(c.unsettled.contains(&"join_ns".to_string()), "{c:?}");
+        let why = &c.not_measured["join_ns"];
+        assert!(why.contains("nothing measurable"), "{why}");
+        // The others as measured.
+        assert_eq!(c.promote_ns, 60.0);
+        assert_eq!(c.not_measured.len(), 1);
+        assert_eq!(Costs::from_json(&c.to_json(), "t").unwrap(), c);
+        // A measured calibration lists nothing there, and its JSON has no such field.
+        let c = hand_made().costs();
+        assert!(c.not_measured.is_empty());
+        assert!(!c.to_json().contains("not_measured"));
+    }
+
+    #[test]
+    fn a_program_join_of_zero_in_a_file_is_not_measured() {
+        let mut c = Costs::typical();
+        c.program_join_ns.insert("fib-nothreshold".into(), 0.0);
+        c.program_join_ns.insert("nqueens".into(), 4.8);
+        let back = Costs::from_json(&c.to_json(), "old.json").unwrap();
+        assert_eq!(back.program_join_ns.len(), 1);
+        assert_eq!(back.unsettled, ["program_join_ns.fib-nothreshold"]);
+        assert!(back.not_measured["program_join_ns.fib-nothreshold"].contains("0 ns in the file"));
+        // The generic figure, not 0 ns.
+        assert_eq!(back.for_program("fib-nothreshold").join_ns, c.join_ns);
+        assert_eq!(back.for_program("nqueens").join_ns, 4.8);
+        // Named not measured, a figure beside it is not used either.
+        let mut c = back.clone();
+        c.program_join_ns.insert("fib-nothreshold".into(), 2.0);
+        assert_eq!(c.for_program("fib-nothreshold").join_ns, c.join_ns);
     }
 
     #[test]

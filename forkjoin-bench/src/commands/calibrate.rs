@@ -29,19 +29,33 @@ pub fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
     // The calibration this one replaces, for the host's speed then (`judge_speed`).
     let before = Costs::load(out).ok();
     let mut programs = ProgramJoinCosts::new(forkjoin_profile::ROUNDS)?;
+    let dense: Vec<&str> = programs.dense.iter().map(|m| m.name).collect();
+    println!(
+        "programs whose own join cost is measured (joins at {REFERENCE_JOIN_NS} ns each {}% or more of the plain run; the others are charged the generic join): {}",
+        DENSE_JOINS * 100.0,
+        if dense.is_empty() {
+            "none".to_string()
+        } else {
+            dense.join(", ")
+        }
+    );
     let mut costs = Costs::measure_with(|| programs.turn());
     let joins = programs.finish()?;
     costs.program_join_ns = joins.ns;
     costs.spread.extend(joins.spread);
     costs.unsettled.extend(joins.unsettled);
+    costs.not_measured.extend(joins.not_measured);
     let slower = judge_speed(&mut costs, before.as_ref());
     print_costs(&costs);
     match slower {
-        Some(SlowRun { now, then }) => eprintln!(
-            "warning: the host ran {:.2}x slower than in the calibration {} replaces (the plain join trees took {now:.2} ns a node in the fastest round, against {then:.2}): every figure may be a slow state's; they are saved and the JSON lists them under \"unsettled\"; run `fj calibrate` again when the host is quieter",
-            now / then,
-            out.display(),
-        ),
+        Some(SlowRun { now, then }) => {
+            eprintln!(
+                "warning: the host ran {:.2}x slower than in the calibration {} replaces (the plain join trees took {now:.2} ns a node in the fastest round, against {then:.2}): every figure may be a slow state's; they are saved and the JSON lists them under \"unsettled\"; run `fj calibrate` again when the host is quieter",
+                now / then,
+                out.display(),
+            );
+            warn_not_measured(&costs);
+        }
         None => warn_unsettled(&costs),
     }
     costs.save(out).map_err(|e| Failure::Other(e.to_string()))?;
@@ -68,7 +82,9 @@ fn print_costs(c: &Costs) {
         let spread = c.spread.get(field).map_or(String::new(), |s| {
             format!("{:>12.1} - {:<12.1}", s.low, s.high)
         });
-        let flag = if c.unsettled.iter().any(|u| u == field) {
+        let flag = if c.not_measured.contains_key(field) {
+            "  not measured: the typical figure"
+        } else if c.unsettled.iter().any(|u| u == field) {
             "  unsettled"
         } else {
             ""
@@ -83,6 +99,12 @@ fn print_costs(c: &Costs) {
         println!(
             "  {:<30} {speed:>12.2} ns a node (the plain join trees in the fastest round; the reference for the next calibration)",
             "host speed"
+        );
+    }
+    for (program, why) in unmeasured_programs(c) {
+        println!(
+            "  {:<30} not measured ({why}): charged the generic join",
+            format!("join in {program}")
         );
     }
     for (program, ns) in &c.program_join_ns {
@@ -121,6 +143,8 @@ struct ProgramJoins {
     ns: BTreeMap<String, f64>,
     spread: BTreeMap<String, Spread>,
     unsettled: Vec<String>,
+    /// The dense programs whose join could not be measured, by key, with the reason.
+    not_measured: BTreeMap<String, String>,
 }
 
 /// The name under which a program's join cost is kept in [`Costs::spread`] and
@@ -307,30 +331,97 @@ impl ProgramJoinCosts {
             ns: BTreeMap::new(),
             spread: BTreeMap::new(),
             unsettled: Vec::new(),
+            not_measured: BTreeMap::new(),
         };
         for m in self.dense {
-            let fast = fast_pairs(&m.pairs);
-            let mut plain: Vec<f64> = fast.iter().map(|p| p.plain).collect();
-            let plain_seconds = fastest_fifth_mean(&mut plain);
-            let per_join =
-                |ratio: f64| ((ratio - 1.0) * plain_seconds * 1e9 / m.joins as f64).max(0.0);
-            let mut ratios: Vec<f64> = fast.iter().map(|p| p.forking / p.plain).collect();
-            let figure = per_join(median(&mut ratios));
-            let mut each: Vec<f64> = ratios.iter().map(|&r| per_join(r)).collect();
             let key = program_join_key(m.name);
-            found.spread.insert(
-                key.clone(),
-                Spread {
-                    low: percentile(&mut each, 0.25),
-                    high: percentile(&mut each, 0.75),
-                },
-            );
-            if fast.len() < MIN_FAST_PAIRS {
-                found.unsettled.push(key);
+            match program_join(&m.pairs, m.joins) {
+                ProgramJoin::Measured {
+                    ns,
+                    spread,
+                    settled,
+                } => {
+                    found.spread.insert(key.clone(), spread);
+                    if !settled {
+                        found.unsettled.push(key);
+                    }
+                    found.ns.insert(m.name.to_string(), ns);
+                }
+                ProgramJoin::NotMeasured(why) => {
+                    found.unsettled.push(key.clone());
+                    found.not_measured.insert(key, why);
+                }
             }
-            found.ns.insert(m.name.to_string(), figure);
         }
         Ok(found)
+    }
+}
+
+/// A dense program's join cost from its pairs of runs, or why there is none.
+#[derive(Debug, PartialEq)]
+enum ProgramJoin {
+    /// The figure (ns, above zero), the spread of the fast pairs' figures, and whether
+    /// enough pairs ran at full speed ([`MIN_FAST_PAIRS`]).
+    Measured {
+        ns: f64,
+        spread: Spread,
+        settled: bool,
+    },
+    /// No pair ran at full speed, or the forking runs were not measurably longer than the
+    /// plain ones: the reason, for the JSON and stderr.
+    NotMeasured(String),
+}
+
+/// The join cost of a program that forks `joins` times a run, from its pairs of runs
+/// (see [`ProgramJoinCosts`]): the median of the fast pairs' ratios (forking / plain) less
+/// one, times the fastest fifth of their plain runs, over the joins. Measured only when
+/// three quarters of the fast pairs or more had the forking run the longer (the 25th
+/// percentile of the ratios above 1): otherwise the difference is within the noise of
+/// the pairs, and their median (0 ns or below in one calibration, a few hundredths of a
+/// nanosecond in the next, as fib without threshold read on a 2-core EPYC VM) would be a
+/// statistic of the noise, not a cost.
+fn program_join(pairs: &[Pair], joins: u64) -> ProgramJoin {
+    let fast = fast_pairs(pairs);
+    if fast.is_empty() || joins == 0 {
+        return ProgramJoin::NotMeasured(format!(
+            "none of its {} pairs of runs ran at the host's full speed",
+            pairs.len()
+        ));
+    }
+    let mut plain: Vec<f64> = fast.iter().map(|p| p.plain).collect();
+    let plain_seconds = fastest_fifth_mean(&mut plain);
+    let per_join = |ratio: f64| (ratio - 1.0) * plain_seconds * 1e9 / joins as f64;
+    let mut ratios: Vec<f64> = fast.iter().map(|p| p.forking / p.plain).collect();
+    let (low, mid, high) = (
+        percentile(&mut ratios, 0.25),
+        median(&mut ratios),
+        percentile(&mut ratios, 0.75),
+    );
+    if low <= 1.0 {
+        let not_longer = ratios.iter().filter(|&&r| r <= 1.0).count();
+        let few = if fast.len() < MIN_FAST_PAIRS {
+            format!(
+                "too few pairs ran at the host's full speed ({} of {}) to tell its runs apart; ",
+                fast.len(),
+                pairs.len()
+            )
+        } else {
+            String::new()
+        };
+        return ProgramJoin::NotMeasured(format!(
+            "{few}no measurable difference between its forking and plain runs: the forking run was no longer in {not_longer} of the {} pairs run at full speed (a quarter or more); forking took {low:.4}-{high:.4} times as long as plain (p25-p75, median {mid:.4}), {:.2} to {:.2} ns a join",
+            fast.len(),
+            per_join(low),
+            per_join(high),
+        ));
+    }
+    ProgramJoin::Measured {
+        ns: per_join(mid),
+        spread: Spread {
+            low: per_join(low),
+            high: per_join(high),
+        },
+        settled: fast.len() >= MIN_FAST_PAIRS,
     }
 }
 
@@ -350,6 +441,9 @@ const MIN_FAST_PAIRS: usize = 10;
 /// most `FAST_PAIR` times the 10th percentile of their kind, so that the bar is not set by
 /// one lucky run.
 fn fast_pairs(pairs: &[Pair]) -> Vec<Pair> {
+    if pairs.is_empty() {
+        return Vec::new();
+    }
     let p10 = |mut runs: Vec<f64>| percentile(&mut runs, 0.1);
     let forking = p10(pairs.iter().map(|p| p.forking).collect());
     let plain = p10(pairs.iter().map(|p| p.plain).collect());
@@ -360,12 +454,13 @@ fn fast_pairs(pairs: &[Pair]) -> Vec<Pair> {
         .collect()
 }
 
+/// The median of `v`, which is not empty.
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     v[v.len() / 2]
 }
 
-/// The `q` quantile of `v`, interpolated between ranks.
+/// The `q` quantile of `v` (not empty), interpolated between ranks.
 fn percentile(v: &mut [f64], q: f64) -> f64 {
     v.sort_by(f64::total_cmp);
     let rank = q * (v.len() - 1) as f64;
@@ -420,12 +515,33 @@ fn fastest_fifth_mean(v: &mut [f64]) -> f64 {
     v[..fifth].iter().sum::<f64>() / fifth as f64
 }
 
-/// Names on stderr the costs whose rounds disagreed by more than the stated factor, and
-/// the programs whose join cost rests on too few turns in the host's fast state.
+/// The programs whose own join cost a calibration could not measure, with the reason.
+fn unmeasured_programs(c: &Costs) -> impl Iterator<Item = (&str, &str)> {
+    c.not_measured
+        .iter()
+        .filter_map(|(key, why)| Some((key.strip_prefix("program_join_ns.")?, why.as_str())))
+}
+
+/// What `fj profile`, `fj predict` and `fj validate` say of a program whose own join cost
+/// `costs` names as not measured: the generic figure charged in its place, and why.
+/// `None` where the program has its own figure or never had one (it is not dense).
+pub fn join_fallback_note(costs: &Costs, program: &str) -> Option<String> {
+    let (_, why) = unmeasured_programs(costs).find(|(p, _)| *p == program)?;
+    Some(format!(
+        "note: {program}'s own join cost was not measured ({why}): the generic join cost, {:.2} ns, is charged in its place",
+        costs.join_ns
+    ))
+}
+
+/// Names on stderr the costs whose rounds disagreed by more than the stated factor, the
+/// programs whose join cost rests on too few turns in the host's fast state, and the
+/// costs that could not be measured, with the reason and what stands in their place.
 fn warn_unsettled(c: &Costs) {
+    warn_not_measured(c);
     let (programs, runtime): (Vec<&String>, Vec<&String>) = c
         .unsettled
         .iter()
+        .filter(|u| !c.not_measured.contains_key(*u))
         .partition(|u| u.starts_with("program_join_ns."));
     if !runtime.is_empty() {
         eprintln!(
@@ -445,6 +561,22 @@ fn warn_unsettled(c: &Costs) {
                 .join(", "),
             c.machine,
         );
+    }
+}
+
+/// Names on stderr each cost that could not be measured, why, and what stands in its place.
+fn warn_not_measured(c: &Costs) {
+    for (name, why) in &c.not_measured {
+        match name.strip_prefix("program_join_ns.") {
+            Some(program) => eprintln!(
+                "warning: {program}'s own join cost ({name}) was not measured on {}: {why}; no figure is saved for it (the JSON lists it under \"unsettled\" and \"not_measured\"), and `fj profile`, `fj predict` and `fj validate` charge it the generic join cost, {:.2} ns",
+                c.machine, c.join_ns
+            ),
+            None => eprintln!(
+                "warning: {name} was not measured on {}: {why} (the JSON lists it under \"unsettled\" and \"not_measured\")",
+                c.machine
+            ),
+        }
     }
 }
 
@@ -476,6 +608,101 @@ mod tests {
         c.program_join_ns.insert("integrate".into(), 0.8);
         c.unsettled.push("wake_ns".into());
         c
+    }
+
+    fn pairs(forking: f64, plain: f64, count: usize) -> Vec<Pair> {
+        vec![Pair { forking, plain }; count]
+    }
+
+    #[test]
+    fn a_program_whose_forking_runs_are_longer_gets_its_own_join_cost() {
+        // A quarter longer over a million joins of a 1 s plain run: 250 ns a join.
+        let measured = |settled| ProgramJoin::Measured {
+            ns: 250.0,
+            spread: Spread {
+                low: 250.0,
+                high: 250.0,
+            },
+            settled,
+        };
+        assert_eq!(
+            program_join(&pairs(1.25, 1.0, MIN_FAST_PAIRS), 1_000_000),
+            measured(true)
+        );
+        // Too few pairs at full speed: the figure, named unsettled.
+        assert_eq!(
+            program_join(&pairs(1.25, 1.0, MIN_FAST_PAIRS - 1), 1_000_000),
+            measured(false)
+        );
+    }
+
+    #[test]
+    fn no_measurable_difference_is_not_measured_never_zero() {
+        let not_measured = |pairs: &[Pair]| match program_join(pairs, 1_000) {
+            ProgramJoin::NotMeasured(why) => why,
+            other => panic!("{other:?}"),
+        };
+        // Forking as fast as plain, or faster: the old code's 0 ns.
+        let why = not_measured(&pairs(1.0, 1.0, 40));
+        assert!(why.starts_with("no measurable difference"), "{why}");
+        assert!(
+            why.contains("no longer in 40 of the 40 pairs run at full speed"),
+            "{why}"
+        );
+        let why = not_measured(&pairs(0.98, 1.0, 40));
+        assert!(why.starts_with("no measurable difference"), "{why}");
+        // From few pairs at full speed, said.
+        let why = not_measured(&pairs(1.0, 1.0, 3));
+        assert!(
+            why.starts_with("too few pairs ran at the host's full speed (3 of 3)"),
+            "{why}"
+        );
+        // Longer in only half of the pairs: within their noise.
+        let mut mixed = pairs(1.01, 1.0, 20);
+        mixed.extend(pairs(1.0, 1.01, 20));
+        let why = not_measured(&mixed);
+        assert!(why.contains("no longer in 20 of the 40 pairs"), "{why}");
+        // No pair at full speed (each has one slow run), or none at all.
+        let slow = [
+            Pair {
+                forking: 1.0,
+                plain: 2.0,
+            },
+            Pair {
+                forking: 2.0,
+                plain: 1.0,
+            },
+        ];
+        assert_eq!(
+            not_measured(&slow),
+            "none of its 2 pairs of runs ran at the host's full speed"
+        );
+        assert!(not_measured(&[]).starts_with("none of its 0 pairs"));
+    }
+
+    #[test]
+    fn a_program_not_measured_is_charged_the_generic_join_and_told_so() {
+        let mut c = measured(3.1);
+        c.join_ns = 0.75;
+        c.not_measured.insert(
+            program_join_key("fib-nothreshold"),
+            "no measurable difference".into(),
+        );
+        let note = join_fallback_note(&c, "fib-nothreshold").expect("a note");
+        assert!(
+            note.contains(
+                "fib-nothreshold's own join cost was not measured (no measurable difference)"
+            ) && note.contains("the generic join cost, 0.75 ns"),
+            "{note}"
+        );
+        assert_eq!(c.for_program("fib-nothreshold").join_ns, 0.75);
+        // Measured, or never dense: nothing to say.
+        assert_eq!(join_fallback_note(&c, "integrate"), None);
+        assert_eq!(join_fallback_note(&c, "fib"), None);
+        // A runtime cost not measured is no program's.
+        c.not_measured
+            .insert("join_ns".into(), "came out at 0".into());
+        assert_eq!(join_fallback_note(&c, "join_ns"), None);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use forkjoin_profile::Costs;
 use serde::Serialize;
 
-use super::calibrate::load_costs;
+use super::calibrate::{join_fallback_note, load_costs};
 use super::profile::{ms, ms_range, print_prediction, print_prediction_header, profile_program};
 use super::{check_output_file, one_program, Failure};
 use crate::cli::PredictArgs;
@@ -57,7 +57,11 @@ fn predict_command(
     costs: &Costs,
     json: Option<&PathBuf>,
 ) -> Result<(), Failure> {
-    // The program's own join cost where `fj calibrate` measured one.
+    // The program's own join cost where `fj calibrate` measured one; where it found none
+    // to measure, the generic one, and this says so.
+    if let Some(note) = join_fallback_note(costs, program.name) {
+        println!("{note}");
+    }
     let costs = &costs.for_program(program.name);
     let p = profile_program(program, size, 3, costs, &cpus::fastest())?.scaled;
     println!(

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use forkjoin_profile::{self as profile, Costs, Prediction, Profile};
 
-use super::calibrate::load_costs;
+use super::calibrate::{join_fallback_note, load_costs};
 use super::{check_output_file, one_program, Failure};
 use crate::cli::ProfileArgs;
 use crate::suite::cpus;
@@ -182,7 +182,11 @@ fn profile_command(
     costs: &Costs,
     svg: &Path,
 ) -> Result<(), Failure> {
-    // The program's own join cost where `fj calibrate` measured one.
+    // The program's own join cost where `fj calibrate` measured one; where it found none
+    // to measure, the generic one, and this says so.
+    if let Some(note) = join_fallback_note(costs, program.name) {
+        println!("{note}");
+    }
     let costs = &costs.for_program(program.name);
     // Five profiles: their wall times give what profiling costs by the same statistic as
     // the unprofiled time (a single profiled run read 1.6-2.2 times it on this VM).

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use forkjoin_profile::{Costs, Profile};
 use serde::Serialize;
 
-use super::calibrate::load_costs;
+use super::calibrate::{join_fallback_note, load_costs};
 use super::profile::{not_modelled, profile_program};
 use super::{check_output_file, choose_programs, method, Failure};
 use crate::cli::{self, ValidateArgs};
@@ -93,12 +93,15 @@ fn validate_command(
     );
     let mut rows = Vec::new();
     let mut skipped = Vec::new();
+    let mut notes = Vec::new();
     for program in programs {
         if let Some(why) = not_modelled(program.name) {
             skipped.push(format!("{}: not modelled; it {why}", program.name));
             continue;
         }
-        // The program's own join cost where `fj calibrate` measured one.
+        // The program's own join cost where `fj calibrate` measured one; where it found
+        // none to measure, the generic one, noted below the table.
+        notes.extend(join_fallback_note(costs, program.name));
         let costs = &costs.for_program(program.name);
         // On the CPU of the one-worker runs it is compared with.
         let profiled = profile_program(
@@ -259,6 +262,9 @@ fn validate_command(
     }
     for s in &skipped {
         println!("note: {s}");
+    }
+    for note in &notes {
+        println!("{note}");
     }
     if !rows.is_empty() {
         let worst = rows

@@ -254,26 +254,22 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 mod tests {
     use super::*;
     use crate::suite::programs::Ctx;
-    use std::time::Duration;
 
     /// Records which runtime ran each run, in order; fails the `fail_at`-th forkjoin run.
-    /// A sequential run sleeps `sequential_sleep`.
     struct Log {
         runs: Vec<&'static str>,
         last: Option<&'static str>,
         fail_at: usize,
         forkjoin_runs: usize,
-        sequential_sleep: Duration,
     }
 
     impl Log {
-        fn new(fail_at: usize, sequential_sleep: Duration) -> Log {
+        fn new(fail_at: usize) -> Log {
             Log {
                 runs: vec![],
                 last: None,
                 fail_at,
                 forkjoin_runs: 0,
-                sequential_sleep,
             }
         }
     }
@@ -284,10 +280,7 @@ mod tests {
         }
         fn run(&mut self, ctx: &mut Ctx<'_, '_>) {
             let name = match ctx {
-                Ctx::Sequential => {
-                    std::thread::sleep(self.sequential_sleep);
-                    "sequential"
-                }
+                Ctx::Sequential => "sequential",
                 Ctx::Forkjoin => {
                     self.forkjoin_runs += 1;
                     "forkjoin"
@@ -376,7 +369,7 @@ mod tests {
     fn cells_take_turns_and_each_keeps_its_own_record() {
         let rayon = Engine::new(Runtime::Rayon, 1).unwrap();
         let cells = sequential_and(&rayon, Runtime::Rayon);
-        let mut w = Log::new(0, Duration::ZERO);
+        let mut w = Log::new(0);
         let rows = measure_interleaved(
             "log",
             &cells,
@@ -412,7 +405,7 @@ mod tests {
             },
         ];
         // The warm-up and one timed forkjoin run pass; the second timed one fails.
-        let mut w = Log::new(3, Duration::ZERO);
+        let mut w = Log::new(3);
         let rows = measure_interleaved(
             "log",
             &cells,
@@ -430,31 +423,34 @@ mod tests {
 
     #[test]
     fn closing_together_keeps_a_done_cell_running_until_every_cell_is_done() {
-        let rayon = Engine::new(Runtime::Rayon, 1).unwrap();
-        let cells = sequential_and(&rayon, Runtime::Rayon);
-        // Never converged; the sequential cell's two 100 ms runs spend its 0.1 s budget,
-        // while rayon's empty runs go on to M = 5.
+        // Never converged; entrant 0's runs take 0.1 s each (the times are given, not
+        // measured: no assumption about the host's speed), so two spend its 0.1 s budget,
+        // while entrant 1's runs of a microsecond go on to M = 5. One warm-up round each.
         let method = Method {
             budget: Some(0.1),
             ..method(5)
         };
         let run = |closing| {
-            let mut w = Log::new(0, Duration::from_millis(100));
-            let rows = measure_interleaved(
-                "log",
-                &cells,
-                &mut w,
+            let mut calls = [0usize; 2];
+            let records = interleave(
+                2,
                 &method,
+                Order::Fixed,
                 closing,
-                &ProgressBar::hidden(),
+                |turn| {
+                    calls[turn.entrant] += 1;
+                    Ok::<_, ()>(Sample::from([0.1, 1e-6][turn.entrant]))
+                },
+                |_| {},
             );
-            let sequential_runs = w.runs.iter().filter(|&&r| r == "sequential").count();
-            (rows, sequential_runs)
+            let runs: Vec<usize> = records.iter().map(|r| r.as_ref().unwrap().runs()).collect();
+            (runs, calls)
         };
-        let (rows, sequential_runs) = run(Closing::EachOnItsOwn);
-        assert_eq!((rows[0].runs, rows[1].runs, sequential_runs), (2, 5, 3));
-        let (rows, sequential_runs) = run(Closing::Together);
-        assert_eq!((rows[0].runs, rows[1].runs, sequential_runs), (5, 5, 6));
-        assert!(rows.iter().all(|r| r.verified && r.error.is_none()));
+        let (runs, calls) = run(Closing::EachOnItsOwn);
+        assert_eq!((runs[0], runs[1], calls[0]), (2, 5, 3));
+        assert_eq!(calls[1], 6);
+        let (runs, calls) = run(Closing::Together);
+        assert_eq!((runs[0], runs[1], calls[0]), (5, 5, 6));
+        assert_eq!(calls[1], 6);
     }
 }
