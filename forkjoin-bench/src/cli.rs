@@ -19,13 +19,13 @@ const MAX_WORKERS: usize = 1024;
     subcommand_required = true,
     arg_required_else_help = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-pub enum Command {
+pub(crate) enum Command {
     /// Measure programs on forkjoin and its peers; print a table and write a report.
     ///
     /// With no arguments: every program at the default size, on 1 worker and on one worker
@@ -72,7 +72,7 @@ pub enum Command {
 }
 
 #[derive(Args, Debug)]
-pub struct FtPredictArgs {
+pub(crate) struct FtPredictArgs {
     /// NPB class: S, W, A or B.
     #[arg(long, value_name = "CLASS", value_parser = crate::ft::Class::parse, default_value = "A")]
     pub class: crate::ft::Class,
@@ -100,7 +100,7 @@ pub struct FtPredictArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct FtArgs {
+pub(crate) struct FtArgs {
     /// NPB class: S, W, A or B.
     #[arg(long, value_name = "CLASS", value_parser = crate::ft::Class::parse, default_value = "S")]
     pub class: crate::ft::Class,
@@ -135,14 +135,14 @@ pub struct FtArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct CalibrateNetworkArgs {
+pub(crate) struct CalibrateNetworkArgs {
     /// Where to save the profile.
     #[arg(long, value_name = "FILE", default_value = forkjoin_mpi::network::DEFAULT_FILE)]
     pub out: PathBuf,
 }
 
 #[derive(Args, Debug)]
-pub struct CalibrateArgs {
+pub(crate) struct CalibrateArgs {
     /// Where to save the costs.
     #[arg(long, value_name = "FILE", default_value = "fj-costs.json")]
     pub out: PathBuf,
@@ -150,7 +150,7 @@ pub struct CalibrateArgs {
 
 /// The problem size and the costs, shared by `fj profile`, `predict` and `validate`.
 #[derive(Args, Debug)]
-pub struct ModelArgs {
+pub(crate) struct ModelArgs {
     /// Problem size: test, default, or paper.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "default")]
     pub size: Size,
@@ -160,7 +160,7 @@ pub struct ModelArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct ProfileArgs {
+pub(crate) struct ProfileArgs {
     /// The program (fj bench --list shows them).
     #[arg(value_name = "PROGRAM")]
     pub program: String,
@@ -172,7 +172,7 @@ pub struct ProfileArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct PredictArgs {
+pub(crate) struct PredictArgs {
     /// The program (fj bench --list shows them).
     #[arg(value_name = "PROGRAM")]
     pub program: String,
@@ -187,7 +187,7 @@ pub struct PredictArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct ValidateArgs {
+pub(crate) struct ValidateArgs {
     /// Programs to validate (default: every program that can be profiled).
     #[arg(value_name = "PROGRAM")]
     pub programs: Vec<String>,
@@ -204,7 +204,7 @@ pub struct ValidateArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct ExperimentsArgs {
+pub(crate) struct ExperimentsArgs {
     /// Experiments to run (default: all): false-sharing, lock, pinning, lazyset,
     /// sort-width, jacobi-barrier.
     #[arg(value_name = "NAME")]
@@ -216,7 +216,7 @@ pub struct ExperimentsArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct BenchArgs {
+pub(crate) struct BenchArgs {
     /// Programs to run, by exact name (default: all; --list shows them).
     #[arg(value_name = "PROGRAM")]
     pub programs: Vec<String>,
@@ -256,7 +256,7 @@ pub struct BenchArgs {
 
 /// The K-best method's options (`fj bench`, `fj validate`).
 #[derive(Args, Debug)]
-pub struct MethodArgs {
+pub(crate) struct MethodArgs {
     /// K-best: average the K fastest runs [default: 3; --rigorous: 10].
     #[arg(long, allow_negative_numbers = true, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     pub k: Option<u32>,
@@ -285,7 +285,7 @@ pub struct MethodArgs {
 }
 
 #[derive(Args, Debug)]
-pub struct UtsArgs {
+pub(crate) struct UtsArgs {
     /// Workers of the forkjoin pool [default: the number of cores].
     #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = parse_worker_count)]
     pub threads: Option<usize>,
@@ -301,15 +301,15 @@ pub struct UtsArgs {
 
 /// Worker counts, ascending, without repeats.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ThreadList(pub Vec<usize>);
+pub(crate) struct ThreadList(pub Vec<usize>);
 
 /// The peer runtimes chosen, in the order of [`Runtime`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Peers(pub Vec<Runtime>);
+pub(crate) struct Peers(pub Vec<Runtime>);
 
 /// A measurement's time budget in seconds; `None`: no limit.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Budget(pub Option<f64>);
+pub(crate) struct Budget(pub Option<f64>);
 
 fn parse_size(s: &str) -> Result<Size, String> {
     match s {
@@ -320,7 +320,7 @@ fn parse_size(s: &str) -> Result<Size, String> {
     }
 }
 
-pub fn size_name(size: Size) -> &'static str {
+pub(crate) fn size_name(size: Size) -> &'static str {
     match size {
         Size::Test => "test",
         Size::Default => "default",
@@ -328,7 +328,7 @@ pub fn size_name(size: Size) -> &'static str {
     }
 }
 
-pub fn parse_worker_count(s: &str) -> Result<usize, String> {
+pub(crate) fn parse_worker_count(s: &str) -> Result<usize, String> {
     let n: usize = s
         .trim()
         .parse()
@@ -343,7 +343,7 @@ pub fn parse_worker_count(s: &str) -> Result<usize, String> {
 }
 
 /// Parses `1,2,4`: sorted and deduplicated, so plots run left to right.
-pub fn parse_thread_list(s: &str) -> Result<ThreadList, String> {
+pub(crate) fn parse_thread_list(s: &str) -> Result<ThreadList, String> {
     if s.trim().is_empty() {
         return Err("empty list; expected worker counts like 1,2,4".to_string());
     }
@@ -359,7 +359,7 @@ pub fn parse_thread_list(s: &str) -> Result<ThreadList, String> {
 }
 
 /// The default worker counts: 1 and one per core.
-pub fn default_threads() -> ThreadList {
+pub(crate) fn default_threads() -> ThreadList {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut counts = vec![1, cores];
     counts.dedup();
@@ -385,7 +385,7 @@ fn parse_peers(s: &str) -> Result<Peers, String> {
     Ok(Peers(peers))
 }
 
-pub fn all_peers() -> Peers {
+pub(crate) fn all_peers() -> Peers {
     Peers(vec![Runtime::Rayon, Runtime::Chili, Runtime::Java])
 }
 

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// The one place where the programs and the FT kernel fork: each algorithm is written once,
 /// generic over `J: Join`, so the sequential baseline is exactly the parallel code with
 /// `join` replaced by two plain calls, compiled with the same flags.
-pub trait Join: Sized {
+pub(crate) trait Join: Sized {
     fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
     where
         A: FnOnce(&mut Self) -> RA + Send,
@@ -20,7 +20,7 @@ pub trait Join: Sized {
 }
 
 /// Two plain calls: the sequential baseline.
-pub struct Seq;
+pub(crate) struct Seq;
 impl Join for Seq {
     #[inline(always)]
     fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
@@ -37,7 +37,7 @@ impl Join for Seq {
 /// A `Join` that runs both closures in order, exactly like `Seq`, and counts the joins.
 /// Programs whose task tree depends on the data (integrate, sort) count their tasks with
 /// it; the others' tests use it to check their closed-form counts.
-pub struct CountJoins(pub u64);
+pub(crate) struct CountJoins(pub u64);
 
 impl Join for CountJoins {
     fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
@@ -56,7 +56,7 @@ impl Join for CountJoins {
 macro_rules! join_through {
     ($(#[$doc:meta])* $name:ident, $join:path) => {
         $(#[$doc])*
-        pub struct $name;
+        pub(crate) struct $name;
         impl Join for $name {
             #[inline(always)]
             fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
@@ -84,7 +84,7 @@ join_through!(
 );
 
 /// chili's `Scope::join` (the scope of the pool the harness built).
-pub struct Chili<'a, 's>(pub &'a mut chili::Scope<'s>);
+pub(crate) struct Chili<'a, 's>(pub &'a mut chili::Scope<'s>);
 impl Join for Chili<'_, '_> {
     #[inline(always)]
     fn join<A, B, RA, RB>(&mut self, a: A, b: B) -> (RA, RB)
@@ -101,6 +101,7 @@ impl Join for Chili<'_, '_> {
                 let mut c: Chili<'_, '_> = Chili(unsafe {
                     std::mem::transmute::<&mut chili::Scope<'_>, &mut chili::Scope<'_>>(s)
                 });
+                // SAFETY: `Self` is `Chili` with other lifetimes (as above).
                 a(unsafe { std::mem::transmute::<&mut Chili<'_, '_>, &mut Self>(&mut c) })
             },
             |s| {
@@ -108,6 +109,7 @@ impl Join for Chili<'_, '_> {
                 let mut c: Chili<'_, '_> = Chili(unsafe {
                     std::mem::transmute::<&mut chili::Scope<'_>, &mut chili::Scope<'_>>(s)
                 });
+                // SAFETY: `Self` is `Chili` with other lifetimes (as above).
                 b(unsafe { std::mem::transmute::<&mut Chili<'_, '_>, &mut Self>(&mut c) })
             },
         )
@@ -122,7 +124,7 @@ impl Join for Chili<'_, '_> {
 /// That sum on P workers over the same sum on one worker is the slowdown, measured on
 /// the program's own data (copies of the program, one per CPU, hold P times as much and
 /// overstate it where the data fits the cache once but not P times).
-pub struct SplitRun {
+pub(crate) struct SplitRun {
     levels: u32,
     busy_ns: AtomicU64,
     /// Subtrees timed, for the tests.
@@ -131,7 +133,7 @@ pub struct SplitRun {
 }
 
 impl SplitRun {
-    pub fn new(levels: u32) -> SplitRun {
+    pub(crate) fn new(levels: u32) -> SplitRun {
         SplitRun {
             levels,
             busy_ns: AtomicU64::new(0),
@@ -141,7 +143,7 @@ impl SplitRun {
     }
 
     /// The `Join` a program's run starts with.
-    pub fn join(&self) -> Split<'_> {
+    pub(crate) fn join(&self) -> Split<'_> {
         Split {
             levels: self.levels,
             run: self,
@@ -149,7 +151,7 @@ impl SplitRun {
     }
 
     /// The time the timed subtrees took, summed, since the last call (which clears it).
-    pub fn take_busy_seconds(&self) -> f64 {
+    pub(crate) fn take_busy_seconds(&self) -> f64 {
         // Relaxed: read after the run, which the pool's `install` has joined (its return
         // happens after every job of the run), so every addition is visible.
         self.busy_ns.swap(0, Ordering::Relaxed) as f64 * 1e-9
@@ -157,7 +159,7 @@ impl SplitRun {
 
     /// How many subtrees were timed since the last call (which clears it).
     #[cfg(test)]
-    pub fn take_subtrees(&self) -> u64 {
+    pub(crate) fn take_subtrees(&self) -> u64 {
         // Relaxed: as in `take_busy_seconds`.
         self.subtrees.swap(0, Ordering::Relaxed)
     }
@@ -176,7 +178,7 @@ impl SplitRun {
 
 /// The `Join` of a [`SplitRun`]: `levels` more joins go through forkjoin, the last of
 /// them timing its two closures.
-pub struct Split<'a> {
+pub(crate) struct Split<'a> {
     levels: u32,
     run: &'a SplitRun,
 }

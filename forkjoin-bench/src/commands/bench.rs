@@ -23,7 +23,7 @@ use crate::suite::programs::{self, Program, Runtime, Size};
 use crate::suite::results::{self, fill_speedups, Row};
 
 /// `fj bench`: exit status 0 when every answer was verified, 1 otherwise.
-pub fn run(args: &BenchArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode, Failure> {
     if args.list {
         for p in programs::all() {
             println!("{:<20} {}", p.name, p.about);
@@ -105,7 +105,7 @@ fn check_outputs(args: &BenchArgs) -> Result<(), Failure> {
 }
 
 /// What to measure.
-pub struct Plan {
+pub(crate) struct Plan {
     pub programs: Vec<Program>,
     pub size: Size,
     /// Worker counts, ascending.

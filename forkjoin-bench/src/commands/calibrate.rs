@@ -16,11 +16,11 @@ use crate::suite::cpus;
 use crate::suite::programs::{self, Ctx, Size};
 
 /// Where `fj calibrate` saves the costs and the other commands look for them.
-pub const DEFAULT_COSTS: &str = "fj-costs.json";
+pub(crate) const DEFAULT_COSTS: &str = "fj-costs.json";
 
 /// `fj calibrate`: measures the costs and saves them, with their spreads and the names of
 /// the costs that could not be pinned down.
-pub fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
     let out = &args.out;
     println!(
         "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn, each followed by a turn of the suite's programs' joins (about fifteen seconds)",
@@ -525,7 +525,7 @@ fn unmeasured_programs(c: &Costs) -> impl Iterator<Item = (&str, &str)> {
 /// What `fj profile`, `fj predict` and `fj validate` say of a program whose own join cost
 /// `costs` names as not measured: the generic figure charged in its place, and why.
 /// `None` where the program has its own figure or never had one (it is not dense).
-pub fn join_fallback_note(costs: &Costs, program: &str) -> Option<String> {
+pub(crate) fn join_fallback_note(costs: &Costs, program: &str) -> Option<String> {
     let (_, why) = unmeasured_programs(costs).find(|(p, _)| *p == program)?;
     Some(format!(
         "note: {program}'s own join cost was not measured ({why}): the generic join cost, {:.2} ns, is charged in its place",
@@ -582,7 +582,7 @@ fn warn_not_measured(c: &Costs) {
 
 /// The costs from `--costs FILE`, else `fj-costs.json` if present, else measured now. Costs
 /// that were not pinned down are named on stderr.
-pub fn load_costs(path: Option<&Path>) -> Result<Costs, Failure> {
+pub(crate) fn load_costs(path: Option<&Path>) -> Result<Costs, Failure> {
     let costs = if let Some(path) = path {
         Costs::load(path).map_err(|e| Failure::Usage(e.to_string()))?
     } else if Path::new(DEFAULT_COSTS).exists() {

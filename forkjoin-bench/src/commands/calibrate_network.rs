@@ -8,7 +8,7 @@ use super::Failure;
 use crate::cli::CalibrateNetworkArgs;
 
 #[cfg(not(feature = "mpi"))]
-pub fn run(_args: &CalibrateNetworkArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(_args: &CalibrateNetworkArgs) -> Result<ExitCode, Failure> {
     Err(Failure::Other(super::ft::NO_MPI.into()))
 }
 

@@ -7,7 +7,7 @@ use crate::cli::ExperimentsArgs;
 use crate::experiments;
 
 /// `fj experiments`: an unknown name is a usage error (2); a wrong answer in a run, 1.
-pub fn run(args: &ExperimentsArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(args: &ExperimentsArgs) -> Result<ExitCode, Failure> {
     let (names, quick) = (&args.names, args.quick);
     if let Some(unknown) = names
         .iter()

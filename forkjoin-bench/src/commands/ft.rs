@@ -9,7 +9,7 @@ use crate::cli::FtArgs;
 
 /// NPB's `%.12e`: a mantissa with 12 decimals and a signed exponent of at least two digits.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-pub fn npb_e(x: f64) -> String {
+pub(crate) fn npb_e(x: f64) -> String {
     let s = format!("{x:.12e}");
     let (mantissa, exp) = s.split_once('e').expect("{:e} always has an exponent");
     let exp: i32 = exp.parse().expect("{:e}'s exponent is an integer");
@@ -25,7 +25,7 @@ pub fn npb_e(x: f64) -> String {
 pub(super) const NO_MPI: &str = "this fj was built without MPI: install Open MPI (apt-get install libopenmpi-dev openmpi-bin libclang1-14 libclang-common-14-dev pkg-config) and build with `cargo build --release -p forkjoin-bench --features mpi`";
 
 #[cfg(not(feature = "mpi"))]
-pub fn run(_args: &FtArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(_args: &FtArgs) -> Result<ExitCode, Failure> {
     Err(Failure::Other(NO_MPI.into()))
 }
 

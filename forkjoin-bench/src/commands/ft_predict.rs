@@ -12,7 +12,7 @@ use crate::cli::FtPredictArgs;
 use crate::ft::cluster::{self, Decomposition, Pick};
 
 /// `fj ft-predict`: FT and FT_T on N nodes of C cores, from this machine's phase costs.
-pub fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(args: &FtPredictArgs) -> Result<ExitCode, Failure> {
     let class = args.class;
     let net = Network::lookup(&args.network, &args.network_file)
         .map_err(|e| Failure::Usage(e.to_string()))?;

@@ -2,16 +2,16 @@
 //! carries out its command and returns the exit status, or a [`Failure`] that `main`
 //! reports.
 
-pub mod bench;
-pub mod calibrate;
-pub mod calibrate_network;
-pub mod experiments;
-pub mod ft;
-pub mod ft_predict;
-pub mod predict;
-pub mod profile;
-pub mod uts;
-pub mod validate;
+pub(crate) mod bench;
+pub(crate) mod calibrate;
+pub(crate) mod calibrate_network;
+pub(crate) mod experiments;
+pub(crate) mod ft;
+pub(crate) mod ft_predict;
+pub(crate) mod predict;
+pub(crate) mod profile;
+pub(crate) mod uts;
+pub(crate) mod validate;
 
 use std::path::Path;
 use std::process::ExitCode;
@@ -21,7 +21,7 @@ use crate::suite::kbest::Method;
 use crate::suite::programs::{self, Program};
 
 /// Why `fj` stops early.
-pub enum Failure {
+pub(crate) enum Failure {
     /// A mistake on the command line: exit status 2.
     Usage(String),
     /// Anything else (a file that cannot be written): exit status 1.
@@ -29,7 +29,7 @@ pub enum Failure {
 }
 
 /// Carries out `command`.
-pub fn run(command: &Command) -> Result<ExitCode, Failure> {
+pub(crate) fn run(command: &Command) -> Result<ExitCode, Failure> {
     match command {
         Command::Bench(args) => bench::run(args),
         Command::Uts(args) => uts::run(args),
@@ -45,12 +45,12 @@ pub fn run(command: &Command) -> Result<ExitCode, Failure> {
 }
 
 /// The one program named, or a usage error.
-pub fn one_program(name: &str) -> Result<Program, Failure> {
+pub(crate) fn one_program(name: &str) -> Result<Program, Failure> {
     Ok(choose_programs(&[name.to_string()])?.remove(0))
 }
 
 /// Fails now, not after a long run, if `path` could not be written.
-pub fn check_output_file(flag: &str, path: Option<&Path>) -> Result<(), Failure> {
+pub(crate) fn check_output_file(flag: &str, path: Option<&Path>) -> Result<(), Failure> {
     if let Some(dir) = path.and_then(Path::parent) {
         if !dir.as_os_str().is_empty() && !dir.is_dir() {
             return Err(Failure::Usage(format!(
@@ -63,7 +63,7 @@ pub fn check_output_file(flag: &str, path: Option<&Path>) -> Result<(), Failure>
 }
 
 /// The programs named, in the order given (each once), or every program.
-pub fn choose_programs(names: &[String]) -> Result<Vec<Program>, Failure> {
+pub(crate) fn choose_programs(names: &[String]) -> Result<Vec<Program>, Failure> {
     let all = programs::all();
     if names.is_empty() {
         return Ok(all);
@@ -92,7 +92,7 @@ pub fn choose_programs(names: &[String]) -> Result<Vec<Program>, Failure> {
 
 /// The K-best parameters: the preset (`quick`, or `--rigorous`) with the options given on
 /// top.
-pub fn method(args: &cli::MethodArgs, quick: Method) -> Result<Method, Failure> {
+pub(crate) fn method(args: &cli::MethodArgs, quick: Method) -> Result<Method, Failure> {
     let preset = if args.rigorous {
         Method::RIGOROUS
     } else {

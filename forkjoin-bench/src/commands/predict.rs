@@ -15,7 +15,7 @@ use crate::suite::programs::{Program, Size};
 use crate::suite::results::write_json;
 
 /// `fj predict PROGRAM --threads LIST`.
-pub fn run(args: &PredictArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(args: &PredictArgs) -> Result<ExitCode, Failure> {
     let program = one_program(&args.program)?;
     check_output_file("--json", args.json.as_deref())?;
     let costs = load_costs(args.model.costs.as_deref())?;

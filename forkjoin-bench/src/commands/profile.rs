@@ -23,7 +23,7 @@ use crate::suite::programs::{Ctx, Program, Size};
 const PROFILE_WORKERS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
 
 /// `fj profile PROGRAM`.
-pub fn run(args: &ProfileArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(args: &ProfileArgs) -> Result<ExitCode, Failure> {
     let program = one_program(&args.program)?;
     let svg = args
         .svg
@@ -36,7 +36,7 @@ pub fn run(args: &ProfileArgs) -> Result<ExitCode, Failure> {
 }
 
 /// Why a program cannot be profiled, or `None` if it can.
-pub fn not_modelled(program: &str) -> Option<&'static str> {
+pub(crate) fn not_modelled(program: &str) -> Option<&'static str> {
     if program.starts_with("submit-") {
         return Some(
             "submits from a thread outside its pool, into a pool of its own: the profiler sees joins on one pool only",
@@ -50,7 +50,7 @@ pub fn not_modelled(program: &str) -> Option<&'static str> {
 }
 
 /// A program's profile: as measured, and scaled to an unprofiled run on one worker.
-pub struct Profiled {
+pub(crate) struct Profiled {
     /// The profiles combined strand by strand (`Profile::combine`), unscaled.
     pub raw: Profile,
     pub scaled: Profile,
@@ -81,7 +81,7 @@ const UNPROFILED: Method = Method {
 /// Profiles `program` at `size` on one worker: a warm-up run, `repeats` profiles combined
 /// strand by strand (`Profile::combine`), and the 3 fastest of up to ten unprofiled runs to fix the time scale (see
 /// `Profile::scaled_to`), all on one pool and one workload, on `cpu`. Every answer is verified.
-pub fn profile_program(
+pub(crate) fn profile_program(
     program: &Program,
     size: Size,
     repeats: usize,

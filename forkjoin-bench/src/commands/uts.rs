@@ -13,7 +13,7 @@ use crate::suite::programs::Ctx;
 /// needs tens of MiB). Untouched stack pages cost nothing.
 const STACK_BYTES: usize = 64 << 20;
 
-pub fn run(args: &UtsArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(args: &UtsArgs) -> Result<ExitCode, Failure> {
     let (late_threads, options) = split_threads(&args.options).map_err(Failure::Usage)?;
     let params = parse_uts_args(&options).map_err(Failure::Usage)?;
     let threads = late_threads

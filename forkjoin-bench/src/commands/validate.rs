@@ -20,7 +20,7 @@ use crate::suite::programs::{Program, Runtime, Size};
 use crate::suite::results::write_json;
 
 /// `fj validate`: exit status 0 when every prediction is within 10%, 1 otherwise.
-pub fn run(args: &ValidateArgs) -> Result<ExitCode, Failure> {
+pub(crate) fn run(args: &ValidateArgs) -> Result<ExitCode, Failure> {
     let programs = choose_programs(&args.programs)?;
     check_output_file("--json", args.json.as_deref())?;
     // Usage errors before the costs, which may take a moment to measure.
@@ -43,7 +43,7 @@ pub fn run(args: &ValidateArgs) -> Result<ExitCode, Failure> {
 }
 
 #[derive(Serialize)]
-pub struct ValidateRow {
+pub(crate) struct ValidateRow {
     pub program: String,
     pub threads: usize,
     pub measured_seconds: f64,

@@ -37,7 +37,7 @@ fn count_pair<P: Pair>(n: u64) -> Result<Sample, String> {
     Ok(sample)
 }
 
-pub fn run(plan: &Plan) -> Result<Outcome, String> {
+pub(super) fn run(plan: &Plan) -> Result<Outcome, String> {
     let n = plan.counter_increments;
     let t = interleaved(
         plan,

@@ -7,7 +7,7 @@ const JACOBI_CLAIM: &str =
     "Jacobi relaxation with a global barrier every 10 steps is faster than with one \
      every step (held if per-10-steps is at least 1.1x faster on all cores)";
 
-pub fn run(plan: &Plan) -> Result<Outcome, String> {
+pub(super) fn run(plan: &Plan) -> Result<Outcome, String> {
     let t = speedups(plan, &["jacobi", "jacobi-10"])?;
     let [seq1, par1, seq10, par10] = [t[0].secs, t[1].secs, t[2].secs, t[3].secs];
     let ratio = par1 / par10;

@@ -128,7 +128,7 @@ fn ring_transfer<P: Pair, const SEQCST: bool>(n: u64) -> Result<Sample, String> 
     Ok(sample)
 }
 
-pub fn run(plan: &Plan) -> Result<Vec<Outcome>, String> {
+pub(super) fn run(plan: &Plan) -> Result<Vec<Outcome>, String> {
     let n = plan.ring_items;
     let t = interleaved(
         plan,

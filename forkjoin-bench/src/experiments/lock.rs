@@ -58,7 +58,7 @@ fn unlocked(n: u64) -> Result<Sample, String> {
     Ok(sample)
 }
 
-pub fn run(plan: &Plan) -> Result<Outcome, String> {
+pub(super) fn run(plan: &Plan) -> Result<Outcome, String> {
     let n = plan.lock_increments;
     let t = interleaved(
         plan,

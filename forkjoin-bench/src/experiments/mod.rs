@@ -42,7 +42,7 @@ use crate::suite::programs::Size;
 
 /// What one experiment found.
 #[derive(Clone, Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// The experiment's name, as `names` lists it.
     pub name: &'static str,
     /// The claim of the source document, with the threshold that decides `held`.
@@ -59,7 +59,7 @@ pub struct Outcome {
 }
 
 /// Every experiment, in the order `run` runs them when none is selected.
-pub fn names() -> &'static [&'static str] {
+pub(crate) fn names() -> &'static [&'static str] {
     &[
         "false-sharing",
         "lock",
@@ -74,7 +74,7 @@ pub fn names() -> &'static [&'static str] {
 /// `quick` makes every experiment small (a few seconds in all) for tests and smoke runs;
 /// its ratios are indicative only. An unknown name is an error before anything runs; so is
 /// a wrong answer from any variant.
-pub fn run(selected: &[String], quick: bool) -> Result<Vec<Outcome>, String> {
+pub(crate) fn run(selected: &[String], quick: bool) -> Result<Vec<Outcome>, String> {
     for s in selected {
         if !names().contains(&s.as_str()) {
             return Err(format!(
@@ -113,7 +113,7 @@ pub fn run(selected: &[String], quick: bool) -> Result<Vec<Outcome>, String> {
 
 /// Prints the outcomes as a table: one block per outcome, the claim on the first line and
 /// what was measured under it.
-pub fn print(outcomes: &[Outcome]) {
+pub(crate) fn print(outcomes: &[Outcome]) {
     // The claim and the measurement are sentences: wrapped into the last column.
     const TEXT: usize = 80;
     let indent = " ".repeat(35);

@@ -56,7 +56,7 @@ fn fib_in_pool(threads: usize, pin: bool, n: u32) -> Result<Sample, String> {
     Ok(sample)
 }
 
-pub fn run(plan: &Plan) -> Result<Outcome, String> {
+pub(super) fn run(plan: &Plan) -> Result<Outcome, String> {
     let threads = cores();
     let n = plan.fib_n;
     let t = interleaved(

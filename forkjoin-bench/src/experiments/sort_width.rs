@@ -7,7 +7,7 @@ const SORT_WIDTH_CLAIM: &str = "sorting narrower keys (less memory traffic) scal
      the speedup on all cores is higher for u8 keys than for u64 keys holding the same values \
      (held if u8's speedup is at least 1.05x u64's)";
 
-pub fn run(plan: &Plan) -> Result<Outcome, String> {
+pub(super) fn run(plan: &Plan) -> Result<Outcome, String> {
     let names = ["sort-u8", "sort-u16", "sort-u32", "sort-u64"];
     let t = speedups(plan, &names)?;
     let speedup: Vec<f64> = t.chunks(2).map(|c| c[0].secs / c[1].secs).collect();

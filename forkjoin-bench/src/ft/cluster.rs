@@ -31,7 +31,7 @@ use crate::join::Seq;
 /// Measured cost of each kind of phase, nanoseconds per point of the local block, with the
 /// points per leaf of the code's join tree.
 #[derive(Clone, Copy, Debug)]
-pub struct PhaseCosts {
+pub(crate) struct PhaseCosts {
     pub init: f64,
     pub fft: [f64; 3],
     pub evolve: f64,
@@ -39,7 +39,7 @@ pub struct PhaseCosts {
 }
 
 /// Measures the phase costs on the whole class-`class` array, one worker, best of `reps`.
-pub fn measure(class: Class, reps: usize) -> PhaseCosts {
+pub(crate) fn measure(class: Class, reps: usize) -> PhaseCosts {
     let n = class.dims();
     let layout = Layout::whole(n);
     let points = layout.len() as f64;
@@ -83,7 +83,7 @@ pub fn measure(class: Class, reps: usize) -> PhaseCosts {
 
 /// The two decompositions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Decomposition {
+pub(crate) enum Decomposition {
     /// FT: N C processes on a pencil grid, one worker each.
     Pencils,
     /// FT_T: N processes on slabs, a pool of C workers each.
@@ -92,7 +92,7 @@ pub enum Decomposition {
 
 /// Which of a pool phase's predicted times (over the simulation's seeds) the replay uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pick {
+pub(crate) enum Pick {
     Min,
     Median,
     Max,
@@ -215,7 +215,7 @@ fn balanced(leaves: usize, ns: u64) -> TaskNode {
 }
 
 /// Why a decomposition cannot run at this size.
-pub fn check(class: Class, d: Decomposition, processes: usize) -> Result<(), String> {
+pub(crate) fn check(class: Class, d: Decomposition, processes: usize) -> Result<(), String> {
     let [nx, ny, nz] = class.dims();
     let ok = match d {
         Decomposition::Slabs => ny % processes == 0 && nz % processes == 0,
@@ -236,7 +236,7 @@ pub fn check(class: Class, d: Decomposition, processes: usize) -> Result<(), Str
 
 /// What a prediction is made from: the phase costs measured here, the links within and
 /// between nodes, and the runtime's costs for the pool's simulation.
-pub struct Model<'a> {
+pub(crate) struct Model<'a> {
     pub phase: &'a PhaseCosts,
     pub local: &'a Network,
     pub net: &'a Network,
@@ -246,7 +246,7 @@ pub struct Model<'a> {
 }
 
 /// Predicted seconds of one FT run on `nodes` nodes of `cores` cores.
-pub fn predict(
+pub(crate) fn predict(
     class: Class,
     d: Decomposition,
     nodes: usize,

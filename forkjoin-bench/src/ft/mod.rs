@@ -23,13 +23,13 @@ use rustfft::{Fft, FftPlanner};
 
 use crate::join::Join;
 
-pub mod cluster;
+pub(crate) mod cluster;
 #[cfg(feature = "mpi")]
 pub mod dist;
 
 /// An NPB problem class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
+pub(crate) enum Class {
     S,
     W,
     A,
@@ -37,7 +37,7 @@ pub enum Class {
 }
 
 impl Class {
-    pub fn parse(s: &str) -> Result<Class, String> {
+    pub(crate) fn parse(s: &str) -> Result<Class, String> {
         match s {
             "S" | "s" => Ok(Class::S),
             "W" | "w" => Ok(Class::W),
@@ -49,7 +49,7 @@ impl Class {
         }
     }
 
-    pub fn name(self) -> char {
+    pub(crate) fn name(self) -> char {
         match self {
             Class::S => 'S',
             Class::W => 'W',
@@ -59,7 +59,7 @@ impl Class {
     }
 
     /// [nx, ny, nz].
-    pub fn dims(self) -> [usize; 3] {
+    pub(crate) fn dims(self) -> [usize; 3] {
         match self {
             Class::S => [64, 64, 64],
             Class::W => [128, 128, 32],
@@ -68,12 +68,12 @@ impl Class {
         }
     }
 
-    pub fn iterations(self) -> usize {
+    pub(crate) fn iterations(self) -> usize {
         self.reference().len()
     }
 
     /// NPB 3.3's reference checksums (`verify` in ft.f), one per iteration.
-    pub fn reference(self) -> &'static [(f64, f64)] {
+    pub(crate) fn reference(self) -> &'static [(f64, f64)] {
         match self {
             Class::S => &[
                 (5.546087004964e+02, 4.845363331978e+02),
@@ -126,7 +126,7 @@ impl Class {
 
     /// NPB's operation count for FT (`mflops` in ft.f), for Mop/s.
     #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
-    pub fn mops(self, seconds: f64) -> f64 {
+    pub(crate) fn mops(self, seconds: f64) -> f64 {
         let [nx, ny, nz] = self.dims();
         let n = (nx * ny * nz) as f64;
         let flops = n
@@ -138,10 +138,10 @@ impl Class {
 }
 
 /// The relative error NPB accepts on a checksum.
-pub const EPSILON: f64 = 1e-12;
+pub(crate) const EPSILON: f64 = 1e-12;
 
 /// Checks `sums` (one per iteration) against the class's reference: the first failure.
-pub fn verify(class: Class, sums: &[Complex64]) -> Result<(), String> {
+pub(crate) fn verify(class: Class, sums: &[Complex64]) -> Result<(), String> {
     let reference = class.reference();
     if sums.len() != reference.len() {
         return Err(format!(
@@ -216,7 +216,7 @@ fn fill_line(line: &mut [Complex64], first: u64) {
 /// fastest in memory), which carries global dimension `global[a]` (0 = x, 1 = y, 2 = z)
 /// from global index `offset[a]` on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     pub dims: [usize; 3],
     pub global: [usize; 3],
     pub offset: [usize; 3],
@@ -224,7 +224,7 @@ pub struct Layout {
 
 impl Layout {
     /// The whole array in (x, y, z) order.
-    pub fn whole(n: [usize; 3]) -> Layout {
+    pub(crate) fn whole(n: [usize; 3]) -> Layout {
         Layout {
             dims: n,
             global: [0, 1, 2],
@@ -232,7 +232,7 @@ impl Layout {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.dims.iter().product()
     }
 
@@ -270,6 +270,7 @@ pub(crate) struct SharedMut {
 // SAFETY: `SharedMut` is only handed to leaves that touch disjoint index sets (each leaf's
 // set is stated where it is used), while the slice it came from stays borrowed mutably.
 unsafe impl Send for SharedMut {}
+// SAFETY: as for `Send`: shared between leaves whose index sets are disjoint.
 unsafe impl Sync for SharedMut {}
 
 impl SharedMut {
@@ -299,7 +300,7 @@ impl SharedMut {
 }
 
 /// Runs `f(i)` for every i in `range`, by recursive halving with `join`.
-pub fn par_range<J: Join, F: Fn(usize) + Sync>(j: &mut J, range: Range<usize>, f: &F) {
+pub(crate) fn par_range<J: Join, F: Fn(usize) + Sync>(j: &mut J, range: Range<usize>, f: &F) {
     if range.len() <= 1 {
         if let Some(i) = range.clone().next() {
             f(i);
@@ -315,7 +316,12 @@ pub fn par_range<J: Join, F: Fn(usize) + Sync>(j: &mut J, range: Range<usize>, f
 
 /// Fills the block with the initial conditions. Local axis 0 must be global x, so that
 /// each local line is a run of consecutive generator values.
-pub fn initial_conditions<J: Join>(j: &mut J, u: &mut [Complex64], layout: &Layout, n: [usize; 3]) {
+pub(crate) fn initial_conditions<J: Join>(
+    j: &mut J,
+    u: &mut [Complex64],
+    layout: &Layout,
+    n: [usize; 3],
+) {
     assert_eq!(
         layout.global[0], 0,
         "initial conditions need x as the fastest axis"
@@ -335,13 +341,13 @@ pub fn initial_conditions<J: Join>(j: &mut J, u: &mut [Complex64], layout: &Layo
 }
 
 /// The 1-D transforms of the three global lengths, forward and inverse.
-pub struct Plans {
+pub(crate) struct Plans {
     forward: [Arc<dyn Fft<f64>>; 3],
     inverse: [Arc<dyn Fft<f64>>; 3],
 }
 
 impl Plans {
-    pub fn new(n: [usize; 3]) -> Plans {
+    pub(crate) fn new(n: [usize; 3]) -> Plans {
         let mut planner = FftPlanner::new();
         Plans {
             forward: n.map(|len| planner.plan_fft_forward(len)),
@@ -351,7 +357,7 @@ impl Plans {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
+pub(crate) enum Direction {
     Forward,
     Inverse,
 }
@@ -393,7 +399,7 @@ thread_local! {
 }
 
 /// Transforms every line of the block along local axis `axis` (unnormalised, as NPB).
-pub fn fft_axis<J: Join>(
+pub(crate) fn fft_axis<J: Join>(
     j: &mut J,
     u: &mut [Complex64],
     layout: &Layout,
@@ -464,7 +470,7 @@ pub fn fft_axis<J: Join>(
 
 /// exp(-4 alpha pi^2 m) for m = 0..=max |k|^2: NPB's twiddle factor, looked up by the
 /// integer |k|^2 so each factor is the very value NPB computes.
-pub struct Twiddle {
+pub(crate) struct Twiddle {
     n: [usize; 3],
     table: Vec<f64>,
 }
@@ -472,7 +478,7 @@ pub struct Twiddle {
 const ALPHA: f64 = 1e-6;
 
 impl Twiddle {
-    pub fn new(n: [usize; 3]) -> Twiddle {
+    pub(crate) fn new(n: [usize; 3]) -> Twiddle {
         let max: usize = n.iter().map(|&d| (d / 2) * (d / 2)).sum();
         let ap = -4.0 * ALPHA * std::f64::consts::PI * std::f64::consts::PI;
         Twiddle {
@@ -489,7 +495,7 @@ fn frequency(i: usize, d: usize) -> i64 {
 
 /// One time step in frequency space, as NPB's `evolve`: u *= exp(-4 alpha pi^2 |k|^2), and
 /// `out` = the new u (the copy the inverse FFT then works in), in the same pass.
-pub fn evolve<J: Join>(
+pub(crate) fn evolve<J: Join>(
     j: &mut J,
     u: &mut [Complex64],
     out: &mut [Complex64],
@@ -528,7 +534,7 @@ pub fn evolve<J: Join>(
 /// This block's part of NPB's checksum: the sum of u at global points (j mod nx, 3j mod ny,
 /// 5j mod nz), j = 1..=1024, that it holds, divided by nx ny nz. Summed over all blocks
 /// (in any order: 1024 terms) it is the checksum.
-pub fn checksum(u: &[Complex64], layout: &Layout, n: [usize; 3]) -> Complex64 {
+pub(crate) fn checksum(u: &[Complex64], layout: &Layout, n: [usize; 3]) -> Complex64 {
     let mut sum = Complex64::default();
     for jj in 1..=1024usize {
         let g = [jj % n[0], (3 * jj) % n[1], (5 * jj) % n[2]];
@@ -541,7 +547,7 @@ pub fn checksum(u: &[Complex64], layout: &Layout, n: [usize; 3]) -> Complex64 {
 
 /// The process grid of the pencil decomposition: pr x pc = p, pr the largest divisor of p
 /// not above its square root.
-pub fn grid(p: usize) -> (usize, usize) {
+pub(crate) fn grid(p: usize) -> (usize, usize) {
     let pr = (1..=p)
         .filter(|d| p.is_multiple_of(*d) && d * d <= p)
         .max()
@@ -550,7 +556,7 @@ pub fn grid(p: usize) -> (usize, usize) {
 }
 
 /// The whole benchmark in one process: the arrays, and `run` for the timed part.
-pub struct Solver {
+pub(crate) struct Solver {
     pub class: Class,
     n: [usize; 3],
     layout: Layout,
@@ -563,7 +569,7 @@ pub struct Solver {
 }
 
 impl Solver {
-    pub fn new(class: Class) -> Solver {
+    pub(crate) fn new(class: Class) -> Solver {
         let n = class.dims();
         let layout = Layout::whole(n);
         Solver {
@@ -579,7 +585,7 @@ impl Solver {
 
     /// Initial conditions, forward FFT, then per iteration evolve, inverse FFT, checksum.
     /// Returns the checksums.
-    pub fn run<J: Join>(&mut self, j: &mut J) -> Vec<Complex64> {
+    pub(crate) fn run<J: Join>(&mut self, j: &mut J) -> Vec<Complex64> {
         let (n, layout, plans) = (self.n, self.layout, &self.plans);
         initial_conditions(j, &mut self.spectrum, &layout, n);
         for axis in 0..3 {

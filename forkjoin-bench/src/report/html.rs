@@ -10,7 +10,7 @@ use super::table::{self, Flag};
 use crate::suite::results::{programs_in_order, write_json, Row};
 
 /// What the report says about the run besides the rows.
-pub struct RunInfo {
+pub(crate) struct RunInfo {
     pub command: String,
     pub size: String,
     pub threads: Vec<usize>,
@@ -18,7 +18,7 @@ pub struct RunInfo {
     pub notes: Vec<String>,
 }
 
-pub fn write(dir: &Path, rows: &[Row], info: &RunInfo) -> Result<(), String> {
+pub(crate) fn write(dir: &Path, rows: &[Row], info: &RunInfo) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     write_json(&dir.join("results.json"), rows)?;
     let index = dir.join("index.html");

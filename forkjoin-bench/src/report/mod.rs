@@ -2,6 +2,6 @@
 //! figures as SVG (`plots`, which also draws `fj profile`'s and `fj ft-predict`'s), and the
 //! report directory with `index.html` and `results.json` (`html`).
 
-pub mod html;
-pub mod plots;
-pub mod table;
+pub(crate) mod html;
+pub(crate) mod plots;
+pub(crate) mod table;

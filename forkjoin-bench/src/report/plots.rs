@@ -11,7 +11,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::suite::results::{programs_in_order, Row};
 
-pub const RUNTIME_COLORS: [(&str, RGBColor); 4] = [
+pub(crate) const RUNTIME_COLORS: [(&str, RGBColor); 4] = [
     ("forkjoin", RGBColor(31, 119, 180)),
     ("rayon", RGBColor(255, 127, 14)),
     ("chili", RGBColor(44, 160, 44)),
@@ -86,7 +86,7 @@ impl Ranged for WorkersAxis {
 
 /// Figure 4-2 for one program: speedup against workers, a line per runtime, the ideal
 /// speedup dashed.
-pub fn speedup(program: &str, rows: &[Row], threads: &[usize]) -> Result<String> {
+pub(crate) fn speedup(program: &str, rows: &[Row], threads: &[usize]) -> Result<String> {
     let series: Vec<Series> = RUNTIME_COLORS
         .iter()
         .map(|&(rt, color)| Series {
@@ -144,7 +144,7 @@ pub fn speedup(program: &str, rows: &[Row], threads: &[usize]) -> Result<String>
 }
 
 /// Figure 4-3: forkjoin's tasks per second per worker against workers, a line per program.
-pub fn task_rate(rows: &[Row], threads: &[usize]) -> Result<Option<String>> {
+pub(crate) fn task_rate(rows: &[Row], threads: &[usize]) -> Result<Option<String>> {
     per_program(
         rows,
         threads,
@@ -157,7 +157,7 @@ pub fn task_rate(rows: &[Row], threads: &[usize]) -> Result<Option<String>> {
 }
 
 /// Figure 4-6: forkjoin's tasks stolen as a percentage of the tasks run.
-pub fn steal_rate(rows: &[Row], threads: &[usize]) -> Result<Option<String>> {
+pub(crate) fn steal_rate(rows: &[Row], threads: &[usize]) -> Result<Option<String>> {
     per_program(rows, threads, "stolen, % of tasks run (forkjoin)", |r| {
         let (tasks, steals) = (r.tasks?, r.steals?);
         (tasks > 0.0).then(|| 100.0 * steals / tasks)
@@ -297,12 +297,12 @@ fn legend(area: &DrawingArea<SVGBackend<'_>, Shift>, series: &[Series]) -> Resul
 }
 
 /// Workers, predicted speedup, Cilkview estimate, work/span bound.
-pub type PredictionPoint = (usize, f64, f64, f64);
+pub(crate) type PredictionPoint = (usize, f64, f64, f64);
 
 /// `fj profile`'s figure: predicted speedup against workers (log scale, 1 to 64) beside
 /// the work and span laws' bound, Cilkview's estimate and the perfect line. `points`:
 /// (workers, predicted, Cilkview estimate, bound).
-pub fn prediction(program: &str, points: &[PredictionPoint]) -> Result<String> {
+pub(crate) fn prediction(program: &str, points: &[PredictionPoint]) -> Result<String> {
     let line =
         |label: &str, color: RGBColor, dashed: bool, y: &dyn Fn(&PredictionPoint) -> f64| Series {
             label: label.to_string(),
@@ -325,7 +325,7 @@ pub fn prediction(program: &str, points: &[PredictionPoint]) -> Result<String> {
 }
 
 /// Predicted speedup of FT and FT_T against nodes, with the perfect line (nodes x cores).
-pub fn cluster(
+pub(crate) fn cluster(
     title: &str,
     lines: &[(String, Vec<(usize, f64)>)],
     perfect: &[(usize, f64)],

@@ -6,7 +6,7 @@ use crate::suite::results::{programs_in_order, Row};
 
 /// How a cell is to be shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flag {
+pub(crate) enum Flag {
     Plain,
     /// The K-best measurement did not converge.
     Unconverged,
@@ -15,7 +15,7 @@ pub enum Flag {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Cell {
+pub(crate) struct Cell {
     pub text: String,
     pub flag: Flag,
 }
@@ -29,7 +29,7 @@ impl Cell {
     }
 }
 
-pub struct Grid {
+pub(crate) struct Grid {
     pub header: Vec<String>,
     pub rows: Vec<Vec<Cell>>,
 }
@@ -40,7 +40,7 @@ const PEERS: [&str; 3] = ["rayon", "chili", "java"];
 
 /// The grid of `rows`, with a column for each runtime that has a row; `counts` adds
 /// forkjoin's tasks and steals per run.
-pub fn grid(rows: &[Row], counts: bool) -> Grid {
+pub(crate) fn grid(rows: &[Row], counts: bool) -> Grid {
     let runtimes: Vec<&str> = RUNTIMES
         .into_iter()
         .filter(|rt| rows.iter().any(|r| r.runtime == *rt))
@@ -157,7 +157,7 @@ fn count(v: Option<f64>) -> String {
 }
 
 /// Seconds with three significant digits in a readable unit: `1.23s`, `45.6ms`, `789µs`.
-pub fn seconds(s: f64) -> String {
+pub(crate) fn seconds(s: f64) -> String {
     let (v, unit) = if s >= 1.0 {
         (s, "s")
     } else if s >= 1e-3 {
@@ -178,7 +178,7 @@ pub fn seconds(s: f64) -> String {
 }
 
 /// The grid as aligned text: the first column left-aligned, the others right-aligned.
-pub fn render_text(g: &Grid) -> String {
+pub(crate) fn render_text(g: &Grid) -> String {
     let mut widths: Vec<usize> = g.header.iter().map(|h| h.chars().count()).collect();
     for line in &g.rows {
         for (w, c) in widths.iter_mut().zip(line) {
@@ -204,7 +204,7 @@ pub fn render_text(g: &Grid) -> String {
 }
 
 /// The notes under the table: what the marks mean and, loudly, every failure.
-pub fn footnotes(rows: &[Row]) -> Vec<String> {
+pub(crate) fn footnotes(rows: &[Row]) -> Vec<String> {
     let mut notes = vec![
         "time = mean of the K fastest runs; speedup (x) = sequential time / time; \
          fj/best peer = forkjoin's time / the fastest peer's (below 1: forkjoin is faster)"

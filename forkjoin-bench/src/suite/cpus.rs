@@ -16,7 +16,7 @@
 //! own core would take turns with it (chili at one worker ran twice as long so); its
 //! calling thread, its only worker at one worker, is still restricted while it runs.
 
-pub use forkjoin_profile::cpus::{allowed, restrict};
+pub(crate) use forkjoin_profile::cpus::{allowed, restrict};
 
 /// The CPU that is fastest now ([`forkjoin_profile::cpus::fastest_cpu`]), as the list
 /// `restrict` takes (empty where affinity is not supported). For measurements that need
@@ -25,13 +25,13 @@ pub use forkjoin_profile::cpus::{allowed, restrict};
 /// second; this host's slow states, a CPU's own, last from a second to tens of seconds:
 /// on the first CPU, `fj predict` read fib's work as 290-392 ms and Integrate's as
 /// 218-325 ms).
-pub fn fastest() -> Vec<usize> {
+pub(crate) fn fastest() -> Vec<usize> {
     forkjoin_profile::cpus::fastest_cpu().into_iter().collect()
 }
 
 /// The CPUs for a cell of `workers` workers: the first `workers` of `allowed`, or all of
 /// them when there are not that many (an oversubscribed run).
-pub fn for_workers(allowed: &[usize], workers: usize) -> &[usize] {
+pub(crate) fn for_workers(allowed: &[usize], workers: usize) -> &[usize] {
     &allowed[..workers.min(allowed.len())]
 }
 

@@ -17,7 +17,7 @@ use crate::suite::programs::{Ctx, Runtime, Workload};
 const STACK_BYTES: usize = 16 << 20;
 
 /// A runtime ready to run workloads.
-pub enum Engine {
+pub(crate) enum Engine {
     Sequential,
     Forkjoin(forkjoin::Pool),
     Rayon(rayon::ThreadPool),
@@ -30,7 +30,7 @@ pub enum Engine {
 
 impl Engine {
     /// Builds `rt`'s pool with `threads` workers (the sequential baseline has none).
-    pub fn new(rt: Runtime, threads: usize) -> Result<Engine, String> {
+    pub(crate) fn new(rt: Runtime, threads: usize) -> Result<Engine, String> {
         let fail = |e: &dyn std::fmt::Display| format!("{} pool of {threads}: {e}", rt.name());
         Ok(match rt {
             Runtime::Sequential => Engine::Sequential,
@@ -56,7 +56,7 @@ impl Engine {
     }
 
     /// Runs `w` once (already reset) and returns the seconds it took.
-    pub fn time_run(&self, w: &mut dyn Workload) -> f64 {
+    pub(crate) fn time_run(&self, w: &mut dyn Workload) -> f64 {
         let start = Instant::now();
         match self {
             Engine::Sequential => w.run(&mut Ctx::Sequential),
@@ -78,7 +78,7 @@ impl Engine {
     }
 
     /// forkjoin's scheduling counters; `None` for runtimes that keep none.
-    pub fn stats(&self) -> Option<forkjoin::Stats> {
+    pub(crate) fn stats(&self) -> Option<forkjoin::Stats> {
         match self {
             Engine::Forkjoin(pool) => Some(pool.stats()),
             _ => None,

@@ -17,14 +17,14 @@ use crate::suite::results::Row;
 const SOURCES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../peers/java/src");
 
 /// A compiled Java harness.
-pub struct Jdk {
+pub(crate) struct Jdk {
     classes: PathBuf,
 }
 
 impl Jdk {
     /// Finds `java` and `javac` and compiles the harness unless an up-to-date build exists.
     /// The error is the one-line reason the Java peer is skipped.
-    pub fn prepare() -> Result<Jdk, String> {
+    pub(crate) fn prepare() -> Result<Jdk, String> {
         for tool in ["java", "javac"] {
             let found = Command::new(tool)
                 .arg("-version")
@@ -45,7 +45,13 @@ impl Jdk {
     }
 
     /// Runs the harness on `args` (its program and parameters) with `threads` workers.
-    pub fn measure(&self, program: &str, args: &[String], threads: usize, method: &Method) -> Row {
+    pub(crate) fn measure(
+        &self,
+        program: &str,
+        args: &[String],
+        threads: usize,
+        method: &Method,
+    ) -> Row {
         let mut row = Row::new(program, "java", threads, method.k);
         let output = Command::new("java")
             .arg("-Xss16m")
@@ -192,7 +198,7 @@ fn compile(sources: &[PathBuf], classes: &Path) -> Result<(), String> {
 /// The Java harness's program and parameters for our `program` at `size`, for programs
 /// whose workload does not say so itself (`Workload::java_args`). The values are the
 /// programs' size constants (see each file in `programs/`); `None`: no Java equivalent.
-pub fn java_args(program: &str, size: Size) -> Option<Vec<String>> {
+pub(crate) fn java_args(program: &str, size: Size) -> Option<Vec<String>> {
     let pick = |test: &str, default: &str, paper: &str| match size {
         Size::Test => test.to_string(),
         Size::Default => default.to_string(),

@@ -11,7 +11,7 @@ use std::fmt;
 
 /// The method's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Method {
+pub(crate) struct Method {
     /// How many of the fastest runs are kept and averaged.
     pub k: usize,
     /// Converged when the K-th fastest time is at most (1 + epsilon) times the fastest.
@@ -33,7 +33,7 @@ impl Method {
     /// the budget, not M, ends a short program's measurement: with 40, all the runs of NAS
     /// FT (15 ms each) could fall into one slow second. The suite takes about 3.5 minutes
     /// on two cores instead of 2.7.
-    pub const QUICK: Method = Method {
+    pub(crate) const QUICK: Method = Method {
         k: 3,
         epsilon: 0.02,
         max_runs: 200,
@@ -44,13 +44,13 @@ impl Method {
     /// `fj validate`'s: as QUICK with twice the budget, so that the K fastest are picked
     /// from more runs (a prediction is checked against the figure, so its noise counts
     /// twice).
-    pub const VALIDATE: Method = Method {
+    pub(crate) const VALIDATE: Method = Method {
         budget: Some(3.0),
         ..Method::QUICK
     };
 
     /// Seed 003's parameters: K = 10, epsilon = 2 %, M = 200; no time budget.
-    pub const RIGOROUS: Method = Method {
+    pub(crate) const RIGOROUS: Method = Method {
         k: 10,
         epsilon: 0.02,
         max_runs: 200,
@@ -63,7 +63,7 @@ impl Method {
     /// Exactly `runs` timed runs after `warmup` untimed ones, whatever the times: never
     /// converged (epsilon is minus infinity) and no budget. The figure is still the mean of
     /// the K fastest. `fj experiments` measures its variants so, in a fixed number of rounds.
-    pub fn fixed_runs(k: usize, runs: usize, warmup: usize) -> Method {
+    pub(crate) fn fixed_runs(k: usize, runs: usize, warmup: usize) -> Method {
         Method {
             k,
             epsilon: f64::NEG_INFINITY,
@@ -75,7 +75,7 @@ impl Method {
 
     /// This method for a harness that cannot stop on a time budget (the Java peer): M
     /// lowered to the runs that fit in the budget at `run_seconds` a run, but never below K.
-    pub fn budget_as_max_runs(&self, run_seconds: f64) -> Method {
+    pub(crate) fn budget_as_max_runs(&self, run_seconds: f64) -> Method {
         let Some(budget) = self.budget.filter(|_| run_seconds > 0.0) else {
             return *self;
         };
@@ -107,7 +107,7 @@ impl fmt::Display for Method {
 
 /// One timed run.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sample {
+pub(crate) struct Sample {
     /// Wall-clock seconds.
     pub seconds: f64,
     /// The CPU time the run's threads got, divided by the wall time around it, where the
@@ -127,7 +127,7 @@ impl From<f64> for Sample {
 /// The state of one measurement: feed it each run's time with [`KBest::record`] (or
 /// [`KBest::record_sample`]) until [`KBest::done`].
 #[derive(Clone, Debug)]
-pub struct KBest {
+pub(crate) struct KBest {
     method: Method,
     /// The fastest runs so far, ascending by time, at most K of them.
     fastest: Vec<Sample>,
@@ -140,7 +140,7 @@ pub struct KBest {
 
 /// What a finished measurement reports.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// The mean of the K fastest times (of all of them if fewer than K runs were made).
     pub mean: f64,
     /// The fastest time.
@@ -151,7 +151,7 @@ pub struct Summary {
 }
 
 impl KBest {
-    pub fn new(method: Method) -> KBest {
+    pub(crate) fn new(method: Method) -> KBest {
         assert!(
             method.k >= 1 && method.max_runs >= method.k,
             "need 1 <= K <= M"
@@ -166,12 +166,12 @@ impl KBest {
     }
 
     /// Records one run's time in seconds.
-    pub fn record(&mut self, seconds: f64) {
+    pub(crate) fn record(&mut self, seconds: f64) {
         self.record_sample(Sample::from(seconds));
     }
 
     /// Records one run.
-    pub fn record_sample(&mut self, sample: Sample) {
+    pub(crate) fn record_sample(&mut self, sample: Sample) {
         let seconds = sample.seconds;
         self.runs += 1;
         self.measured += seconds;
@@ -184,14 +184,14 @@ impl KBest {
     }
 
     /// Whether the K fastest runs agree within (1 + epsilon).
-    pub fn converged(&self) -> bool {
+    pub(crate) fn converged(&self) -> bool {
         self.fastest.len() == self.method.k
             && self.fastest[self.method.k - 1].seconds
                 <= (1.0 + self.method.epsilon) * self.fastest[0].seconds
     }
 
     /// Whether to stop: converged, M runs made, or the budget spent with K runs made.
-    pub fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         let over_budget = self.method.budget.is_some_and(|b| self.measured >= b);
         self.converged()
             || self.runs >= self.method.max_runs
@@ -199,12 +199,12 @@ impl KBest {
     }
 
     /// Timed runs recorded.
-    pub fn runs(&self) -> usize {
+    pub(crate) fn runs(&self) -> usize {
         self.runs
     }
 
     /// The result so far; `None` before the first run.
-    pub fn summary(&self) -> Option<Summary> {
+    pub(crate) fn summary(&self) -> Option<Summary> {
         let best = self.fastest.first()?.seconds;
         Some(Summary {
             mean: self.fastest.iter().map(|s| s.seconds).sum::<f64>() / self.fastest.len() as f64,
@@ -216,12 +216,12 @@ impl KBest {
 
     /// The slowest time recorded (beside the mean, it shows runs that fall into distinct
     /// modes); `None` before the first run.
-    pub fn slowest(&self) -> Option<f64> {
+    pub(crate) fn slowest(&self) -> Option<f64> {
         self.slowest
     }
 
     /// The mean parallelism of the K fastest runs, if every one of them reported it.
-    pub fn parallelism(&self) -> Option<f64> {
+    pub(crate) fn parallelism(&self) -> Option<f64> {
         let n = self.fastest.len() as f64;
         self.fastest
             .iter()

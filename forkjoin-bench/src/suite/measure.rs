@@ -17,7 +17,7 @@ use crate::suite::results::Row;
 
 /// The order of the entrants within a round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Order {
+pub(crate) enum Order {
     /// The entrants' own order in every round (`fj bench`, `fj validate`: the sequential
     /// baseline first).
     Fixed,
@@ -28,7 +28,7 @@ pub enum Order {
 
 /// When the entrants of one measurement stop taking runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Closing {
+pub(crate) enum Closing {
     /// Each entrant by its own K-best rule.
     EachOnItsOwn,
     /// An entrant that is done goes on taking runs (up to M) until every entrant is done, so
@@ -41,7 +41,7 @@ pub enum Closing {
 
 /// One run that [`interleave`] asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Turn {
+pub(crate) struct Turn {
     /// The entrant to run, by its index.
     pub entrant: usize,
     /// The round, from 0.
@@ -75,7 +75,7 @@ struct Entrant<E> {
 /// entrant while the others go on. `settled` is called once per entrant: when its rule first
 /// says stop, or when it fails before that. Returns, in the entrants' order, each one's
 /// K-best record, or the error that ended it.
-pub fn interleave<E>(
+pub(crate) fn interleave<E>(
     entrants: usize,
     method: &Method,
     order: Order,
@@ -143,7 +143,7 @@ pub fn interleave<E>(
 }
 
 /// One (runtime, workers) cell of a program's measurement.
-pub struct Cell<'e> {
+pub(crate) struct Cell<'e> {
     pub engine: &'e Engine,
     pub runtime: Runtime,
     pub threads: usize,
@@ -155,7 +155,7 @@ pub struct Cell<'e> {
 /// A cell of T workers runs on the first T CPUs (see `cpus`), which is where `fj bench`
 /// builds its pool. Every timed run's answer is verified (untimed); the first failure or
 /// panic ends that cell with the error, and the others go on.
-pub fn measure_interleaved(
+pub(crate) fn measure_interleaved(
     program: &str,
     cells: &[Cell<'_>],
     w: &mut dyn Workload,

@@ -4,10 +4,10 @@
 //! `validate` and `experiments`), each by the K-best rule (`kbest`), into one row per
 //! figure (`results`).
 
-pub mod cpus;
-pub mod engine;
-pub mod java;
-pub mod kbest;
-pub mod measure;
-pub mod programs;
-pub mod results;
+pub(crate) mod cpus;
+pub(crate) mod engine;
+pub(crate) mod java;
+pub(crate) mod kbest;
+pub(crate) mod measure;
+pub(crate) mod programs;
+pub(crate) mod results;

@@ -8,7 +8,7 @@ use crate::suite::kbest::Summary;
 
 /// One (program, runtime, workers) measurement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Row {
+pub(crate) struct Row {
     pub program: String,
     /// `sequential`, `forkjoin`, `rayon`, `chili` or `java`.
     pub runtime: String,
@@ -38,7 +38,7 @@ pub struct Row {
 impl Row {
     /// A row for a measurement; `sequential_seconds` and `speedup` are filled in later by
     /// [`fill_speedups`], once the program's sequential time is known.
-    pub fn new(program: &str, runtime: &str, threads: usize, k: usize) -> Row {
+    pub(crate) fn new(program: &str, runtime: &str, threads: usize, k: usize) -> Row {
         Row {
             program: program.to_string(),
             runtime: runtime.to_string(),
@@ -57,7 +57,7 @@ impl Row {
         }
     }
 
-    pub fn set_summary(&mut self, s: Summary) {
+    pub(crate) fn set_summary(&mut self, s: Summary) {
         self.seconds = Some(s.mean);
         self.best_seconds = Some(s.best);
         self.converged = s.converged;
@@ -67,7 +67,7 @@ impl Row {
 
 /// Sets every row's `sequential_seconds` to its program's sequential time and derives the
 /// speedups.
-pub fn fill_speedups(rows: &mut [Row]) {
+pub(crate) fn fill_speedups(rows: &mut [Row]) {
     let sequential: Vec<(String, Option<f64>)> = rows
         .iter()
         .filter(|r| r.runtime == "sequential")
@@ -87,7 +87,7 @@ pub fn fill_speedups(rows: &mut [Row]) {
 }
 
 /// The programs of `rows`, each once, in the order they were measured.
-pub fn programs_in_order(rows: &[Row]) -> Vec<&str> {
+pub(crate) fn programs_in_order(rows: &[Row]) -> Vec<&str> {
     let mut programs: Vec<&str> = Vec::new();
     for r in rows {
         if !programs.contains(&r.program.as_str()) {
@@ -98,7 +98,7 @@ pub fn programs_in_order(rows: &[Row]) -> Vec<&str> {
 }
 
 /// Writes `rows` (the rows of a run, or any other table) to `path` as pretty JSON.
-pub fn write_json<T: Serialize + ?Sized>(path: &Path, rows: &T) -> Result<(), String> {
+pub(crate) fn write_json<T: Serialize + ?Sized>(path: &Path, rows: &T) -> Result<(), String> {
     let text = serde_json::to_string_pretty(rows).map_err(|e| e.to_string())?;
     std::fs::write(path, text + "\n").map_err(|e| format!("cannot write {}: {e}", path.display()))
 }

@@ -14,7 +14,7 @@
 use super::{Ctx, Program, Runtime, Size, Workload};
 use crate::join::{Chili, Fj, Join, Rayon, Seq};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![
         Program {
             name: "fib",

@@ -10,7 +10,7 @@ use crate::ft::{self, Class, Solver};
 use crate::join::{Chili, Fj, Rayon, Seq};
 use rustfft::num_complex::Complex64;
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "ft",
         about: "NAS FT: 3-D FFT PDE solver, NPB 3.3 checksums (S/W/A by size)",

@@ -17,7 +17,7 @@ use std::sync::OnceLock;
 use super::{Ctx, Program, Runtime, Size, Workload};
 use crate::join::{Chili, CountJoins, Fj, Join, Rayon, Seq};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "integrate",
         about: "adaptive trapezoid quadrature of sum (2i-1)x^(2i-1) over [-47, 48] (Lea)",

@@ -27,7 +27,7 @@ use super::matmul::{
 use super::{Ctx, Program, Runtime, Size, Workload};
 use crate::join::{Chili, Fj, Join, Rayon, Seq};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "lu",
         about: "recursive block LU decomposition without pivoting (Lea: 4096 x 4096)",

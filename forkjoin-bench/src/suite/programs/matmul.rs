@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 use super::{Ctx, Program, Runtime, Size, Workload};
 use crate::join::{Chili, Fj, Join, Rayon, Seq};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "matmul",
         about: "recursive blocked f64 matrix multiply (Lea: 2048 x 2048)",

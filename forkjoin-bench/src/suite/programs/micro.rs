@@ -288,7 +288,7 @@ impl Micro {
     }
 }
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "micro",
         about: "best move 4 plies ahead in Microscope/Ataxx (7x7), negamax forked over the moves",

@@ -9,7 +9,7 @@ use crate::join::SplitRun;
 /// suite's default run, `Paper` the sizes of Lea's paper (the programs not in the paper
 /// say in their documentation what they use).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Size {
+pub(crate) enum Size {
     Test,
     Default,
     Paper,
@@ -18,7 +18,7 @@ pub enum Size {
 /// The runtime a run uses. The harness has already entered the runtime's pool: a
 /// forkjoin run executes inside `Pool::install`, a rayon run inside `ThreadPool::install`,
 /// and a chili run gets the pool's scope.
-pub enum Ctx<'a, 's> {
+pub(crate) enum Ctx<'a, 's> {
     Sequential,
     Forkjoin,
     Rayon,
@@ -29,7 +29,7 @@ pub enum Ctx<'a, 's> {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Runtime {
+pub(crate) enum Runtime {
     Sequential,
     Forkjoin,
     Rayon,
@@ -38,7 +38,7 @@ pub enum Runtime {
 }
 
 impl Runtime {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Runtime::Sequential => "sequential",
             Runtime::Forkjoin => "forkjoin",
@@ -50,7 +50,7 @@ impl Runtime {
 }
 
 /// One prepared instance of a program at one size: input built, ready to run many times.
-pub trait Workload: Send {
+pub(crate) trait Workload: Send {
     /// Restores the input before a timed run (e.g. re-copies the unsorted keys). Not timed.
     fn reset(&mut self) {}
     /// Runs the computation once with `ctx`. Timed. Keeps whatever `verify` needs.
@@ -78,11 +78,11 @@ pub trait Workload: Send {
 
 /// Helpers for the programs' unit tests: run a workload on every runtime with two workers.
 #[cfg(test)]
-pub mod testkit {
+pub(crate) mod testkit {
     use super::{Ctx, Runtime, Workload};
     use std::num::NonZero;
 
-    pub const RUNTIMES: [Runtime; 4] = [
+    pub(crate) const RUNTIMES: [Runtime; 4] = [
         Runtime::Sequential,
         Runtime::Forkjoin,
         Runtime::Rayon,
@@ -90,7 +90,7 @@ pub mod testkit {
     ];
 
     /// `reset` then `run` on `rt` (inside a fresh two-thread pool), then `verify`.
-    pub fn run_on(w: &mut dyn Workload, rt: Runtime) -> Result<(), String> {
+    pub(crate) fn run_on(w: &mut dyn Workload, rt: Runtime) -> Result<(), String> {
         w.reset();
         match rt {
             Runtime::Sequential => w.run(&mut Ctx::Sequential),
@@ -118,7 +118,7 @@ pub mod testkit {
     /// Runs `w` twice on each runtime it supports (the second run checks that `reset`
     /// restores the input) and panics on the first failed `verify`. Every program of
     /// this directory supports all four runtimes, which this asserts too.
-    pub fn check_all_runtimes(w: &mut dyn Workload) {
+    pub(crate) fn check_all_runtimes(w: &mut dyn Workload) {
         for rt in RUNTIMES {
             assert!(w.supports(rt), "{} not supported", rt.name());
             for round in 0..2 {
@@ -139,27 +139,27 @@ pub mod testkit {
 }
 
 /// A program of the suite: its name, a one-line description, and a factory.
-pub struct Program {
+pub(crate) struct Program {
     pub name: &'static str,
     pub about: &'static str,
     pub make: fn(Size) -> Box<dyn Workload>,
 }
 
-pub mod fib;
-pub mod ft;
-pub mod integrate;
-pub mod jacobi;
-pub mod lu;
-pub mod matmul;
-pub mod micro;
-pub mod nqueens;
-pub mod par_iter;
-pub mod sort;
-pub mod submit;
-pub mod uts;
+pub(crate) mod fib;
+pub(crate) mod ft;
+pub(crate) mod integrate;
+pub(crate) mod jacobi;
+pub(crate) mod lu;
+pub(crate) mod matmul;
+pub(crate) mod micro;
+pub(crate) mod nqueens;
+pub(crate) mod par_iter;
+pub(crate) mod sort;
+pub(crate) mod submit;
+pub(crate) mod uts;
 
 /// Every program of the suite, in the order the report lists them.
-pub fn all() -> Vec<Program> {
+pub(crate) fn all() -> Vec<Program> {
     let mut v = Vec::new();
     v.extend(fib::programs());
     v.extend(integrate::programs());

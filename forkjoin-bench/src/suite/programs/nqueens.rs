@@ -22,7 +22,7 @@ const SOLUTIONS: [u64; 16] = [
 /// Rows whose free columns are forked; deeper rows are searched sequentially.
 const PAR_ROWS: u32 = 4;
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "nqueens",
         about: "count all n-queens solutions, bitmask backtracking forked over the first rows",

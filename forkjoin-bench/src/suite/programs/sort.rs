@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 use super::{Ctx, Program, Runtime, Size, Workload};
 use crate::join::{Chili, CountJoins, Fj, Join, Rayon, Seq};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![
         Program {
             name: "sort",

@@ -35,7 +35,7 @@
 use super::{Ctx, Program, Size, Workload};
 use crate::join::{Fj, Join, Rayon, Seq};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![
         Program {
             name: "submit-200",

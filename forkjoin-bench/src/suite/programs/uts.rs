@@ -48,7 +48,7 @@ const MAX_CHILDREN: i32 = 100;
 
 /// The shape of the tree (`-t`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TreeType {
+pub(crate) enum TreeType {
     Binomial = 0,
     Geometric = 1,
     Hybrid = 2,
@@ -57,7 +57,7 @@ pub enum TreeType {
 
 /// How a geometric tree's expected branching factor changes with depth (`-a`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
+pub(crate) enum Shape {
     Linear = 0,
     ExpDec = 1,
     Cyclic = 2,
@@ -66,7 +66,7 @@ pub enum Shape {
 
 /// The parameters of a UTS tree, named after the reference's options.
 #[derive(Clone, Debug, PartialEq)]
-pub struct UtsParams {
+pub(crate) struct UtsParams {
     /// `-t`: tree type.
     pub tree: TreeType,
     /// `-b`: root branching factor (BIN), expected branching factor (GEO), or branching
@@ -126,7 +126,7 @@ impl fmt::Display for UtsParams {
 
 /// What a search counts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct UtsResult {
+pub(crate) struct UtsResult {
     pub nodes: u64,
     pub leaves: u64,
     /// The depth of the deepest node (the root has depth 0).
@@ -140,7 +140,7 @@ const USAGE: &str = "UTS options: -t type (0 BIN, 1 GEO, 2 HYBRID, 3 BALANCED), 
 
 /// Parses the standard UTS options (`-t 1 -a 3 -d 10 -b 4 -r 19`, each option followed by
 /// its value); options not given keep the reference's defaults.
-pub fn parse_uts_args(args: &[String]) -> Result<UtsParams, String> {
+pub(crate) fn parse_uts_args(args: &[String]) -> Result<UtsParams, String> {
     fn number<T: std::str::FromStr>(opt: &str, value: &str) -> Result<T, String> {
         value
             .parse()
@@ -346,7 +346,7 @@ fn spawn_child(p: &UtsParams, parent: &State, i: i32) -> State {
 /// Searches the tree `params` describes with `ctx`'s runtime: for forkjoin and rayon, call
 /// it inside the pool's `install` (elsewhere each runtime uses its global pool), on threads
 /// whose stacks can hold the tree's depth (see the module documentation).
-pub fn search(params: &UtsParams, ctx: &mut Ctx<'_, '_>) -> UtsResult {
+pub(crate) fn search(params: &UtsParams, ctx: &mut Ctx<'_, '_>) -> UtsResult {
     let root = root_state(params.seed);
     match ctx {
         Ctx::Sequential => visit(&mut Seq, params, &root, 0),
@@ -420,7 +420,7 @@ impl Uts {
     }
 }
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![
         Program {
             name: "uts-t1",

@@ -14,7 +14,7 @@
 use super::{on_each_prelude, random_u64s, Computes, Kernel};
 use crate::suite::programs::{Program, Size};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "iter-filter-collect",
         about: "the 1/3 of 10^7 random u64 divisible by 3, collected in order (parallel iterators)",

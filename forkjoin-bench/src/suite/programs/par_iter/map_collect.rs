@@ -17,7 +17,7 @@
 use super::{on_each_prelude, random_u64s, Computes, Kernel};
 use crate::suite::programs::{Program, Size};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "iter-map-collect",
         about: "10^7 f64 mapped (sqrt) and collected into a new Vec (parallel iterators)",

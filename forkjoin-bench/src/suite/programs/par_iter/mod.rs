@@ -23,17 +23,17 @@
 use super::sort::splitmix64;
 use super::{Ctx, Program, Runtime, Workload};
 
-pub mod filter_collect;
-pub mod map_collect;
-pub mod nested;
-pub mod seq;
-pub mod sort;
-pub mod squares;
-pub mod tiny;
-pub mod zip_dot;
+pub(crate) mod filter_collect;
+pub(crate) mod map_collect;
+pub(crate) mod nested;
+pub(crate) mod seq;
+pub(crate) mod sort;
+pub(crate) mod squares;
+pub(crate) mod tiny;
+pub(crate) mod zip_dot;
 
 /// The programs of this directory, in the order the report lists them.
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     let mut v = Vec::new();
     v.extend(tiny::programs());
     v.extend(squares::programs());
@@ -46,7 +46,7 @@ pub fn programs() -> Vec<Program> {
 }
 
 /// Whether `name` is one of this directory's programs.
-pub fn is_iterator_program(name: &str) -> bool {
+pub(crate) fn is_iterator_program(name: &str) -> bool {
     programs().iter().any(|p| p.name == name)
 }
 
@@ -85,7 +85,7 @@ pub(crate) use on_each_prelude;
 
 /// A program whose run computes a value from an input made once: the three versions of its
 /// body, and the check of a result.
-pub trait Kernel: Send + 'static {
+pub(crate) trait Kernel: Send + 'static {
     type Output: Send;
     fn sequential(&self) -> Self::Output;
     fn forkjoin(&self) -> Self::Output;
@@ -97,14 +97,14 @@ pub trait Kernel: Send + 'static {
 /// The workload of a [`Kernel`]: runs the version of the context, keeps its result for
 /// `verify`. `reset` drops the last result, so that freeing it (a 80 MB vector for the
 /// collecting programs) is not timed.
-pub struct Computes<K: Kernel> {
+pub(crate) struct Computes<K: Kernel> {
     name: &'static str,
     kernel: K,
     found: Option<Result<K::Output, String>>,
 }
 
 impl<K: Kernel> Computes<K> {
-    pub fn new(name: &'static str, kernel: K) -> Computes<K> {
+    pub(crate) fn new(name: &'static str, kernel: K) -> Computes<K> {
         Computes {
             name,
             kernel,
@@ -146,12 +146,12 @@ impl<K: Kernel> Workload for Computes<K> {
 }
 
 /// The runtimes of every program here: no chili (no parallel iterators), no Java peer.
-pub fn supported(rt: Runtime) -> bool {
+pub(crate) fn supported(rt: Runtime) -> bool {
     matches!(rt, Runtime::Sequential | Runtime::Forkjoin | Runtime::Rayon)
 }
 
 /// The error of a run on a runtime the program does not support.
-pub fn unsupported(program: &str, rt: Runtime) -> String {
+pub(crate) fn unsupported(program: &str, rt: Runtime) -> String {
     format!(
         "{program} does not support {} (no parallel iterators)",
         rt.name()
@@ -159,18 +159,18 @@ pub fn unsupported(program: &str, rt: Runtime) -> String {
 }
 
 /// The error of a split run (`fj validate`), which these programs cannot make.
-pub fn no_split(program: &str) -> String {
+pub(crate) fn no_split(program: &str) -> String {
     format!("{program} has no join tree to split (its loops fork inside forkjoin's splitter)")
 }
 
 /// `n` values of splitmix64 from `seed` (`sort`'s generator): the programs' inputs.
-pub fn random_u64s(n: usize, seed: u64) -> Vec<u64> {
+pub(crate) fn random_u64s(n: usize, seed: u64) -> Vec<u64> {
     let mut state = seed;
     (0..n).map(|_| splitmix64(&mut state)).collect()
 }
 
 #[cfg(test)]
-pub mod testkit {
+pub(crate) mod testkit {
     use super::super::testkit::run_on;
     use super::super::{Runtime, Workload};
     use super::supported;
@@ -178,7 +178,7 @@ pub mod testkit {
     /// Runs `w` twice on sequential, forkjoin and rayon (the second run checks `reset`)
     /// and panics on the first failed `verify`; checks that chili and split runs are
     /// refused with an error, not a wrong answer or a panic.
-    pub fn check_supported_runtimes(w: &mut dyn Workload) {
+    pub(crate) fn check_supported_runtimes(w: &mut dyn Workload) {
         for rt in [Runtime::Sequential, Runtime::Forkjoin, Runtime::Rayon] {
             assert!(w.supports(rt), "{} not supported", rt.name());
             for round in 0..2 {

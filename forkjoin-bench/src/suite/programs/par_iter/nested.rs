@@ -24,7 +24,7 @@
 use super::{on_each_prelude, Computes, Kernel};
 use crate::suite::programs::{Program, Size};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "iter-nested",
         about: "3000 x 3000 nested parallel sum: a parallel loop in each item of one",

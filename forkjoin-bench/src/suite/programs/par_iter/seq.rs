@@ -4,9 +4,9 @@
 //! `par_sort_unstable` to `sort_unstable`...), and what follows it (`map`, `filter`, `zip`,
 //! `copied`, `sum`, `collect`) is std's `Iterator` itself, which has the same names.
 
-pub mod prelude {
+pub(crate) mod prelude {
     /// `into_par_iter()`: `into_iter()`.
-    pub trait IntoParallelIterator: IntoIterator + Sized {
+    pub(crate) trait IntoParallelIterator: IntoIterator + Sized {
         #[inline(always)]
         fn into_par_iter(self) -> Self::IntoIter {
             self.into_iter()
@@ -16,7 +16,7 @@ pub mod prelude {
     impl<I: IntoIterator> IntoParallelIterator for I {}
 
     /// `par_iter()` on a slice: `iter()`.
-    pub trait ParallelSlice<T> {
+    pub(crate) trait ParallelSlice<T> {
         fn par_iter(&self) -> std::slice::Iter<'_, T>;
     }
 
@@ -29,7 +29,7 @@ pub mod prelude {
 
     /// `par_sort()` and `par_sort_unstable()` on a slice: std's `sort()` and
     /// `sort_unstable()`.
-    pub trait ParallelSliceMut<T> {
+    pub(crate) trait ParallelSliceMut<T> {
         fn par_sort(&mut self)
         where
             T: Ord;

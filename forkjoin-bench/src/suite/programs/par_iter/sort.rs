@@ -19,7 +19,7 @@ use super::super::sort::{splitmix64, Checksum};
 use super::{no_split, on_each_prelude, supported, unsupported};
 use crate::suite::programs::{Ctx, Program, Runtime, Size, Workload};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![
         Program {
             name: "sort-unstable",

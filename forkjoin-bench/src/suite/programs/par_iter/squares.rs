@@ -21,7 +21,7 @@ use std::num::Wrapping;
 use super::{on_each_prelude, Computes, Kernel};
 use crate::suite::programs::{Program, Size};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "iter-squares",
         about: "sum of i*i over 0..2*10^8, wrapping (parallel iterators, one flat loop)",

@@ -28,7 +28,7 @@
 use super::{on_each_prelude, Computes, Kernel};
 use crate::suite::programs::{Program, Size};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "iter-tiny",
         about: "20,000 separate 16-item parallel sums in a sequential loop (parallel iterators)",

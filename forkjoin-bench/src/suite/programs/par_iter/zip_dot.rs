@@ -19,7 +19,7 @@
 use super::{on_each_prelude, random_u64s, Computes, Kernel};
 use crate::suite::programs::{Program, Size};
 
-pub fn programs() -> Vec<Program> {
+pub(crate) fn programs() -> Vec<Program> {
     vec![Program {
         name: "iter-zip-dot",
         about: "dot product of two 10^7 f64 vectors, zip + map + sum (parallel iterators)",
