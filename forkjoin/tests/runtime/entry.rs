@@ -179,27 +179,26 @@ fn nested_pools_from_a_borrowed_slot() {
 
 /// A long job from outside brings the parked workers in: two closures joined at the top
 /// run on two threads at once, though the caller started alone. (The first closure waits
-/// for the second to start elsewhere, at most `PATIENCE`: only a runtime that never shares
-/// the join runs out of it.)
+/// for the second to start, at most `PATIENCE`: only a runtime that never shares the join
+/// runs out of it, and the second then runs on the caller.)
 #[test]
 fn a_long_job_from_outside_is_shared() {
     let pool = Pool::new(2).unwrap();
     for _ in 0..5 {
         settle();
-        let started = AtomicBool::new(false);
+        let second_started = AtomicBool::new(false);
         let (ta, tb) = pool.install(|| {
             forkjoin::join(
                 || {
-                    started.store(true, SeqCst);
-                    let deadline = Instant::now() + PATIENCE;
                     // Hold the thread until the other closure has started elsewhere.
-                    while started.load(SeqCst) && Instant::now() < deadline {
+                    let deadline = Instant::now() + PATIENCE;
+                    while !second_started.load(SeqCst) && Instant::now() < deadline {
                         std::hint::spin_loop();
                     }
                     std::thread::current().id()
                 },
                 || {
-                    started.store(false, SeqCst);
+                    second_started.store(true, SeqCst);
                     std::thread::current().id()
                 },
             )

@@ -37,10 +37,11 @@ fn measure_with_runs_the_callers_turn_after_every_round() {
     let mut turns = 0;
     let costs = Costs::measure_with(|| turns += 1);
     assert_eq!(turns, ROUNDS);
+    // Figures, whatever their size: how large they come out depends on the host's speed
+    // and load, which no test may assume.
     for cost in costs.measured() {
         assert!(cost.is_finite() && cost >= 0.0, "{costs:?}");
     }
-    assert!(costs.join_ns < 1_000.0, "{costs:?}");
     // The host's speed, recorded for the next calibration to compare with.
     let speed = costs
         .speed_ns
