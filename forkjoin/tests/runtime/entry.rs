@@ -311,12 +311,15 @@ fn a_caller_short_of_stack_hands_the_job_to_a_worker() {
                 .unwrap()
         })
     }
+    // The thread a test asks for may get a bigger stack than it asked for: glibc reuses a
+    // cached stack of up to four times the size asked (one of another test's threads, say,
+    // of 2 MiB). So the sizes that must not do are a quarter of what is needed, or less.
     let default = Pool::new(2).unwrap();
     assert!(
         eventually_on_caller(&default, 4 << 20),
         "4 MiB is enough for a default pool"
     );
-    assert!(!on_caller(&default, 512 << 10), "512 KiB is not");
+    assert!(!on_caller(&default, 128 << 10), "128 KiB is not");
     let deep = Pool::builder()
         .threads(2)
         .stack_size(32 << 20)
