@@ -50,8 +50,7 @@ cargo test -p forkjoin --features profile --profile ci-unoptimised --test '*'
 # The runtime's own tests optimised (memory orderings are exercised by optimised code), and
 # without the `profile` feature the benchmark crate turns on: the default build must build
 # and pass on its own.
-cargo test -p forkjoin --profile ci --lib --test runtime --test outside --test services \
-    --test blocking --test task_future
+cargo test -p forkjoin --profile ci --lib --test runtime --test blocking
 
 say "the workspace builds without MPI: no mpi-sys in the default dependency tree"
 if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; then
@@ -96,13 +95,17 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
         # runtime's tests.
         miri_lane runtime --lib -- deque::tests sleep::tests task::tests \
             sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std ";" \
-            --test runtime -- fib_exact_at_many_worker_counts scope_borrows_the_stack \
-            panics_propagate loops_are_exact invoke_all_keeps_order nested_pools task_is_done \
-            bad_input a_stream_of_submissions &
+            --test runtime -- --exact join::fib_exact_at_many_worker_counts \
+            scope::scope_borrows_the_stack_and_returns_a_value \
+            join::panics_propagate_and_the_pool_survives loops::loops_are_exact \
+            tasks::invoke_all_keeps_order join::nested_pools_do_not_deadlock \
+            tasks::task_is_done_and_join_from_inside_the_pool \
+            pool::bad_input_is_an_error_not_a_panic tasks::a_stream_of_submissions_runs_each_job_once &
         lane_runtime=$!
-        # Parallel iterators on small inputs: collect in place, owning sources, drains,
+        # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds
+        # the whole crate and runs only these): collect in place, owning sources, drains,
         # panics while collecting, nesting.
-        miri_lane iterators --test iter_miri --test drain_miri &
+        miri_lane iterators --test iter -- miri:: &
         lane_iterators=$!
         failed=0
         wait "$lane_runtime" || failed=1

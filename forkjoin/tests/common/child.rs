@@ -1,0 +1,60 @@
+//! Tests that need a process of their own (its global pool, its environment, its stderr):
+//! the parent test runs this test binary again on one child test, which is `#[ignore]`d
+//! (so that it is listed, but runs only when asked for) and does its work only when
+//! `CHILD` is set.
+
+use std::process::{Command, Output};
+
+/// Set in a child process: the child tests run only there.
+pub const CHILD: &str = "FORKJOIN_TEST_CHILD";
+
+/// Whether this process is a child started by `run_child`.
+pub fn in_child() -> bool {
+    std::env::var_os(CHILD).is_some()
+}
+
+/// Runs the child test `name` of the module `module` (its `module_path!()`) of this binary
+/// in a child process with `env` (`None`: removed; `FORKJOIN_NUM_THREADS` is removed unless
+/// given), checks that it ran and passed, and returns its output.
+pub fn run_child(module: &str, name: &str, env: &[(&str, Option<&str>)]) -> Output {
+    // The test's path in the binary: its module's path without the crate's name.
+    let path = match module.split_once("::") {
+        Some((_, module)) => format!("{module}::{name}"),
+        None => name.to_string(),
+    };
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args([
+        "--exact",
+        &path,
+        "--ignored",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(CHILD, "1")
+    .env_remove("FORKJOIN_NUM_THREADS");
+    for (key, value) in env {
+        match value {
+            Some(v) => cmd.env(key, v),
+            None => cmd.env_remove(key),
+        };
+    }
+    let out = cmd.output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "child {path} failed:\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    out
+}
+
+/// The lines of the child's stderr that the runtime printed (not the panic hook's).
+pub fn runtime_lines(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("forkjoin:"))
+        .map(str::to_owned)
+        .collect()
+}

@@ -1,0 +1,214 @@
+//! The plumbing traits from a user's side: consumers written for rayon (`Consumer`,
+//! `Folder`, `Reducer`, `UnindexedConsumer`) work unchanged, and a user's own unindexed
+//! producer drives the adaptors and consumers.
+
+use crate::common::*;
+use forkjoin::prelude::*;
+use std::sync::Mutex;
+
+/// A consumer written for rayon: it does not implement `split_folder`, so the splitter
+/// gives every chunk a folder of its own (the path none of forkjoin's own consumers takes).
+/// It collects in order and records the size of every piece it folded.
+mod rayon_style {
+    use forkjoin::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
+    use std::sync::Mutex;
+
+    pub struct Collect<'a> {
+        pub pieces: &'a Mutex<Vec<usize>>,
+    }
+
+    pub struct CollectFolder<'a, T> {
+        items: Vec<T>,
+        pieces: &'a Mutex<Vec<usize>>,
+    }
+
+    pub struct Concat;
+
+    impl<T> Reducer<Vec<T>> for Concat {
+        fn reduce(self, mut left: Vec<T>, mut right: Vec<T>) -> Vec<T> {
+            left.append(&mut right);
+            left
+        }
+    }
+
+    impl<'a, T: Send> Consumer<T> for Collect<'a> {
+        type Folder = CollectFolder<'a, T>;
+        type Reducer = Concat;
+        type Result = Vec<T>;
+        fn split_at(self, _index: usize) -> (Self, Self, Concat) {
+            (
+                Collect {
+                    pieces: self.pieces,
+                },
+                Collect {
+                    pieces: self.pieces,
+                },
+                Concat,
+            )
+        }
+        fn into_folder(self) -> Self::Folder {
+            CollectFolder {
+                items: Vec::new(),
+                pieces: self.pieces,
+            }
+        }
+        fn full(&self) -> bool {
+            false
+        }
+    }
+
+    impl<'a, T: Send> UnindexedConsumer<T> for Collect<'a> {
+        fn split_off_left(&self) -> Self {
+            Collect {
+                pieces: self.pieces,
+            }
+        }
+        fn to_reducer(&self) -> Concat {
+            Concat
+        }
+    }
+
+    impl<'a, T> Folder<T> for CollectFolder<'a, T> {
+        type Result = Vec<T>;
+        fn consume(mut self, item: T) -> Self {
+            self.items.push(item);
+            self
+        }
+        fn complete(self) -> Vec<T> {
+            self.pieces.lock().unwrap().push(self.items.len());
+            self.items
+        }
+        fn full(&self) -> bool {
+            false
+        }
+    }
+}
+
+#[test]
+fn consumers_written_for_rayon_work_unchanged() {
+    on_pools_and_lens(&LENS, |at, n| {
+        let v = input(n);
+        let pieces = Mutex::new(Vec::new());
+        let got: Vec<u64> = v
+            .par_iter()
+            .map(|x| x >> 3)
+            .drive(rayon_style::Collect { pieces: &pieces });
+        assert_eq!(
+            got,
+            v.iter().map(|x| x >> 3).collect::<Vec<_>>(),
+            "drive, {at}"
+        );
+        assert_eq!(pieces.lock().unwrap().iter().sum::<usize>(), n, "{at}");
+        let got: Vec<&u64> = v
+            .par_iter()
+            .filter(|&&x| x % 3 == 0)
+            .drive_unindexed(rayon_style::Collect { pieces: &pieces });
+        assert_eq!(
+            got,
+            v.iter().filter(|&&x| x % 3 == 0).collect::<Vec<_>>(),
+            "drive_unindexed, {at}"
+        );
+        let got: Vec<u64> = v
+            .par_iter()
+            .flat_map_iter(|&x| [x, x + 1])
+            .drive_unindexed(rayon_style::Collect { pieces: &pieces });
+        assert_eq!(
+            got,
+            v.iter().flat_map(|&x| [x, x + 1]).collect::<Vec<_>>(),
+            "flat_map_iter, {at}"
+        );
+        // The bounds hold on this path too.
+        for k in [1000, 4096] {
+            let pieces = Mutex::new(Vec::new());
+            let got: Vec<&u64> = v
+                .par_iter()
+                .with_max_len(k)
+                .drive(rayon_style::Collect { pieces: &pieces });
+            assert_eq!(got, v.iter().collect::<Vec<_>>(), "{at}");
+            let pieces = pieces.into_inner().unwrap();
+            assert!(
+                pieces.iter().all(|&c| c <= k),
+                "with_max_len({k}): {:?}, {at}",
+                pieces.iter().max()
+            );
+        }
+        let pieces = Mutex::new(Vec::new());
+        let got: Vec<&u64> = v
+            .par_iter()
+            .with_min_len(n.max(1))
+            .drive(rayon_style::Collect { pieces: &pieces });
+        assert_eq!(got, v.iter().collect::<Vec<_>>(), "{at}");
+        if n > 0 {
+            assert_eq!(pieces.into_inner().unwrap(), [n], "with_min_len({n}), {at}");
+        }
+    });
+}
+
+/// A parallel iterator of our own over an unindexed producer (it can only halve itself):
+/// the standard consumers keep its order.
+mod halving {
+    use forkjoin::iter::plumbing::{
+        bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer,
+    };
+    use forkjoin::prelude::*;
+
+    pub struct Halves(pub std::ops::Range<u64>);
+
+    impl UnindexedProducer for Halves {
+        type Item = u64;
+        fn split(self) -> (Self, Option<Self>) {
+            let r = self.0;
+            if r.end - r.start < 2 {
+                return (Halves(r), None);
+            }
+            let mid = r.start + (r.end - r.start) / 2;
+            (Halves(r.start..mid), Some(Halves(mid..r.end)))
+        }
+        fn fold_with<F: Folder<u64>>(self, folder: F) -> F {
+            folder.consume_iter(self.0)
+        }
+    }
+
+    impl ParallelIterator for Halves {
+        type Item = u64;
+        fn drive_unindexed<C: UnindexedConsumer<u64>>(self, consumer: C) -> C::Result {
+            bridge_unindexed(self, consumer)
+        }
+    }
+}
+
+#[test]
+fn an_unindexed_producer_of_our_own() {
+    on_pools_and_lens(&LENS, |at, n| {
+        let n = n as u64;
+        let got: Vec<u64> = halving::Halves(0..n).collect();
+        assert_eq!(got, (0..n).collect::<Vec<_>>(), "collect, {at}");
+        assert_eq!(
+            halving::Halves(0..n).map(|x| x * x).sum::<u64>(),
+            (0..n).map(|x| x * x).sum::<u64>(),
+            "{at}"
+        );
+        assert_eq!(
+            halving::Halves(0..n).find_first(|x| x % 7 == 3),
+            (0..n).find(|x| x % 7 == 3),
+            "{at}"
+        );
+        assert_eq!(
+            halving::Halves(0..n).find_last(|x| x % 7 == 3),
+            (0..n).rev().find(|x| x % 7 == 3),
+            "{at}"
+        );
+        let (a, b): (Vec<u64>, Vec<u64>) = halving::Halves(0..n).partition(|x| x % 3 == 0);
+        assert_eq!(
+            (a, b),
+            (0..n).partition::<Vec<u64>, _>(|x| x % 3 == 0),
+            "{at}"
+        );
+        let m = halving::Halves(0..n).map(mat).reduce(|| ID, mul);
+        assert_eq!(
+            m,
+            (0..n).fold(ID, |a, x| mul(a, mat(x))),
+            "reduce keeps the order, {at}"
+        );
+    });
+}
