@@ -6,17 +6,17 @@
 use std::process::{Command, Output};
 
 /// Set in a child process: the child tests run only there.
-pub const CHILD: &str = "FORKJOIN_TEST_CHILD";
+pub(crate) const CHILD: &str = "FORKJOIN_TEST_CHILD";
 
 /// Whether this process is a child started by `run_child`.
-pub fn in_child() -> bool {
+pub(crate) fn in_child() -> bool {
     std::env::var_os(CHILD).is_some()
 }
 
 /// Runs the child test `name` of the module `module` (its `module_path!()`) of this binary
 /// in a child process with `env` (`None`: removed; `FORKJOIN_NUM_THREADS` is removed unless
 /// given), checks that it ran and passed, and returns its output.
-pub fn run_child(module: &str, name: &str, env: &[(&str, Option<&str>)]) -> Output {
+pub(crate) fn run_child(module: &str, name: &str, env: &[(&str, Option<&str>)]) -> Output {
     // The test's path in the binary: its module's path without the crate's name.
     let path = match module.split_once("::") {
         Some((_, module)) => format!("{module}::{name}"),
@@ -51,7 +51,7 @@ pub fn run_child(module: &str, name: &str, env: &[(&str, Option<&str>)]) -> Outp
 }
 
 /// The lines of the child's stderr that the runtime printed (not the panic hook's).
-pub fn runtime_lines(out: &Output) -> Vec<String> {
+pub(crate) fn runtime_lines(out: &Output) -> Vec<String> {
     String::from_utf8_lossy(&out.stderr)
         .lines()
         .filter(|l| l.starts_with("forkjoin:"))

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering::Relaxed};
 /// A value that counts its drops, compared by value. (Relaxed counts: they are read after
 /// the parallel work has joined, and the join orders every drop before the read.)
 #[derive(Debug)]
-pub struct Counted<'a>(pub u64, pub &'a AtomicUsize);
+pub(crate) struct Counted<'a>(pub u64, pub &'a AtomicUsize);
 
 impl Drop for Counted<'_> {
     fn drop(&mut self) {
@@ -49,17 +49,17 @@ impl Ord for Counted<'_> {
 }
 
 /// Counts how many times each index was visited.
-pub struct Hits(pub Vec<AtomicU32>);
+pub(crate) struct Hits(pub Vec<AtomicU32>);
 
 impl Hits {
-    pub fn new(n: usize) -> Hits {
+    pub(crate) fn new(n: usize) -> Hits {
         Hits((0..n).map(|_| AtomicU32::new(0)).collect())
     }
-    pub fn hit(&self, i: usize) {
+    pub(crate) fn hit(&self, i: usize) {
         self.0[i].fetch_add(1, Relaxed);
     }
     #[track_caller]
-    pub fn assert_each_once(&self, what: &str) {
+    pub(crate) fn assert_each_once(&self, what: &str) {
         for (i, h) in self.0.iter().enumerate() {
             assert_eq!(h.load(Relaxed), 1, "index {i} visited wrongly: {what}");
         }
@@ -67,32 +67,32 @@ impl Hits {
 }
 
 /// Counts creations and drops per id: every item must be dropped exactly once.
-pub struct Ledger {
+pub(crate) struct Ledger {
     created: Vec<AtomicU32>,
     dropped: Vec<AtomicU32>,
 }
 
-pub struct Tracked<'a> {
+pub(crate) struct Tracked<'a> {
     pub id: usize,
     ledger: &'a Ledger,
 }
 
 impl Ledger {
-    pub fn new(n: usize) -> Ledger {
+    pub(crate) fn new(n: usize) -> Ledger {
         Ledger {
             created: (0..n).map(|_| AtomicU32::new(0)).collect(),
             dropped: (0..n).map(|_| AtomicU32::new(0)).collect(),
         }
     }
-    pub fn make(&self, id: usize) -> Tracked<'_> {
+    pub(crate) fn make(&self, id: usize) -> Tracked<'_> {
         self.created[id].fetch_add(1, Relaxed);
         Tracked { id, ledger: self }
     }
-    pub fn created(&self) -> usize {
+    pub(crate) fn created(&self) -> usize {
         self.created.iter().map(|c| c.load(Relaxed) as usize).sum()
     }
     #[track_caller]
-    pub fn assert_all_dropped_once(&self, what: &str) {
+    pub(crate) fn assert_all_dropped_once(&self, what: &str) {
         for i in 0..self.created.len() {
             let (c, d) = (self.created[i].load(Relaxed), self.dropped[i].load(Relaxed));
             assert!(c <= 1, "item {i} created {c} times: {what}");

@@ -4,11 +4,11 @@
 // A crate that leaves a helper unused is not a dead helper.
 #![allow(dead_code, unused_imports)]
 
-pub mod child;
-pub mod drops;
-pub mod waker;
+pub(crate) mod child;
+pub(crate) mod drops;
+pub(crate) mod waker;
 
-pub use drops::{Counted, Hits, Ledger, Tracked};
+pub(crate) use drops::{Counted, Hits, Ledger, Tracked};
 
 use forkjoin::Pool;
 use std::any::Any;
@@ -23,14 +23,14 @@ use std::time::{Duration, Instant};
 
 /// Pools of 1, 2 and 8 workers (8 oversubscribes a 2-core machine on purpose), shared by
 /// the tests of a crate.
-pub fn pools() -> &'static [(usize, Pool)] {
+pub(crate) fn pools() -> &'static [(usize, Pool)] {
     static POOLS: OnceLock<Vec<(usize, Pool)>> = OnceLock::new();
     POOLS.get_or_init(|| Vec::from([1, 2, 8].map(|w| (w, Pool::new(w).unwrap()))))
 }
 
 /// Runs `f` inside pools of 1, 2 and 8 workers, then outside any pool (on the global pool).
 /// `f` gets a label naming where it runs, for the assertion messages.
-pub fn on_pools(f: impl Fn(&str) + Sync) {
+pub(crate) fn on_pools(f: impl Fn(&str) + Sync) {
     for (w, pool) in pools() {
         let at = format!("{w} workers");
         pool.install(|| f(&at));
@@ -39,13 +39,16 @@ pub fn on_pools(f: impl Fn(&str) + Sync) {
 }
 
 /// `f(label, n)` once per (pool, input length) pair.
-pub fn on_pools_and_lens(lens: &[usize], f: impl Fn(&str, usize) + Sync) {
+pub(crate) fn on_pools_and_lens(lens: &[usize], f: impl Fn(&str, usize) + Sync) {
     on_pools_and_lens_with_workers(lens, |at, _, n| f(at, n));
 }
 
 /// `f(label, workers, n)` once per (pool, input length) pair; `workers` is 0 on the global
 /// pool, so that a test can check what only one worker guarantees (it never splits).
-pub fn on_pools_and_lens_with_workers(lens: &[usize], f: impl Fn(&str, usize, usize) + Sync) {
+pub(crate) fn on_pools_and_lens_with_workers(
+    lens: &[usize],
+    f: impl Fn(&str, usize, usize) + Sync,
+) {
     let all = |at: &str, w: usize| {
         for &n in lens {
             f(&format!("n = {n}, {at}"), w, n);
@@ -61,13 +64,13 @@ pub fn on_pools_and_lens_with_workers(lens: &[usize], f: impl Fn(&str, usize, us
 // Inputs
 // ---------------------------------------------------------------------------------------
 
-pub const BIG: usize = 1_000_000;
+pub(crate) const BIG: usize = 1_000_000;
 /// Every input length the iterator tests use; `input(n)` has them cached.
-pub const LENS: [usize; 7] = [0, 1, 2, 3, 17, 1001, BIG];
+pub(crate) const LENS: [usize; 7] = [0, 1, 2, 3, 17, 1001, BIG];
 /// The lengths without 10^6, for the costlier checks.
-pub const SMALL: [usize; 6] = [0, 1, 2, 3, 17, 1001];
+pub(crate) const SMALL: [usize; 6] = [0, 1, 2, 3, 17, 1001];
 
-pub fn splitmix64(state: &mut u64) -> u64 {
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -76,13 +79,13 @@ pub fn splitmix64(state: &mut u64) -> u64 {
 }
 
 /// `n` random 64-bit values, the same for the same `n` and `seed`.
-pub fn random(n: usize, seed: u64) -> Vec<u64> {
+pub(crate) fn random(n: usize, seed: u64) -> Vec<u64> {
     let mut s = seed;
     (0..n).map(|_| splitmix64(&mut s)).collect()
 }
 
 /// Random 64-bit values, `n` of them (`n` one of `LENS`), made once.
-pub fn input(n: usize) -> &'static [u64] {
+pub(crate) fn input(n: usize) -> &'static [u64] {
     static CACHE: OnceLock<Vec<Vec<u64>>> = OnceLock::new();
     let all = CACHE.get_or_init(|| LENS.iter().map(|&n| random(n, n as u64 + 1)).collect());
     let i = LENS.iter().position(|&m| m == n).expect("n is one of LENS");
@@ -91,7 +94,7 @@ pub fn input(n: usize) -> &'static [u64] {
 
 /// `n` pseudo-random values below 2^31 (so that sums of many fit in a `u64`), the same for
 /// the same `n`.
-pub fn input31(n: usize) -> Vec<u64> {
+pub(crate) fn input31(n: usize) -> Vec<u64> {
     let mut s = n as u64 + 7;
     (0..n)
         .map(|_| {
@@ -104,23 +107,23 @@ pub fn input31(n: usize) -> Vec<u64> {
 }
 
 /// Another input of the same length as `input(n)`, with many repeated values (keys 0..10).
-pub fn keys(n: usize) -> Vec<u64> {
+pub(crate) fn keys(n: usize) -> Vec<u64> {
     input(n).iter().map(|x| x % 10).collect()
 }
 
 /// The wrapping sum.
-pub fn wsum<'a>(it: impl Iterator<Item = &'a u64>) -> u64 {
+pub(crate) fn wsum<'a>(it: impl Iterator<Item = &'a u64>) -> u64 {
     it.fold(0u64, |a, &x| a.wrapping_add(x))
 }
 
-pub fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
+pub(crate) fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
     v.sort();
     v
 }
 
 /// A deque holding `v` whose items wrap around the end of its buffer (when `v` has two
 /// items or more).
-pub fn deque_of<T: Clone>(v: &[T]) -> VecDeque<T> {
+pub(crate) fn deque_of<T: Clone>(v: &[T]) -> VecDeque<T> {
     let mut d = VecDeque::with_capacity(v.len() + 3);
     let mid = v.len() / 2;
     for x in &v[mid..] {
@@ -136,7 +139,7 @@ pub fn deque_of<T: Clone>(v: &[T]) -> VecDeque<T> {
 }
 
 /// Heavier sizes natively; small ones under Miri, which is ~1000x slower.
-pub const fn size(native: u64, miri: u64) -> u64 {
+pub(crate) const fn size(native: u64, miri: u64) -> u64 {
     if cfg!(miri) {
         miri
     } else {
@@ -146,12 +149,12 @@ pub const fn size(native: u64, miri: u64) -> u64 {
 
 /// A 2x2 matrix of wrapping u64: multiplication is associative but not commutative, so a
 /// reduction that regroups is fine and one that reorders is caught.
-pub type Mat = [u64; 4];
-pub const ID: Mat = [1, 0, 0, 1];
-pub fn mat(x: u64) -> Mat {
+pub(crate) type Mat = [u64; 4];
+pub(crate) const ID: Mat = [1, 0, 0, 1];
+pub(crate) fn mat(x: u64) -> Mat {
     [x | 1, x >> 7, x >> 13, 3]
 }
-pub fn mul(a: Mat, b: Mat) -> Mat {
+pub(crate) fn mul(a: Mat, b: Mat) -> Mat {
     let m = |x: u64, y: u64| x.wrapping_mul(y);
     [
         m(a[0], b[0]).wrapping_add(m(a[1], b[2])),
@@ -166,7 +169,7 @@ pub fn mul(a: Mat, b: Mat) -> Mat {
 // ---------------------------------------------------------------------------------------
 
 /// Fibonacci by `join`, in whatever pool the caller is in (the global pool outside one).
-pub fn fib(n: u64) -> u64 {
+pub(crate) fn fib(n: u64) -> u64 {
     if n < 2 {
         return n;
     }
@@ -175,7 +178,7 @@ pub fn fib(n: u64) -> u64 {
 }
 
 /// Fibonacci, sequentially.
-pub fn fib_exact(n: u64) -> u64 {
+pub(crate) fn fib_exact(n: u64) -> u64 {
     let (mut a, mut b) = (0u64, 1u64);
     for _ in 0..n {
         (a, b) = (b, a + b);
@@ -188,7 +191,7 @@ pub fn fib_exact(n: u64) -> u64 {
 // ---------------------------------------------------------------------------------------
 
 /// A panic payload's message.
-pub fn message(payload: &(dyn Any + Send)) -> String {
+pub(crate) fn message(payload: &(dyn Any + Send)) -> String {
     if let Some(s) = payload.downcast_ref::<&str>() {
         s.to_string()
     } else if let Some(s) = payload.downcast_ref::<String>() {
@@ -199,19 +202,19 @@ pub fn message(payload: &(dyn Any + Send)) -> String {
 }
 
 /// The message of the panic `f` raises (it must raise one).
-pub fn panic_message(f: impl FnOnce()) -> String {
+pub(crate) fn panic_message(f: impl FnOnce()) -> String {
     let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("expected a panic");
     message(&*payload)
 }
 
 /// How long a test waits for something the code must bring about before it fails: a
 /// bound that only a hang reaches, never a claim about speed.
-pub const PATIENCE: Duration = Duration::from_secs(60);
+pub(crate) const PATIENCE: Duration = Duration::from_secs(60);
 
 /// Polls `cond` until it holds; fails the test after `PATIENCE` instead of hanging it (on a
 /// lost wake-up, say).
 #[track_caller]
-pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+pub(crate) fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let start = Instant::now();
     while !cond() {
         assert!(start.elapsed() < PATIENCE, "timed out waiting for {what}");
@@ -223,6 +226,6 @@ pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
 /// the next call exercises the paths of a parked pool. Only a chance: on a loaded machine
 /// they may not have parked yet, so no test may assert that they have (see
 /// `until_on_the_caller` in `entry.rs` for a test that needs it).
-pub fn settle() {
+pub(crate) fn settle() {
     std::thread::sleep(Duration::from_millis(20));
 }

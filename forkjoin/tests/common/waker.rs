@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
 /// A waker that counts its wake-ups.
-pub struct Count(AtomicUsize);
+pub(crate) struct Count(AtomicUsize);
 
 impl Wake for Count {
     fn wake(self: Arc<Self>) {
@@ -17,17 +17,17 @@ impl Wake for Count {
 }
 
 /// A new count, and a waker that adds to it.
-pub fn counter() -> (Arc<Count>, Waker) {
+pub(crate) fn counter() -> (Arc<Count>, Waker) {
     let count = Arc::new(Count(AtomicUsize::new(0)));
     (Arc::clone(&count), Waker::from(count))
 }
 
 /// How many times the count's wakers were woken.
-pub fn wakes(count: &Count) -> usize {
+pub(crate) fn wakes(count: &Count) -> usize {
     count.0.load(SeqCst)
 }
 
 /// Polls `future` once, with `waker`.
-pub fn poll<F: Future + Unpin>(future: &mut F, waker: &Waker) -> Poll<F::Output> {
+pub(crate) fn poll<F: Future + Unpin>(future: &mut F, waker: &Waker) -> Poll<F::Output> {
     Pin::new(future).poll(&mut Context::from_waker(waker))
 }

@@ -13,16 +13,16 @@ mod rayon_style {
     use forkjoin::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
     use std::sync::Mutex;
 
-    pub struct Collect<'a> {
+    pub(super) struct Collect<'a> {
         pub pieces: &'a Mutex<Vec<usize>>,
     }
 
-    pub struct CollectFolder<'a, T> {
+    pub(super) struct CollectFolder<'a, T> {
         items: Vec<T>,
         pieces: &'a Mutex<Vec<usize>>,
     }
 
-    pub struct Concat;
+    pub(super) struct Concat;
 
     impl<T> Reducer<Vec<T>> for Concat {
         fn reduce(self, mut left: Vec<T>, mut right: Vec<T>) -> Vec<T> {
@@ -152,7 +152,7 @@ mod halving {
     };
     use forkjoin::prelude::*;
 
-    pub struct Halves(pub std::ops::Range<u64>);
+    pub(super) struct Halves(pub std::ops::Range<u64>);
 
     impl UnindexedProducer for Halves {
         type Item = u64;

@@ -1,7 +1,7 @@
 //! The runtime's behaviour, one module per subject: joins, scopes, submitted tasks and
 //! `Task` as a future, building pools, the global pool, broadcasts, spawns, work entering
 //! from outside the pool, what a worker can do with its own queue, the loops of the first
-//! API, and the profiler's user-facing pieces. Exact answers under stress, panics, bad input,
+//! API. Exact answers under stress, panics, bad input,
 //! pools inside pools; many tests oversubscribe a 2-core machine (8 and 16 workers) on
 //! purpose.
 //!
