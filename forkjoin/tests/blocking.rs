@@ -368,3 +368,46 @@ fn a_worker_joining_a_task_of_another_pool_is_compensated() {
     });
     assert_eq!(spares_after_retiring(), 0);
 }
+
+/// A spare that has retired still holds its slot while it runs the exit handler. A block
+/// then, with every slot made (`max_blocking(1)`), starts no spare (as when no thread can be
+/// started) instead of indexing past the slots: the blocked call and the pool go on.
+#[test]
+fn a_block_while_a_retired_spare_still_holds_its_slot() {
+    let _serial = serial();
+    let exiting = std::sync::Arc::new(AtomicUsize::new(0));
+    let pool = forkjoin::Pool::builder()
+        .threads(1)
+        .max_blocking(1)
+        .exit_handler({
+            let exiting = exiting.clone();
+            move |_| {
+                exiting.fetch_add(1, SeqCst);
+                std::thread::sleep(Duration::from_millis(300));
+            }
+        })
+        .build()
+        .unwrap();
+    let ran = AtomicUsize::new(0);
+    let blocked = AtomicUsize::new(0);
+    pool.install(|| {
+        forkjoin::scope(|s| {
+            s.spawn(|_| {
+                ran.fetch_add(1, SeqCst);
+            });
+            // The one worker blocks: a spare starts and runs the task.
+            forkjoin::blocking(|| {
+                wait_for("the spare ran the task", || ran.load(SeqCst) == 1);
+                blocked.fetch_add(1, SeqCst);
+            });
+        });
+        // The spare, with nothing left to do, retires and runs the exit handler.
+        wait_for("the spare retired", || exiting.load(SeqCst) == 1);
+        forkjoin::blocking(|| blocked.fetch_add(1, SeqCst));
+        assert_eq!(forkjoin::join(|| fib(10), || fib(11)), (55, 89));
+    });
+    assert_eq!((ran.load(SeqCst), blocked.load(SeqCst)), (1, 2));
+    drop(pool);
+    // The spare's exit and the worker's.
+    assert_eq!(exiting.load(SeqCst), 2);
+}

@@ -7,7 +7,7 @@ use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{AtomicPtr, AtomicUsize};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// The slots of spare threads (see `blocking`), made on first use and kept for reuse until
 /// the pool is dropped: a spare is a full worker (frames, deque, counters), too large to
@@ -56,12 +56,24 @@ impl Registry {
     /// Starts a spare thread (its count was reserved by `Compensation::reserve_spare`), in a
     /// free spare slot or a new one, reporting `shown_index` as its index.
     pub(crate) fn start_spare(&self, shown_index: usize) {
-        let mut threads = self.spares.free.lock().unwrap();
+        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
+        let mut threads = self
+            .spares
+            .free
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         threads.handles.retain(|h| !h.is_finished());
         let k = match threads.free.pop() {
             Some(k) => k,
             None => {
                 let k = self.spares.made.load(SeqCst);
+                if k == self.spares.slots.len() {
+                    // Every slot is held, one of them by a spare that has retired (counted
+                    // out) but not yet left it: start none, as when no thread can be started.
+                    drop(threads);
+                    self.compensation.spare_gone();
+                    return;
+                }
                 let worker = Box::new(Worker::new(self.workers.len() + k, self));
                 self.spares.slots[k].store(Box::into_raw(worker), SeqCst);
                 self.sleep.activate(self.workers.len() + k);
@@ -137,13 +149,20 @@ impl Registry {
         self.spares
             .free
             .lock()
-            .unwrap()
+            .unwrap_or_else(PoisonError::into_inner)
             .free
             .push(index - self.workers.len());
     }
 
     /// The spare threads started so far and still to be joined (pool drop).
     pub(crate) fn take_spare_threads(&self) -> Vec<std::thread::JoinHandle<()>> {
-        std::mem::take(&mut self.spares.free.lock().unwrap().handles)
+        std::mem::take(
+            &mut self
+                .spares
+                .free
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .handles,
+        )
     }
 }
