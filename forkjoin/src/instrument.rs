@@ -14,7 +14,7 @@
 //! });
 //! assert_eq!(sum, (1, 2));
 //! assert_eq!(acc.joins, 1);
-//! assert_eq!(acc.strands, 3); // before the join, and one in each closure
+//! assert_eq!(acc.strands, 4); // before the join, one in each closure, and after it
 //! ```
 
 pub use crate::profile_hooks::graph::{Step, TaskNode};
