@@ -34,7 +34,9 @@
 //! unindexed producer's, whose rightmost piece is also split further) run the right piece
 //! first too.
 
-use super::plumbing::{Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer};
+use super::plumbing::traits::{
+    Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer,
+};
 use crate::clock;
 use crate::join::{join, join_context};
 use crate::registry::{self, Worker};
