@@ -30,6 +30,7 @@ mod blocking;
 mod build_error;
 #[cfg(doctest)]
 mod compile_fail;
+mod counter;
 mod deque;
 mod padded;
 mod sleep;

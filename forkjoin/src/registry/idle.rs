@@ -12,6 +12,7 @@
 //! and 6, give the reasons for the rounds and the watcher. The loom models at the end run
 //! this code itself, with the real `Sleep`, against a publisher.
 
+use crate::counter::add;
 use crate::padded::CachePadded;
 use crate::sleep::Sleep;
 use crate::sync::{fence, AtomicBool, AtomicUsize};
@@ -190,12 +191,6 @@ impl Idle {
         // Relaxed: a hint; a watcher that has just left costs a tick's wait.
         self.watcher.load(Relaxed)
     }
-}
-
-/// Adds `n` (wrapping) to a counter only its worker writes.
-fn add(counter: &AtomicU64, n: u64) {
-    // Relaxed load and store: one writer, and statistics need no ordering.
-    counter.store(counter.load(Relaxed).wrapping_add(n), Relaxed);
 }
 
 /// Model checks of the idle policy over the real `Idle` and `Sleep`: run with

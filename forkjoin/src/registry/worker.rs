@@ -55,18 +55,7 @@ pub(crate) struct Counters {
     pub(crate) promoted: AtomicU64,
 }
 
-#[inline(always)]
-pub(crate) fn bump(counter: &AtomicU64) {
-    add(counter, 1);
-}
-
-/// Adds `n` to a counter with one writer at a time.
-#[inline(always)]
-pub(crate) fn add(counter: &AtomicU64, n: u64) {
-    // Relaxed load and store: one writer at a time (the owning worker, see `Counters`, or
-    // the holder of a submission queue's lock).
-    counter.store(counter.load(Relaxed).wrapping_add(n), Relaxed);
-}
+pub(crate) use crate::counter::{add, bump};
 
 /// What only the owning worker touches on every join: the size of its stack of join frames
 /// (`Worker::frames`). `frames[..shared]` have been promoted (pushed onto the deque),

@@ -1,0 +1,19 @@
+//! Statistics counters with one writer at a time: a relaxed load and store, no
+//! read-modify-write. Readers (`Pool::stats`) take snapshots and need no ordering.
+
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Adds one.
+#[inline(always)]
+pub(crate) fn bump(counter: &AtomicU64) {
+    add(counter, 1);
+}
+
+/// Adds `n`, wrapping (`u64::MAX` takes one back).
+#[inline(always)]
+pub(crate) fn add(counter: &AtomicU64, n: u64) {
+    // Relaxed load and store: one writer at a time (the owning worker, or the holder of a
+    // submission queue's lock); statistics publish nothing.
+    counter.store(counter.load(Relaxed).wrapping_add(n), Relaxed);
+}
