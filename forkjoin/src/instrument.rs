@@ -69,6 +69,16 @@ impl Drop for Profiling {
 }
 
 /// Whether `pool` is profiling.
+///
+/// ```
+/// use forkjoin::instrument::{is_profiling, Profiling};
+/// let pool = forkjoin::Pool::new(1).unwrap();
+/// assert!(!is_profiling(&pool));
+/// let on = Profiling::start(&pool);
+/// assert!(is_profiling(&pool));
+/// drop(on);
+/// assert!(!is_profiling(&pool));
+/// ```
 pub fn is_profiling(pool: &Pool) -> bool {
     pool.registry().profiling.is_set()
 }
@@ -76,6 +86,13 @@ pub fn is_profiling(pool: &Pool) -> bool {
 /// On a worker: one search for work, as an idle worker makes it (its own deque, its inbox,
 /// every other deque and the submission queues), running what it finds. Returns whether it
 /// found a job; `None` outside any pool.
+///
+/// ```
+/// let pool = forkjoin::Pool::new(1).unwrap();
+/// assert_eq!(forkjoin::instrument::search_once(), None);
+/// // The one worker, with nothing queued, finds nothing.
+/// assert_eq!(pool.install(forkjoin::instrument::search_once), Some(false));
+/// ```
 pub fn search_once() -> Option<bool> {
     let worker = Worker::current();
     if worker.is_null() {
@@ -94,6 +111,12 @@ pub fn search_once() -> Option<bool> {
 
 /// On a worker: how many times the workers of its pool have parked so far (the sum of
 /// their `parks` counters); `None` outside any pool.
+///
+/// ```
+/// let pool = forkjoin::Pool::new(1).unwrap();
+/// assert_eq!(forkjoin::instrument::parks_of_current_pool(), None);
+/// assert!(pool.install(forkjoin::instrument::parks_of_current_pool).is_some());
+/// ```
 pub fn parks_of_current_pool() -> Option<u64> {
     let worker = Worker::current();
     // SAFETY: this thread's worker, live while the thread runs it; its registry outlives it.
