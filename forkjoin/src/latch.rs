@@ -1,7 +1,7 @@
 //! Latches: one-shot "done" signals a waiter checks. A worker never blocks on a latch while
 //! there is work: it helps (`Worker::wait_until`) and parks only when it finds none, after
 //! announcing itself to the sleep protocol, so the setter wakes it (`sleep.rs`). A thread
-//! outside the pool blocks on a `LockLatch`.
+//! outside the pool spins briefly, then parks, on an `OutsideLatch`.
 //!
 //! Setting a latch is the last thing the setter does with the latch's memory: the waiter
 //! may return and free it at once. So `set` takes a raw pointer, and copies out whatever it
@@ -12,7 +12,7 @@ use std::ptr;
 use std::sync::atomic::{
     AtomicU32, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Release,
 };
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 
 const UNSET: u32 = 0;
 const SET: u32 = 1;
@@ -58,38 +58,13 @@ impl CoreLatch {
     }
 }
 
-/// For a thread outside the pool: blocks without spinning.
-pub(crate) struct LockLatch {
-    done: Mutex<bool>,
-    condvar: Condvar,
-}
+mod outside;
+pub(crate) use outside::OutsideLatch;
 
-impl LockLatch {
-    pub(crate) fn new() -> Self {
-        LockLatch {
-            done: Mutex::new(false),
-            condvar: Condvar::new(),
-        }
-    }
-
-    pub(crate) fn wait(&self) {
-        let mut done = self.done.lock().unwrap();
-        while !*done {
-            done = self.condvar.wait(done).unwrap();
-        }
-    }
-}
-
-impl Latch for LockLatch {
+impl Latch for OutsideLatch {
     unsafe fn set(this: *const Self) {
-        // SAFETY: `this` is live (the waiter cannot free it before it sees `done`, which needs the mutex held here).
-        unsafe {
-            // The waiter can only observe `true` by taking the mutex, which it gets after we
-            // release it: the latch outlives this guard.
-            let mut done = (*this).done.lock().unwrap();
-            *done = true;
-            (*this).condvar.notify_all();
-        }
+        // SAFETY: `this` is live until the call (our contract), as `set_raw` needs.
+        unsafe { OutsideLatch::set_raw(this) }
     }
 }
 
@@ -126,7 +101,7 @@ impl Latch for CrossLatch {
 }
 
 /// Set once `count` jobs have each set it once (the shares of a broadcast): the last of them
-/// sets `inner`, which wakes the waiter the way `inner` says (a `LockLatch` for a thread
+/// sets `inner`, which wakes the waiter the way `inner` says (an `OutsideLatch` for a thread
 /// outside any pool, a `CrossLatch` for a worker, which helps meanwhile).
 pub(crate) struct CountLatch<L> {
     remaining: AtomicUsize,

@@ -56,6 +56,11 @@ mod job;
 mod join;
 #[cfg(not(loom))]
 mod latch;
+// Under loom, only the latch a thread outside the pool waits on.
+#[cfg(loom)]
+mod latch {
+    pub(crate) mod outside;
+}
 #[cfg(not(loom))]
 mod panic;
 #[cfg(not(loom))]

@@ -1,7 +1,7 @@
 //! `scope` and `in_place_scope`: any number of tasks that may borrow from the enclosing
 //! stack.
 
-use crate::latch::{CoreLatch, CrossLatch, Latch, LockLatch};
+use crate::latch::{CoreLatch, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use crate::pool::broadcast::{broadcast_boxed, BroadcastContext};
 use crate::registry::{self, Registry, Worker};
@@ -103,7 +103,7 @@ where
     }
     let current = Worker::current();
     if current.is_null() {
-        return complete(registry, ScopeLatch::Lock(LockLatch::new()), None, op);
+        return complete(registry, ScopeLatch::Outside(OutsideLatch::new()), None, op);
     }
     // SAFETY: this thread's worker, live while the thread runs it.
     let current = unsafe { &*current };
@@ -148,7 +148,7 @@ where
     match (&scope.done, waiter) {
         (ScopeLatch::Owner { core, .. }, Some(worker)) => worker.wait_until(&|| core.probe(), None),
         (ScopeLatch::Cross(latch), Some(worker)) => worker.wait_until(&|| latch.core.probe(), None),
-        (ScopeLatch::Lock(latch), None) => latch.wait(),
+        (ScopeLatch::Outside(latch), None) => latch.wait(),
         _ => unreachable!("a scope's latch always suits its owner"),
     }
     if let Some(p) = scope.panic.lock().unwrap().take() {
@@ -169,7 +169,7 @@ enum ScopeLatch {
     /// working for its own pool, which the latch keeps alive for the wake-up.
     Cross(CrossLatch),
     /// The owner is outside any pool (`in_place_scope`): it blocks without spinning.
-    Lock(LockLatch),
+    Outside(OutsideLatch),
 }
 
 impl<'scope> Scope<'scope> {
@@ -269,7 +269,7 @@ impl<'scope> Scope<'scope> {
                         (*registry).sleep.fence_and_wake(index);
                     }
                     ScopeLatch::Cross(latch) => CrossLatch::set(latch),
-                    ScopeLatch::Lock(latch) => LockLatch::set(latch),
+                    ScopeLatch::Outside(latch) => OutsideLatch::set(latch),
                 }
             }
         }

@@ -5,7 +5,7 @@
 //! `scope` and the pool both build on it.
 
 use crate::job::{JobHeader, JobRef};
-use crate::latch::{CountLatch, CrossLatch, Latch, LockLatch};
+use crate::latch::{CountLatch, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use crate::registry::{global_registry, Registry, Worker};
 use std::cell::UnsafeCell;
@@ -213,7 +213,7 @@ where
     let n = registry.num_threads();
     let current = Worker::current();
     if current.is_null() {
-        let latch = CountLatch::new(n, LockLatch::new());
+        let latch = CountLatch::new(n, OutsideLatch::new());
         return run_broadcast(registry, &op, &latch, || latch.inner.wait());
     }
     // SAFETY: this thread's worker, live while the thread runs it.

@@ -40,6 +40,7 @@ pub struct PoolBuilder<S = DefaultSpawn> {
     exit_handler: Option<ThreadHandler>,
     panic_handler: Option<PanicHandler>,
     use_current_thread: bool,
+    caller_runs: bool,
     breadth_first: bool,
     spawn: S,
 }
@@ -58,6 +59,7 @@ impl PoolBuilder {
             exit_handler: None,
             panic_handler: None,
             use_current_thread: false,
+            caller_runs: false,
             breadth_first: false,
             spawn: DefaultSpawn,
         }
@@ -132,6 +134,7 @@ impl<S> PoolBuilder<S> {
             exit_handler: self.exit_handler,
             panic_handler: self.panic_handler,
             use_current_thread: self.use_current_thread,
+            caller_runs: self.caller_runs,
             breadth_first: self.breadth_first,
             spawn: CustomSpawn(spawn),
         }
@@ -144,6 +147,34 @@ impl<S> PoolBuilder<S> {
     /// worker of a pool.
     pub fn use_current_thread(mut self) -> Self {
         self.use_current_thread = true;
+        self
+    }
+
+    /// Lets a thread outside the pool run its own calls (`install`, `join`, `scope`,
+    /// `broadcast`'s caller side, a parallel loop started from outside) on itself, in the
+    /// place of a parked worker, instead of handing them to a pool thread and waiting (the
+    /// default, as in rayon). A stream of tiny jobs from one thread then pays no hand-off at
+    /// all; the price is what a program can see (DESIGN.md, section 6, "The borrowed slot"):
+    ///
+    /// - the call runs on the calling thread: its thread id and name, its thread-locals (a
+    ///   `RefCell` the caller holds borrowed stays borrowed), its stack (which must have
+    ///   the pool's [`stack_size`](Self::stack_size) left, or 1 MiB without one, or the call
+    ///   goes to a pool thread; a job deeper than that still overflows it);
+    /// - inside the call, [`current_thread_index`](crate::current_thread_index) is the
+    ///   borrowed slot's index, and `None` again after it;
+    /// - a [`broadcast`](crate::broadcast) made inside the call runs the borrowed slot's
+    ///   share on the caller, so the parked worker of that index never runs it.
+    ///
+    /// Only when no worker is parked, or the stack is short, does the call go to a pool
+    /// thread. Nested calls and calls from the pool's own threads are not affected.
+    ///
+    /// ```
+    /// let pool = forkjoin::Pool::builder().threads(2).caller_runs(true).build().unwrap();
+    /// let sum: u64 = pool.install(|| (0..1000u64).map(|x| x * x).sum());
+    /// assert_eq!(sum, 332_833_500);
+    /// ```
+    pub fn caller_runs(mut self, yes: bool) -> Self {
+        self.caller_runs = yes;
         self
     }
 
@@ -191,17 +222,15 @@ impl<S> PoolBuilder<S> {
         self
     }
 
-    /// Names worker threads (default: `forkjoin-<i>`). A pool with named threads runs every
-    /// job on them: a thread from outside waits for its `install` instead of running it in a
-    /// borrowed slot, so a job always sees a worker's name.
+    /// Names worker threads (default: `forkjoin-<i>`).
     pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
         self.thread_name = Some(Box::new(name));
         self
     }
 
-    /// Stack size of each worker thread in bytes (default 16 MiB). Also the least stack a
-    /// thread outside the pool must have left for `install` to run a job on it (see
-    /// `Pool::install`); without this setting, 1 MiB.
+    /// Stack size of each worker thread in bytes (default 16 MiB). Every job runs on a stack
+    /// of this size, wherever it was started from (with [`caller_runs`](Self::caller_runs),
+    /// also the least stack a caller must have left to run its call itself).
     pub fn stack_size(mut self, bytes: usize) -> Self {
         self.stack_size = Some(bytes);
         self
@@ -360,16 +389,9 @@ impl<S> PoolBuilder<S> {
         } else {
             None
         };
-        // A caller from outside may run its job in a borrowed slot only where the pool's
-        // threads are plain ones: a spawn handler or a start handler may give them state
-        // (thread-locals, say) the job expects and the caller lacks, and a job in a pool
-        // with named threads may look at its thread's name. No stack is that deep.
-        let borrow_stack =
-            if S::SETS_UP_THREADS || self.start_handler.is_some() || self.thread_name.is_some() {
-                usize::MAX
-            } else {
-                self.stack_size.unwrap_or(BORROW_STACK_DEFAULT)
-            };
+        let caller_runs = self
+            .caller_runs
+            .then(|| self.stack_size.unwrap_or(BORROW_STACK_DEFAULT));
         let config = ThreadConfig {
             stack_size: stack,
             cores: cores.map(Arc::from),
@@ -380,7 +402,7 @@ impl<S> PoolBuilder<S> {
         };
         let start = Start {
             threads,
-            borrow_stack,
+            caller_runs,
             config,
             max_blocking: self.max_blocking,
             thread_name: self.thread_name.take(),
@@ -415,6 +437,7 @@ impl<S> fmt::Debug for PoolBuilder<S> {
             .field("exit_handler", &self.exit_handler.is_some())
             .field("panic_handler", &self.panic_handler.is_some())
             .field("use_current_thread", &self.use_current_thread)
+            .field("caller_runs", &self.caller_runs)
             .field("breadth_first", &self.breadth_first)
             .finish_non_exhaustive()
     }

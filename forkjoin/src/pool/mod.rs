@@ -85,18 +85,15 @@ impl Pool {
         self.registry.num_threads()
     }
 
-    /// Runs `op` in this pool and returns its result; `join`, `scope` and the parallel
-    /// loops inside it use this pool. A panic in `op` is re-raised here.
+    /// Runs `op` on a thread of this pool and returns its result; `join`, `scope` and the
+    /// parallel loops inside it use this pool. A panic in `op` is re-raised here.
     ///
-    /// From a thread outside any pool, `op` runs on the calling thread itself when a worker
-    /// is parked and the thread has enough stack left (what `PoolBuilder::stack_size` asked
-    /// for, else 1 MiB; a job that needs more runs on a worker): the caller takes that worker's place (its index, its queue) until `op`
-    /// returns, idle workers steal from it once the job proves long enough to share, and it
-    /// helps while it waits for them. A small job then costs about what it costs
-    /// sequentially, with no hand-off to another thread and back. When every worker is
-    /// busy, `op` is queued for them and the caller blocks without spinning. From a worker
-    /// of another pool, `op` is queued and the worker keeps working for its own pool
-    /// meanwhile.
+    /// From a worker of this pool, `op` runs at once on that worker. From a thread outside
+    /// any pool, `op` is handed to a worker (one still looking for work takes it at once;
+    /// else a parked one is woken) and the caller waits, spinning briefly, then parked
+    /// (DESIGN.md, section 6, "Entry from outside"). From a worker of another pool, `op` is
+    /// queued and the worker keeps working for its own pool meanwhile. A pool built with
+    /// [`PoolBuilder::caller_runs`] runs a call from outside on the calling thread instead.
     ///
     /// ```
     /// let pool = forkjoin::Pool::new(2).unwrap();
@@ -233,10 +230,10 @@ impl Pool {
     /// Runs `op` once on every worker of the pool, with the worker's index, and returns the
     /// results in index order (rayon's `ThreadPool::broadcast`). Each worker runs its share
     /// itself, the next time it looks for work (before its own queue); a parked worker is
-    /// woken for it. A slot lent to a thread outside the pool (see [`install`](Self::install))
-    /// runs its share on whichever thread runs that slot when it next looks for work: the
-    /// borrowing thread while it waits for something, or the worker once the slot is given
-    /// back. A worker busy with a long job runs its share when that job waits or ends.
+    /// woken for it. A worker busy with a long job runs its share when that job waits or
+    /// ends. (In a pool built with [`PoolBuilder::caller_runs`], a slot lent to a thread
+    /// outside the pool runs its share on whichever thread runs that slot when it next looks
+    /// for work: the borrowing thread, or the worker once the slot is given back.)
     ///
     /// From a worker of this pool (also inside `install`), the caller runs its own share
     /// and helps until all are done. From a thread outside any pool it blocks without

@@ -3,7 +3,7 @@ use super::worker::Worker;
 use super::Registry;
 use crate::job::JobHeader;
 use crate::job::{HeapJob, JobRef};
-use crate::latch::{CrossLatch, Latch, LockLatch};
+use crate::latch::{CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use std::cell::UnsafeCell;
 use std::ptr::NonNull;
@@ -76,12 +76,15 @@ pub(crate) fn in_worker<R: Send>(
     if current.is_null() {
         // From outside any pool: run `op` here, in the slot of a parked worker, if there is
         // one (see `run_borrowed`); else hand it to the workers and wait.
-        if stack_left() >= registry.borrow_stack {
+        if registry
+            .caller_runs
+            .is_some_and(|need| stack_left() >= need)
+        {
             if let Some(index) = registry.sleep.lend() {
                 return run_borrowed(registry, index, op);
             }
         }
-        let job = InstallJob::new(op, LockLatch::new());
+        let job = InstallJob::new(op, OutsideLatch::new());
         registry.inject(job.job_ref());
         job.latch.wait();
         return job.into_result();

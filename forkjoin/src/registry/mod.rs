@@ -59,10 +59,11 @@ pub(crate) struct Registry {
     /// watcher stays on duty for `WATCH_AFTER_BORROW` after it, so that a stream of calls
     /// from outside finds one and need not wake anyone.
     pub(super) last_borrow: CachePadded<AtomicU64>,
-    /// The least stack a thread outside the pool must have left to run a job in a borrowed
-    /// slot (`in_worker`): the workers' stack size if the pool was built with one, else
-    /// `BORROW_STACK_DEFAULT`. A job that needs a deep stack runs on a worker otherwise.
-    pub(super) borrow_stack: usize,
+    /// `Some(stack)` if the pool was built with `PoolBuilder::caller_runs`: a thread outside
+    /// the pool with at least `stack` bytes of stack left runs its call itself, in a borrowed
+    /// slot (`in_worker`). `None` (the default, rayon's behaviour): every call runs on a
+    /// pool thread.
+    pub(super) caller_runs: Option<usize>,
     /// How worker threads are started and what they run besides work (`ThreadConfig`).
     pub(crate) config: ThreadConfig,
     /// Threads inside `blocking` and spare threads alive (see `blocking`).
@@ -76,7 +77,7 @@ pub(crate) struct Registry {
 impl Registry {
     pub(crate) fn new(
         threads: usize,
-        borrow_stack: usize,
+        caller_runs: Option<usize>,
         config: ThreadConfig,
         max_spares: usize,
     ) -> Arc<Registry> {
@@ -100,7 +101,7 @@ impl Registry {
             idle: Idle::new(threads),
             terminating: AtomicBool::new(false),
             last_borrow: CachePadded(AtomicU64::new(0)),
-            borrow_stack,
+            caller_runs,
             config,
             profiling: ProfilingFlag::new(),
         })

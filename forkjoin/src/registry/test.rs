@@ -1,8 +1,7 @@
 //! Unit tests of the registry: its slots, running work from outside, the submission queues'
 //! batches, the global registry, start-up failures and the heartbeat's request. The
-//! registries here are started directly (`Registry::start`) with `borrow_stack` at its
-//! maximum, so that a call from outside never runs in a borrowed slot and every job runs on
-//! a worker thread.
+//! registries here are started directly (`Registry::start`) without `caller_runs`, so that
+//! every job runs on a worker thread.
 
 use super::submission::SUBMISSION_BATCH;
 use super::*;
@@ -19,7 +18,7 @@ use std::thread::{self, JoinHandle};
 fn options(threads: usize, config: ThreadConfig) -> Start {
     Start {
         threads,
-        borrow_stack: usize::MAX,
+        caller_runs: None,
         config: ThreadConfig {
             stack_size: DEFAULT_STACK,
             ..config

@@ -1,4 +1,3 @@
-use super::borrow::BORROW_STACK_DEFAULT;
 use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;
@@ -176,8 +175,8 @@ fn panic_message(p: &Panic) -> &str {
 /// The checked options a registry starts with (`PoolBuilder::build` makes them).
 pub(crate) struct Start {
     pub(crate) threads: usize,
-    /// See `Registry::borrow_stack`.
-    pub(crate) borrow_stack: usize,
+    /// See `Registry::caller_runs`.
+    pub(crate) caller_runs: Option<usize>,
     pub(crate) config: ThreadConfig,
     pub(crate) max_blocking: usize,
     /// Names worker `i`'s thread (default: `forkjoin-{i}`).
@@ -191,7 +190,7 @@ impl Start {
     fn default_pool() -> Start {
         Start {
             threads: default_threads(),
-            borrow_stack: BORROW_STACK_DEFAULT,
+            caller_runs: None,
             config: ThreadConfig {
                 stack_size: DEFAULT_STACK,
                 ..ThreadConfig::default()
@@ -213,12 +212,7 @@ impl Registry {
     ) -> (Arc<Registry>, Vec<JoinHandle<()>>, Option<BuildError>) {
         let threads = start.threads;
         let stack = start.config.stack_size;
-        let registry = Registry::new(
-            threads,
-            start.borrow_stack,
-            start.config,
-            start.max_blocking,
-        );
+        let registry = Registry::new(threads, start.caller_runs, start.config, start.max_blocking);
         let mut handles = Vec::with_capacity(threads + 1);
         for index in 0..threads {
             let name = match &mut start.thread_name {
@@ -452,12 +446,6 @@ pub trait ThreadSpawn: private::Sealed {
     /// Starts one worker thread; returns its handle if the pool may join it on drop.
     #[doc(hidden)]
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>>;
-
-    /// Whether the threads may carry the user's own setup (a spawn handler's wrapper,
-    /// thread-local values it sets): then a call from outside runs on them, as in rayon,
-    /// never on the caller in a borrowed slot.
-    #[doc(hidden)]
-    const SETS_UP_THREADS: bool = true;
 }
 
 mod private {
@@ -471,8 +459,6 @@ pub struct DefaultSpawn;
 impl private::Sealed for DefaultSpawn {}
 
 impl ThreadSpawn for DefaultSpawn {
-    const SETS_UP_THREADS: bool = false;
-
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>> {
         let mut b = std::thread::Builder::new();
         if let Some(name) = thread.name() {

@@ -1,7 +1,9 @@
-//! Work started from threads outside the pool, which run it themselves in a parked worker's
-//! slot when they can (`Pool::install`, `join`, `scope`, the parallel iterators): what users
-//! rely on stays true (indexes, sizes, panics, work left behind, nesting), a call into a
-//! parked pool runs on the caller, and a long one brings the workers in.
+//! Work started from threads outside the pool (`Pool::install`, `join`, `scope`, the
+//! parallel iterators), handed to a pool thread by default and run by the caller itself in a
+//! parked worker's slot in a pool built with `caller_runs`: what users rely on stays true
+//! either way (indexes, sizes, panics, work left behind, nesting); a default pool never
+//! runs a call on the caller, a `caller_runs` pool does once its workers are parked, and a
+//! long call brings the workers in.
 
 use crate::common::*;
 use forkjoin::prelude::*;
@@ -11,10 +13,22 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
+/// A default pool and a `caller_runs` one, of `threads` workers.
+fn both_kinds(threads: usize) -> [Pool; 2] {
+    [
+        Pool::new(threads).unwrap(),
+        Pool::builder()
+            .threads(threads)
+            .caller_runs(true)
+            .build()
+            .unwrap(),
+    ]
+}
+
 #[test]
 fn inside_install_the_index_and_size_are_the_pools() {
-    for threads in [1, 2, 8] {
-        let pool = Pool::new(threads).unwrap();
+    for pool in [1, 2, 8].into_iter().flat_map(both_kinds) {
+        let threads = pool.num_threads();
         for round in 0..50 {
             if round % 10 == 0 {
                 settle();
@@ -46,37 +60,37 @@ fn inside_install_the_index_and_size_are_the_pools() {
 /// on one index at once.
 #[test]
 fn per_worker_buffers_indexed_by_thread_index_are_never_shared() {
-    let pool = Pool::new(2).unwrap();
-    let busy: Vec<AtomicBool> = (0..2).map(|_| AtomicBool::new(false)).collect();
-    let sums: Vec<Mutex<u64>> = (0..2).map(|_| Mutex::new(0)).collect();
-    std::thread::scope(|s| {
-        for t in 0..4u64 {
-            let (pool, busy, sums) = (&pool, &busy, &sums);
-            s.spawn(move || {
-                for i in 0..200u64 {
-                    pool.install(|| {
-                        (0..64u64).into_par_iter().for_each(|k| {
-                            let me = forkjoin::current_thread_index().unwrap();
-                            assert!(!busy[me].swap(true, SeqCst), "two threads on index {me}");
-                            *sums[me].try_lock().expect("buffer of this index in use") += k;
-                            busy[me].store(false, SeqCst);
+    for pool in both_kinds(2) {
+        let busy: Vec<AtomicBool> = (0..2).map(|_| AtomicBool::new(false)).collect();
+        let sums: Vec<Mutex<u64>> = (0..2).map(|_| Mutex::new(0)).collect();
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let (pool, busy, sums) = (&pool, &busy, &sums);
+                s.spawn(move || {
+                    for i in 0..200u64 {
+                        pool.install(|| {
+                            (0..64u64).into_par_iter().for_each(|k| {
+                                let me = forkjoin::current_thread_index().unwrap();
+                                assert!(!busy[me].swap(true, SeqCst), "two threads on index {me}");
+                                *sums[me].try_lock().expect("buffer of this index in use") += k;
+                                busy[me].store(false, SeqCst);
+                            });
                         });
-                    });
-                    if i % 50 == 0 && t == 0 {
-                        settle();
+                        if i % 50 == 0 && t == 0 {
+                            settle();
+                        }
                     }
-                }
-            });
-        }
-    });
-    let total: u64 = sums.iter().map(|m| *m.lock().unwrap()).sum();
-    assert_eq!(total, 4 * 200 * (0..64u64).sum::<u64>());
+                });
+            }
+        });
+        let total: u64 = sums.iter().map(|m| *m.lock().unwrap()).sum();
+        assert_eq!(total, 4 * 200 * (0..64u64).sum::<u64>());
+    }
 }
 
 #[test]
 fn panics_reach_the_caller_and_the_slot_is_given_back() {
-    for threads in [1, 2] {
-        let pool = Pool::new(threads).unwrap();
+    for pool in [1, 2].into_iter().flat_map(both_kinds) {
         for round in 0..20 {
             settle();
             let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -107,33 +121,33 @@ fn settle_briefly() {
 /// after it returns (they leave the borrowed slot's deque for the pool's queues).
 #[test]
 fn work_left_behind_by_a_caller_still_runs() {
-    let pool = Pool::new(2).unwrap();
-    let done = Arc::new(AtomicUsize::new(0));
-    let mut tasks = Vec::new();
-    for _ in 0..50 {
-        settle_briefly();
-        let t = pool.install(|| {
-            let done = done.clone();
-            pool.submit(move || {
-                done.fetch_add(1, SeqCst);
-                fib(12)
-            })
-        });
-        tasks.push(t);
+    for pool in both_kinds(2) {
+        let done = Arc::new(AtomicUsize::new(0));
+        let mut tasks = Vec::new();
+        for _ in 0..50 {
+            settle_briefly();
+            let t = pool.install(|| {
+                let done = done.clone();
+                pool.submit(move || {
+                    done.fetch_add(1, SeqCst);
+                    fib(12)
+                })
+            });
+            tasks.push(t);
+        }
+        for t in tasks {
+            assert_eq!(t.join().unwrap(), 144);
+        }
+        assert_eq!(done.load(SeqCst), 50);
     }
-    for t in tasks {
-        assert_eq!(t.join().unwrap(), 144);
-    }
-    assert_eq!(done.load(SeqCst), 50);
 }
 
 /// Eight threads outside a two-worker pool call into it at once, many times: all make
-/// progress and get exact answers (at most two run in borrowed slots, the others are
-/// served by the workers).
+/// progress and get exact answers (in a `caller_runs` pool at most two run in borrowed
+/// slots, the others are served by the workers).
 #[test]
 fn eight_outside_threads_enter_one_pool_at_once() {
-    for threads in [1, 2] {
-        let pool = Pool::new(threads).unwrap();
+    for pool in [1, 2].into_iter().flat_map(both_kinds) {
         let barrier = Barrier::new(8);
         let calls = AtomicUsize::new(0);
         std::thread::scope(|s| {
@@ -158,76 +172,78 @@ fn eight_outside_threads_enter_one_pool_at_once() {
     }
 }
 
-/// From a borrowed slot: `install` into another pool, and into the same pool, never
-/// deadlocks; the inner pool's index is the inner pool's.
+/// From inside a call from outside (a borrowed slot in a `caller_runs` pool): `install`
+/// into another pool, and into the same pool, never deadlocks; the inner pool's index is
+/// the inner pool's.
 #[test]
-fn nested_pools_from_a_borrowed_slot() {
-    let outer = Pool::new(2).unwrap();
-    let inner = Pool::new(3).unwrap();
-    for _ in 0..20 {
-        settle_briefly();
-        let (a, b) = outer.install(|| {
-            forkjoin::join(
-                || inner.install(|| (forkjoin::current_num_threads(), fib(18))),
-                || outer.install(|| (forkjoin::current_num_threads(), fib(17))),
-            )
-        });
-        assert_eq!(a, (3, 2584));
-        assert_eq!(b, (2, 1597));
+fn nested_pools_from_a_call_from_outside() {
+    for (outer, inner) in both_kinds(2).into_iter().zip(both_kinds(3)) {
+        for _ in 0..20 {
+            settle_briefly();
+            let (a, b) = outer.install(|| {
+                forkjoin::join(
+                    || inner.install(|| (forkjoin::current_num_threads(), fib(18))),
+                    || outer.install(|| (forkjoin::current_num_threads(), fib(17))),
+                )
+            });
+            assert_eq!(a, (3, 2584));
+            assert_eq!(b, (2, 1597));
+        }
     }
 }
 
 /// A long job from outside brings the parked workers in: two closures joined at the top
-/// run on two threads at once, though the caller started alone. (The first closure waits
+/// run on two threads at once, though one thread started alone. (The first closure waits
 /// for the second to start, at most `PATIENCE`: only a runtime that never shares the join
-/// runs out of it, and the second then runs on the caller.)
+/// runs out of it, and the second then runs on the first's thread.)
 #[test]
 fn a_long_job_from_outside_is_shared() {
-    let pool = Pool::new(2).unwrap();
-    for _ in 0..5 {
+    for pool in both_kinds(2) {
+        for _ in 0..5 {
+            settle();
+            let second_started = AtomicBool::new(false);
+            let (ta, tb) = pool.install(|| {
+                forkjoin::join(
+                    || {
+                        // Hold the thread until the other closure has started elsewhere.
+                        let deadline = Instant::now() + PATIENCE;
+                        while !second_started.load(SeqCst) && Instant::now() < deadline {
+                            std::hint::spin_loop();
+                        }
+                        std::thread::current().id()
+                    },
+                    || {
+                        second_started.store(true, SeqCst);
+                        std::thread::current().id()
+                    },
+                )
+            });
+            assert_ne!(
+                ta, tb,
+                "the second closure ran on the first's thread: nobody was brought in"
+            );
+        }
+        // A parallel loop started from outside spreads too: both workers' indexes take items.
+        // The loop stops once both have (or after `PATIENCE`), over a range far too long to
+        // finish first, so that a slow start of the other worker cannot end it early.
         settle();
-        let second_started = AtomicBool::new(false);
-        let (ta, tb) = pool.install(|| {
-            forkjoin::join(
-                || {
-                    // Hold the thread until the other closure has started elsewhere.
-                    let deadline = Instant::now() + PATIENCE;
-                    while !second_started.load(SeqCst) && Instant::now() < deadline {
-                        std::hint::spin_loop();
-                    }
-                    std::thread::current().id()
-                },
-                || {
-                    second_started.store(true, SeqCst);
-                    std::thread::current().id()
-                },
-            )
+        let seen = Mutex::new(HashSet::new());
+        let start = Instant::now();
+        pool.install(|| {
+            (0..u64::MAX).into_par_iter().any(|_| {
+                let spin = Instant::now();
+                while spin.elapsed() < Duration::from_micros(20) {}
+                let mut seen = seen.lock().unwrap();
+                seen.insert(forkjoin::current_thread_index().unwrap());
+                seen.len() == 2 || start.elapsed() > PATIENCE
+            })
         });
-        assert_ne!(
-            ta, tb,
-            "the second closure ran on the caller: nobody was brought in"
-        );
+        assert_eq!(seen.into_inner().unwrap().len(), 2);
     }
-    // A parallel loop started from outside spreads too: both workers' indexes take items.
-    // The loop stops once both have (or after `PATIENCE`), over a range far too long to
-    // finish first, so that a slow start of the other worker cannot end it early.
-    settle();
-    let seen = Mutex::new(HashSet::new());
-    let start = Instant::now();
-    pool.install(|| {
-        (0..u64::MAX).into_par_iter().any(|_| {
-            let spin = Instant::now();
-            while spin.elapsed() < Duration::from_micros(20) {}
-            let mut seen = seen.lock().unwrap();
-            seen.insert(forkjoin::current_thread_index().unwrap());
-            seen.len() == 2 || start.elapsed() > PATIENCE
-        })
-    });
-    assert_eq!(seen.into_inner().unwrap().len(), 2);
 }
 
-/// `join`, `scope` and the iterators called from a plain thread use the global pool, on
-/// the calling thread when a worker is parked; their answers are exact.
+/// `join`, `scope` and the iterators called from a plain thread use the global pool; their
+/// answers are exact.
 #[test]
 fn global_entry_points_from_outside() {
     for _ in 0..20 {
@@ -265,16 +281,49 @@ fn eventually_on_the_caller(pool: &Pool) -> bool {
     }
 }
 
-/// The point of it all: a call from outside into a pool whose workers are parked runs on
-/// the calling thread, with no hand-off.
+/// The point of `caller_runs`: a call from outside into a pool whose workers are parked
+/// runs on the calling thread, with no hand-off.
 #[test]
-fn a_call_into_a_parked_pool_runs_on_the_caller() {
+fn a_call_into_a_parked_caller_runs_pool_runs_on_the_caller() {
     for threads in [1, 2, 4] {
-        let pool = Pool::new(threads).unwrap();
+        let pool = &both_kinds(threads)[1];
         assert!(
-            eventually_on_the_caller(&pool),
+            eventually_on_the_caller(pool),
             "{threads} workers: every call was handed to a worker"
         );
+    }
+}
+
+/// A default pool runs every call from outside on its own threads, as rayon does, also when
+/// its workers are parked: `install`, `join`, `scope`'s body and tasks, a loop's bodies.
+#[test]
+fn a_default_pool_never_runs_a_call_on_the_caller() {
+    let me = std::thread::current().id();
+    for threads in [1, 2, 4] {
+        let pool = Pool::new(threads).unwrap();
+        for round in 0..20 {
+            if round % 5 == 0 {
+                settle();
+            }
+            let on_caller = AtomicUsize::new(0);
+            let count = |_: u64| {
+                if std::thread::current().id() == me {
+                    on_caller.fetch_add(1, SeqCst);
+                }
+            };
+            pool.install(|| count(0));
+            pool.join(|| count(0), || count(0));
+            pool.scope(|s| {
+                count(0);
+                s.spawn(|_| count(0));
+            });
+            pool.install(|| (0..1000u64).into_par_iter().for_each(count));
+            assert_eq!(
+                on_caller.load(SeqCst),
+                0,
+                "{threads} workers, round {round}"
+            );
+        }
     }
 }
 
@@ -314,14 +363,15 @@ fn a_caller_short_of_stack_hands_the_job_to_a_worker() {
     // The thread a test asks for may get a bigger stack than it asked for: glibc reuses a
     // cached stack of up to four times the size asked (one of another test's threads, say,
     // of 2 MiB). So the sizes that must not do are a quarter of what is needed, or less.
-    let default = Pool::new(2).unwrap();
+    let [_, default] = both_kinds(2);
     assert!(
         eventually_on_caller(&default, 4 << 20),
-        "4 MiB is enough for a default pool"
+        "4 MiB is enough for a pool without a stack size"
     );
     assert!(!on_caller(&default, 128 << 10), "128 KiB is not");
     let deep = Pool::builder()
         .threads(2)
+        .caller_runs(true)
         .stack_size(32 << 20)
         .build()
         .unwrap();

@@ -1,0 +1,166 @@
+//! The latch a thread outside any pool waits on for a job it handed to the workers (an
+//! `install`, a `join` or a loop started from outside, a broadcast, a scope's end). It spins
+//! for a short while first, because a small job's answer comes back within microseconds and
+//! a park costs the setter a wake-up of several (DESIGN.md, section 6, "Entry from outside"),
+//! then parks; the setter wakes it only if it parked.
+//!
+//! States: `EMPTY` (not set; the waiter spins or looks), `PARKED` (the waiter parks or is
+//! about to), `SET` (set), `WOKEN` (set while the waiter was parked, and the setter has
+//! woken it and no longer touches the latch). A waiter that parked returns only on `WOKEN`:
+//! until then the setter still reads the waiter's thread handle in the latch, which lives on
+//! the waiter's stack.
+
+use crate::sync::{current_thread, park, yield_now, AtomicUsize, Thread};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
+
+const EMPTY: usize = 0;
+const PARKED: usize = 1;
+const SET: usize = 2;
+const WOKEN: usize = 3;
+
+/// How long the waiter spins before it parks: about four round trips of a hand-off to a
+/// spinning worker and back on this machine's VM, and a tenth of a wake-up's cost.
+#[cfg(not(loom))]
+const SPIN: std::time::Duration = std::time::Duration::from_micros(20);
+
+/// A one-shot latch for a thread outside any pool: spin, then park.
+pub(crate) struct OutsideLatch {
+    state: AtomicUsize,
+    /// The waiter, to unpark.
+    thread: Thread,
+}
+
+impl OutsideLatch {
+    /// A latch the calling thread will wait on.
+    pub(crate) fn new() -> Self {
+        OutsideLatch {
+            state: AtomicUsize::new(EMPTY),
+            thread: current_thread(),
+        }
+    }
+
+    /// Whether the latch is set (the job's writes are visible then).
+    fn is_set(&self) -> bool {
+        // Acquire: pairs with the setter's release swap, so the job's result is visible.
+        matches!(self.state.load(Acquire), SET | WOKEN)
+    }
+
+    /// Waits until the latch is set: spins up to `SPIN`, then parks.
+    pub(crate) fn wait(&self) {
+        if self.spin() {
+            return;
+        }
+        // Acquire on both outcomes: a failed exchange saw `SET` (the job's writes, as in
+        // `is_set`); a successful one needs no edge (nothing is read before the park).
+        if self
+            .state
+            .compare_exchange(EMPTY, PARKED, Acquire, Acquire)
+            .is_err()
+        {
+            return;
+        }
+        loop {
+            park();
+            // Acquire: as in `is_set`.
+            match self.state.load(Acquire) {
+                WOKEN => return,
+                // Set, and the setter is about to unpark this thread and mark the latch
+                // `WOKEN`; parking again could miss that unpark's token if it was already
+                // consumed by the park above, so wait for the mark instead.
+                SET => {
+                    while self.state.load(Acquire) != WOKEN {
+                        yield_now();
+                    }
+                    return;
+                }
+                // A spurious wake-up.
+                _ => {}
+            }
+        }
+    }
+
+    /// Spins until the latch is set or `SPIN` has passed; whether it was set.
+    #[cfg(not(loom))]
+    fn spin(&self) -> bool {
+        let start = std::time::Instant::now();
+        loop {
+            for _ in 0..64 {
+                if self.is_set() {
+                    return true;
+                }
+                std::hint::spin_loop();
+            }
+            if start.elapsed() >= SPIN {
+                return self.is_set();
+            }
+        }
+    }
+
+    /// Under loom one look: the model explores both outcomes of the race with the setter.
+    #[cfg(loom)]
+    fn spin(&self) -> bool {
+        self.is_set()
+    }
+
+    /// Sets the latch and wakes the waiter if it parked.
+    ///
+    /// # Safety
+    /// `this` is live until the call; the waiter may free it once the latch is set and, if
+    /// it parked, marked `WOKEN`.
+    pub(crate) unsafe fn set_raw(this: *const Self) {
+        // SAFETY: `this` is live until the swap below makes the latch set; if the waiter
+        // parked, it waits for `WOKEN`, so `thread` is still live until that store.
+        unsafe {
+            // Release: publishes the job's result to the waiter's Acquire loads. Acquire: the
+            // waiter's `PARKED` was written after it read nothing we need; none is needed,
+            // but the swap is one read-modify-write either way.
+            if (*this).state.swap(SET, AcqRel) == PARKED {
+                (*this).thread.unpark();
+                // Release: the last touch of the latch; the waiter may free it after this.
+                (*this).state.store(WOKEN, Release);
+            }
+        }
+    }
+}
+
+/// Model checks of the spin-then-park hand-off: run with
+/// `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib loom_tests`. A lost wake-up leaves
+/// the waiter parked forever, which loom reports as a deadlock; a result the waiter could
+/// read before the setter's write is a data race loom reports.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::OutsideLatch;
+    use crate::sync::model;
+    use loom::cell::UnsafeCell;
+    use loom::sync::Arc;
+    use loom::thread;
+
+    /// A job's result, written by the setter's thread before the set, read by the waiter.
+    struct Job {
+        latch: OutsideLatch,
+        result: UnsafeCell<u32>,
+    }
+
+    #[test]
+    fn the_waiter_sees_the_result_and_is_never_left_parked() {
+        model(|| {
+            let job = Arc::new(Job {
+                latch: OutsideLatch::new(),
+                result: UnsafeCell::new(0),
+            });
+            let setter = {
+                let job = Arc::clone(&job);
+                thread::spawn(move || {
+                    // SAFETY: only this thread writes, before the set; the waiter reads after.
+                    job.result.with_mut(|r| unsafe { *r = 42 });
+                    // SAFETY: `job` is live (this thread holds an Arc).
+                    unsafe { OutsideLatch::set_raw(&job.latch) };
+                })
+            };
+            job.latch.wait();
+            // SAFETY: the latch is set: the setter's write happened before (loom checks it).
+            assert_eq!(job.result.with(|r| unsafe { *r }), 42);
+            setter.join().unwrap();
+        });
+    }
+}
