@@ -2,7 +2,8 @@
 //! beside rayon and chili, all in one run (this machine is shared and noisy: compare only
 //! within a run).
 //!
-//! `cargo run --release -p forkjoin --example overhead [-- --quick]`
+//! `cargo run --release -p forkjoin --example overhead [-- --quick] [--outside]`
+//! (`--outside`: section 5 alone)
 //!
 //! 1. fib(32) with no sequential threshold: every call forks (pure overhead). Ts is the
 //!    same code with `join` replaced by two plain calls.
@@ -13,8 +14,10 @@
 //! 5. Work started from outside the pool, one call per job, as a server's handler or a
 //!    loop in `main` does: the 1023-node tree sum (a job of about a microsecond), the same
 //!    tree with about 300 us of work per call, and a stream of calls from 8 threads into
-//!    a 2-worker pool. forkjoin and rayon: `install`; chili: `scope()`, which runs on the
-//!    calling thread.
+//!    a 2-worker pool. forkjoin and rayon: `install` (forkjoin also with `caller_runs`,
+//!    which runs the call on the caller in a parked worker's place); chili: `scope()`,
+//!    which runs on the calling thread. Then the first call after the pool has been idle
+//!    for 200 ms (one wake-up), and the CPU an idle pool uses once idle for 100 ms.
 //!
 //! 6. Tasks that block inside a 2-worker pool: with `forkjoin::blocking` (spare threads),
 //!    without compensation, and rayon; then the spares retiring and the idle pool's CPU.
@@ -177,6 +180,14 @@ fn chili_pool(threads: usize) -> chili::ThreadPool {
     })
 }
 
+fn caller_runs_pool(threads: usize) -> forkjoin::Pool {
+    forkjoin::Pool::builder()
+        .threads(threads)
+        .caller_runs(true)
+        .build()
+        .unwrap()
+}
+
 fn rayon_pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -236,6 +247,12 @@ fn main() {
     ];
     let ry = [rayon_pool(1), rayon_pool(2)];
     let ch = [chili_pool(1), chili_pool(2)];
+    let fjc = [caller_runs_pool(1), caller_runs_pool(2)];
+    if std::env::args().any(|a| a == "--outside") {
+        let mut next = 0;
+        from_outside(runs, &fj, &fjc, &ry, &ch, &tree(10, &mut next));
+        return;
+    }
 
     println!("forkjoin overhead benchmark (K-best: mean of the {K} fastest of {runs} interleaved runs)\n");
 
@@ -328,7 +345,8 @@ fn main() {
         .collect();
     print_table(&["runtime", "T1/Ts", "T2/Ts"], &rows);
 
-    from_outside(runs, &fj, &ry, &ch, &root);
+    from_outside(runs, &fj, &fjc, &ry, &ch, &root);
+    drop(fjc);
 
     // 3. Two blocking closures in a 2-worker pool.
     let nap = || std::thread::sleep(Duration::from_millis(50));
@@ -522,17 +540,18 @@ fn blocking_inside_the_pool(names: [&'static str; 3]) {
 fn from_outside(
     runs: usize,
     fj: &[forkjoin::Pool; 2],
+    fjc: &[forkjoin::Pool; 2],
     ry: &[rayon::ThreadPool; 2],
     ch: &[chili::ThreadPool; 2],
     root: &Node,
 ) {
-    let names = ["forkjoin", "rayon", "chili"];
+    let names = ["forkjoin", "fj caller_runs", "rayon", "chili"];
     let small = sum_seq(root);
     let medium = medium_seq(root);
     let (small_calls, medium_calls) = (2000, 20);
     let mut seq = [Vec::new(), Vec::new()];
     // [job][runtime][workers - 1]
-    let mut t: [[[Vec<f64>; 2]; 3]; 2] = Default::default();
+    let mut t: [[[Vec<f64>; 2]; 4]; 2] = Default::default();
     for _ in 0..runs {
         seq[0].push(secs(|| {
             for _ in 0..small_calls {
@@ -545,33 +564,35 @@ fn from_outside(
             }
         }));
         for i in 0..2 {
-            t[0][0][i].push(secs(|| {
-                for _ in 0..small_calls {
-                    assert_eq!(fj[i].install(|| sum_fj(black_box(root))), small);
-                }
-            }));
-            t[0][1][i].push(secs(|| {
+            for (r, pool) in [&fj[i], &fjc[i]].into_iter().enumerate() {
+                t[0][r][i].push(secs(|| {
+                    for _ in 0..small_calls {
+                        assert_eq!(pool.install(|| sum_fj(black_box(root))), small);
+                    }
+                }));
+                t[1][r][i].push(secs(|| {
+                    for _ in 0..medium_calls {
+                        assert_eq!(pool.install(|| medium_fj(black_box(root))), medium);
+                    }
+                }));
+            }
+            t[0][2][i].push(secs(|| {
                 for _ in 0..small_calls {
                     assert_eq!(ry[i].install(|| sum_rayon(black_box(root))), small);
                 }
             }));
-            t[0][2][i].push(secs(|| {
+            t[0][3][i].push(secs(|| {
                 for _ in 0..small_calls {
                     let r = ch[i].scope().join(|s| sum_chili(s, black_box(root)), |_| 0);
                     assert_eq!(r.0, small);
                 }
             }));
-            t[1][0][i].push(secs(|| {
-                for _ in 0..medium_calls {
-                    assert_eq!(fj[i].install(|| medium_fj(black_box(root))), medium);
-                }
-            }));
-            t[1][1][i].push(secs(|| {
+            t[1][2][i].push(secs(|| {
                 for _ in 0..medium_calls {
                     assert_eq!(ry[i].install(|| medium_rayon(black_box(root))), medium);
                 }
             }));
-            t[1][2][i].push(secs(|| {
+            t[1][3][i].push(secs(|| {
                 for _ in 0..medium_calls {
                     let r = ch[i]
                         .scope()
@@ -586,7 +607,7 @@ fn from_outside(
         "\n5a. one call from outside per job, the 1023-node tree sum ({small_calls} calls): Ts = {:.2} us per call",
         ts[0] / small_calls as f64 * 1e6
     );
-    let rows: Vec<Row> = (0..3)
+    let rows: Vec<Row> = (0..4)
         .map(|r| Row {
             name: names[r],
             cells: (0..2)
@@ -599,7 +620,7 @@ fn from_outside(
         "\n5b. one call from outside per job, medium jobs ({medium_calls} calls): Ts = {:.0} us per call; speedup Ts/T",
         ts[1] / medium_calls as f64 * 1e6
     );
-    let rows: Vec<Row> = (0..3)
+    let rows: Vec<Row> = (0..4)
         .map(|r| Row {
             name: names[r],
             cells: (0..2)
@@ -624,23 +645,76 @@ fn from_outside(
             })
         }) / (threads * calls) as f64
     };
-    let mut t: [Vec<f64>; 2] = Default::default();
+    let mut t: [Vec<f64>; 3] = Default::default();
     for _ in 0..runs {
         t[0].push(stream(&|| {
             assert_eq!(fj[1].install(|| sum_fj(black_box(root))), small)
         }));
         t[1].push(stream(&|| {
+            assert_eq!(fjc[1].install(|| sum_fj(black_box(root))), small)
+        }));
+        t[2].push(stream(&|| {
             assert_eq!(ry[1].install(|| sum_rayon(black_box(root))), small)
         }));
     }
     println!(
         "\n5c. a stream of calls from {threads} threads into a 2-worker pool, the tree sum (us per call):"
     );
-    let rows: Vec<Row> = (0..2)
+    let rows: Vec<Row> = (0..3)
         .map(|r| Row {
             name: names[r],
             cells: vec![format!("{:.2}", k_best(t[r].clone()) * 1e6)],
         })
         .collect();
     print_table(&["runtime", "us per call"], &rows);
+
+    // 5d. The first call after 200 ms of idleness: the tree sum, which alone takes about a
+    // microsecond, so the time is the wake-up. The median of a few, per runtime in turn.
+    let tries = if runs > 5 { 9 } else { 3 };
+    let mut t: [[Vec<f64>; 2]; 4] = Default::default();
+    for _ in 0..tries {
+        for i in 0..2 {
+            let calls: [&dyn Fn(); 4] = [
+                &|| assert_eq!(fj[i].install(|| sum_fj(black_box(root))), small),
+                &|| assert_eq!(fjc[i].install(|| sum_fj(black_box(root))), small),
+                &|| assert_eq!(ry[i].install(|| sum_rayon(black_box(root))), small),
+                &|| {
+                    let r = ch[i].scope().join(|s| sum_chili(s, black_box(root)), |_| 0);
+                    assert_eq!(r.0, small)
+                },
+            ];
+            for (r, call) in calls.iter().enumerate() {
+                std::thread::sleep(Duration::from_millis(200));
+                t[r][i].push(secs(call));
+            }
+        }
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    println!("\n5d. the first call after 200 ms idle, the tree sum (us, median of {tries}):");
+    let rows: Vec<Row> = (0..4)
+        .map(|r| Row {
+            name: names[r],
+            cells: (0..2)
+                .map(|i| format!("{:.1}", median(t[r][i].clone()) * 1e6))
+                .collect(),
+        })
+        .collect();
+    print_table(&["runtime", "1 worker", "2 workers"], &rows);
+
+    // 5e. CPU of the whole process in the second after 100 ms of idleness, following a
+    // stream of calls from outside (the pools of the other runtimes are idle too).
+    for (r, pool) in [&fj[1], &fjc[1]].into_iter().enumerate() {
+        for _ in 0..small_calls {
+            assert_eq!(pool.install(|| sum_fj(black_box(root))), small);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        println!(
+            "5e. {}, 2 workers: CPU ms in the second after 100 ms idle: {:.2}",
+            names[r],
+            idle_cpu_ms()
+        );
+    }
 }

@@ -35,5 +35,6 @@ macro_rules! same_on_both {
     };
 }
 
-mod common;
 mod answers;
+mod common;
+mod entry;
