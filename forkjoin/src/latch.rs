@@ -59,7 +59,7 @@ impl CoreLatch {
 }
 
 mod outside;
-pub(crate) use outside::OutsideLatch;
+pub(crate) use outside::{spin_until, OutsideLatch};
 
 impl Latch for OutsideLatch {
     unsafe fn set(this: *const Self) {

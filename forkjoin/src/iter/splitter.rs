@@ -584,8 +584,8 @@ impl Pace {
         let now = clock::now();
         // SAFETY: as in `boundary`.
         let worker = unsafe { &*self.worker };
-        if worker.borrowed_alone() {
-            // A thread outside the pool runs this loop alone in a borrowed slot: its clock.
+        if worker.outside_call_alone() {
+            // A call from outside runs this loop alone: its clock.
             worker.caller_tick();
         }
         let ticks = now.saturating_sub(self.since).max(1);

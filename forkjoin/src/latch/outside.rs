@@ -22,6 +22,32 @@ const WOKEN: usize = 3;
 /// spinning worker and back on this machine's VM, and a tenth of a wake-up's cost.
 #[cfg(not(loom))]
 const SPIN: std::time::Duration = std::time::Duration::from_micros(20);
+/// Rounds of 64 `spin_loop`s before the waiter starts yielding between looks.
+#[cfg(not(loom))]
+const PURE_SPIN_ROUNDS: u32 = 4;
+
+/// Looks at `done` until it holds or `wait` has passed; whether it held. Spins between
+/// looks, yielding after the first few hundred `spin_loop`s: the thread that will make
+/// `done` hold may be waiting for this very CPU (a busy machine, or more threads than cores).
+#[cfg(not(loom))]
+pub(crate) fn spin_until(wait: std::time::Duration, done: impl Fn() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    for round in 0u32.. {
+        for _ in 0..64 {
+            if done() {
+                return true;
+            }
+            std::hint::spin_loop();
+        }
+        if round >= PURE_SPIN_ROUNDS {
+            std::thread::yield_now();
+        }
+        if start.elapsed() >= wait {
+            break;
+        }
+    }
+    done()
+}
 
 /// A one-shot latch for a thread outside any pool: spin, then park.
 pub(crate) struct OutsideLatch {
@@ -82,18 +108,7 @@ impl OutsideLatch {
     /// Spins until the latch is set or `SPIN` has passed; whether it was set.
     #[cfg(not(loom))]
     fn spin(&self) -> bool {
-        let start = std::time::Instant::now();
-        loop {
-            for _ in 0..64 {
-                if self.is_set() {
-                    return true;
-                }
-                std::hint::spin_loop();
-            }
-            if start.elapsed() >= SPIN {
-                return self.is_set();
-            }
-        }
+        spin_until(SPIN, || self.is_set())
     }
 
     /// Under loom one look: the model explores both outcomes of the race with the setter.

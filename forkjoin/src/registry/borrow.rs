@@ -1,4 +1,5 @@
 use super::heartbeat::SHARE_REQUEST;
+use super::outside::OutsideCall;
 use super::worker::Worker;
 use super::worker::{bump, CURRENT, OUTSIDE, SOURCE_OWN};
 use super::Registry;
@@ -7,59 +8,6 @@ use crate::profile_hooks;
 use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::Duration;
-
-/// How long a thread outside the pool runs a parallel loop alone in a borrowed slot before it wakes
-/// a parked worker to share it: several wake-ups' worth (a futex wake costs the caller a few
-/// microseconds, and the woken thread starts tens of microseconds later on this VM), so
-/// that small jobs never pay one and long ones lose little.
-pub(super) const CALLER_ALONE: Duration = Duration::from_micros(10);
-
-/// How long a watcher stays on duty after a thread outside the pool last borrowed a slot,
-/// though nobody is busy: the next call of a stream finds it, shares its first join quietly
-/// and wakes nobody. Each of its ticks costs a few microseconds of CPU; an idle pool stops
-/// them after this long.
-const WATCH_AFTER_BORROW: Duration = Duration::from_millis(1);
-
-impl Worker {
-    /// The clock of a thread that borrowed this slot (`run_borrowed`), read at each timed
-    /// chunk of a parallel loop. A job of a microsecond must not pay a wake-up of several,
-    /// so its first join is shared quietly when a watcher is on duty, for the watcher to
-    /// take at its next tick (within a heartbeat period), and nobody is woken. A loop that
-    /// has run `CALLER_ALONE` wakes a parked worker for a frame still waiting, or shares
-    /// its next split, whose push wakes one; from then on the pool's own heartbeat (idle
-    /// workers asking) takes over. Joins have no such clock: a per-join countdown slowed
-    /// fib(32) by 7-11% (the first join's share, with the watcher, covers them).
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn caller_tick(&self) {
-        let st = self.owner_state();
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe {
-            if !(*st).borrowed || crate::clock::now() < (*st).caller_deadline {
-                return;
-            }
-            (*st).borrowed = false;
-            (*st).quiet = false;
-        }
-        if self.registry().slot_count() > 1 {
-            if self.deque.is_empty() {
-                self.share_next_join();
-            } else {
-                // A frame shared quietly is still waiting for the watcher: wake someone.
-                self.registry().notify_work();
-            }
-        }
-    }
-
-    /// Whether a thread outside the pool runs in this slot and has not yet brought the
-    /// parked workers in (see `caller_tick`).
-    #[inline(always)]
-    pub(crate) fn borrowed_alone(&self) -> bool {
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*self.owner_state()).borrowed }
-    }
-}
 
 /// Runs `op` on the calling thread, outside any pool, in the slot of worker `index`, which
 /// `Sleep::lend` lent it: the thread becomes that worker until `op` returns. Its joins are
@@ -77,34 +25,15 @@ pub(super) fn run_borrowed<R>(
     // The slot is busy now (its worker counted itself idle before parking).
     registry.idle.leave();
     CURRENT.with(|c| c.set((worker as *const Worker).cast()));
+    let several = registry.slot_count() > 1;
     let st = worker.owner_state();
     // SAFETY: the slot is ours until `give_back` (the lend's mutex made the worker's writes
     // visible); owner-only state, now on the owner's thread.
-    let now = crate::clock::now();
-    // Relaxed: a hint for the watcher (see `borrowed_lately`). Read first: the line is
-    // shared with the watcher, and most calls of a stream need not write it.
-    if now.saturating_sub(registry.last_borrow.load(Relaxed))
-        > crate::clock::ticks(WATCH_AFTER_BORROW.as_nanos() as u64) / 8
-    {
-        registry.last_borrow.store(now, Relaxed);
-    }
-    let several = registry.workers.len() > 1;
-    // Relaxed: a hint; a watcher that has just left costs the quiet frame a tick's wait
-    // (`caller_tick` then wakes someone).
-    let watched = several && registry.idle.watched();
-    // SAFETY: as above.
     unsafe {
-        (*st).borrowed = true;
-        (*st).caller_deadline = now + crate::clock::ticks(CALLER_ALONE.as_nanos() as u64);
         (*st).running = true;
         (*st).source = SOURCE_OWN;
-        // The first join is shared as a job's from a queue is, so that two long closures
-        // joined at the top run in parallel: quietly if a watcher will come for it; if
-        // none is on duty, its push wakes a parked worker (which then stays on watch while
-        // calls keep coming).
-        (*st).fresh = several;
-        (*st).quiet = watched;
     }
+    let call = worker.begin_outside_call();
     if several {
         // Relaxed: a request to ourselves, as in `Worker::execute`.
         worker.join.limit.store(SHARE_REQUEST, Relaxed);
@@ -114,10 +43,13 @@ pub(super) fn run_borrowed<R>(
     bump(&worker.counters.executed);
 
     /// Gives the slot back on every way out of `op`, unwinding included.
-    struct GiveBack<'a>(&'a Registry, &'a Worker);
+    struct GiveBack<'a>(&'a Registry, &'a Worker, Option<OutsideCall>);
     impl Drop for GiveBack<'_> {
         fn drop(&mut self) {
             let (registry, worker) = (self.0, self.1);
+            if let Some(call) = self.2.take() {
+                worker.end_outside_call(call);
+            }
             // Jobs `op` spawned or submitted that nobody has taken yet: to the submission
             // queues, where the workers find them (the slot's deque must be empty when its
             // worker wakes: its thread never saw them pushed).
@@ -132,10 +64,8 @@ pub(super) fn run_borrowed<R>(
             // SAFETY: owner-only state, on the owner's thread (until `give_back`).
             unsafe {
                 debug_assert_eq!((*st).len, 0);
-                (*st).borrowed = false;
                 (*st).running = false;
                 (*st).fresh = false;
-                (*st).quiet = false;
             }
             worker.take_request();
             CURRENT.with(|c| c.set(&OUTSIDE));
@@ -147,7 +77,7 @@ pub(super) fn run_borrowed<R>(
             });
         }
     }
-    let _give_back = GiveBack(registry, worker);
+    let _give_back = GiveBack(registry, worker, Some(call));
     if registry.profiling.is_set() {
         return profile_hooks::detached(|| op(worker));
     }
@@ -207,16 +137,4 @@ fn stack_low() -> usize {
     }
     #[cfg(not(all(target_os = "linux", not(miri))))]
     0
-}
-
-impl Registry {
-    /// Whether a thread outside the pool borrowed a slot within `WATCH_AFTER_BORROW`.
-    pub(super) fn borrowed_lately(&self) -> bool {
-        // Relaxed: a hint for the watcher's decision; a stale value costs one period more or
-        // less of watching.
-        let last = self.last_borrow.load(Relaxed);
-        last != 0
-            && crate::clock::now().saturating_sub(last)
-                < crate::clock::ticks(WATCH_AFTER_BORROW.as_nanos() as u64)
-    }
 }

@@ -3,16 +3,26 @@ use super::worker::Worker;
 use super::Registry;
 use crate::job::JobHeader;
 use crate::job::{HeapJob, JobRef};
-use crate::latch::{CrossLatch, Latch, OutsideLatch};
+use crate::latch::{spin_until, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use std::cell::UnsafeCell;
 use std::ptr::NonNull;
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// How long a thread outside the pool waits for a searching worker to take its call before
+/// it wakes a parked one: a few of a searching worker's rounds, and a tenth of a wake-up.
+const HANDOFF_WAIT: Duration = Duration::from_micros(5);
 
 /// A job that runs a closure for a waiter on another thread, and its latch.
 #[repr(C)]
 struct InstallJob<L, F, R> {
     header: JobHeader,
+    /// Set by the worker that takes the job, before it runs it: the waiter outside the pool
+    /// wakes nobody once it is (see `in_worker`).
+    started: AtomicBool,
     func: UnsafeCell<Option<F>>,
     result: UnsafeCell<Option<Result<R, Panic>>>,
     latch: L,
@@ -24,6 +34,7 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
             header: JobHeader {
                 execute: Self::execute,
             },
+            started: AtomicBool::new(false),
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(None),
             latch,
@@ -44,13 +55,25 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
             // SAFETY: `this` is the header of a live `InstallJob` (the waiter keeps it on its
             // stack until the latch is set), executed once.
             let job = &*(this as *const Self);
+            // Relaxed: a hint for the waiter, which reads nothing of the job because of it.
+            job.started.store(true, Relaxed);
             let func = (*job.func.get())
                 .take()
                 .expect("install job executed twice");
+            // Run as a call from outside (`registry/outside.rs`): alone at first.
+            let call = worker.begin_outside_call();
             let result = catch(|| func(worker));
+            worker.end_outside_call(call);
             *job.result.get() = Some(result);
             L::set(&job.latch);
         }
+    }
+
+    /// Whether a worker takes the job within `wait` (the job's latch is set only after
+    /// that).
+    fn started_within(&self, wait: Duration) -> bool {
+        // Relaxed: a hint (see `started`).
+        spin_until(wait, || self.started.load(Relaxed))
     }
 
     fn into_result(self) -> R {
@@ -62,9 +85,9 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
 }
 
 /// Runs `op` on a worker of `registry`: directly if this thread is one; from outside any
-/// pool, on this thread in a borrowed slot (`run_borrowed`) when a worker is parked, else by
-/// injecting it and waiting (a worker of another pool keeps working for its own pool while
-/// it waits).
+/// pool, by injecting it and waiting (or, in a pool built with `caller_runs`, on this thread
+/// in a borrowed slot when a worker is parked: `run_borrowed`); from a worker of another
+/// pool, by injecting it while that worker keeps working for its own pool.
 pub(crate) fn in_worker<R: Send>(
     registry: &Arc<Registry>,
     op: impl FnOnce(&Worker) -> R + Send,
@@ -74,8 +97,9 @@ pub(crate) fn in_worker<R: Send>(
     }
     let current = Worker::current();
     if current.is_null() {
-        // From outside any pool: run `op` here, in the slot of a parked worker, if there is
-        // one (see `run_borrowed`); else hand it to the workers and wait.
+        // From outside any pool: hand `op` to the workers and wait; or, if the pool lets
+        // callers run their calls, run it here in the slot of a parked worker, if there is
+        // one with the stack the call may need (see `run_borrowed`).
         if registry
             .caller_runs
             .is_some_and(|need| stack_left() >= need)
@@ -85,7 +109,15 @@ pub(crate) fn in_worker<R: Send>(
             }
         }
         let job = InstallJob::new(op, OutsideLatch::new());
-        registry.inject(job.job_ref());
+        // Queued without a wake-up: a worker that has just finished the caller's previous
+        // call, or any other, is usually still searching and takes it within a microsecond
+        // or two; the caller wakes a parked worker only if none has by `HANDOFF_WAIT`. (A
+        // wake-up decided at once would race with that worker's return to the idle count,
+        // and wake a second worker for every call of a stream.)
+        registry.push_submission(job.job_ref());
+        if !job.started_within(HANDOFF_WAIT) {
+            registry.notify_work();
+        }
         job.latch.wait();
         return job.into_result();
     }

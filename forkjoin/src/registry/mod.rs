@@ -18,6 +18,7 @@ mod entry;
 pub(crate) mod heartbeat;
 pub(crate) mod idle;
 mod inbox;
+mod outside;
 mod spares;
 mod submission;
 mod thread;
@@ -55,10 +56,10 @@ pub(crate) struct Registry {
     /// Who is idle, who watches, whom new work wakes: the idle policy (`idle`).
     pub(crate) idle: Idle,
     pub(super) terminating: AtomicBool,
-    /// When a thread outside the pool last borrowed a slot (`run_borrowed`; clock ticks): a
-    /// watcher stays on duty for `WATCH_AFTER_BORROW` after it, so that a stream of calls
-    /// from outside finds one and need not wake anyone.
-    pub(super) last_borrow: CachePadded<AtomicU64>,
+    /// When a call from outside the pool last started (clock ticks): a watcher stays on duty
+    /// for a while after it, so that a stream of calls finds one and need not wake anyone
+    /// (`registry/outside.rs`).
+    pub(super) last_outside_call: CachePadded<AtomicU64>,
     /// `Some(stack)` if the pool was built with `PoolBuilder::caller_runs`: a thread outside
     /// the pool with at least `stack` bytes of stack left runs its call itself, in a borrowed
     /// slot (`in_worker`). `None` (the default, rayon's behaviour): every call runs on a
@@ -100,7 +101,7 @@ impl Registry {
             spares: Spares::new(max_spares),
             idle: Idle::new(threads),
             terminating: AtomicBool::new(false),
-            last_borrow: CachePadded(AtomicU64::new(0)),
+            last_outside_call: CachePadded(AtomicU64::new(0)),
             caller_runs,
             config,
             profiling: ProfilingFlag::new(),

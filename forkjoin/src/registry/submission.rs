@@ -81,8 +81,16 @@ impl Registry {
         self.queues.iter().map(|q| q.submitted.load(Relaxed)).sum()
     }
 
-    /// Queues a job from outside the pool.
+    /// Queues a job from outside the pool, and wakes a parked worker for it unless one is
+    /// searching (`notify_work`).
     pub(crate) fn inject(&self, job: JobRef) {
+        self.push_submission(job);
+        self.notify_work();
+    }
+
+    /// Queues a job from outside the pool without waking anyone: the caller wakes a worker
+    /// (`notify_work`) if none takes the job soon (see `entry::in_worker`).
+    pub(super) fn push_submission(&self, job: JobRef) {
         let n = self.queues.len();
         let mut probe = PROBE.with(|p| {
             if p.get() == 0 {
@@ -113,6 +121,5 @@ impl Registry {
             attempts += 1;
         }
         PROBE.with(|p| p.set(probe));
-        self.notify_work();
     }
 }

@@ -95,13 +95,14 @@ pub(crate) struct OwnerState {
     /// The depth of a run that declined the pending request and took it, so that sibling
     /// runs do not each weigh it again (0: none). Runs nested less deeply still see it.
     pub(super) deferred_request: u32,
-    /// A thread outside the pool runs in this slot (`run_borrowed`), and has not yet
-    /// brought the parked workers in (`caller_tick`).
-    pub(super) borrowed: bool,
-    /// When the borrower's run has lasted long enough to wake a parked worker for it.
+    /// A call from outside the pool runs on this slot and has not yet brought the parked
+    /// workers in (`registry/outside.rs`).
+    pub(super) alone: bool,
+    /// When that call has run long enough to wake a parked worker for it.
     pub(super) caller_deadline: u64,
     /// Promotions push without waking anyone: the watcher, on duty, takes them at its next
-    /// tick (a borrower's run whose first join is shared at once, see `run_borrowed`).
+    /// tick (a call from outside whose first join is shared at once, see
+    /// `begin_outside_call`).
     pub(super) quiet: bool,
     /// The thread running as this worker is inside `blocking` (a nested call starts
     /// nothing more).
@@ -146,7 +147,7 @@ impl JoinState {
                 renewal_window: None,
                 loop_depth: 0,
                 deferred_request: 0,
-                borrowed: false,
+                alone: false,
                 caller_deadline: 0,
                 quiet: false,
                 blocking: false,
@@ -494,7 +495,7 @@ impl Worker {
                 Parking {
                     index: self.index,
                     stay_awake: &|| done() || registry.has_work_for(self.index),
-                    wants_watcher: &|| registry.some_busy() || registry.borrowed_lately(),
+                    wants_watcher: &|| registry.some_busy() || registry.called_lately(),
                     lendable,
                     parks: &self.counters.parks,
                     period: HEARTBEAT,
