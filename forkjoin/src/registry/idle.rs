@@ -260,6 +260,38 @@ mod loom_tests {
         });
     }
 
+    /// A call from outside (`entry::in_worker`): the caller queues its job without a
+    /// wake-up, looks whether a worker has started it, and calls `new_work` only if none has;
+    /// the worker meanwhile goes idle and may park. The worker is never left parked with the
+    /// job queued: either it took the job (and marked it started) or the caller's `new_work`
+    /// reaches it.
+    #[test]
+    fn a_call_queued_without_a_wake_up_reaches_a_worker_that_goes_idle() {
+        model(|| {
+            let sleep = Arc::new(Sleep::new(1));
+            let idle = Arc::new(Idle::new(0));
+            let work = Arc::new(AtomicBool::new(false));
+            let started = Arc::new(AtomicBool::new(false));
+            let worker = {
+                let (sleep, idle) = (sleep.clone(), idle.clone());
+                let (work, started) = (work.clone(), started.clone());
+                thread::spawn(move || {
+                    idle_phase(&idle, &sleep, 0, &work, &|| false);
+                    // Relaxed: a hint, as the job's `started` is.
+                    started.store(true, Relaxed);
+                })
+            };
+            // Release: the worker that sees the flag sees what it guards.
+            work.store(true, Release);
+            // One look stands for the caller's short spin (`started_within`).
+            if !started.load(Relaxed) {
+                idle.new_work(&sleep);
+            }
+            worker.join().unwrap();
+            assert_eq!(idle.count(), 0);
+        });
+    }
+
     /// Two workers, one of which finds work and becomes busy while the other parks. The
     /// one that parks decides after announcing itself: if it sees the other busy it becomes
     /// the watcher (a timed park, which loom cannot time out: the model's main thread plays
