@@ -1,7 +1,7 @@
 //! The latch a thread outside any pool waits on for a job it handed to the workers (an
 //! `install`, a `join` or a loop started from outside, a broadcast, a scope's end). It spins
 //! for a short while first, because a small job's answer comes back within microseconds and
-//! a park costs the setter a wake-up of several (DESIGN.md, section 6, "Entry from outside"),
+//! a park costs the setter a wake-up of several (DESIGN.md, section 7, "Entry from outside the pool"),
 //! then parks; the setter wakes it only if it parked.
 //!
 //! States: `EMPTY` (not set; the waiter spins or looks), `PARKED` (the waiter parks or is

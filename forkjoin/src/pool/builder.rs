@@ -154,7 +154,7 @@ impl<S> PoolBuilder<S> {
     /// `broadcast`'s caller side, a parallel loop started from outside) on itself, in the
     /// place of a parked worker, instead of handing them to a pool thread and waiting (the
     /// default, as in rayon). A stream of tiny jobs from one thread then pays no hand-off at
-    /// all; the price is what a program can see (DESIGN.md, section 6, "The borrowed slot"):
+    /// all; the price is what a program can see (DESIGN.md, section 7, "The borrowed slot, on request"):
     ///
     /// - the call runs on the calling thread: its thread id and name, its thread-locals (a
     ///   `RefCell` the caller holds borrowed stays borrowed), its stack (which must have

@@ -91,7 +91,7 @@ impl Pool {
     /// From a worker of this pool, `op` runs at once on that worker. From a thread outside
     /// any pool, `op` is handed to a worker (one still looking for work takes it at once;
     /// else a parked one is woken) and the caller waits, spinning briefly, then parked
-    /// (DESIGN.md, section 6, "Entry from outside"). From a worker of another pool, `op` is
+    /// (DESIGN.md, section 7, "Entry from outside the pool"). From a worker of another pool, `op` is
     /// queued and the worker keeps working for its own pool meanwhile. A pool built with
     /// [`PoolBuilder::caller_runs`] runs a call from outside on the calling thread instead.
     ///
