@@ -17,9 +17,9 @@ pub(crate) struct Spares {
     pub(super) slots: Box<[AtomicPtr<Worker>]>,
     /// Slots made so far. SeqCst: raised after the slot is stored, read before scanning.
     pub(super) made: AtomicUsize,
-    /// Slots whose spare retired, free for the next one, and the spares' threads, to join
-    /// when the pool is dropped. Starting a spare takes a thread start, far costlier than
-    /// this lock.
+    /// Slots whose spare retired, free for the next one, and the spares' threads (those
+    /// still running; dropped, so detached, with the registry). Starting a spare takes a
+    /// thread start, far costlier than this lock.
     pub(super) free: Mutex<SpareThreads>,
 }
 
@@ -154,15 +154,4 @@ impl Registry {
             .push(index - self.workers.len());
     }
 
-    /// The spare threads started so far and still to be joined (pool drop).
-    pub(crate) fn take_spare_threads(&self) -> Vec<std::thread::JoinHandle<()>> {
-        std::mem::take(
-            &mut self
-                .spares
-                .free
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .handles,
-        )
-    }
 }

@@ -47,7 +47,10 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.registry.shut_down(std::mem::take(&mut self.threads));
+        self.registry.shut_down();
+        for h in std::mem::take(&mut self.threads) {
+            h.join().unwrap();
+        }
     }
 }
 
@@ -246,7 +249,7 @@ fn a_spawn_failure_at_worker_k_stops_the_threads_started_before() {
         }
         // A spawn handler's threads are the caller's to join.
         assert!(threads.is_empty());
-        registry.shut_down(threads);
+        registry.shut_down();
         assert!(registry.is_terminating());
         assert_eq!(started.len(), k);
         for t in started {

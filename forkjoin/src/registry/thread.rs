@@ -256,41 +256,24 @@ impl Registry {
         match Registry::start(Start::default_pool(), &mut DefaultSpawn) {
             // The global pool is never dropped: its threads are not joined.
             (registry, _threads, None) => Ok(registry),
-            (registry, threads, Some(error)) => {
-                registry.shut_down(threads);
+            (registry, _threads, Some(error)) => {
+                registry.shut_down();
                 Err(error)
             }
         }
     }
 
-    /// Stops the pool: its workers finish the queued work, run their exit handlers and
-    /// exit; `threads` (and the spares started meanwhile) are joined, unless the caller is
-    /// one of the workers, which would wait for itself.
-    pub(crate) fn shut_down(&self, threads: Vec<JoinHandle<()>>) {
+    /// Stops the pool (`Pool`'s drop, a failed build) and returns at once, as rayon's
+    /// `ThreadPool` drop does: the threads finish the work already queued, run their exit
+    /// handlers and exit on their own, each dropping its reference to the registry; the last
+    /// one frees it. Nobody joins them: a caller that must know they have ended waits for
+    /// its exit handler (or joins the threads its spawn handler started).
+    pub(crate) fn shut_down(&self) {
         // A thread adopted by `use_current_thread` leaves the pool first.
         if self.adopted_current_thread() {
             self.release_current_thread();
         }
         self.terminate();
-        // Joining from one of our own workers would wait for ourselves: leave the threads
-        // to finish on their own then.
-        if Worker::current_of(self).is_some() {
-            return;
-        }
-        for h in threads {
-            let _ = h.join();
-        }
-        // Spares still running jobs when the workers finished may start more spares: join
-        // until none is left.
-        loop {
-            let spares = self.take_spare_threads();
-            if spares.is_empty() {
-                break;
-            }
-            for h in spares {
-                let _ = h.join();
-            }
-        }
     }
 }
 
