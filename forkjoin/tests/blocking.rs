@@ -501,8 +501,16 @@ fn no_two_threads_run_tasks_under_one_index_at_once() {
                 });
             }
             assert_eq!(ran.load(SeqCst), 30 * threads * 4, "{threads} workers");
-            assert_eq!(overlaps.load(SeqCst), 0, "{threads} workers: shared an index");
-            assert_eq!(changed.load(SeqCst), 0, "{threads} workers: an index changed");
+            assert_eq!(
+                overlaps.load(SeqCst),
+                0,
+                "{threads} workers: shared an index"
+            );
+            assert_eq!(
+                changed.load(SeqCst),
+                0,
+                "{threads} workers: an index changed"
+            );
             assert_eq!(spares_after_retiring(), 0, "{threads} workers");
         }
     });

@@ -331,12 +331,14 @@ fn the_default_size_follows_forkjoin_then_rayon_variables() {
             .map(|&(k, v)| (k.to_owned(), v.to_owned()))
             .collect();
         super::thread::threads_from(|name| {
-            env.iter()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.into())
+            env.iter().find(|(k, _)| k == name).map(|(_, v)| v.into())
         })
     };
-    let (fj, ry, old) = ("FORKJOIN_NUM_THREADS", "RAYON_NUM_THREADS", "RAYON_RS_NUM_CPUS");
+    let (fj, ry, old) = (
+        "FORKJOIN_NUM_THREADS",
+        "RAYON_NUM_THREADS",
+        "RAYON_RS_NUM_CPUS",
+    );
     let cases: &[(&[(&str, &str)], usize)] = &[
         (&[], cores),
         (&[(ry, "3")], 3),

@@ -350,7 +350,9 @@ fn start_and_exit_handlers_run_once_per_worker_on_its_thread() {
         assert!(exits.lock().unwrap().is_empty(), "no exit before the drop");
         // The drop returns at once; each worker then runs its exit handler and ends.
         drop(pool);
-        wait_for("every exit handler ran", || exits.lock().unwrap().len() >= n);
+        wait_for("every exit handler ran", || {
+            exits.lock().unwrap().len() >= n
+        });
         for calls in [&starts, &exits] {
             let mut calls = calls.lock().unwrap().clone();
             calls.sort();
