@@ -37,3 +37,7 @@ macro_rules! same_on_both {
 
 mod common;
 mod answers;
+mod pools;
+mod environment;
+mod spawns;
+mod indices;
