@@ -4,27 +4,44 @@
 //! A worker that blocks (a read, a lock, a channel, a sleep) takes its core out of the pool
 //! until it returns. `blocking(f)` tells the pool first, and the pool keeps its configured
 //! number of threads running: it wakes a parked worker if there is one, else it starts a
-//! *spare* thread, up to `PoolBuilder::max_blocking`. A spare is a worker like the others
-//! (a slot of its own after the workers', a deque, the same loop, stealing and parking as
-//! they do), except that it retires when the pool has more spares than blocked threads: on
-//! its next search that finds nothing, or at once if it is parked then (the worker that
-//! leaves `blocking` wakes it). An idle pool so goes back to its own workers, parked, with
-//! no thread left behind.
-//!
+//! *spare* thread, up to `PoolBuilder::max_blocking`. A spare is a worker like the others (a
+//! slot of its own after the workers', a deque, the same loop, stealing and parking as they
+//! do) that *stands in* for the blocked thread: it runs tasks under that thread's index,
+//! which the blocked thread lends it, and ends when the thread takes its index back. So an
+//! idle pool goes back to its own workers, parked, with no thread left behind, and rayon's
+//! rule on indices holds: a thread's index never changes, every index is below the pool's
+//! size, and no two threads run tasks under one index at once.
 
+use crate::registry::compensation::StandIn;
 use crate::registry::{Registry, Worker};
+use std::cell::RefCell;
+use std::sync::Arc;
+
+thread_local! {
+    /// The spare standing in for this thread, which is inside `blocking`, and the spare's
+    /// slot: set when `blocking` starts one, taken when the thread takes its index back.
+    static STAND_IN: RefCell<Option<(Arc<StandIn>, usize)>> = const { RefCell::new(None) };
+}
 
 /// Runs `f`, which may block (I/O, a lock, a channel, a sleep), without taking a core
 /// from the pool: as the JDK's `ForkJoinPool.managedBlock`, the pool first wakes a parked
 /// worker or starts a spare thread (at most `PoolBuilder::max_blocking` at once) so that
-/// its configured number of threads keep running while this one waits. Spares take work
-/// like any worker and retire once the blocked threads are back and they find nothing
-/// to do, so an idle pool still uses no CPU.
+/// its configured number of threads keep running while this one waits. Outside any pool it
+/// just runs `f`. Inside `f`, `join`, `scope` and nested `blocking` work as anywhere (a
+/// nested call starts nothing more).
 ///
-/// Outside any pool it just runs `f`. Inside `f`, `join`, `scope` and nested `blocking`
-/// work as anywhere (a nested call starts nothing more). `current_num_threads()` stays
-/// the pool's configured size; a spare reports the index of the worker it was started
-/// for as its `current_thread_index()`.
+/// **Indices.** `current_num_threads()` stays the pool's configured size. A spare has no
+/// index of its own: it runs tasks under the caller's index, which the caller lends it while
+/// `f` runs, so a program that keeps per-index state (a buffer per
+/// `current_thread_index()`) still has one thread at a time on each. When `f` returns (or
+/// unwinds), or when `f` itself is about to run pool work (a task of a `join` or `scope`
+/// inside it that another thread did not take, a `yield_now`, a wait that helps), the caller
+/// takes its index back: it waits until the spare has finished the task it is running (the
+/// spare takes no new one once asked), then goes on, and the spare's thread ends. So a task
+/// that a spare may run must not wait for what the caller does after `blocking` returns (as
+/// in any work-stealing pool, a task must not wait for work that only a waiting thread can
+/// do). Inside `f`, `current_thread_index()` is the caller's index, which is lent: `f` must
+/// not use per-index state, nor hold it across the call.
 ///
 /// ```
 /// use std::sync::mpsc;
@@ -59,13 +76,16 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     }
     // SAFETY: as above.
     unsafe { (*st).blocking = true };
-    /// Counts the thread back in on every way out of `f`, unwinding included.
+    /// On every way out of `f`, unwinding included: takes the index back from the stand-in
+    /// (if any and not yet), then counts the thread back in.
     struct Leave<'a>(&'a Worker);
     impl Drop for Leave<'_> {
         fn drop(&mut self) {
+            let registry = self.0.registry();
+            take_index_back(registry);
             // SAFETY: owner-only state, on the owner's thread.
             unsafe { (*self.0.owner_state()).blocking = false };
-            self.0.registry().leave_blocking();
+            registry.compensation.leave();
         }
     }
     let _leave = Leave(worker);
@@ -73,33 +93,42 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-impl Registry {
-    /// A thread of this pool is about to block: wake a parked thread or start a spare
-    /// for each one the pool is short of (`Compensation::enter`).
-    fn enter_blocking(&self, worker: &Worker) {
-        let mut short = self.compensation.enter();
-        while short > 0 {
-            // A parked worker or spare is a thread ready to run: wake it rather than
-            // start another (the JDK pool does the same). `wake_any` needs a fence
-            // after what the woken thread should see; here that is nothing but the
-            // count, which is a SeqCst read-modify-write.
-            if self.sleep.wake_any() {
-                short -= 1;
-                continue;
-            }
-            if !self.compensation.reserve_spare() {
-                return;
-            }
-            self.start_spare(worker.shown_index());
-            short -= 1;
-        }
-    }
+/// The calling thread, inside `blocking`, runs pool code under its own index again (its
+/// closure has returned, or it is about to take a task: `Worker::find_work`): if a spare
+/// stands in for it, it asks for its index back and waits until the spare has finished its
+/// task and handed it back.
+pub(crate) fn take_index_back(registry: &Registry) {
+    let Some((stand_in, slot)) = STAND_IN.with(|s| s.borrow_mut().take()) else {
+        return;
+    };
+    stand_in.ask_back();
+    // The fence pairs with the parking spare's (`StandIn::ask_back`).
+    registry.sleep.fence_and_wake(slot);
+    stand_in.wait_until_handed_back();
+}
 
-    /// The blocked thread is back: if spares now outnumber the blocked threads, wake a
-    /// parked one so that it retires (busy ones retire when they run out of work).
-    fn leave_blocking(&self) {
-        if self.compensation.leave() {
-            self.sleep.wake_spare();
+impl Registry {
+    /// A thread of this pool is about to block: wake a parked worker, else start a spare
+    /// that stands in for it (`Compensation::enter`, `reserve_spare`). One spare at most per
+    /// blocked thread: two would run under one index.
+    fn enter_blocking(&self, worker: &Worker) {
+        if self.compensation.enter() == 0 {
+            return;
+        }
+        // A parked worker is a thread ready to run: wake it rather than start another (the
+        // JDK pool does the same). Not a parked spare: it stands in for another blocked
+        // thread already. `wake` needs a fence after what the woken thread should see; here
+        // that is nothing but the count, a SeqCst read-modify-write.
+        let n = self.num_threads();
+        if (1..=n).any(|k| self.sleep.wake((worker.shown_index() + k) % n)) {
+            return;
+        }
+        if !self.compensation.reserve_spare() {
+            return;
+        }
+        let stand_in = Arc::new(StandIn::new());
+        if let Some(slot) = self.start_spare(worker.shown_index(), Arc::clone(&stand_in)) {
+            STAND_IN.with(|s| *s.borrow_mut() = Some((stand_in, slot)));
         }
     }
 }

@@ -256,13 +256,6 @@ impl Sleep {
         (0..n).any(|k| self.wake((start + k) % n))
     }
 
-    /// Wakes one parked spare thread, if there is one (so that it retires: see `blocking`).
-    #[cfg_attr(loom, allow(dead_code))]
-    pub(crate) fn wake_spare(&self) -> bool {
-        fence(SeqCst);
-        (self.workers..self.active()).any(|i| self.wake(i))
-    }
-
     /// Wakes worker `index` if it is parked. The caller has published what the worker waits
     /// for (e.g. set its latch) and issued a SeqCst fence after it. Returns whether it woke.
     pub(crate) fn wake(&self, index: usize) -> bool {

@@ -311,12 +311,11 @@ fn stress_ten_thousand_blocking_calls_with_joins_and_scopes() {
         );
         assert_eq!(spares_after_retiring(), 0, "{threads} workers");
         drop(pool);
-        assert_eq!(spare_threads(), 0);
     }
 }
 
 #[test]
-fn dropping_a_pool_with_blocked_tasks_joins_the_spares() {
+fn dropping_a_pool_with_blocked_tasks_still_runs_them() {
     let _serial = serial();
     let pool = forkjoin::Pool::new(1).unwrap();
     let done = std::sync::Arc::new(AtomicUsize::new(0));
@@ -329,9 +328,11 @@ fn dropping_a_pool_with_blocked_tasks_joins_the_spares() {
         }));
     }
     std::thread::sleep(Duration::from_millis(5));
+    // Returns at once; the worker and its stand-ins finish the tasks.
     drop(pool);
+    wait_for("the four tasks", || done.load(SeqCst) == 4);
+    assert_eq!(spares_after_retiring(), 0);
     assert_eq!(done.load(SeqCst), 4);
-    assert_eq!(spare_threads(), 0);
 }
 
 #[test]
@@ -369,45 +370,176 @@ fn a_worker_joining_a_task_of_another_pool_is_compensated() {
     assert_eq!(spares_after_retiring(), 0);
 }
 
-/// A spare that has retired still holds its slot while it runs the exit handler. A block
-/// then, with every slot made (`max_blocking(1)`), starts no spare (as when no thread can be
-/// started) instead of indexing past the slots: the blocked call and the pool go on.
+/// A spare runs its exit handler under the index it stands in for, and only then hands the
+/// index back: the blocked thread goes on after it. With `max_blocking(1)` the next block
+/// reuses the slot (freed before the hand-back) with a new thread.
 #[test]
-fn a_block_while_a_retired_spare_still_holds_its_slot() {
+fn a_spare_exits_before_its_blocked_thread_goes_on() {
     let _serial = serial();
-    let exiting = std::sync::Arc::new(AtomicUsize::new(0));
+    let exits = std::sync::Arc::new(Mutex::new(Vec::new()));
     let pool = forkjoin::Pool::builder()
         .threads(1)
         .max_blocking(1)
         .exit_handler({
-            let exiting = exiting.clone();
-            move |_| {
-                exiting.fetch_add(1, SeqCst);
-                std::thread::sleep(Duration::from_millis(300));
+            let exits = exits.clone();
+            move |i| {
+                let name = std::thread::current().name().unwrap_or("").to_owned();
+                // Long enough that the blocked thread would overtake it if it could.
+                std::thread::sleep(Duration::from_millis(50));
+                exits
+                    .lock()
+                    .unwrap()
+                    .push((i, forkjoin::current_thread_index(), name));
             }
         })
         .build()
         .unwrap();
     let ran = AtomicUsize::new(0);
-    let blocked = AtomicUsize::new(0);
+    let names = |exits: &Mutex<Vec<(usize, Option<usize>, String)>>| {
+        exits
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(i, shown, name)| (*i, *shown, name.starts_with("forkjoin-spare")))
+            .collect::<Vec<_>>()
+    };
     pool.install(|| {
         forkjoin::scope(|s| {
             s.spawn(|_| {
                 ran.fetch_add(1, SeqCst);
             });
-            // The one worker blocks: a spare starts and runs the task.
+            // The one worker blocks: a spare starts, stands in under index 0 and runs the
+            // task.
             forkjoin::blocking(|| {
                 wait_for("the spare ran the task", || ran.load(SeqCst) == 1);
-                blocked.fetch_add(1, SeqCst);
             });
+            // Back: the spare has exited.
+            assert_eq!(names(&exits), [(0, Some(0), true)]);
         });
-        // The spare, with nothing left to do, retires and runs the exit handler.
-        wait_for("the spare retired", || exiting.load(SeqCst) == 1);
-        forkjoin::blocking(|| blocked.fetch_add(1, SeqCst));
+        forkjoin::blocking(|| ());
+        assert_eq!(names(&exits), [(0, Some(0), true); 2]);
         assert_eq!(forkjoin::join(|| fib(10), || fib(11)), (55, 89));
     });
-    assert_eq!((ran.load(SeqCst), blocked.load(SeqCst)), (1, 2));
+    assert_eq!(ran.load(SeqCst), 1);
     drop(pool);
-    // The spare's exit and the worker's.
-    assert_eq!(exiting.load(SeqCst), 2);
+    wait_for("the worker's exit", || exits.lock().unwrap().len() == 3);
+    assert_eq!(names(&exits)[2], (0, Some(0), false));
+}
+
+/// Runs `f` on a thread of its own and fails the test if it has not returned within
+/// `PATIENCE` (a hang fails, instead of hanging the suite).
+fn watchdog<R: Send + 'static>(what: &str, f: impl FnOnce() -> R + Send + 'static) -> R {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f));
+        let _ = tx.send(r);
+    });
+    match rx.recv_timeout(PATIENCE) {
+        Ok(Ok(r)) => r,
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(_) => panic!("{what}: still running after {PATIENCE:?}"),
+    }
+}
+
+/// rayon's rule, which programs with per-index storage rely on: a thread's index never
+/// changes, every index is below the pool's size, and no two threads run tasks under one
+/// index at once; with spares standing in for blocked workers. Each task holds its index's
+/// "in use" flag a while, blocks (a spare stands in), and holds it again as soon as
+/// `blocking` returns, which is when a worker whose stand-in is still running a task would
+/// overlap it. Many rounds, at 1, 2 and 8 workers.
+#[test]
+fn no_two_threads_run_tasks_under_one_index_at_once() {
+    let _serial = serial();
+    watchdog("the index test", || {
+        for threads in [1, 2, 8] {
+            let pool = forkjoin::Pool::new(threads).unwrap();
+            let in_use: Vec<AtomicUsize> = (0..threads).map(|_| AtomicUsize::new(0)).collect();
+            let overlaps = AtomicUsize::new(0);
+            let ran = AtomicUsize::new(0);
+            let indices = Mutex::new(std::collections::HashMap::new());
+            let changed = AtomicUsize::new(0);
+            let caller = std::thread::current().id();
+            let hold = || {
+                let i = forkjoin::current_thread_index().expect("a task runs in the pool");
+                assert!(i < threads, "index {i} of a pool of {threads}");
+                let me = std::thread::current().id();
+                // The calling thread may run the install itself, in the slot of whichever
+                // worker is parked (a borrowed slot): its index is that slot's, per call.
+                if me != caller && *indices.lock().unwrap().entry(me).or_insert(i) != i {
+                    changed.fetch_add(1, SeqCst);
+                }
+                if in_use[i].fetch_add(1, SeqCst) != 0 {
+                    overlaps.fetch_add(1, SeqCst);
+                }
+                for _ in 0..20 {
+                    std::thread::yield_now();
+                }
+                in_use[i].fetch_sub(1, SeqCst);
+            };
+            for _ in 0..30 {
+                pool.install(|| {
+                    forkjoin::scope(|s| {
+                        for k in 0..threads * 4 {
+                            let (hold, ran) = (&hold, &ran);
+                            s.spawn(move |_| {
+                                hold();
+                                let inside = forkjoin::blocking(|| {
+                                    if k % 2 == 0 {
+                                        std::thread::sleep(Duration::from_micros(200));
+                                    } else {
+                                        std::thread::yield_now();
+                                    }
+                                    forkjoin::current_thread_index()
+                                });
+                                // Inside the closure: the caller's own index.
+                                assert!(inside.unwrap() < threads);
+                                hold();
+                                ran.fetch_add(1, SeqCst);
+                            });
+                        }
+                    })
+                });
+            }
+            assert_eq!(ran.load(SeqCst), 30 * threads * 4, "{threads} workers");
+            assert_eq!(
+                overlaps.load(SeqCst),
+                0,
+                "{threads} workers: shared an index"
+            );
+            assert_eq!(
+                changed.load(SeqCst),
+                0,
+                "{threads} workers: an index changed"
+            );
+            assert_eq!(spares_after_retiring(), 0, "{threads} workers");
+        }
+    });
+}
+
+/// Inside `blocking`'s closure the caller keeps its index (a thread's index never changes),
+/// before, inside and after; a join inside the closure takes the index back before it runs
+/// a task under it, so the answers and the rule hold there too.
+#[test]
+fn inside_blocking_the_caller_keeps_its_index() {
+    let _serial = serial();
+    watchdog("the index inside blocking", || {
+        for threads in [1, 2, 8] {
+            let pool = forkjoin::Pool::new(threads).unwrap();
+            let seen = pool.install(|| {
+                let before = forkjoin::current_thread_index();
+                let (inside, sums) = forkjoin::blocking(|| {
+                    std::thread::sleep(Duration::from_millis(2));
+                    let inside = forkjoin::current_thread_index();
+                    let sums = forkjoin::join(|| fib(15), || fib(16));
+                    (inside, sums)
+                });
+                (before, inside, forkjoin::current_thread_index(), sums)
+            });
+            let (before, inside, after, sums) = seen;
+            assert!(before.unwrap() < threads);
+            assert_eq!((inside, after), (before, before));
+            assert_eq!(sums, (610, 987));
+            assert_eq!(spares_after_retiring(), 0);
+        }
+    });
 }

@@ -38,3 +38,7 @@ macro_rules! same_on_both {
 mod answers;
 mod common;
 mod entry;
+mod environment;
+mod indices;
+mod pools;
+mod spawns;

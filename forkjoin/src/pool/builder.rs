@@ -205,10 +205,10 @@ impl<S> PoolBuilder<S> {
     }
 
     /// Number of worker threads. The default is the value of the `FORKJOIN_NUM_THREADS`
-    /// environment variable if it is a positive integer (as `RAYON_NUM_THREADS` in rayon),
-    /// else one per available core (`std::thread::available_parallelism`). A value of 0
-    /// means the default; a value that is not a number is reported once on stderr and
-    /// ignored.
+    /// environment variable if it is a positive integer (0 means one per core; a value that
+    /// is not a number is reported once on stderr and ignored); else rayon's
+    /// `RAYON_NUM_THREADS` and `RAYON_RS_NUM_CPUS`, read as rayon reads them; else one per
+    /// available core (`std::thread::available_parallelism`).
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
         self
@@ -251,19 +251,18 @@ impl<S> PoolBuilder<S> {
     /// the worker starts normally.
     ///
     /// ```
-    /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// use std::sync::Arc;
-    /// let started = Arc::new(AtomicUsize::new(0));
-    /// let counter = Arc::clone(&started);
+    /// use std::sync::mpsc;
+    /// use std::sync::Mutex;
+    /// let (tx, rx) = mpsc::channel();
+    /// let tx = Mutex::new(tx);
     /// let pool = forkjoin::Pool::builder()
     ///     .threads(2)
-    ///     .start_handler(move |_index| {
-    ///         counter.fetch_add(1, Ordering::SeqCst);
-    ///     })
+    ///     .start_handler(move |index| tx.lock().unwrap().send(index).unwrap())
     ///     .build()
     ///     .unwrap();
-    /// drop(pool); // joins the threads: both have started
-    /// assert_eq!(started.load(Ordering::SeqCst), 2);
+    /// let mut started = [rx.recv().unwrap(), rx.recv().unwrap()];
+    /// started.sort();
+    /// assert_eq!(started, [0, 1]);
     /// ```
     pub fn start_handler<H>(mut self, start_handler: H) -> Self
     where
@@ -281,21 +280,24 @@ impl<S> PoolBuilder<S> {
     /// exit handler (or a job still running while the pool drains) must not `broadcast` on
     /// the pool being dropped: the shares of ended workers would never run.
     ///
+    /// Dropping a pool returns at once, as in rayon: the exit handlers run afterwards, as
+    /// the threads finish.
+    ///
     /// ```
-    /// use std::sync::atomic::{AtomicUsize, Ordering};
-    /// use std::sync::Arc;
-    /// let ended = Arc::new(AtomicUsize::new(0));
-    /// let counter = Arc::clone(&ended);
+    /// use std::sync::mpsc;
+    /// use std::sync::Mutex;
+    /// let (tx, rx) = mpsc::channel();
+    /// let tx = Mutex::new(tx);
     /// let pool = forkjoin::Pool::builder()
     ///     .threads(3)
-    ///     .exit_handler(move |_index| {
-    ///         counter.fetch_add(1, Ordering::SeqCst);
-    ///     })
+    ///     .exit_handler(move |index| tx.lock().unwrap().send(index).unwrap())
     ///     .build()
     ///     .unwrap();
-    /// assert_eq!(ended.load(Ordering::SeqCst), 0);
+    /// assert!(rx.try_recv().is_err());
     /// drop(pool);
-    /// assert_eq!(ended.load(Ordering::SeqCst), 3);
+    /// let mut ended: Vec<usize> = rx.iter().collect(); // until the last thread drops `tx`
+    /// ended.sort();
+    /// assert_eq!(ended, [0, 1, 2]);
     /// ```
     pub fn exit_handler<H>(mut self, exit_handler: H) -> Self
     where
@@ -411,7 +413,7 @@ impl<S> PoolBuilder<S> {
         let (registry, handles, error) = Registry::start(start, &mut self.spawn);
         let pool = Pool { registry, handles };
         match error {
-            // Dropping the partial pool stops and joins the threads already started.
+            // Dropping the partial pool stops the threads already started.
             Some(e) => Err(e),
             None => Ok(pool),
         }

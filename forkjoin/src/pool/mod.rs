@@ -37,16 +37,38 @@ use std::time::Duration;
 /// assert_eq!(sum, 499_500);
 /// ```
 ///
-/// Dropping the pool lets running, already submitted and already spawned jobs finish (the
-/// workers drain every queue), runs the exit handlers, then joins its threads.
+/// Dropping the pool returns at once, as rayon's `ThreadPool` does: it does not wait for the
+/// threads. They finish the running, already submitted and already spawned jobs (they drain
+/// every queue), run the exit handlers and exit; the pool's memory goes with the last of them.
+/// To know that they have ended, wait for what the exit handler signals.
+///
+/// ```
+/// use std::sync::mpsc;
+/// let (tx, rx) = mpsc::channel();
+/// let (done_tx, done_rx) = mpsc::channel();
+/// let pool = forkjoin::Pool::builder()
+///     .threads(1)
+///     .exit_handler(move |_| done_tx.send("exited").unwrap())
+///     .build()
+///     .unwrap();
+/// pool.spawn(move || {
+///     let n: u32 = rx.recv().unwrap();
+///     println!("got {n}");
+/// });
+/// drop(pool); // returns although the job waits
+/// tx.send(7).unwrap(); // the job still runs, then the worker exits
+/// assert_eq!(done_rx.recv().unwrap(), "exited");
+/// ```
 pub struct Pool {
     registry: Arc<Registry>,
     handles: Vec<JoinHandle<()>>,
 }
 
 impl Drop for Pool {
+    /// Tells the threads to finish and returns; the handles are dropped, so the threads are
+    /// detached (see the type's docs).
     fn drop(&mut self) {
-        self.registry.shut_down(std::mem::take(&mut self.handles));
+        self.registry.shut_down();
     }
 }
 

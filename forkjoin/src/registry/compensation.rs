@@ -1,13 +1,13 @@
 //! The counts behind `blocking`'s compensation (see `crate::blocking`): threads inside
-//! `blocking` and spare threads alive.
+//! `blocking` and spare threads alive; and `StandIn`, the hand-over of one index between a
+//! thread inside `blocking` and the spare that runs tasks under that index meanwhile.
 //!
-//! The two counts that decide (threads inside `blocking`, spares alive) share one atomic
-//! word, `Compensation::counts`, so that "start a spare" and "retire a spare" are each one
-//! compare-and-swap on both: a spare can never retire on a stale count of the blocked
-//! threads while a worker, on a stale count of the spares, decides that nobody needs
-//! starting.
+//! The two counts share one atomic word, `Compensation::counts`, so that a decision reads
+//! both at once. Each spare stands in for one blocked thread (whose index it shows) and lives
+//! until that thread takes its index back, so there are never more spares than blocked
+//! threads.
 
-use crate::sync::AtomicUsize;
+use crate::sync::{AtomicBool, AtomicUsize, Condvar, Mutex};
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 
 /// Bits of `counts` for each count: the blocked threads in the low half, the spares in the
@@ -43,15 +43,14 @@ impl Compensation {
     /// spares to match the blocked threads: the caller wakes a parked thread or starts a
     /// spare (`reserve_spare`) for each.
     pub(crate) fn enter(&self) -> usize {
+        // One spare per blocked thread at most: this is at least 1 (the caller has none yet).
         let (blocked, spares) = split(self.counts.fetch_add(1, SeqCst) + 1);
         blocked.saturating_sub(spares)
     }
 
-    /// The blocked thread is back. Returns whether spares now outnumber the blocked threads,
-    /// so that a parked spare should be woken to retire.
-    pub(crate) fn leave(&self) -> bool {
-        let (blocked, spares) = split(self.counts.fetch_sub(1, SeqCst) - 1);
-        spares > blocked
+    /// The blocked thread is back (its stand-in, if it had one, already counted out).
+    pub(crate) fn leave(&self) {
+        self.counts.fetch_sub(1, SeqCst);
     }
 
     /// Counts one more spare, if the spares are fewer than the blocked threads and below the
@@ -62,14 +61,8 @@ impl Compensation {
         })
     }
 
-    /// A spare with nothing to do: it retires (and is counted out) if the spares outnumber
-    /// the blocked threads.
-    pub(crate) fn try_retire(&self) -> bool {
-        self.update(|blocked, spares| (spares > blocked).then(|| (blocked, spares - 1)))
-    }
-
-    /// A spare that leaves for another reason (the pool terminates, or its thread could not
-    /// be started) is counted out.
+    /// A spare is counted out: it has handed its index back (or is about to), or its thread
+    /// could not be started.
     pub(crate) fn spare_gone(&self) {
         self.counts.fetch_sub(1 << HALF, SeqCst);
     }
@@ -98,6 +91,69 @@ fn split(counts: usize) -> (usize, usize) {
     (counts & LOW, counts >> HALF)
 }
 
+/// The hand-over of one index (see `crate::blocking`): a thread inside `blocking` lends its
+/// index to the spare started for it, which runs tasks under it; when the thread wants it back
+/// (its closure returned, or it is about to run pool work itself), it asks, and waits until
+/// the spare has finished the task it is running and handed the index back. The spare takes
+/// no task once asked, and its thread ends: a thread's index never changes, and no two
+/// threads run tasks under one index at once.
+pub(crate) struct StandIn {
+    /// The blocked thread wants its index back.
+    asked: AtomicBool,
+    /// The spare has left its last task and takes no other: the index is the blocked
+    /// thread's again. The mutex orders everything the spare did before it under the index
+    /// before what the thread does after.
+    handed_back: Mutex<bool>,
+    back: Condvar,
+}
+
+impl StandIn {
+    pub(crate) fn new() -> Self {
+        StandIn {
+            asked: AtomicBool::new(false),
+            handed_back: Mutex::new(false),
+            back: Condvar::new(),
+        }
+    }
+
+    /// The blocked thread asks for its index back; it then fences and wakes the spare if it
+    /// is parked (`Sleep::fence_and_wake`), and waits (`wait_until_handed_back`).
+    pub(crate) fn ask_back(&self) {
+        // SeqCst: the Dekker pattern with the parking spare, which reads this (`asked_back`)
+        // after its own fence: it sees the request or its waker sees it asleep.
+        self.asked.store(true, SeqCst);
+    }
+
+    /// Whether the blocked thread wants its index back (the spare's loop condition).
+    pub(crate) fn asked_back(&self) -> bool {
+        // SeqCst: as in `ask_back`.
+        self.asked.load(SeqCst)
+    }
+
+    /// The spare gives the index back: its last touch of the pool.
+    pub(crate) fn hand_back(&self) {
+        *self
+            .handed_back
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
+        self.back.notify_all();
+    }
+
+    /// Blocks until the spare has handed the index back.
+    pub(crate) fn wait_until_handed_back(&self) {
+        let mut back = self
+            .handed_back
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        while !*back {
+            back = self
+                .back
+                .wait(back)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+}
+
 #[cfg(all(test, loom))]
 mod loom_tests {
     //! The compensation protocol with the sleep protocol under it: run with
@@ -106,17 +162,23 @@ mod loom_tests {
     use super::*;
     use crate::sleep::Sleep;
     use crate::sync::model;
-    use loom::sync::atomic::AtomicBool;
     use loom::sync::Arc;
     use loom::thread;
-    use std::sync::atomic::Ordering::{Acquire, Release};
+    use std::sync::atomic::Ordering::{Acquire, Relaxed};
 
     /// A spare's life as `registry::spare_main` lives it, reduced to the protocol: take the
-    /// work if there is some, else retire if the spares outnumber the blocked threads, else
-    /// park until work or a retirement signal arrives. Returns how many items it ran.
-    fn spare(sleep: &Sleep, comp: &Compensation, index: usize, work: &AtomicUsize) -> usize {
+    /// work if there is some, else leave once asked for the index back, else park until work
+    /// or the request arrives; then count itself out and hand the index back. Returns how
+    /// many items it ran.
+    fn spare(
+        sleep: &Sleep,
+        comp: &Compensation,
+        stand_in: &StandIn,
+        index: usize,
+        work: &AtomicUsize,
+    ) -> usize {
         let mut ran = 0;
-        loop {
+        while !stand_in.asked_back() {
             let n = work.load(Acquire);
             if n > 0 {
                 if work.compare_exchange(n, n - 1, SeqCst, SeqCst).is_ok() {
@@ -124,101 +186,70 @@ mod loom_tests {
                 }
                 continue;
             }
-            if comp.try_retire() {
-                return ran;
-            }
             sleep.sleep(
                 index,
-                || {
-                    let (blocked, spares) = split(comp.counts.load(SeqCst));
-                    work.load(Relaxed) > 0 || spares > blocked
-                },
+                || work.load(Relaxed) > 0 || stand_in.asked_back(),
                 || None,
                 false,
             );
         }
+        comp.spare_gone();
+        stand_in.hand_back();
+        ran
     }
 
-    /// A worker of a one-worker pool blocks while work is queued: a spare starts, runs the
-    /// work, and retires once the worker is back; nothing is lost, nothing is left behind.
+    /// The worker of a one-worker pool blocks while work is queued: a spare starts and runs
+    /// work; when the worker is back it asks for its index, the spare (busy or parked) hands
+    /// it back and ends, and the counts are back to zero. Never lost: the request's wake-up.
     #[test]
-    fn a_spare_runs_the_work_of_a_blocked_worker_and_retires() {
+    fn a_spare_stands_in_and_hands_the_index_back() {
         model(|| {
             let sleep = Arc::new(Sleep::with_spares(1, 1));
             let comp = Arc::new(Compensation::new(4));
+            let stand_in = Arc::new(StandIn::new());
             let work = Arc::new(AtomicUsize::new(1));
             // The worker (slot 0) blocks: nobody is parked, so it starts a spare.
             assert_eq!(comp.enter(), 1);
-            assert!(!sleep.wake_any());
             assert!(comp.reserve_spare());
             sleep.activate(1);
             let spare = {
-                let (sleep, comp, work) = (sleep.clone(), comp.clone(), work.clone());
-                thread::spawn(move || spare(&sleep, &comp, 1, &work))
+                let (sleep, comp, stand_in, work) =
+                    (sleep.clone(), comp.clone(), stand_in.clone(), work.clone());
+                thread::spawn(move || spare(&sleep, &comp, &stand_in, 1, &work))
             };
-            // While it is blocked, more work arrives from outside.
-            work.fetch_add(1, SeqCst);
-            sleep.notify_work(|| 0);
-            // The worker is back.
-            if comp.leave() {
-                sleep.wake_spare();
-            }
-            assert_eq!(spare.join().unwrap(), 2 - work.load(SeqCst));
-            // The worker runs whatever the spare left (it retires only when it finds none,
-            // or once the worker is back: then the worker takes it).
+            // The worker is back: it asks for its index and waits for it.
+            stand_in.ask_back();
+            sleep.fence_and_wake(1);
+            stand_in.wait_until_handed_back();
+            comp.leave();
             assert_eq!(comp.counts(), (0, 0));
+            // The worker runs whatever the spare left.
+            assert_eq!(spare.join().unwrap(), 1 - work.load(SeqCst));
         });
     }
 
-    /// A spare parked with nothing to do while its worker is still blocked stays (it is
-    /// the pool's running thread); when the worker comes back, the wake-up that tells it to
-    /// retire is never lost.
+    /// Two threads block at once, each starts its one spare (as `blocking` does), and
+    /// each takes its index back: the counts agree at every step and end at zero.
     #[test]
-    fn a_parked_spare_is_woken_to_retire() {
+    fn two_blocked_threads_each_get_a_spare() {
         model(|| {
-            let sleep = Arc::new(Sleep::with_spares(1, 1));
             let comp = Arc::new(Compensation::new(4));
-            let work = Arc::new(AtomicUsize::new(0));
-            assert_eq!(comp.enter(), 1);
-            assert!(comp.reserve_spare());
-            sleep.activate(1);
-            let spare = {
-                let (sleep, comp, work) = (sleep.clone(), comp.clone(), work.clone());
-                thread::spawn(move || spare(&sleep, &comp, 1, &work))
+            let block = |comp: &Compensation| {
+                assert!(comp.enter() >= 1);
+                assert!(comp.reserve_spare());
+                let (blocked, spares) = comp.counts();
+                assert!(spares <= blocked);
+                // Back: its spare counts itself out, then the thread.
+                comp.spare_gone();
+                comp.leave();
             };
-            if comp.leave() {
-                sleep.wake_spare();
-            }
-            assert_eq!(spare.join().unwrap(), 0);
+            let other = {
+                let comp = comp.clone();
+                thread::spawn(move || block(&comp))
+            };
+            block(&comp);
+            other.join().unwrap();
             assert_eq!(comp.counts(), (0, 0));
-        });
-    }
-
-    /// Two threads block at once while a spare of an earlier block is retiring: the count
-    /// ends with exactly as many spares as it needs (never a retirement on a stale count).
-    #[test]
-    fn a_retiring_spare_and_a_new_block_agree() {
-        model(|| {
-            let comp = Arc::new(Compensation::new(4));
-            // One spare alive for a worker that has just come back.
-            assert_eq!(comp.enter(), 1);
-            assert!(comp.reserve_spare());
-            assert!(comp.leave());
-            let retired = Arc::new(AtomicBool::new(false));
-            let spare = {
-                let (comp, retired) = (comp.clone(), retired.clone());
-                thread::spawn(move || retired.store(comp.try_retire(), Release))
-            };
-            // Meanwhile another worker blocks.
-            let short = comp.enter();
-            let started = short > 0 && comp.reserve_spare();
-            spare.join().unwrap();
-            let (blocked, spares) = comp.counts();
-            assert_eq!(blocked, 1);
-            // Either the old spare stayed for the new block, or it retired and a new one
-            // was started: one spare either way.
-            assert_eq!(spares, 1);
-            assert_eq!(retired.load(Acquire), started);
         });
     }
 }

@@ -1,9 +1,9 @@
+use super::compensation::StandIn;
 use super::thread::{set_precise_timer, ThreadEvent};
 use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;
 use crate::job::JobRef;
-use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{AtomicPtr, AtomicUsize};
@@ -11,22 +11,18 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 /// The slots of spare threads (see `blocking`), made on first use and kept for reuse until
 /// the pool is dropped: a spare is a full worker (frames, deque, counters), too large to
-/// make for every pool up front.
+/// make for every pool up front. A spare's thread lives for one stand-in (one index); the
+/// next spare reuses its slot with a thread of its own.
 pub(crate) struct Spares {
     /// `slots[..made]` point to live workers; the rest are null.
     pub(super) slots: Box<[AtomicPtr<Worker>]>,
     /// Slots made so far. SeqCst: raised after the slot is stored, read before scanning.
     pub(super) made: AtomicUsize,
-    /// Slots whose spare retired, free for the next one, and the spares' threads, to join
-    /// when the pool is dropped. Starting a spare takes a thread start, far costlier than
-    /// this lock.
-    pub(super) free: Mutex<SpareThreads>,
-}
-
-#[derive(Default)]
-pub(super) struct SpareThreads {
-    free: Vec<usize>,
-    handles: Vec<std::thread::JoinHandle<()>>,
+    /// Slots whose spare has ended, free for the next one. Starting a spare takes a thread
+    /// start, far costlier than this lock. The threads are not kept: nobody joins them (a
+    /// spare's blocked thread waits for its hand-back instead, and dropping the pool waits
+    /// for no thread).
+    pub(super) free: Mutex<Vec<usize>>,
 }
 
 impl Spares {
@@ -34,7 +30,7 @@ impl Spares {
         Spares {
             slots: (0..max).map(|_| AtomicPtr::new(ptr::null_mut())).collect(),
             made: AtomicUsize::new(0),
-            free: Mutex::new(SpareThreads::default()),
+            free: Mutex::new(Vec::new()),
         }
     }
 }
@@ -45,7 +41,8 @@ impl Drop for Spares {
             let worker = slot.load(SeqCst);
             if !worker.is_null() {
                 // SAFETY: made by `Box::into_raw` in `start_spare`; the registry is being
-                // dropped, so no thread runs in the slot or steals from it any more.
+                // dropped, so no thread runs in the slot or steals from it any more (each
+                // spare thread holds the registry until it has left its slot).
                 drop(unsafe { Box::from_raw(worker) });
             }
         }
@@ -53,26 +50,28 @@ impl Drop for Spares {
 }
 
 impl Registry {
-    /// Starts a spare thread (its count was reserved by `Compensation::reserve_spare`), in a
-    /// free spare slot or a new one, reporting `shown_index` as its index.
-    pub(crate) fn start_spare(&self, shown_index: usize) {
+    /// Starts a spare thread (its count was reserved by `Compensation::reserve_spare`) in a
+    /// free spare slot or a new one, standing in for the blocked thread whose index is
+    /// `shown_index` until it asks for it back through `stand_in`. Returns the spare's slot,
+    /// or `None` (the spare counted out again) if no slot or thread could be had.
+    pub(crate) fn start_spare(&self, shown_index: usize, stand_in: Arc<StandIn>) -> Option<usize> {
         // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
-        let mut threads = self
+        let mut free = self
             .spares
             .free
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        threads.handles.retain(|h| !h.is_finished());
-        let k = match threads.free.pop() {
+        let k = match free.pop() {
             Some(k) => k,
             None => {
                 let k = self.spares.made.load(SeqCst);
                 if k == self.spares.slots.len() {
-                    // Every slot is held, one of them by a spare that has retired (counted
-                    // out) but not yet left it: start none, as when no thread can be started.
-                    drop(threads);
+                    // Every slot is held, one of them by a spare that has handed its index
+                    // back (counted out) but not yet left its slot: start none, as when no
+                    // thread can be started.
+                    drop(free);
                     self.compensation.spare_gone();
-                    return;
+                    return None;
                 }
                 let worker = Box::new(Worker::new(self.workers.len() + k, self));
                 self.spares.slots[k].store(Box::into_raw(worker), SeqCst);
@@ -83,7 +82,8 @@ impl Registry {
         };
         let index = self.workers.len() + k;
         let worker = self.slot(index);
-        // Relaxed: the thread start below orders it before the spare reads it.
+        // Relaxed: the thread start below orders it before the spare reads it, and the spare
+        // hands work to others only after that.
         worker.shown_index.store(shown_index, Relaxed);
         // The spare counts as idle (searching) from now, as a worker does from the pool's
         // start: a job published before its thread runs sees it and need not wake anyone.
@@ -98,45 +98,40 @@ impl Registry {
         if self.config.stack_size > 0 {
             builder = builder.stack_size(self.config.stack_size);
         }
-        let spawned = builder.spawn(move || me.spare_main(index));
-        match spawned {
-            Ok(h) => threads.handles.push(h),
+        // Detached: the blocked thread waits for the hand-back, not for the thread.
+        match builder.spawn(move || me.spare_main(index, &stand_in)) {
+            Ok(_) => Some(index),
             Err(_) => {
                 // No thread: the blocked thread waits without compensation, as before.
-                threads.free.push(k);
+                free.push(k);
                 self.idle.leave();
                 self.compensation.spare_gone();
+                None
             }
         }
     }
 
-    /// A spare thread's life: a worker's, until it retires (see `blocking`).
-    pub(super) fn spare_main(self: Arc<Registry>, index: usize) {
+    /// A spare thread's life: a worker's, under the index of the blocked thread it stands
+    /// in for, until that thread asks for its index back (see `blocking`).
+    pub(super) fn spare_main(self: Arc<Registry>, index: usize, stand_in: &StandIn) {
         let worker = self.slot(index);
         set_precise_timer();
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
         self.idle.leave();
         self.run_thread_handler(index, ThreadEvent::Start);
-        let retired = Cell::new(false);
-        worker.wait_until(
-            &|| {
-                retired.get()
-                    || self.is_terminating()
-                    || (self.compensation.try_retire() && {
-                        retired.set(true);
-                        true
-                    })
-            },
-            None,
-        );
-        if !retired.get() {
-            // The pool terminates: run what is left, as the workers do (they may have
-            // finished before this spare's last jobs spawned more).
-            while let Some(job) = worker.find_work(None) {
+        // Between tasks only: asked while running one, it finishes it first.
+        worker.wait_until(&|| stand_in.asked_back() || self.is_terminating(), None);
+        if !stand_in.asked_back() {
+            // The pool terminates while the blocked thread is still away: run what is left,
+            // as the workers do (they may have finished before this spare's last jobs
+            // spawned more), until asked back (then the thread, alive, drains instead).
+            while !stand_in.asked_back() {
+                let Some(job) = worker.find_work(None) else {
+                    break;
+                };
                 // SAFETY: on this slot's thread; the job was taken from a queue.
                 unsafe { worker.execute(job) };
             }
-            self.compensation.spare_gone();
         }
         // Jobs it spawned and nobody took: to the submission queues, where the others
         // find them (the slot waits for the next spare).
@@ -144,25 +139,16 @@ impl Registry {
         while let Some(job) = unsafe { worker.deque.pop() } {
             self.inject(JobRef(job));
         }
+        // Under the index still: the blocked thread has not resumed.
         self.run_thread_handler(index, ThreadEvent::Exit);
         CURRENT.with(|c| c.set(&OUTSIDE));
+        self.compensation.spare_gone();
         self.spares
             .free
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .free
             .push(index - self.workers.len());
-    }
-
-    /// The spare threads started so far and still to be joined (pool drop).
-    pub(crate) fn take_spare_threads(&self) -> Vec<std::thread::JoinHandle<()>> {
-        std::mem::take(
-            &mut self
-                .spares
-                .free
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .handles,
-        )
+        // Last: from here the blocked thread runs under the index again.
+        stand_in.hand_back();
     }
 }

@@ -46,7 +46,10 @@ impl Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.registry.shut_down(std::mem::take(&mut self.threads));
+        self.registry.shut_down();
+        for h in std::mem::take(&mut self.threads) {
+            h.join().unwrap();
+        }
     }
 }
 
@@ -245,7 +248,7 @@ fn a_spawn_failure_at_worker_k_stops_the_threads_started_before() {
         }
         // A spawn handler's threads are the caller's to join.
         assert!(threads.is_empty());
-        registry.shut_down(threads);
+        registry.shut_down();
         assert!(registry.is_terminating());
         assert_eq!(started.len(), k);
         for t in started {
@@ -313,4 +316,47 @@ fn a_declined_request_is_deferred_to_shallower_runs() {
             w.take_request();
         }
     });
+}
+
+/// Where a default pool's size comes from (`default_threads`): `FORKJOIN_NUM_THREADS`
+/// first, then `RAYON_NUM_THREADS` and the deprecated `RAYON_RS_NUM_CPUS` by rayon 1.12's
+/// rules, then one worker per core.
+#[test]
+fn the_default_size_follows_forkjoin_then_rayon_variables() {
+    let cores = thread::available_parallelism().map_or(1, |n| n.get());
+    let size = |env: &[(&str, &str)]| {
+        let env: Vec<(String, String)> = env
+            .iter()
+            .map(|&(k, v)| (k.to_owned(), v.to_owned()))
+            .collect();
+        super::thread::threads_from(|name| {
+            env.iter().find(|(k, _)| k == name).map(|(_, v)| v.into())
+        })
+    };
+    let (fj, ry, old) = (
+        "FORKJOIN_NUM_THREADS",
+        "RAYON_NUM_THREADS",
+        "RAYON_RS_NUM_CPUS",
+    );
+    let cases: &[(&[(&str, &str)], usize)] = &[
+        (&[], cores),
+        (&[(ry, "3")], 3),
+        (&[(ry, "0")], cores),
+        // rayon: 0 is the default, without looking at the deprecated variable.
+        (&[(ry, "0"), (old, "5")], cores),
+        // Unparsable: rayon falls back to the deprecated variable, silently.
+        (&[(ry, "x"), (old, "5")], 5),
+        (&[(ry, "-2"), (old, "0")], cores),
+        (&[(ry, " 3")], cores),
+        (&[(old, "4")], 4),
+        (&[(ry, "2"), (old, "4")], 2),
+        // forkjoin's own variable comes first.
+        (&[(fj, "6"), (ry, "3")], 6),
+        (&[(fj, "0"), (ry, "3")], cores),
+        // Unparsable (reported once, on stderr): ignored, so rayon's rules apply.
+        (&[(fj, "abc"), (ry, "3")], 3),
+    ];
+    for (env, expected) in cases {
+        assert_eq!(size(env), *expected, "{env:?}");
+    }
 }

@@ -250,41 +250,24 @@ impl Registry {
         match Registry::start(Start::default_pool(), &mut DefaultSpawn) {
             // The global pool is never dropped: its threads are not joined.
             (registry, _threads, None) => Ok(registry),
-            (registry, threads, Some(error)) => {
-                registry.shut_down(threads);
+            (registry, _threads, Some(error)) => {
+                registry.shut_down();
                 Err(error)
             }
         }
     }
 
-    /// Stops the pool: its workers finish the queued work, run their exit handlers and
-    /// exit; `threads` (and the spares started meanwhile) are joined, unless the caller is
-    /// one of the workers, which would wait for itself.
-    pub(crate) fn shut_down(&self, threads: Vec<JoinHandle<()>>) {
+    /// Stops the pool (`Pool`'s drop, a failed build) and returns at once, as rayon's
+    /// `ThreadPool` drop does: the threads finish the work already queued, run their exit
+    /// handlers and exit on their own, each dropping its reference to the registry; the last
+    /// one frees it. Nobody joins them: a caller that must know they have ended waits for
+    /// its exit handler (or joins the threads its spawn handler started).
+    pub(crate) fn shut_down(&self) {
         // A thread adopted by `use_current_thread` leaves the pool first.
         if self.adopted_current_thread() {
             self.release_current_thread();
         }
         self.terminate();
-        // Joining from one of our own workers would wait for ourselves: leave the threads
-        // to finish on their own then.
-        if Worker::current_of(self).is_some() {
-            return;
-        }
-        for h in threads {
-            let _ = h.join();
-        }
-        // Spares still running jobs when the workers finished may start more spares: join
-        // until none is left.
-        loop {
-            let spares = self.take_spare_threads();
-            if spares.is_empty() {
-                break;
-            }
-            for h in spares {
-                let _ = h.join();
-            }
-        }
     }
 }
 
@@ -294,44 +277,72 @@ pub(crate) const DEFAULT_STACK: usize = 16 * 1024 * 1024;
 /// Spare threads for blocked ones, at most (the JDK pool's `DEFAULT_MAX_SPARES` is 256).
 pub(crate) const DEFAULT_MAX_BLOCKING: usize = 256;
 
-/// The environment variable that sets the default number of workers (rayon's
-/// `RAYON_NUM_THREADS`).
+/// The environment variable that sets the default number of workers, forkjoin's own: read
+/// first.
 const THREADS_VAR: &str = "FORKJOIN_NUM_THREADS";
+/// rayon's variable, read as rayon 1.12 reads it, so that a rayon program keeps its setting.
+const RAYON_THREADS_VAR: &str = "RAYON_NUM_THREADS";
+/// rayon's deprecated name for `RAYON_NUM_THREADS`, still read by rayon after it.
+const RAYON_OLD_THREADS_VAR: &str = "RAYON_RS_NUM_CPUS";
 
-/// The number of workers of a pool built without `threads(n)`, the global pool's among
-/// them: `FORKJOIN_NUM_THREADS` if it is a positive integer, else one per available core.
-/// Read at each build, as rayon does; 0 means the default, as in rayon; any other value
-/// that is not a number of threads (`abc`, `-1`) is reported on stderr, once per process,
-/// and ignored.
+/// The number of workers of a pool built without `threads(n)` (or with `threads(0)`), the
+/// global pool's among them. Read at each build, as rayon does:
+///
+/// 1. `FORKJOIN_NUM_THREADS`, if set: a positive integer is the count; 0 means one per
+///    available core; any other value (`abc`, `-1`) is reported on stderr, once per
+///    process, and ignored (as if unset).
+/// 2. Then rayon's rules, exactly: `RAYON_NUM_THREADS` parsed as a `usize`: positive is the
+///    count, 0 one per core; unset or not a number (silently), the deprecated
+///    `RAYON_RS_NUM_CPUS`: positive is the count, anything else one per core.
+/// 3. Else one per available core (`available_parallelism`, 1 if unknown).
 pub(crate) fn default_threads() -> usize {
+    threads_from(|name| std::env::var_os(name))
+}
+
+/// `default_threads` over an environment given as a lookup (tested without touching the
+/// process's own).
+pub(super) fn threads_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> usize {
     let cores = || {
         std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(1)
     };
-    let Some(value) = std::env::var_os(THREADS_VAR) else {
-        return cores();
+    // What rayon 1.12 does (`ThreadPoolBuilder::get_num_threads`): `env::var`, so a value
+    // that is not UTF-8 counts as unset, then `usize::from_str`.
+    let rayon = || {
+        let number = |name| var(name)?.into_string().ok()?.parse::<usize>().ok();
+        match number(RAYON_THREADS_VAR) {
+            Some(0) => cores(),
+            Some(n) => n,
+            None => match number(RAYON_OLD_THREADS_VAR) {
+                Some(n) if n > 0 => n,
+                _ => cores(),
+            },
+        }
+    };
+    let Some(value) = var(THREADS_VAR) else {
+        return rayon();
     };
     match value.to_str().and_then(|v| v.parse::<usize>().ok()) {
         Some(0) => cores(),
         Some(n) => n,
         None => {
-            let cores = cores();
-            warn_threads_var(&value, cores);
-            cores
+            let threads = rayon();
+            warn_threads_var(&value, threads);
+            threads
         }
     }
 }
 
 /// Reports an unusable `FORKJOIN_NUM_THREADS`, on the first call only.
 #[cold]
-fn warn_threads_var(value: &OsStr, cores: usize) {
+fn warn_threads_var(value: &OsStr, threads: usize) {
     static WARNED: AtomicBool = AtomicBool::new(false);
     // Relaxed: only decides which call prints; nothing else is published through it.
     if !WARNED.swap(true, Relaxed) {
         print_error_line(format_args!(
             "forkjoin: ignoring {THREADS_VAR}={value:?}: not a number of threads; \
-             using the default ({cores}, one per available core)"
+             using {threads} (from {RAYON_THREADS_VAR} if set, else one per available core)"
         ));
     }
 }

@@ -342,6 +342,12 @@ impl Worker {
     /// wait for: stealing back its subtasks helps it finish ours, as the JDK pool does), then a sweep of
     /// the other deques and the submission queues from a random start (FIFO steals).
     pub(crate) fn find_work(&self, hint: Option<usize>) -> Option<JobRef> {
+        // Inside `blocking`, a spare may hold this thread's index: take it back before
+        // running any task under it.
+        // SAFETY: owner-only state, on the owner's thread.
+        if unsafe { (*self.owner_state()).blocking } {
+            crate::blocking::take_index_back(self.registry());
+        }
         let found = self.search(hint);
         if let Some((_, source)) = found {
             // SAFETY: owner-only state, on the owner's thread.
@@ -389,13 +395,14 @@ impl Worker {
         if let Some(job) = self.take_own() {
             return Some((JobRef(job), SOURCE_OWN));
         }
+        let registry = self.registry();
         // Then broadcast shares, before stealing: nobody else may run them (see `Inbox`).
         // After the own deque, as rayon orders them (its `broadcast_after_spawn` test
-        // relies on it). One relaxed load when there are none.
-        if let Some(job) = self.inbox.take() {
+        // relies on it). One relaxed load when there are none. The shares of the index this
+        // slot shows: a spare runs those of the blocked thread it stands in for.
+        if let Some(job) = registry.slot(self.shown_index()).inbox.take() {
             return Some((job, SOURCE_OWN));
         }
-        let registry = self.registry();
         let workers = registry.slot_count();
         if let Some(victim) = hint.filter(|&v| v != self.index && v < workers) {
             if let Steal::Success(job) = registry.slot(victim).deque.steal() {
@@ -494,7 +501,7 @@ impl Worker {
                 &registry.sleep,
                 Parking {
                     index: self.index,
-                    stay_awake: &|| done() || registry.has_work_for(self.index),
+                    stay_awake: &|| done() || registry.has_work_for(self.shown_index()),
                     wants_watcher: &|| registry.some_busy() || registry.called_lately(),
                     lendable,
                     parks: &self.counters.parks,

@@ -14,8 +14,8 @@ pub(crate) fn in_child() -> bool {
 }
 
 /// Runs the child test `name` of the module `module` (its `module_path!()`) of this binary
-/// in a child process with `env` (`None`: removed; `FORKJOIN_NUM_THREADS` is removed unless
-/// given), checks that it ran and passed, and returns its output.
+/// in a child process with `env` (`None`: removed; `FORKJOIN_NUM_THREADS` and rayon's
+/// `RAYON_NUM_THREADS` and `RAYON_RS_NUM_CPUS` are removed unless given), checks that it ran and passed, and returns its output.
 pub(crate) fn run_child(module: &str, name: &str, env: &[(&str, Option<&str>)]) -> Output {
     // The test's path in the binary: its module's path without the crate's name.
     let path = match module.split_once("::") {
@@ -31,7 +31,9 @@ pub(crate) fn run_child(module: &str, name: &str, env: &[(&str, Option<&str>)]) 
         "--test-threads=1",
     ])
     .env(CHILD, "1")
-    .env_remove("FORKJOIN_NUM_THREADS");
+    .env_remove("FORKJOIN_NUM_THREADS")
+    .env_remove("RAYON_NUM_THREADS")
+    .env_remove("RAYON_RS_NUM_CPUS");
     for (key, value) in env {
         match value {
             Some(v) => cmd.env(key, v),

@@ -229,3 +229,35 @@ pub(crate) fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
 pub(crate) fn settle() {
     std::thread::sleep(Duration::from_millis(20));
 }
+
+// ---------------------------------------------------------------------------------------
+// A dropped pool's threads
+// ---------------------------------------------------------------------------------------
+
+/// Counts a pool's exit handlers, to wait for its threads after the drop: dropping a pool
+/// returns at once (as rayon's does), and its threads end on their own once they have run
+/// the queued work, each running its exit handler last.
+#[derive(Clone, Default)]
+pub(crate) struct Exits(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Exits {
+    /// A builder of `threads` workers whose exit handler counts here.
+    pub(crate) fn builder(&self, threads: usize) -> forkjoin::PoolBuilder {
+        let count = self.clone();
+        Pool::builder().threads(threads).exit_handler(move |_| {
+            count.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })
+    }
+
+    /// Exit handlers run so far.
+    pub(crate) fn count(&self) -> usize {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Waits (at most `PATIENCE`) until `n` exit handlers have run.
+    #[track_caller]
+    pub(crate) fn wait_for(&self, n: usize) {
+        wait_for("the workers' exit handlers", || self.count() >= n);
+        assert_eq!(self.count(), n, "each worker exits once");
+    }
+}

@@ -1,6 +1,7 @@
 //! The global pool and its configuration: `FORKJOIN_NUM_THREADS` (a number, zero, nothing,
-//! or something unparsable, reported once), `build_global` before the first use, after it,
-//! and racing another `build_global`, in rayon's words.
+//! or something unparsable, reported once) before rayon's `RAYON_NUM_THREADS`;
+//! `build_global` before the first use, after it, and racing another `build_global`, in
+//! rayon's words.
 //!
 //! What depends on the process's global pool or environment runs in a child process
 //! (`common::child`): the parent test re-runs this binary on one ignored child test.
@@ -56,6 +57,24 @@ fn num_threads_variable_sizes_the_global_pool_and_builders() {
         &[(THREADS_VAR, Some("3")), (EXPECT, Some("3"))],
     );
     assert!(String::from_utf8_lossy(&out.stderr).trim().is_empty());
+}
+
+/// rayon's `RAYON_NUM_THREADS` sizes the pools too (a rayon program keeps its setting),
+/// silently; forkjoin's own variable comes first.
+#[test]
+fn rayon_num_threads_sizes_the_global_pool_after_forkjoins_variable() {
+    for (forkjoin, rayon, expected) in [(None, "3", "3"), (Some("2"), "3", "2")] {
+        let out = run_child(
+            module_path!(),
+            "child_env_size",
+            &[
+                (THREADS_VAR, forkjoin),
+                ("RAYON_NUM_THREADS", Some(rayon)),
+                (EXPECT, Some(expected)),
+            ],
+        );
+        assert!(String::from_utf8_lossy(&out.stderr).trim().is_empty());
+    }
 }
 
 #[test]

@@ -348,7 +348,11 @@ fn start_and_exit_handlers_run_once_per_worker_on_its_thread() {
             pool.install(|| forkjoin::map_reduce(0..1000, || 0, |i| i as u64, |a, b| a + b));
         assert_eq!(sum, 499_500);
         assert!(exits.lock().unwrap().is_empty(), "no exit before the drop");
+        // The drop returns at once; each worker then runs its exit handler and ends.
         drop(pool);
+        wait_for("every exit handler ran", || {
+            exits.lock().unwrap().len() >= n
+        });
         for calls in [&starts, &exits] {
             let mut calls = calls.lock().unwrap().clone();
             calls.sort();
@@ -381,6 +385,9 @@ fn panicking_handlers_reach_the_panic_handler_and_the_pool_works() {
     assert_eq!(a + b, 42);
     assert_eq!(pool.broadcast(|ctx| ctx.index()), [0, 1, 2]);
     drop(pool);
+    wait_for("every exit handler ran", || {
+        reports.lock().unwrap().len() >= 2 * n
+    });
     let mut got = reports.lock().unwrap().clone();
     got.sort();
     let mut expected: Vec<String> = (0..n)

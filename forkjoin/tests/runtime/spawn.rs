@@ -1,7 +1,8 @@
 //! `spawn` and `spawn_fifo`: ten thousand jobs from outside and from inside all run, on a
 //! worker; FIFO spawns run in submission order; a spawned job's panic goes to the panic
 //! handler, or without one is one line on stderr, and a panicking panic handler never
-//! aborts; dropping the pool runs every spawned job, including those spawned while it drains.
+//! aborts; dropping the pool returns at once, and its workers still run every spawned job,
+//! including those spawned while it drains, before they exit.
 
 use crate::common::child::{in_child, run_child, runtime_lines};
 use crate::common::*;
@@ -108,7 +109,8 @@ fn panicking_spawned_jobs_go_to_the_panic_handler() {
         });
     }
     drop(tx);
-    // Dropping the pool runs every job, then drops its panic handler and its sender.
+    // Dropping the pool returns at once; its workers run every job, and the last to exit
+    // drops the pool's panic handler and its sender, which ends `rx.iter()`.
     drop(pool);
     let (mut ok, mut panicked) = (Vec::new(), Vec::new());
     for r in rx.iter() {
@@ -135,14 +137,18 @@ fn child_default_panic_report() {
     if !in_child() {
         return;
     }
-    let pool = Pool::new(2).unwrap();
+    let exits = Exits::default();
+    let pool = exits.builder(2).build().unwrap();
     pool.spawn(|| panic!("boom"));
     let (tx, rx) = mpsc::channel();
     pool.spawn(move || tx.send(5).unwrap());
     assert_eq!(rx.recv().unwrap(), 5);
     assert_eq!(pool.join(|| 1, || 2), (1, 2));
     assert_eq!(pool.broadcast(|ctx| ctx.index()), [0, 1]);
+    // The drop returns at once: wait for the workers, which report the panic before they
+    // exit, before the process ends.
     drop(pool);
+    exits.wait_for(2);
 }
 
 #[test]
@@ -161,8 +167,9 @@ fn child_panicking_panic_handler() {
     if !in_child() {
         return;
     }
-    let pool = Pool::builder()
-        .threads(2)
+    let exits = Exits::default();
+    let pool = exits
+        .builder(2)
         .panic_handler(|_| panic!("handler broke"))
         .build()
         .unwrap();
@@ -171,7 +178,9 @@ fn child_panicking_panic_handler() {
     pool.spawn(move || tx.send(5).unwrap());
     assert_eq!(rx.recv().unwrap(), 5);
     drop(pool);
-    // Every worker is still alive until the drop: all ended normally.
+    // Every worker is still alive until the drop, and all end normally (their exit
+    // handlers run), after the panic's report.
+    exits.wait_for(2);
 }
 
 #[test]
@@ -187,19 +196,23 @@ fn a_panicking_panic_handler_is_reported_and_never_aborts() {
 fn dropping_the_pool_runs_every_spawned_job() {
     for n in [1, 2, 4] {
         let counter = Arc::new(AtomicUsize::new(0));
-        let pool = Pool::new(n).unwrap();
+        let exits = Exits::default();
+        let pool = exits.builder(n).build().unwrap();
         for _ in 0..1000 {
             let counter = Arc::clone(&counter);
             pool.spawn(move || {
                 counter.fetch_add(1, SeqCst);
             });
         }
+        // The drop returns at once; the workers run every job before they exit.
         drop(pool);
+        exits.wait_for(n);
         assert_eq!(counter.load(SeqCst), 1000);
 
         // Jobs spawned by spawned jobs, some of them while the pool drains.
         let counter = Arc::new(AtomicUsize::new(0));
-        let pool = Pool::new(n).unwrap();
+        let exits = Exits::default();
+        let pool = exits.builder(n).build().unwrap();
         for _ in 0..100 {
             let counter = Arc::clone(&counter);
             pool.spawn(move || {
@@ -213,6 +226,7 @@ fn dropping_the_pool_runs_every_spawned_job() {
             });
         }
         drop(pool);
+        exits.wait_for(n);
         assert_eq!(counter.load(SeqCst), 1000);
     }
 }

@@ -88,8 +88,9 @@ fn a_stream_of_submissions_runs_each_job_once() {
 fn dropping_a_pool_finishes_submitted_tasks() {
     let done = Arc::new(AtomicUsize::new(0));
     let n = size(200, 10) as usize;
+    let exits = Exits::default();
     {
-        let pool = Pool::new(2).unwrap();
+        let pool = exits.builder(2).build().unwrap();
         for _ in 0..n {
             let done = done.clone();
             // Detached: the handle is dropped at once.
@@ -99,6 +100,8 @@ fn dropping_a_pool_finishes_submitted_tasks() {
             }));
         }
     }
+    // The drop returned at once; the workers finish every task before they exit.
+    exits.wait_for(2);
     assert_eq!(done.load(SeqCst), n);
 }
 
@@ -263,10 +266,13 @@ fn only_the_latest_waker_is_woken() {
 
     // A task never polled still runs, and `join` still works on one never polled.
     let (ran, ran_in_job) = counter();
-    let pool = Pool::new(2).unwrap();
+    let exits = Exits::default();
+    let pool = exits.builder(2).build().unwrap();
     drop(pool.submit(move || ran_in_job.wake()));
     assert_eq!(pool.submit(|| fib(10)).join().unwrap(), 55);
+    // The drop returns at once; the workers run the unpolled task before they exit.
     drop(pool);
+    exits.wait_for(2);
     assert_eq!(wakes(&ran), 1);
 }
 
