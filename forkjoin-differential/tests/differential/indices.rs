@@ -28,17 +28,13 @@ same_on_both! {
                         AtomicUsize::new(0),
                     );
                     let indices = Mutex::new(HashMap::new());
-                    // forkjoin may run an install on the calling thread, in a parked worker's
-                    // slot, whose index is that slot's per call: it is left out of the
-                    // "never changes" count.
-                    let caller = std::thread::current().id();
                     let hold = || {
                         let Some(i) = rt::current_thread_index().filter(|&i| i < n) else {
                             out_of_range.fetch_add(1, SeqCst);
                             return;
                         };
                         let me = std::thread::current().id();
-                        if me != caller && *indices.lock().unwrap().entry(me).or_insert(i) != i {
+                        if *indices.lock().unwrap().entry(me).or_insert(i) != i {
                             changed.fetch_add(1, SeqCst);
                         }
                         if in_use[i].fetch_add(1, SeqCst) != 0 {
