@@ -14,14 +14,7 @@
 
 use crate::registry::compensation::StandIn;
 use crate::registry::{Registry, Worker};
-use std::cell::RefCell;
 use std::sync::Arc;
-
-thread_local! {
-    /// The spare standing in for this thread, which is inside `blocking`, and the spare's
-    /// slot: set when `blocking` starts one, taken when the thread takes its index back.
-    static STAND_IN: RefCell<Option<(Arc<StandIn>, usize)>> = const { RefCell::new(None) };
-}
 
 /// Runs `f`, which may block (I/O, a lock, a channel, a sleep), without taking a core
 /// from the pool: as the JDK's `ForkJoinPool.managedBlock`, the pool first wakes a parked
@@ -82,7 +75,7 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     impl Drop for Leave<'_> {
         fn drop(&mut self) {
             let registry = self.0.registry();
-            take_index_back(registry);
+            registry.take_index_back();
             // SAFETY: owner-only state, on the owner's thread.
             unsafe { (*self.0.owner_state()).blocking = false };
             registry.compensation.leave();
@@ -91,20 +84,6 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     let _leave = Leave(worker);
     worker.registry().enter_blocking(worker);
     f()
-}
-
-/// The calling thread, inside `blocking`, runs pool code under its own index again (its
-/// closure has returned, or it is about to take a task: `Worker::find_work`): if a spare
-/// stands in for it, it asks for its index back and waits until the spare has finished its
-/// task and handed it back.
-pub(crate) fn take_index_back(registry: &Registry) {
-    let Some((stand_in, slot)) = STAND_IN.with(|s| s.borrow_mut().take()) else {
-        return;
-    };
-    stand_in.ask_back();
-    // The fence pairs with the parking spare's (`StandIn::ask_back`).
-    registry.sleep.fence_and_wake(slot);
-    stand_in.wait_until_handed_back();
 }
 
 impl Registry {
@@ -128,7 +107,7 @@ impl Registry {
         }
         let stand_in = Arc::new(StandIn::new());
         if let Some(slot) = self.start_spare(worker.shown_index(), Arc::clone(&stand_in)) {
-            STAND_IN.with(|s| *s.borrow_mut() = Some((stand_in, slot)));
+            Registry::stands_in(stand_in, slot);
         }
     }
 }

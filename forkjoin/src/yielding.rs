@@ -39,6 +39,7 @@ pub fn yield_now() -> Option<Yield> {
 /// outside any pool.
 pub fn yield_local() -> Option<Yield> {
     let worker = current()?;
+    worker.reclaim_index();
     // SAFETY: `pop` on the worker's own thread.
     let job = unsafe { worker.deque.pop() }.map(JobRef);
     Some(run(worker, job))

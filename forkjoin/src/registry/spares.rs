@@ -4,10 +4,38 @@ use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;
 use crate::job::JobRef;
+use std::cell::RefCell;
 use std::ptr;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{AtomicPtr, AtomicUsize};
 use std::sync::{Arc, Mutex, PoisonError};
+
+thread_local! {
+    /// The spare standing in for this thread, which is inside `blocking`, and the spare's
+    /// slot: set when `blocking` starts one, taken when the thread takes its index back.
+    static STAND_IN: RefCell<Option<(Arc<StandIn>, usize)>> = const { RefCell::new(None) };
+}
+
+impl Registry {
+    /// Records that the spare in `slot` now stands in for this thread (see `blocking`).
+    pub(crate) fn stands_in(stand_in: Arc<StandIn>, slot: usize) {
+        STAND_IN.with(|s| *s.borrow_mut() = Some((stand_in, slot)));
+    }
+
+    /// The calling thread, inside `blocking`, runs pool code under its own index again (its
+    /// closure has returned, or it is about to take a task: `Worker::find_work`): if a spare
+    /// stands in for it, it asks for its index back and waits until the spare has finished
+    /// its task and handed it back.
+    pub(crate) fn take_index_back(&self) {
+        let Some((stand_in, slot)) = STAND_IN.with(|s| s.borrow_mut().take()) else {
+            return;
+        };
+        stand_in.ask_back();
+        // The fence pairs with the parking spare's (`StandIn::ask_back`).
+        self.sleep.fence_and_wake(slot);
+        stand_in.wait_until_handed_back();
+    }
+}
 
 /// The slots of spare threads (see `blocking`), made on first use and kept for reuse until
 /// the pool is dropped: a spare is a full worker (frames, deque, counters), too large to

@@ -338,16 +338,21 @@ impl Worker {
         }
     }
 
+    /// Inside `blocking`, a spare may hold this thread's index: takes it back, before this
+    /// thread runs any task under it.
+    #[inline]
+    pub(crate) fn reclaim_index(&self) {
+        // SAFETY: owner-only state, on the owner's thread.
+        if unsafe { (*self.owner_state()).blocking } {
+            self.registry().take_index_back();
+        }
+    }
+
     /// Finds a job: own deque first (LIFO), then the hinted victim (the thief of the job we
     /// wait for: stealing back its subtasks helps it finish ours, as the JDK pool does), then a sweep of
     /// the other deques and the submission queues from a random start (FIFO steals).
     pub(crate) fn find_work(&self, hint: Option<usize>) -> Option<JobRef> {
-        // Inside `blocking`, a spare may hold this thread's index: take it back before
-        // running any task under it.
-        // SAFETY: owner-only state, on the owner's thread.
-        if unsafe { (*self.owner_state()).blocking } {
-            crate::blocking::take_index_back(self.registry());
-        }
+        self.reclaim_index();
         let found = self.search(hint);
         if let Some((_, source)) = found {
             // SAFETY: owner-only state, on the owner's thread.
