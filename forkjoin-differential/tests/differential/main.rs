@@ -37,3 +37,4 @@ macro_rules! same_on_both {
 
 mod common;
 mod answers;
+mod adaptors;
