@@ -2,7 +2,7 @@
 //! discards: rayon runs `skip`'s skipped items (for their side effects), never `take`'s
 //! dropped ones, and every item before a `step_by`, `chunks` or `skip_any`.
 
-use crate::common::{on_each_pool, Counter};
+use crate::common::{on_each_pool, Cloned, Counter};
 
 same_on_both! {
     /// `skip` runs the closures on the items it skips, at either end and at any count.
@@ -23,6 +23,44 @@ same_on_both! {
             ((0..1000).into_par_iter().map(m).take(50).skip(10).sum(), c.take()),
             ((0..1000).into_par_iter().map(m).skip(10).skip(20).sum(), c.take()),
             ((0..1000).into_par_iter().map(m).skip(990).map(m).sum(), c.take()),
+            ((0..1000).into_par_iter().map(m).with_max_len(7).skip(900).count(), c.take()),
+            ((0..1000).into_par_iter().inspect(|_| c.hit()).skip(900).count(), c.take()),
+            ((0..1000).into_par_iter().update(|_| c.hit()).skip(900).count(), c.take()),
+        ])
+    }
+}
+
+same_on_both! {
+    /// `skip` runs its skipped items also when the consumer after it stops early.
+    fn skip_before_a_search() -> Vec<(Option<usize>, bool, Option<usize>, bool)> {
+        let c = Counter::default();
+        let m = |x: usize| {
+            c.hit();
+            x
+        };
+        on_each_pool!((
+            (0..1000).into_par_iter().map(m).skip(900).find_first(|&x| x == 950),
+            c.within(951, 1000),
+            (0..1000).into_par_iter().map(m).skip(900).find_any(|_| true).map(|_| 0),
+            c.within(901, 1000),
+        ))
+    }
+}
+
+same_on_both! {
+    /// `cloned` clones the items `skip` skips (it runs them) and not those `take` drops.
+    fn cloned_counts() -> Vec<Vec<(usize, usize)>> {
+        let c = Counter::default();
+        let v: Vec<Cloned<'_>> = (0..100).map(|i| Cloned(i, &c)).collect();
+        on_each_pool!(vec![
+            (v.par_iter().cloned().skip(90).map(|x| x.0).sum(), c.take()),
+            (v.par_iter().cloned().take(10).map(|x| x.0).sum(), c.take()),
+            (v.par_iter().cloned().step_by(10).map(|x| x.0).sum(), c.take()),
+            (v.par_iter().cloned().rev().skip(95).map(|x| x.0).sum(), c.take()),
+            (v.par_iter().cloned().zip(0..50).map(|(x, _)| x.0).sum(), c.take()),
+            (v.par_iter().cloned().zip(0..50).rev().map(|(x, _)| x.0).sum(), c.take()),
+            (v.par_iter().cloned().chunks(30).map(|x| x.len()).sum(), c.take()),
+            (v.par_iter().cloned().filter(|x| x.0 % 2 == 0).count(), c.take()),
         ])
     }
 }
@@ -342,6 +380,26 @@ same_on_both! {
                 b.take()
             ),
             (
+                long.par_iter().copied().map(ma).zip(short.par_iter().map(mb)).count(),
+                a.take(),
+                b.take()
+            ),
+            (
+                long.par_iter().cloned().map(ma).zip(short.par_iter().map(mb)).count(),
+                a.take(),
+                b.take()
+            ),
+            (
+                long.par_iter().copied().inspect(|_| a.hit()).zip(short.par_iter().map(mb)).count(),
+                a.take(),
+                b.take()
+            ),
+            (
+                long.par_iter().map(|&x| ma(x)).enumerate().zip(short.par_iter().map(mb)).count(),
+                a.take(),
+                b.take()
+            ),
+            (
                 (long.clone(), short.clone(), long.clone())
                     .into_par_iter()
                     .map(|(x, y, z)| ma(x) + ma(y) + ma(z))
@@ -510,4 +568,48 @@ same_on_both! {
             )
         })
     }
+}
+
+/// `fold`'s identity (and `map_init`'s and `for_each_init`'s `init`) at one worker: rayon
+/// splits a loop before it runs, into two pieces even on one worker, and runs the identity
+/// once per piece; forkjoin splits only when an idle worker asks (DESIGN.md, section 8), so
+/// on one worker it runs it once. rayon leaves the number open ("any number of times"); the
+/// difference is forkjoin's on purpose, and is checked here as each runtime's own.
+#[test]
+fn fold_identity_at_one_worker_runs_once_per_piece() {
+    let init = Counter::default();
+    let on_rayon = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let pieces = on_rayon.install(|| {
+        use rayon::prelude::*;
+        (0..1000)
+            .into_par_iter()
+            .fold(|| init.hit(), |_, _| ())
+            .count()
+    });
+    assert_eq!((pieces, init.take()), (2, 2));
+    let on_forkjoin = forkjoin::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let runs = on_forkjoin.install(|| {
+        use forkjoin::prelude::*;
+        let pieces = (0..1000)
+            .into_par_iter()
+            .fold(|| init.hit(), |_, _| ())
+            .count();
+        let folds = init.take();
+        let mapped = (0..1000)
+            .into_par_iter()
+            .map_init(|| init.hit(), |_, x| x)
+            .count();
+        let maps = init.take();
+        (0..1000)
+            .into_par_iter()
+            .for_each_init(|| init.hit(), |_, _| ());
+        (pieces, folds, mapped, maps, init.take())
+    });
+    assert_eq!(runs, (1, 1, 1000, 1, 1));
 }

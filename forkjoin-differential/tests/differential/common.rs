@@ -35,6 +35,12 @@ impl Counter {
     pub(crate) fn take(&self) -> usize {
         self.0.swap(0, Relaxed)
     }
+
+    /// Whether the runs counted so far are within `least..=most` (for counts the schedule
+    /// decides), and starts again from zero.
+    pub(crate) fn within(&self, least: usize, most: usize) -> bool {
+        (least..=most).contains(&self.take())
+    }
 }
 
 /// Runs `f`, catching a panic: its value, or the panic's message.
@@ -95,5 +101,15 @@ impl Drop for Tracked<'_> {
 impl std::fmt::Debug for Tracked<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Tracked({})", self.0)
+    }
+}
+
+/// A value whose clones are counted by a [`Counter`].
+pub(crate) struct Cloned<'a>(pub(crate) usize, pub(crate) &'a Counter);
+
+impl Clone for Cloned<'_> {
+    fn clone(&self) -> Self {
+        self.1.hit();
+        Cloned(self.0, self.1)
     }
 }

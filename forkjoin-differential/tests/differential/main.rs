@@ -38,3 +38,7 @@ macro_rules! same_on_both {
 mod common;
 mod answers;
 mod adaptors;
+mod consumers;
+mod iter_panics;
+mod drops;
+mod sources;
