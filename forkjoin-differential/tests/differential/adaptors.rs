@@ -2,6 +2,9 @@
 //! discards: rayon runs `skip`'s skipped items (for their side effects), never `take`'s
 //! dropped ones, and every item before a `step_by`, `chunks` or `skip_any`.
 
+// A program returns its observations as one value: tuples of what it saw, per pool.
+#![allow(clippy::type_complexity)]
+
 use crate::common::{on_each_pool, Cloned, Counter};
 
 same_on_both! {

@@ -1,6 +1,9 @@
 //! The consumers: their answers, and how many times the closures run where rayon fixes it
 //! (everything, when nothing stops a search early; within bounds when a search stops).
 
+// A program returns its observations as one value: tuples of what it saw, per pool.
+#![allow(clippy::type_complexity)]
+
 use crate::common::{on_each_pool, Counter};
 use std::collections::{BTreeMap, BTreeSet, HashSet, LinkedList, VecDeque};
 

@@ -3,6 +3,9 @@
 //! when a closure panics. (rayon drops each exactly once; what is compared is the answer
 //! and the list of items not dropped exactly once, which must be empty.)
 
+// A program returns its observations as one value: tuples of what it saw, per pool.
+#![allow(clippy::type_complexity)]
+
 use crate::common::{caught, on_each_pool, DropLog, Tracked};
 
 /// The values of tracked items.

@@ -2,6 +2,9 @@
 //! the caller (also an item an adaptor discards, as `skip` runs its skipped items), one in
 //! an item rayon never runs (past a `take`) does not happen; the pool works on after it.
 
+// A program returns its observations as one value: tuples of what it saw, per pool.
+#![allow(clippy::type_complexity)]
+
 use crate::common::{caught, on_each_pool};
 
 /// The item whose closure panics.

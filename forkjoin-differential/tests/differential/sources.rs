@@ -1,6 +1,9 @@
 //! Sources: strings, slices, collections, `par_bridge`, and the items they hand out; how
 //! many times the closures after them run, and drops of the items they own.
 
+// A program returns its observations as one value: tuples of what it saw, per pool.
+#![allow(clippy::type_complexity)]
+
 use crate::common::{on_each_pool, Counter, DropLog};
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, LinkedList, VecDeque};
 
