@@ -34,6 +34,44 @@ same_on_both! {
 }
 
 same_on_both! {
+    /// `chain` under `skip` and `take`, and `zip` over chained or char iterators: the same
+    /// closures run on both sides as in rayon. (Not compared: a forward `zip` whose longer
+    /// side is a char or inclusive range, which rayon iterates with std's random-access
+    /// `Range` and forkjoin with iterators of its own, so that forkjoin runs that side's
+    /// closures on one more item.)
+    fn chain_counts() -> Vec<Vec<(usize, usize, usize)>> {
+        let a = Counter::default();
+        let b = Counter::default();
+        let ma = |x: usize| {
+            a.hit();
+            x
+        };
+        let mb = |x: usize| {
+            b.hit();
+            x
+        };
+        let ca = |ch: char| {
+            a.hit();
+            ch as usize
+        };
+        on_each_pool!(vec![
+            ((0..100).into_par_iter().map(ma).chain((0..100).into_par_iter().map(mb)).skip(150).sum(), a.take(), b.take()),
+            ((0..100).into_par_iter().map(ma).chain((0..100).into_par_iter().map(mb)).skip(50).sum(), a.take(), b.take()),
+            ((0..100).into_par_iter().map(ma).chain((0..100).into_par_iter().map(mb)).take(50).sum(), a.take(), b.take()),
+            ((0..100).into_par_iter().map(ma).chain((0..100).into_par_iter().map(mb)).take(150).sum(), a.take(), b.take()),
+            ((0..100).into_par_iter().map(ma).chain((0..100).into_par_iter().map(mb)).rev().take(150).sum(), a.take(), b.take()),
+            ((0..100).into_par_iter().map(ma).chain((0..100).into_par_iter().map(mb)).zip(0..150).count(), a.take(), b.take()),
+            ((0..100).into_par_iter().map(ma).chain((0..100).into_par_iter().map(mb)).zip(0..50).count(), a.take(), b.take()),
+            ((0..100).into_par_iter().map(ma).chain((0..100).into_par_iter().map(mb)).zip(0..150).rev().count(), a.take(), b.take()),
+            ((0..100).into_par_iter().map(ma).with_min_len(30).skip(70).count(), a.take(), b.take()),
+            ((0..100).into_par_iter().map(ma).with_max_len(3).zip(0..50).count(), a.take(), b.take()),
+            (('a'..'z').into_par_iter().map(ca).zip(0..5).rev().count(), a.take(), b.take()),
+            (('a'..='z').into_par_iter().map(ca).skip(20).count(), a.take(), b.take()),
+        ])
+    }
+}
+
+same_on_both! {
     /// `skip` runs its skipped items also when the consumer after it stops early.
     fn skip_before_a_search() -> Vec<(Option<usize>, bool, Option<usize>, bool)> {
         let c = Counter::default();
