@@ -35,10 +35,15 @@ macro_rules! same_on_both {
     };
 }
 
+mod adaptors;
 mod answers;
 mod common;
+mod consumers;
+mod drops;
 mod entry;
 mod environment;
 mod indices;
+mod iter_panics;
 mod pools;
+mod sources;
 mod spawns;

@@ -1183,7 +1183,10 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Pairs every item with the item at the same position of `zip_op`; as long as the
-    /// shorter of the two.
+    /// shorter of the two. As in rayon, the closures before the longer side run on its
+    /// unpaired items only where `std::iter::Zip` takes them: when iterated backward (all
+    /// of them), or one more item at the end of a side that is not random-access (a `Vec`'s
+    /// items, unlike a range or slice).
     ///
     /// ```
     /// use forkjoin::prelude::*;
@@ -1466,18 +1469,32 @@ pub trait IndexedParallelIterator: ParallelIterator {
         StepBy::new(self, step)
     }
 
-    /// All but the first `n` items.
+    /// All but the first `n` items. As in rayon, the skipped items are still produced and
+    /// dropped: the closures before `skip` run on them too (in parallel, after the items
+    /// kept), and a panic in one reaches the caller.
     ///
     /// ```
     /// use forkjoin::prelude::*;
+    /// use std::sync::atomic::{AtomicUsize, Ordering};
     /// let v: Vec<i32> = (0..5).into_par_iter().skip(3).collect();
     /// assert_eq!(v, [3, 4]);
+    ///
+    /// let runs = AtomicUsize::new(0);
+    /// let kept = (0..100)
+    ///     .into_par_iter()
+    ///     .inspect(|_| {
+    ///         runs.fetch_add(1, Ordering::Relaxed);
+    ///     })
+    ///     .skip(90)
+    ///     .count();
+    /// assert_eq!((kept, runs.into_inner()), (10, 100));
     /// ```
     fn skip(self, n: usize) -> Skip<Self> {
         Skip::new(self, n)
     }
 
-    /// The first `n` items.
+    /// The first `n` items. The rest are never produced (an owning iterator drops them),
+    /// so the closures before `take` do not run on them, as in rayon.
     ///
     /// ```
     /// use forkjoin::prelude::*;

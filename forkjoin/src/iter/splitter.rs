@@ -167,8 +167,12 @@ impl Drop for LoopGuard<'_> {
 }
 
 /// A run with one folder for all its chunks (consumers that can split a running folder).
-/// One fold call site (the last chunk is split off an empty rest like the others), so that
-/// the producer's loop is inlined once.
+/// One fold call site, so that the producer's loop is inlined once.
+///
+/// The last chunk is the whole rest of the producer, not split off an empty rest: a
+/// producer may hold items past its length that its sequential iterator still touches at
+/// the end (the longer side of a `zip`, whose closures `std::iter::Zip` runs on one more
+/// item), as the last piece of rayon's does.
 #[inline]
 fn run_folder<P, C>(
     mut len: usize,
@@ -183,7 +187,12 @@ where
 {
     loop {
         let take = pace.chunk.min(len);
-        let (head, tail) = producer.split_at(take);
+        let (head, tail) = if take < len {
+            let (head, tail) = producer.split_at(take);
+            (head, Some(tail))
+        } else {
+            (producer, None)
+        };
         folder = if take <= SHORT_CHUNK {
             // A vectorised loop's set-up costs more than a few items.
             let mut folder = folder;
@@ -194,9 +203,12 @@ where
         } else {
             head.fold_with(folder)
         };
+        let Some(tail) = tail else {
+            return folder.complete();
+        };
         producer = tail;
         len -= take;
-        if len == 0 || folder.full() {
+        if folder.full() {
             return folder.complete();
         }
         if pace.boundary(take, len, bounds) {

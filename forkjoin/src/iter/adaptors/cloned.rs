@@ -56,8 +56,31 @@ impl<I, F> Inspect<I, F> {
 /// One item in, one item out.
 pub(crate) trait Step<In>: Copy + Send + Sync {
     type Out: Send;
+    /// The sequential iterator of a producer with this step over `I`: std's `Cloned` and
+    /// `Copied` for `cloned` and `copied`, as in rayon, else `StepIter`. It matters to a
+    /// `zip` of unequal lengths: std's `Zip` takes one item past the shorter side's end
+    /// from the longer side (running its closures) unless that side is random-access, as
+    /// `Cloned` and `Copied` of a slice iterator are and `StepIter` cannot be.
+    type Iter<I: DoubleEndedIterator<Item = In> + ExactSizeIterator>: DoubleEndedIterator<Item = Self::Out>
+        + ExactSizeIterator;
     fn apply(self, item: In) -> Self::Out;
+    fn iter<I: DoubleEndedIterator<Item = In> + ExactSizeIterator>(self, base: I) -> Self::Iter<I>;
 }
+
+/// `Step::Iter` and `Step::iter` of a step whose sequential iterator is a `StepIter`.
+macro_rules! step_iter {
+    ($in:ty) => {
+        type Iter<I: DoubleEndedIterator<Item = $in> + ExactSizeIterator> = StepIter<I, Self>;
+        #[inline]
+        fn iter<I: DoubleEndedIterator<Item = $in> + ExactSizeIterator>(
+            self,
+            base: I,
+        ) -> StepIter<I, Self> {
+            StepIter::new(base, self)
+        }
+    };
+}
+pub(crate) use step_iter;
 
 #[derive(Clone, Copy)]
 pub(crate) struct CloneStep;
@@ -74,22 +97,39 @@ impl<F> Copy for InspectStep<'_, F> {}
 
 impl<'a, T: 'a + Clone + Send> Step<&'a T> for CloneStep {
     type Out = T;
+    type Iter<I: DoubleEndedIterator<Item = &'a T> + ExactSizeIterator> = std::iter::Cloned<I>;
     #[inline(always)]
     fn apply(self, item: &'a T) -> T {
         item.clone()
+    }
+    #[inline]
+    fn iter<I: DoubleEndedIterator<Item = &'a T> + ExactSizeIterator>(
+        self,
+        base: I,
+    ) -> Self::Iter<I> {
+        base.cloned()
     }
 }
 
 impl<'a, T: 'a + Copy + Send> Step<&'a T> for CopyStep {
     type Out = T;
+    type Iter<I: DoubleEndedIterator<Item = &'a T> + ExactSizeIterator> = std::iter::Copied<I>;
     #[inline(always)]
     fn apply(self, item: &'a T) -> T {
         *item
+    }
+    #[inline]
+    fn iter<I: DoubleEndedIterator<Item = &'a T> + ExactSizeIterator>(
+        self,
+        base: I,
+    ) -> Self::Iter<I> {
+        base.copied()
     }
 }
 
 impl<T: Send, F: Fn(&T) + Sync> Step<T> for InspectStep<'_, F> {
     type Out = T;
+    step_iter!(T);
     #[inline(always)]
     fn apply(self, item: T) -> T {
         (self.0)(&item);
@@ -184,13 +224,10 @@ where
     S: Step<P::Item>,
 {
     type Item = S::Out;
-    type IntoIter = StepIter<P::IntoIter, S>;
+    type IntoIter = S::Iter<P::IntoIter>;
 
     fn into_iter(self) -> Self::IntoIter {
-        StepIter {
-            base: self.base.into_iter(),
-            step: self.step,
-        }
+        self.step.iter(self.base.into_iter())
     }
 
     fn min_len(&self) -> usize {
@@ -224,10 +261,17 @@ where
     }
 }
 
-/// The sequential iterator of a `StepProducer`.
+/// The sequential iterator of a `StepProducer` whose step has no std iterator.
 pub(crate) struct StepIter<I, S> {
     base: I,
     step: S,
+}
+
+impl<I, S> StepIter<I, S> {
+    #[inline]
+    pub(crate) fn new(base: I, step: S) -> Self {
+        StepIter { base, step }
+    }
 }
 
 impl<I: Iterator, S: Step<I::Item>> Iterator for StepIter<I, S> {

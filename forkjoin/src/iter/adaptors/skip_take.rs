@@ -1,8 +1,13 @@
-//! `skip` and `take`: the producer is split once, at the start, and the unwanted part
-//! dropped (an owning producer drops its items then).
+//! `skip` and `take`: the producer is split once, at the start. `take` drops the part after
+//! its items unrun (an owning producer drops its items then); `skip`, as rayon's, runs the
+//! part it skips for the side effects of the closures before it, after the items it keeps.
 
-use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
+use crate::iter::consumers::NoopConsumer;
+use crate::iter::plumbing::{
+    bridge, bridge_producer_consumer, Consumer, Producer, ProducerCallback, UnindexedConsumer,
+};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
+use crate::panic::catch;
 
 /// `skip`. See [`IndexedParallelIterator::skip`].
 #[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
@@ -35,7 +40,7 @@ impl<I: IndexedParallelIterator> Take<I> {
 }
 
 /// Splits the base's producer at `n` and hands on the left part (`take`) or the right
-/// (`skip`).
+/// (`skip`, which then runs the left part into a consumer that drops its items).
 struct Callback<CB> {
     callback: CB,
     n: usize,
@@ -50,8 +55,17 @@ impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             drop(right);
             self.callback.callback(left)
         } else {
-            drop(left);
-            self.callback.callback(right)
+            // rayon runs the skipped part in a scope beside the rest: every closure before
+            // the `skip` runs on every item, and a panic in the skipped part reaches the
+            // caller. Here it runs after the rest (as on rayon's single worker), in
+            // parallel itself; a panic in either part waits for the other to finish, and the
+            // kept part's is raised first.
+            let kept = catch(|| self.callback.callback(right));
+            let skipped = catch(|| bridge_producer_consumer(self.n, left, NoopConsumer));
+            match (kept, skipped) {
+                (Ok(out), Ok(())) => out,
+                (Err(panic), _) | (Ok(_), Err(panic)) => panic.resume(),
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! `update`: mutates every item in place before passing it on. An item-by-item step, so it
 //! shares `cloned`'s producer, consumer and folder and keeps the iterator indexed.
 
-use super::cloned::{step_adaptor, Step, StepCallback, StepOp};
+use super::cloned::{step_adaptor, step_iter, Step, StepCallback, StepIter, StepOp};
 use super::filter::copy_ref_wrapper;
 use super::item_wise::ItemWise;
 use crate::iter::plumbing::{Consumer, ProducerCallback, UnindexedConsumer};
@@ -35,6 +35,7 @@ copy_ref_wrapper!(UpdateStep);
 
 impl<T: Send, F: Fn(&mut T) + Sync> Step<T> for UpdateStep<'_, F> {
     type Out = T;
+    step_iter!(T);
     #[inline(always)]
     fn apply(self, mut item: T) -> T {
         (self.0)(&mut item);

@@ -1,5 +1,5 @@
 //! `zip`: pairs the items of two indexed iterators (producer-side: both producers split
-//! at the same index). As long as the shorter one; the longer is cut first.
+//! at the same index). As long as the shorter one.
 
 use crate::iter::plumbing::{bridge, Consumer, Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
@@ -53,7 +53,6 @@ where
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         struct Callback<CB> {
             callback: CB,
-            len: usize,
         }
 
         impl<CB, TA, TB> PairCallback<TA, TB> for Callback<CB>
@@ -66,16 +65,15 @@ where
                 PA: Producer<Item = TA>,
                 PB: Producer<Item = TB>,
             {
-                // Cut both to the common length, so that the producers agree on every
-                // index (and an owning producer drops its extra items here).
-                let (a, _) = a.split_at(self.len);
-                let (b, _) = b.split_at(self.len);
+                // Not cut to the common length, as in rayon: the longer producer's extra
+                // items stay in the last piece, where `std::iter::Zip` decides which of
+                // them run (a reversed zip runs them all, trimming from the back), and an
+                // owning producer drops them with that piece.
                 self.callback.callback(ZipProducer { a, b })
             }
         }
 
-        let len = self.len();
-        with_producers(self.a, self.b, Callback { callback, len })
+        with_producers(self.a, self.b, Callback { callback })
     }
 }
 
