@@ -34,11 +34,8 @@ same_on_both! {
 }
 
 same_on_both! {
-    /// `chain` under `skip` and `take`, and `zip` over chained or char iterators: the same
-    /// closures run on both sides as in rayon. (Not compared: a forward `zip` whose longer
-    /// side is a char or inclusive range, which rayon iterates with std's random-access
-    /// `Range` and forkjoin with iterators of its own, so that forkjoin runs that side's
-    /// closures on one more item.)
+    /// `chain` under `skip` and `take`, and `zip` over chained, char or small inclusive
+    /// ranges, forward and reversed: the same closures run on both sides as in rayon.
     fn chain_counts() -> Vec<Vec<(usize, usize, usize)>> {
         let a = Counter::default();
         let b = Counter::default();
@@ -66,6 +63,11 @@ same_on_both! {
             ((0..100).into_par_iter().map(ma).with_min_len(30).skip(70).count(), a.take(), b.take()),
             ((0..100).into_par_iter().map(ma).with_max_len(3).zip(0..50).count(), a.take(), b.take()),
             (('a'..'q').into_par_iter().map(ca).zip(0..5).rev().count(), a.take(), b.take()),
+            (('a'..'q').into_par_iter().map(ca).zip(0..5).count(), a.take(), b.take()),
+            (('a'..='q').into_par_iter().map(ca).zip(0..5).count(), a.take(), b.take()),
+            ((0..=20u8).into_par_iter().map(|x| ma(x as usize)).zip(0..5).count(), a.take(), b.take()),
+            ((-10..=10i16).into_par_iter().map(|x| ma(x as usize)).zip(0..5).count(), a.take(), b.take()),
+            ((0..=u8::MAX).into_par_iter().map(|x| ma(x as usize)).zip(0..5).rev().count(), a.take(), b.take()),
             (('a'..='z').into_par_iter().map(ca).skip(20).count(), a.take(), b.take()),
         ])
     }

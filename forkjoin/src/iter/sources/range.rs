@@ -56,8 +56,8 @@ where
 }
 
 /// The producer of an indexed range.
-struct RangeProducer<T> {
-    range: Range<T>,
+pub(crate) struct RangeProducer<T> {
+    pub(crate) range: Range<T>,
 }
 
 /// Declares, in a range module (`range`, `range_inclusive`), the sealed traits `Integer`
@@ -345,47 +345,22 @@ pub(crate) struct CharProducer {
     pub(crate) indices: Range<u32>,
 }
 
-/// The sequential iterator of a `CharProducer`.
-pub(crate) struct CharIter {
-    /// As `CharProducer::indices`.
-    indices: Range<u32>,
+/// The sequential iterator of a `CharProducer`: std's `Map` over the index range, which
+/// std's `Zip` reads by position (as it does rayon's std char ranges), so that zipped with a
+/// shorter side it runs none of this side's extra items.
+pub(crate) type CharIter = std::iter::Map<Range<u32>, fn(u32) -> char>;
+
+/// The char of index `i`, one of a `CharProducer`'s `indices`.
+#[inline]
+fn char_at(i: u32) -> char {
+    let u = if i >= GAP_START { i + GAP_LEN } else { i };
+    debug_assert!(char::from_u32(u).is_some());
+    // SAFETY: `i` is the index of a char (see `CharProducer::indices`, the only range this
+    // is mapped over), and this is the inverse of `char_index`: below the gap an index is its
+    // code point, from the gap on the code point is past the surrogates. So `u` is that
+    // char's code point.
+    unsafe { char::from_u32_unchecked(u) }
 }
-
-impl CharIter {
-    /// The char of index `i`, one of `self.indices`.
-    #[inline]
-    fn char_at(i: u32) -> char {
-        let u = if i >= GAP_START { i + GAP_LEN } else { i };
-        debug_assert!(char::from_u32(u).is_some());
-        // SAFETY: `i` is the index of a char (see `CharProducer::indices`), and this is the
-        // inverse of `char_index`: below the gap an index is its code point, from the gap
-        // on the code point is past the surrogates. So `u` is that char's code point.
-        unsafe { char::from_u32_unchecked(u) }
-    }
-}
-
-impl Iterator for CharIter {
-    type Item = char;
-
-    #[inline]
-    fn next(&mut self) -> Option<char> {
-        self.indices.next().map(CharIter::char_at)
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.indices.size_hint()
-    }
-}
-
-impl DoubleEndedIterator for CharIter {
-    #[inline]
-    fn next_back(&mut self) -> Option<char> {
-        self.indices.next_back().map(CharIter::char_at)
-    }
-}
-
-impl ExactSizeIterator for CharIter {}
 
 impl Producer for CharProducer {
     type Item = char;
@@ -393,9 +368,7 @@ impl Producer for CharProducer {
 
     #[inline]
     fn into_iter(self) -> CharIter {
-        CharIter {
-            indices: self.indices,
-        }
+        self.indices.map(char_at as fn(u32) -> char)
     }
 
     #[inline]

@@ -25,7 +25,7 @@
 //! let pairs: Vec<(i32, i32)> = (1..=3i32).into_par_iter().zip(1..=3i32).collect();
 //! ```
 
-use super::range::{char_index, drive_wide, CharProducer, OffsetProducer};
+use super::range::{char_index, drive_wide, CharProducer, OffsetProducer, RangeProducer};
 use crate::iter::plumbing::{bridge, Consumer, ProducerCallback, Reducer, UnindexedConsumer};
 use crate::iter::splitter::join_in_order;
 use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
@@ -107,7 +107,13 @@ macro_rules! indexed_inclusive {
 
             fn range_producer<CB: ProducerCallback<$t>>(iter: Iter<$t>, callback: CB) -> CB::Output {
                 let (start, n) = bounds!(iter, $u).map_or((0, 0), |(s, last)| (s, last as usize + 1));
-                callback.callback(OffsetProducer { start, offsets: 0..n })
+                // Below the type's maximum, std's exclusive range runs it, as rayon's does:
+                // std's `Zip` reads it by position, so zipped with a shorter side it runs
+                // none of this side's extra items.
+                match (*iter.range.end()).checked_add(1) {
+                    Some(end) if n > 0 => callback.callback(RangeProducer { range: start..end }),
+                    _ => callback.callback(OffsetProducer { start, offsets: 0..n }),
+                }
             }
         }
     )*};
