@@ -10,28 +10,40 @@ use std::sync::{mpsc, Arc, Mutex};
 type Handlers = (Vec<usize>, Vec<(usize, Option<usize>)>);
 
 same_on_both! {
-    /// Dropping a pool returns at once although its one worker runs a job that waits for a
-    /// message sent after the drop; the job still runs, and the exit handler runs after it.
+    /// Dropping a pool returns at once although one of its workers runs a job that waits
+    /// for a message sent after the drop; the job still runs, and every worker's exit
+    /// handler runs (on a one-worker pool, after the job).
     fn dropping_a_pool_returns_at_once_and_its_queued_job_still_runs()
-        -> (bool, Vec<&'static str>, Vec<&'static str>)
+        -> Vec<(bool, bool, Vec<&'static str>)>
     {
-        let (events_tx, events) = mpsc::channel::<&'static str>();
-        let (go_tx, go) = mpsc::channel::<()>();
-        let exit_tx = Mutex::new(events_tx.clone());
-        let pool = rt::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .exit_handler(move |_| exit_tx.lock().unwrap().send("exit").unwrap())
-            .build()
-            .unwrap();
-        pool.spawn(move || {
-            go.recv().unwrap();
-            events_tx.send("job").unwrap();
-        });
-        let returned = watchdog(move || drop(pool)).is_some();
-        let before: Vec<_> = events.try_iter().collect();
-        go_tx.send(()).unwrap();
-        let after = (0..2).filter_map(|_| events.recv_timeout(PATIENCE).ok()).collect();
-        (returned, before, after)
+        WORKERS
+            .iter()
+            .map(|&n| {
+                let (events_tx, events) = mpsc::channel::<&'static str>();
+                let (go_tx, go) = mpsc::channel::<()>();
+                let exit_tx = Mutex::new(events_tx.clone());
+                let pool = rt::ThreadPoolBuilder::new()
+                    .num_threads(n)
+                    .exit_handler(move |_| exit_tx.lock().unwrap().send("exit").unwrap())
+                    .build()
+                    .unwrap();
+                pool.spawn(move || {
+                    go.recv().unwrap();
+                    events_tx.send("job").unwrap();
+                });
+                let returned = watchdog(move || drop(pool)).is_some();
+                // Idle workers may exit at once; the job waits for `go`.
+                let mut all: Vec<_> = events.try_iter().collect();
+                let job_before_go = all.contains(&"job");
+                go_tx.send(()).unwrap();
+                let more = n + 1 - all.len();
+                all.extend((0..more).filter_map(|_| events.recv_timeout(PATIENCE).ok()));
+                if n > 1 {
+                    all.sort_unstable();
+                }
+                (returned, job_before_go, all)
+            })
+            .collect()
     }
 }
 
