@@ -240,3 +240,54 @@ same_on_both! {
         sums
     }
 }
+
+same_on_both! {
+    /// The other entry points, from `main`: `spawn_broadcast` on a pool and in a scope reach
+    /// every worker once; the global `spawn` and `spawn_fifo` run on pool threads;
+    /// `in_place_scope_fifo` runs its tasks; `join_context` returns both results; a pool's
+    /// `current_thread_has_pending_tasks` and `current_thread_index` are `None` outside it.
+    #[allow(clippy::type_complexity)]
+    fn the_other_entry_points() -> Vec<(Vec<usize>, Vec<usize>, [bool; 2], usize, (u8, u8), Option<bool>, Option<usize>)> {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        use std::sync::{mpsc, Mutex};
+        let me = std::thread::current().id();
+        WORKERS
+            .iter()
+            .map(|&n| {
+                let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                let (tx, rx) = mpsc::channel();
+                let tx = Mutex::new(tx);
+                pool.spawn_broadcast(move |ctx| tx.lock().unwrap().send(ctx.index()).unwrap());
+                let mut spawned: Vec<usize> = (0..n).map(|_| rx.recv().unwrap()).collect();
+                spawned.sort_unstable();
+                let in_scope = Mutex::new(Vec::new());
+                pool.scope(|s| s.spawn_broadcast(|_, ctx| in_scope.lock().unwrap().push(ctx.index())));
+                let mut in_scope = in_scope.into_inner().unwrap();
+                in_scope.sort_unstable();
+                let (tx, rx) = mpsc::channel();
+                let tx2 = tx.clone();
+                rt::spawn(move || tx.send(std::thread::current().id() != me).unwrap());
+                rt::spawn_fifo(move || tx2.send(std::thread::current().id() != me).unwrap());
+                let off_main = [rx.recv().unwrap(), rx.recv().unwrap()];
+                let ran = AtomicUsize::new(0);
+                rt::in_place_scope_fifo(|s| {
+                    for _ in 0..10 {
+                        s.spawn_fifo(|_| {
+                            ran.fetch_add(1, SeqCst);
+                        });
+                    }
+                });
+                let joined = pool.install(|| rt::join_context(|_| 1u8, |_| 2u8));
+                (
+                    spawned,
+                    in_scope,
+                    off_main,
+                    ran.load(SeqCst),
+                    joined,
+                    pool.current_thread_has_pending_tasks(),
+                    pool.current_thread_index(),
+                )
+            })
+            .collect()
+    }
+}
