@@ -656,3 +656,38 @@ fn fold_identity_at_one_worker_runs_once_per_piece() {
     });
     assert_eq!(runs, (1, 1, 1000, 1, 1));
 }
+
+same_on_both! {
+    /// The adaptors and consumers the other programs do not use: `positions` (its predicate
+    /// runs on every item), `intersperse`, the block adaptors before a search, `product`, the
+    /// parallel sorts and `walk_tree_prefix`: the same answers, and the same closure counts
+    /// where rayon fixes them.
+    #[allow(clippy::type_complexity)]
+    fn the_remaining_adaptors() -> Vec<(Vec<usize>, usize, Vec<u32>, Option<usize>, Option<usize>, u64, Vec<u32>, Vec<u32>)> {
+        let c = Counter::default();
+        on_each_pool!({
+            let positions = (0..100usize)
+                .into_par_iter()
+                .positions(|x| {
+                    c.hit();
+                    x % 7 == 0
+                })
+                .collect();
+            let interspersed = (0..10u32).into_par_iter().intersperse(99).collect();
+            let exponential = (0..10_000usize).into_par_iter().by_exponential_blocks().find_first(|&x| x > 5_000);
+            let uniform = (0..10_000usize).into_par_iter().by_uniform_blocks(100).find_first(|&x| x == 777);
+            let product = (1..=20u64).into_par_iter().product::<u64>();
+            let mut v: Vec<u32> = (0..5_000u32).map(|i| i.wrapping_mul(2_654_435_761) % 1_000).collect();
+            let mut w = v.clone();
+            v.par_sort();
+            w.par_sort_unstable_by_key(|&x| std::cmp::Reverse(x));
+            w.truncate(10);
+            v.truncate(10);
+            let tree: Vec<u32> = rt::iter::walk_tree_prefix(1u32, |&x| if x < 40 { vec![2 * x, 2 * x + 1] } else { vec![] })
+                .collect();
+            let mut seen = tree;
+            seen.truncate(12);
+            (positions, c.take(), interspersed, exponential, uniform, product, v, [w, seen].concat())
+        })
+    }
+}
