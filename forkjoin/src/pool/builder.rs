@@ -375,7 +375,8 @@ impl<S> PoolBuilder<S> {
             Some(0) => return Err(BuildError::ZeroThreads),
             Some(n) => n,
             None => default_threads(),
-        };
+        }
+        .min(super::MAX_THREADS);
         let stack = self.stack_size.unwrap_or(DEFAULT_STACK);
         if stack < MIN_STACK {
             return Err(BuildError::StackTooSmall {

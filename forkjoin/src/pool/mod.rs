@@ -458,9 +458,16 @@ pub fn current_num_threads() -> usize {
     }
 }
 
-/// The most workers a pool may have (rayon's `max_num_threads`): forkjoin sets no limit of
-/// its own, so this is `usize::MAX`; memory and the operating system set the real one
-/// (each worker takes a stack and about 40 KiB of queues).
+/// The most workers a pool may have (rayon's `max_num_threads`, the same 65,535): a larger
+/// `threads(n)`, or a larger count from the environment, is reduced to it, as in rayon.
+/// Programs size per-thread tables with it.
+///
+/// ```
+/// assert_eq!(forkjoin::max_num_threads(), 65_535);
+/// ```
 pub fn max_num_threads() -> usize {
-    usize::MAX
+    MAX_THREADS
 }
+
+/// See `max_num_threads`.
+pub(crate) const MAX_THREADS: usize = 0xFFFF;
