@@ -12,9 +12,7 @@
 //! rule on indices holds: a thread's index never changes, every index is below the pool's
 //! size, and no two threads run tasks under one index at once.
 
-use crate::registry::compensation::StandIn;
 use crate::registry::{Registry, Worker};
-use std::sync::Arc;
 
 /// Runs `f`, which may block (I/O, a lock, a channel, a sleep), without taking a core
 /// from the pool: as the JDK's `ForkJoinPool.managedBlock`, the pool first wakes a parked
@@ -105,9 +103,6 @@ impl Registry {
         if !self.compensation.reserve_spare() {
             return;
         }
-        let stand_in = Arc::new(StandIn::new());
-        if let Some(slot) = self.start_spare(worker.shown_index(), Arc::clone(&stand_in)) {
-            Registry::stands_in(stand_in, slot);
-        }
+        self.start_spare(worker.shown_index());
     }
 }

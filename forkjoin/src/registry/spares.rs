@@ -17,11 +17,6 @@ thread_local! {
 }
 
 impl Registry {
-    /// Records that the spare in `slot` now stands in for this thread (see `blocking`).
-    pub(crate) fn stands_in(stand_in: Arc<StandIn>, slot: usize) {
-        STAND_IN.with(|s| *s.borrow_mut() = Some((stand_in, slot)));
-    }
-
     /// The calling thread, inside `blocking`, runs pool code under its own index again (its
     /// closure has returned, or it is about to take a task: `Worker::find_work`): if a spare
     /// stands in for it, it asks for its index back and waits until the spare has finished
@@ -79,10 +74,11 @@ impl Drop for Spares {
 
 impl Registry {
     /// Starts a spare thread (its count was reserved by `Compensation::reserve_spare`) in a
-    /// free spare slot or a new one, standing in for the blocked thread whose index is
-    /// `shown_index` until it asks for it back through `stand_in`. Returns the spare's slot,
-    /// or `None` (the spare counted out again) if no slot or thread could be had.
-    pub(crate) fn start_spare(&self, shown_index: usize, stand_in: Arc<StandIn>) -> Option<usize> {
+    /// free spare slot or a new one, standing in for the calling thread, which is blocked
+    /// and whose index is `shown_index`, until it asks for it back (`take_index_back`). If
+    /// no slot or thread can be had, the spare is counted out again and the caller blocks
+    /// without one.
+    pub(crate) fn start_spare(&self, shown_index: usize) {
         // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
         let mut free = self
             .spares
@@ -99,7 +95,7 @@ impl Registry {
                     // thread can be started.
                     drop(free);
                     self.compensation.spare_gone();
-                    return None;
+                    return;
                 }
                 let worker = Box::new(Worker::new(self.workers.len() + k, self));
                 self.spares.slots[k].store(Box::into_raw(worker), SeqCst);
@@ -126,15 +122,16 @@ impl Registry {
         if self.config.stack_size > 0 {
             builder = builder.stack_size(self.config.stack_size);
         }
+        let stand_in = Arc::new(StandIn::new());
+        let spare_side = Arc::clone(&stand_in);
         // Detached: the blocked thread waits for the hand-back, not for the thread.
-        match builder.spawn(move || me.spare_main(index, &stand_in)) {
-            Ok(_) => Some(index),
+        match builder.spawn(move || me.spare_main(index, &spare_side)) {
+            Ok(_) => STAND_IN.with(|s| *s.borrow_mut() = Some((stand_in, index))),
             Err(_) => {
                 // No thread: the blocked thread waits without compensation, as before.
                 free.push(k);
                 self.idle.leave();
                 self.compensation.spare_gone();
-                None
             }
         }
     }
