@@ -2,7 +2,7 @@
 //! its items unrun (an owning producer drops its items then); `skip`, as rayon's, runs the
 //! part it skips for the side effects of the closures before it, after the items it keeps.
 
-use crate::iter::consumers::NoopConsumer;
+use crate::iter::consumers::for_each::ForEachConsumer;
 use crate::iter::plumbing::{
     bridge, bridge_producer_consumer, Consumer, Producer, ProducerCallback, UnindexedConsumer,
 };
@@ -61,7 +61,9 @@ impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             // parallel itself; a panic in either part waits for the other to finish, and the
             // kept part's is raised first.
             let kept = catch(|| self.callback.callback(right));
-            let skipped = catch(|| bridge_producer_consumer(self.n, left, NoopConsumer));
+            let skipped = catch(|| {
+                bridge_producer_consumer(self.n, left, ForEachConsumer { op: &drop::<T> })
+            });
             match (kept, skipped) {
                 (Ok(out), Ok(())) => out,
                 (Err(panic), _) | (Ok(_), Err(panic)) => panic.resume(),

@@ -13,8 +13,11 @@ where
     pi.drive_unindexed(ForEachConsumer { op })
 }
 
-struct ForEachConsumer<'f, F> {
-    op: &'f F,
+/// Runs `op` on every item. With `op` = `drop`, it runs a producer only for the side
+/// effects of the closures that make its items (`skip`'s skipped items, as rayon runs
+/// them); over a producer without side effects (a plain range) that loop compiles to nothing.
+pub(crate) struct ForEachConsumer<'f, F> {
+    pub(crate) op: &'f F,
 }
 
 impl<F> Clone for ForEachConsumer<'_, F> {

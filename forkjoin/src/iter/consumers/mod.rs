@@ -8,7 +8,7 @@ pub(crate) mod for_each;
 pub(crate) mod reduce;
 pub(crate) mod sum;
 
-use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
+use crate::iter::plumbing::Reducer;
 
 /// The reducer of consumers whose pieces produce nothing.
 pub(crate) struct NoopReducer;
@@ -18,62 +18,3 @@ impl Reducer<()> for NoopReducer {
     fn reduce(self, _left: (), _right: ()) {}
 }
 
-/// A consumer that drops its items: runs a producer for the side effects of the closures
-/// that make its items (`skip`'s skipped items, as rayon runs them). Over a producer without
-/// side effects (a plain range) its loop compiles to nothing.
-pub(crate) struct NoopConsumer;
-
-impl<T> Consumer<T> for NoopConsumer {
-    type Folder = NoopConsumer;
-    type Reducer = NoopReducer;
-    type Result = ();
-
-    fn split_at(self, _index: usize) -> (Self, Self, NoopReducer) {
-        (NoopConsumer, NoopConsumer, NoopReducer)
-    }
-
-    fn into_folder(self) -> Self {
-        self
-    }
-
-    fn full(&self) -> bool {
-        false
-    }
-
-    const SPLITS_FOLDER: bool = true;
-
-    fn split_folder(_folder: &mut Self, _keep: usize) -> (Self, NoopReducer) {
-        (NoopConsumer, NoopReducer)
-    }
-}
-
-impl<T> Folder<T> for NoopConsumer {
-    type Result = ();
-
-    #[inline]
-    fn consume(self, _item: T) -> Self {
-        self
-    }
-
-    #[inline]
-    fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        iter.into_iter().for_each(drop);
-        self
-    }
-
-    fn complete(self) {}
-
-    fn full(&self) -> bool {
-        false
-    }
-}
-
-impl<T> UnindexedConsumer<T> for NoopConsumer {
-    fn split_off_left(&self) -> Self {
-        NoopConsumer
-    }
-
-    fn to_reducer(&self) -> NoopReducer {
-        NoopReducer
-    }
-}
