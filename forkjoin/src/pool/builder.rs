@@ -7,7 +7,7 @@ use crate::build_error::{BuildError, MAX_STACK};
 use crate::registry::{
     self, allowed_cores, default_threads, CustomSpawn, DefaultSpawn, PanicHandler, Registry, Start,
     ThreadBuilder, ThreadConfig, ThreadHandler, ThreadSpawn, Worker, BORROW_STACK_DEFAULT,
-    DEFAULT_MAX_BLOCKING, DEFAULT_STACK,
+    DEFAULT_MAX_BLOCKING, DEFAULT_STACK, MAX_THREADS,
 };
 use std::any::Any;
 use std::fmt;
@@ -376,7 +376,7 @@ impl<S> PoolBuilder<S> {
             Some(n) => n,
             None => default_threads(),
         }
-        .min(super::MAX_THREADS);
+        .min(MAX_THREADS);
         let stack = self.stack_size.unwrap_or(DEFAULT_STACK);
         if stack < MIN_STACK {
             return Err(BuildError::StackTooSmall {

@@ -78,7 +78,8 @@ impl Pool {
     fn into_registry(self) -> Arc<Registry> {
         let pool = std::mem::ManuallyDrop::new(self);
         // SAFETY: `pool` is never dropped or used again, so the registry is moved out of it
-        // exactly once; the thread handles it also holds are leaked (never joined).
+        // exactly once; the thread handles it also holds are leaked (their threads run as
+        // long as the process).
         unsafe { std::ptr::read(&pool.registry) }
     }
 
@@ -466,8 +467,5 @@ pub fn current_num_threads() -> usize {
 /// assert_eq!(forkjoin::max_num_threads(), 65_535);
 /// ```
 pub fn max_num_threads() -> usize {
-    MAX_THREADS
+    crate::registry::MAX_THREADS
 }
-
-/// See `max_num_threads`.
-pub(crate) const MAX_THREADS: usize = 0xFFFF;

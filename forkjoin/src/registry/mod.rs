@@ -29,7 +29,7 @@ pub(crate) use entry::{in_worker, on_worker, spawn_job, submit_job};
 pub(crate) use heartbeat::SHARE_REQUEST;
 pub(crate) use thread::{
     allowed_cores, default_threads, PanicHandler, Start, ThreadConfig, ThreadHandler,
-    DEFAULT_MAX_BLOCKING, DEFAULT_STACK,
+    DEFAULT_MAX_BLOCKING, DEFAULT_STACK, MAX_THREADS,
 };
 pub use thread::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 pub(crate) use worker::{bump, JoinState, Worker, FRAMES, PRIVATE_FRAMES};

@@ -274,6 +274,10 @@ impl Registry {
 /// Workers get 16 MiB stacks unless told otherwise: deep recursions (UTS, sorting) are the
 /// point of a fork/join pool, and untouched stack costs only address space.
 pub(crate) const DEFAULT_STACK: usize = 16 * 1024 * 1024;
+/// The most workers a pool may have (rayon's `max_num_threads`): a larger count, given or
+/// from the environment, is reduced to it, as in rayon.
+pub(crate) const MAX_THREADS: usize = 0xFFFF;
+
 /// Spare threads for blocked ones, at most (the JDK pool's `DEFAULT_MAX_SPARES` is 256).
 pub(crate) const DEFAULT_MAX_BLOCKING: usize = 256;
 
@@ -296,7 +300,7 @@ const RAYON_OLD_THREADS_VAR: &str = "RAYON_RS_NUM_CPUS";
 ///    `RAYON_RS_NUM_CPUS`: positive is the count, anything else one per core.
 /// 3. Else one per available core (`available_parallelism`, 1 if unknown).
 pub(crate) fn default_threads() -> usize {
-    threads_from(|name| std::env::var_os(name))
+    threads_from(|name| std::env::var_os(name)).min(MAX_THREADS)
 }
 
 /// `default_threads` over an environment given as a lookup (tested without touching the
@@ -454,7 +458,8 @@ impl fmt::Debug for ThreadBuilder {
 
 /// How a builder starts its threads (rayon's `ThreadSpawn`, sealed).
 pub trait ThreadSpawn: private::Sealed {
-    /// Starts one worker thread; returns its handle if the pool may join it on drop.
+    /// Starts one worker thread; returns its handle if there is one (the pool reads its
+    /// threads' CPU time through it; dropping the pool joins no thread).
     #[doc(hidden)]
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>>;
 }
@@ -463,7 +468,8 @@ mod private {
     pub trait Sealed {}
 }
 
-/// The pool starts its threads itself (std threads, joined when the pool is dropped).
+/// The pool starts its threads itself (std threads, which end on their own after the pool
+/// is dropped).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DefaultSpawn;
 

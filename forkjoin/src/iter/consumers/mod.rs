@@ -17,4 +17,3 @@ impl Reducer<()> for NoopReducer {
     #[inline]
     fn reduce(self, _left: (), _right: ()) {}
 }
-
