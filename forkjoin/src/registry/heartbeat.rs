@@ -269,6 +269,16 @@ impl Worker {
         }
     }
 
+    /// Whether every other worker still has a request pending, none taken since this one
+    /// asked: the watcher's reason to park longer (see `Idle::no_work_found`).
+    pub(super) fn requests_pending(&self) -> bool {
+        let registry = self.registry();
+        (0..registry.slot_count())
+            .map(|i| registry.slot(i))
+            // Relaxed: a hint; a stale answer costs one period more or less.
+            .all(|w| w.index == self.index || w.join.limit.load(Relaxed) == SHARE_REQUEST)
+    }
+
     /// The heartbeat, from the idle side: asks every other worker to consider sharing at its
     /// next join, unless this worker asked less than half a period ago and has taken no work
     /// since. The busy ones share their oldest private frame then (`on_heartbeat`); the idle

@@ -52,8 +52,19 @@ pub(crate) struct Idle {
     watcher: CachePadded<AtomicBool>,
 }
 
+/// The watcher's period doubles, up to this many times, while every request it made is
+/// still pending: nobody has reached a join or a loop's chunk boundary since, so asking
+/// again would change nothing, and the first boundary that shares wakes a parked worker
+/// anyway (a long sequential stretch on the busy worker, DESIGN.md, section 6).
+const WATCH_BACKOFF: u32 = 6;
+
 /// How far a worker's idle phase has gone (`start_looking` to `work_found`).
-pub(crate) struct Round(u32);
+pub(crate) struct Round {
+    /// Search rounds since the phase started or the worker was woken.
+    searches: u32,
+    /// The watcher's period is `Parking::period` times 2 to this power.
+    backoff: u32,
+}
 
 /// What `no_work_found` needs to park a worker.
 pub(crate) struct Parking<'a> {
@@ -71,6 +82,9 @@ pub(crate) struct Parking<'a> {
     pub(crate) parks: &'a AtomicU64,
     /// The watcher's period.
     pub(crate) period: Duration,
+    /// Read when the watcher parks again: whether every request it made is still pending
+    /// (no busy worker has taken one since), so that it may park longer.
+    pub(crate) requests_pending: &'a dyn Fn() -> bool,
 }
 
 impl Idle {
@@ -107,7 +121,10 @@ impl Idle {
     /// A worker found nothing and starts searching.
     pub(crate) fn start_looking(&self) -> Round {
         self.enter();
-        Round(0)
+        Round {
+            searches: 0,
+            backoff: 0,
+        }
     }
 
     /// The worker found work, or what it waited for is done. If workers are parked and none
@@ -138,8 +155,8 @@ impl Idle {
     /// and searches (and asks busy workers to share) each time it wakes, so the heartbeat
     /// runs on a core that has nothing else to do and never preempts a busy worker.
     pub(crate) fn no_work_found(&self, round: &mut Round, sleep: &Sleep, parking: Parking<'_>) {
-        round.0 += 1;
-        let r = round.0;
+        round.searches += 1;
+        let r = round.searches;
         if r <= SPIN_ROUNDS {
             for _ in 0..(1u32 << r.min(6)) {
                 spin_loop();
@@ -168,7 +185,14 @@ impl Idle {
                 // sees a worker that became busy, or that worker sees it asleep
                 // (`work_found`). Relaxed: ordered by the fences.
                 watch = (parking.wants_watcher)() && !self.watcher.swap(true, Relaxed);
-                watch.then_some(parking.period)
+                // A watcher parking again (its round kept, below) backs off while its
+                // requests are unanswered; any other park starts at one period.
+                round.backoff = if watch && !first_park && (parking.requests_pending)() {
+                    (round.backoff + 1).min(WATCH_BACKOFF)
+                } else {
+                    0
+                };
+                watch.then_some(parking.period * (1 << round.backoff))
             },
             parking.lendable,
         );
@@ -182,7 +206,7 @@ impl Idle {
         // A watcher that timed out searches, asks, and parks again at once; any other worker
         // that wakes starts over from spinning.
         if !(watch && slept) {
-            round.0 = 0;
+            round.searches = 0;
         }
     }
 
@@ -232,6 +256,7 @@ mod loom_tests {
                     lendable: false,
                     parks: &parks,
                     period: Duration::from_micros(50),
+                    requests_pending: &|| false,
                 },
             );
         }

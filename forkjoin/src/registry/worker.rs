@@ -511,6 +511,8 @@ impl Worker {
                     lendable,
                     parks: &self.counters.parks,
                     period: HEARTBEAT,
+                    // Not while calls from outside come: they share quietly, for the watcher.
+                    requests_pending: &|| !registry.called_lately() && self.requests_pending(),
                 },
             );
         }
