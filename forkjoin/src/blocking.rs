@@ -94,10 +94,16 @@ impl Registry {
         }
         // A parked worker is a thread ready to run: wake it rather than start another (the
         // JDK pool does the same). Not a parked spare: it stands in for another blocked
-        // thread already. `wake` needs a fence after what the woken thread should see; here
-        // that is nothing but the count, a SeqCst read-modify-write.
+        // thread already. With nothing queued, leave it parked: the next job published
+        // wakes it (`notify_work`), and woken now it would only spin on a core that others
+        // may need, then park again. `wake` needs a fence after what the woken thread
+        // should see; here that is nothing but the count, a SeqCst read-modify-write.
         let n = self.num_threads();
-        if (1..=n).any(|k| self.sleep.wake((worker.shown_index() + k) % n)) {
+        let others = (1..n).map(|k| (worker.shown_index() + k) % n);
+        if !self.has_work() && others.clone().any(|i| self.sleep.is_parked(i)) {
+            return;
+        }
+        if others.into_iter().any(|i| self.sleep.wake(i)) {
             return;
         }
         if !self.compensation.reserve_spare() {

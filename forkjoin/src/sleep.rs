@@ -256,6 +256,12 @@ impl Sleep {
         (0..n).any(|k| self.wake((start + k) % n))
     }
 
+    /// Whether worker `index` is parked (a hint: it may be waking up).
+    pub(crate) fn is_parked(&self, index: usize) -> bool {
+        // Relaxed: a hint for a heuristic (`enter_blocking`); nothing is read after it.
+        self.slots[index].is_sleeping.load(Relaxed)
+    }
+
     /// Wakes worker `index` if it is parked. The caller has published what the worker waits
     /// for (e.g. set its latch) and issued a SeqCst fence after it. Returns whether it woke.
     pub(crate) fn wake(&self, index: usize) -> bool {
