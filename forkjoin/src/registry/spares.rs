@@ -125,9 +125,7 @@ impl Spares {
                 })
                 .collect(),
             #[cfg(test)]
-            keep_alive_nanos: std::sync::atomic::AtomicU64::new(
-                SPARE_KEEP_ALIVE.as_nanos() as u64,
-            ),
+            keep_alive_nanos: std::sync::atomic::AtomicU64::new(SPARE_KEEP_ALIVE.as_nanos() as u64),
             #[cfg(test)]
             threads_started: AtomicUsize::new(0),
             #[cfg(test)]
