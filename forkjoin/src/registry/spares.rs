@@ -271,6 +271,8 @@ impl Registry {
     /// rest runs out of keep-alive, the thread is dismissed, or the pool terminates.
     fn spare_main(self: Arc<Registry>, k: usize, generation: u64, first: Arc<StandIn>) {
         set_precise_timer();
+        // Relaxed: a count the tests read after the blocks they wait for (whose hand-backs
+        // order it) or poll; nothing is published through it.
         #[cfg(test)]
         self.spares.threads_started.fetch_add(1, Relaxed);
         let mut stand_in = first;
@@ -281,6 +283,7 @@ impl Registry {
                 None => break,
             }
         }
+        // Relaxed: as `threads_started`.
         #[cfg(test)]
         self.spares.threads_exited.fetch_add(1, Relaxed);
         // Last: dropping the registry, which may free it (and the slot).
