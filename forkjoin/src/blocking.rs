@@ -7,10 +7,13 @@
 //! *spare* thread, up to `PoolBuilder::max_blocking`. A spare is a worker like the others (a
 //! slot of its own after the workers', a deque, the same loop, stealing and parking as they
 //! do) that *stands in* for the blocked thread: it runs tasks under that thread's index,
-//! which the blocked thread lends it, and ends when the thread takes its index back. So an
-//! idle pool goes back to its own workers, parked, with no thread left behind, and rayon's
-//! rule on indices holds: a thread's index never changes, every index is below the pool's
-//! size, and no two threads run tasks under one index at once.
+//! which the blocked thread lends it, and ends when the thread takes its index back. Its
+//! thread then rests in its slot for a keep-alive (`SPARE_KEEP_ALIVE`, 1 s), as the JDK
+//! pool keeps its compensation threads: the next spare started there is that thread, so a
+//! program that blocks often pays no thread start per block; after the keep-alive it exits.
+//! So an idle pool goes back to its own workers, parked, with no thread left behind, and
+//! rayon's rule on indices holds: a thread's index never changes, every index is below the
+//! pool's size, and no two threads run tasks under one index at once.
 
 use crate::registry::{Registry, Worker};
 
@@ -28,7 +31,8 @@ use crate::registry::{Registry, Worker};
 /// unwinds), or when `f` itself is about to run pool work (a task of a `join` or `scope`
 /// inside it that another thread did not take, a `yield_now`, a wait that helps), the caller
 /// takes its index back: it waits until the spare has finished the task it is running (the
-/// spare takes no new one once asked), then goes on, and the spare's thread ends. So a task
+/// spare takes no new one once asked), then goes on, and the spare ends (its thread rests a
+/// while, ready to stand in for the next blocked thread, then exits). So a task
 /// that a spare may run must not wait for what the caller does after `blocking` returns (as
 /// in any work-stealing pool, a task must not wait for work that only a waiting thread can
 /// do). Inside `f`, `current_thread_index()` is the caller's index, which is lent: `f` must

@@ -372,7 +372,8 @@ fn a_worker_joining_a_task_of_another_pool_is_compensated() {
 
 /// A spare runs its exit handler under the index it stands in for, and only then hands the
 /// index back: the blocked thread goes on after it. With `max_blocking(1)` the next block
-/// reuses the slot (freed before the hand-back) with a new thread.
+/// reuses the slot (freed before the hand-back) and its resting thread, which runs its exit
+/// handler again at the end of its second stand-in.
 #[test]
 fn a_spare_exits_before_its_blocked_thread_goes_on() {
     let _serial = serial();
@@ -543,4 +544,91 @@ fn inside_blocking_the_caller_keeps_its_index() {
             assert_eq!(spares_after_retiring(), 0);
         }
     });
+}
+
+/// Thread starts of spare threads, seen through the start handler, which runs at the start
+/// of each stand-in on the spare's thread: (the index shown, the thread).
+type SpareStarts = std::sync::Arc<Mutex<Vec<(usize, std::thread::ThreadId)>>>;
+
+fn pool_recording_spare_starts(
+    threads: usize,
+    max_blocking: usize,
+) -> (forkjoin::Pool, SpareStarts) {
+    let starts: SpareStarts = Default::default();
+    let pool = forkjoin::Pool::builder()
+        .threads(threads)
+        .max_blocking(max_blocking)
+        .start_handler({
+            let starts = starts.clone();
+            move |i| {
+                let me = std::thread::current();
+                if me.name().is_some_and(|n| n.starts_with("forkjoin-spare")) {
+                    starts.lock().unwrap().push((i, me.id()));
+                }
+            }
+        })
+        .build()
+        .unwrap();
+    (pool, starts)
+}
+
+/// A one-worker pool whose worker blocks 101 times in a row (as a worker joining a task of
+/// another pool does): the first block starts a spare thread, which rests after each
+/// stand-in and stands in for the next 100 blocks; one spare thread in all, which exits
+/// after its keep-alive.
+#[test]
+fn blocks_in_a_row_reuse_one_spare_thread() {
+    let _serial = serial();
+    let (pool, starts) = pool_recording_spare_starts(1, 256);
+    pool.install(|| {
+        for _ in 0..101 {
+            forkjoin::blocking(|| ());
+        }
+    });
+    let starts = starts.lock().unwrap().clone();
+    assert_eq!(starts.len(), 101);
+    assert!(starts.iter().all(|&s| s == starts[0]), "{starts:?}");
+    assert_eq!(starts[0].0, 0);
+    // It rests (unless a stalled machine let its keep-alive run out).
+    assert!(spare_threads() <= 1);
+    assert_eq!(spares_after_retiring(), 0);
+}
+
+/// A resting spare stands in only for a thread of the index it showed (a thread's index
+/// never changes): with one spare slot (`max_blocking(1)`), worker 1 blocking after worker 0
+/// dismisses worker 0's resting spare and gets a new thread; each spare thread shows one
+/// index all its life.
+#[test]
+fn a_resting_spare_stands_in_only_for_its_own_index() {
+    let _serial = serial();
+    let (pool, starts) = pool_recording_spare_starts(2, 1);
+    let turn = AtomicUsize::new(0);
+    // Blocks in turns: 0, 1, 0, 1, 0, 0, 1, 1.
+    let order = [0, 1, 0, 1, 0, 0, 1, 1];
+    pool.broadcast(|ctx| {
+        for (t, &who) in order.iter().enumerate() {
+            if who == ctx.index() {
+                wait_for("its turn", || turn.load(SeqCst) == t);
+                forkjoin::blocking(|| ());
+                turn.store(t + 1, SeqCst);
+            }
+        }
+        // Not parked until the end: a block would wake a parked worker instead of starting
+        // a spare.
+        wait_for("the last turn", || turn.load(SeqCst) == order.len());
+    });
+    let starts = starts.lock().unwrap().clone();
+    assert_eq!(
+        starts.iter().map(|&(i, _)| i).collect::<Vec<_>>(),
+        order,
+        "{starts:?}"
+    );
+    let mut index_of = std::collections::HashMap::new();
+    for &(i, id) in &starts {
+        assert_eq!(*index_of.entry(id).or_insert(i), i, "{starts:?}");
+    }
+    // A new thread at each change of index (6 in the order above); the blocks of one index
+    // in a row find the resting one, unless a stalled machine let its keep-alive run out.
+    assert!(index_of.len() >= 6, "{starts:?}");
+    assert_eq!(spares_after_retiring(), 0);
 }

@@ -3,9 +3,10 @@
 //! thread inside `blocking` and the spare that runs tasks under that index meanwhile.
 //!
 //! The two counts share one atomic word, `Compensation::counts`, so that a decision reads
-//! both at once. Each spare stands in for one blocked thread (whose index it shows) and lives
+//! both at once. Each spare stands in for one blocked thread (whose index it shows) and counts
 //! until that thread takes its index back, so there are never more spares than blocked
-//! threads.
+//! threads. A spare's thread may outlive its stand-in, resting in its slot for the next one
+//! (`registry/spares.rs`), but a resting thread is not counted: it runs nothing.
 
 use crate::sync::{AtomicBool, AtomicUsize, Condvar, Mutex};
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
@@ -95,8 +96,10 @@ fn split(counts: usize) -> (usize, usize) {
 /// index to the spare started for it, which runs tasks under it; when the thread wants it back
 /// (its closure returned, or it is about to run pool work itself), it asks, and waits until
 /// the spare has finished the task it is running and handed the index back. The spare takes
-/// no task once asked, and its thread ends: a thread's index never changes, and no two
-/// threads run tasks under one index at once.
+/// no task once asked, and its thread runs no task after the hand-back until it is given
+/// another stand-in (it rests, then exits): a thread's index never changes, and no two
+/// threads run tasks under one index at once. One `StandIn` per stand-in: a resting thread
+/// reused for the next gets a new one.
 pub(crate) struct StandIn {
     /// The blocked thread wants its index back.
     asked: AtomicBool,
@@ -130,7 +133,8 @@ impl StandIn {
         self.asked.load(SeqCst)
     }
 
-    /// The spare gives the index back: its last touch of the pool.
+    /// The spare gives the index back: its last touch of the pool in this stand-in (its
+    /// thread then rests, outside the pool, until given another).
     pub(crate) fn hand_back(&self) {
         *self
             .handed_back

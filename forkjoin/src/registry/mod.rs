@@ -174,10 +174,12 @@ impl Registry {
         self.terminating.load(Acquire)
     }
 
-    /// Asks the workers to finish the queued work and exit.
+    /// Asks the workers to finish the queued work and exit, and the resting spare threads
+    /// to exit.
     pub(crate) fn terminate(&self) {
         self.terminating.store(true, Release);
         self.sleep.wake_all();
+        self.spares.wake_resting();
     }
 
     /// `has_work`, plus the broadcast shares in worker `index`'s inbox, which only the

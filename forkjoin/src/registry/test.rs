@@ -360,3 +360,135 @@ fn the_default_size_follows_forkjoin_then_rayon_variables() {
         assert_eq!(size(env), *expected, "{env:?}");
     }
 }
+
+/// A one-worker registry whose start handler counts the stand-ins of spare threads (the
+/// handler runs at the start of each, on the spare's thread), and whose spares rest for
+/// `keep_alive`.
+fn with_spares(keep_alive: std::time::Duration) -> (Running, Arc<AtomicUsize>) {
+    let stand_ins = Arc::new(AtomicUsize::new(0));
+    let start_handler: ThreadHandler = {
+        let stand_ins = Arc::clone(&stand_ins);
+        Arc::new(move |_| {
+            if thread::current()
+                .name()
+                .is_some_and(|n| n.starts_with("forkjoin-spare"))
+            {
+                stand_ins.fetch_add(1, Relaxed);
+            }
+        })
+    };
+    let config = ThreadConfig {
+        start_handler: Some(start_handler),
+        ..ThreadConfig::default()
+    };
+    let (registry, threads, error) = Registry::start(options(1, config), &mut DefaultSpawn);
+    assert!(error.is_none());
+    registry
+        .spares
+        .keep_alive_nanos
+        .store(keep_alive.as_nanos() as u64, Relaxed);
+    (Running { registry, threads }, stand_ins)
+}
+
+/// The one worker blocks: a spare stands in for it, and the worker takes its index back.
+fn block_once(registry: &Arc<Registry>) {
+    in_worker(registry, |_| crate::blocking(|| ()));
+}
+
+/// Waits for `cond`, failing after 60 s (a lost wake-up) instead of hanging.
+#[track_caller]
+fn wait_until(what: &str, cond: impl Fn() -> bool) {
+    let start = std::time::Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed().as_secs() < 60,
+            "timed out waiting for {what}"
+        );
+        thread::sleep(std::time::Duration::from_micros(100));
+    }
+}
+
+/// A spare's thread rests after its stand-in and stands in again: 101 blocks in a row of
+/// the one worker, 101 stand-ins, one spare slot, one thread started.
+#[test]
+fn blocks_in_a_row_reuse_one_resting_spare_thread() {
+    let (running, stand_ins) = with_spares(std::time::Duration::from_secs(60));
+    let registry = &running.registry;
+    for _ in 0..101 {
+        block_once(registry);
+    }
+    assert_eq!(stand_ins.load(Relaxed), 101);
+    assert_eq!(registry.slot_count(), 2);
+    assert_eq!(registry.spares.threads_started.load(Relaxed), 1);
+    assert_eq!(registry.spares.threads_exited.load(Relaxed), 0);
+    assert_eq!(registry.compensation.counts(), (0, 0));
+}
+
+/// Dropping the pool wakes a resting spare, which exits at once (not after its keep-alive,
+/// a minute here): the registry is freed.
+#[test]
+fn a_resting_spare_exits_when_the_pool_is_dropped() {
+    let (running, stand_ins) = with_spares(std::time::Duration::from_secs(60));
+    block_once(&running.registry);
+    assert_eq!(stand_ins.load(Relaxed), 1);
+    let weak = Arc::downgrade(&running.registry);
+    let start = std::time::Instant::now();
+    // Shuts down and joins the worker: the resting spare holds the registry still.
+    drop(running);
+    wait_until("the registry to be freed", || weak.strong_count() == 0);
+    assert!(start.elapsed() < std::time::Duration::from_secs(30));
+}
+
+/// A resting spare whose keep-alive runs out exits, and the next block starts a new thread
+/// in its slot.
+#[test]
+fn a_resting_spare_exits_after_its_keep_alive() {
+    let (running, stand_ins) = with_spares(std::time::Duration::from_millis(20));
+    let registry = &running.registry;
+    let spares = &registry.spares;
+    block_once(registry);
+    wait_until("the spare's exit", || {
+        spares.threads_exited.load(Relaxed) == 1
+    });
+    assert_eq!(spares.threads_started.load(Relaxed), 1);
+    block_once(registry);
+    assert_eq!(spares.threads_started.load(Relaxed), 2);
+    assert_eq!(stand_ins.load(Relaxed), 2);
+    assert_eq!(registry.slot_count(), 2);
+    let weak = Arc::downgrade(registry);
+    drop(running);
+    wait_until("the registry to be freed", || weak.strong_count() == 0);
+}
+
+/// Blocks that come as the keep-alive runs out (200 us, the gaps 0 to 400 us): each finds
+/// the resting thread, which takes the assignment, or a slot without a thread, where a new
+/// one starts; never a lost stand-in (the block would hang) nor a second thread running in
+/// the slot. Every block gets its stand-in; both outcomes occur.
+#[test]
+fn an_assignment_racing_the_keep_alive_is_taken_or_a_new_thread_starts() {
+    const BLOCKS: usize = 2000;
+    let (running, stand_ins) = with_spares(std::time::Duration::from_micros(200));
+    let registry = &running.registry;
+    let spares = &registry.spares;
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..BLOCKS {
+        block_once(registry);
+        assert_eq!(stand_ins.load(Relaxed), i + 1);
+        // xorshift: gaps of 0 to 400 us around the keep-alive.
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let gap = std::time::Duration::from_micros(seed % 401);
+        let start = std::time::Instant::now();
+        while start.elapsed() < gap {
+            std::hint::spin_loop();
+        }
+    }
+    let started = spares.threads_started.load(Relaxed);
+    assert!(started > 1, "no keep-alive ran out");
+    assert!(started < BLOCKS, "no resting thread was reused");
+    assert_eq!(registry.slot_count(), 2);
+    let weak = Arc::downgrade(registry);
+    drop(running);
+    wait_until("the registry to be freed", || weak.strong_count() == 0);
+}

@@ -129,7 +129,7 @@ impl Registry {
         // A spare runs them with the index it shows (see `blocking`).
         let index = worker.shown_index();
         let st = worker.owner_state();
-        // SAFETY: owner-only state, on the owner's thread (`worker_main`, `spare_main`).
+        // SAFETY: owner-only state, on the owner's thread (`worker_main`, a spare's `stand_in`).
         let outer = unsafe { std::mem::replace(&mut (*st).running, true) };
         if let Err(p) = catch(|| handler(index)) {
             let what = match event {

@@ -196,7 +196,8 @@ pub(crate) struct Worker {
     pub(crate) index: usize,
     pub(super) registry: *const Registry,
     /// What `current_thread_index` reports: `index` for a worker; for a spare, the index of
-    /// the worker it was started for (set before its thread starts).
+    /// the thread it stands in for (set by `start_spare` before its thread starts or, for a
+    /// resting thread, takes the stand-in).
     pub(super) shown_index: AtomicUsize,
     /// Broadcast shares for this slot (see `Inbox`); last, away from the join path's fields.
     pub(crate) inbox: CachePadded<Inbox>,
@@ -228,8 +229,9 @@ impl Worker {
 
     /// The index `current_thread_index` reports for this slot.
     pub(crate) fn shown_index(&self) -> usize {
-        // Relaxed: written before the spare's thread starts (spawning orders it), read by
-        // that thread and the threads it hands work to.
+        // Relaxed: written before the spare's thread starts or takes its stand-in (spawning,
+        // or the slot's lock, orders it), read by that thread and the threads it hands work
+        // to.
         self.shown_index.load(Relaxed)
     }
 
