@@ -73,11 +73,6 @@ impl Spin {
             ns: 10_000.0,
         }
     }
-    /// `rounds` rounds an item (tests: every cost at a tiny size).
-    #[cfg(test)]
-    pub(crate) fn with_rounds(rounds: u32) -> Spin {
-        Spin { rounds, ns: 1.0 }
-    }
 }
 
 impl Cost for Spin {

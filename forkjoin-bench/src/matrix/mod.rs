@@ -133,14 +133,14 @@ pub(crate) fn cell<I: Send + 'static>(
     }
 }
 
-/// `versions!(f)` or `versions!(f::<T>)`: the `seq`, `fj` and `ry` compilations of a
+/// `versions!(f)` or `versions!(f [T, N])` (`f::<T, N>`): the `seq`, `fj` and `ry` compilations of a
 /// body's function `f(&mut I) -> u64` (or `f(&I) -> u64`), as [`Versions`].
 macro_rules! versions {
-    ($f:ident $(::<$($g:ty),*>)?) => {
+    ($f:ident $([$($g:tt)*])?) => {
         [
-            |i| seq::$f$(::<$($g),*>)?(i),
-            |i| fj::$f$(::<$($g),*>)?(i),
-            |i| ry::$f$(::<$($g),*>)?(i),
+            |i| seq::$f$(::<$($g)*>)?(i),
+            |i| fj::$f$(::<$($g)*>)?(i),
+            |i| ry::$f$(::<$($g)*>)?(i),
         ]
     };
 }
@@ -188,11 +188,6 @@ impl Prepared {
             expected,
             found: None,
         }
-    }
-
-    /// One run of `v` (not repeated): its answer.
-    pub(crate) fn run_once(&mut self, v: Version) -> u64 {
-        self.kernel.run(v)
     }
 }
 

@@ -100,23 +100,18 @@ pub(crate) enum CostName {
 
 use CostName::{Mixed as MIXED, Ns1 as NS1, Ns100 as NS100, Us10 as US10};
 
-/// `cell!(out, name-without-cost, [costs], Has, min items, body)`: one cell per cost, whose
-/// input is an [`In`] of the cost with `Size::items` items and whose versions are `body`'s.
+/// `cells_over_costs!(out, name-without-cost, [costs], Has, min items, body)`: one cell per
+/// cost, whose input is an [`In`] of the cost with `Size::items` items and whose versions
+/// are `body`'s (`body::<Cost>`; `body [N]` for `body::<Cost, N>`).
 macro_rules! cells_over_costs {
-    ($out:expr, $name:expr, [$($cost:ident),*], $has:expr, $min:expr, $body:ident) => {
-        $(
-            $crate::matrix::cells::push_cost_cell(
-                $out,
-                $name,
-                $crate::matrix::cells::CostName::$cost,
-                $has,
-                $min,
-                $crate::matrix::versions!($body::<$crate::matrix::cost::Cheap>),
-                $crate::matrix::versions!($body::<$crate::matrix::cost::Spin>),
-                $crate::matrix::versions!($body::<$crate::matrix::cost::Mixed>),
-            );
-        )*
-    };
+    ($out:expr, $name:expr, [$($cost:ident),*], $has:expr, $min:expr, $body:ident $([$($extra:tt)*])?) => {{
+        let cheap: $crate::matrix::Versions<$crate::matrix::cells::In<$crate::matrix::cost::Cheap>> = $crate::matrix::versions!($body [$crate::matrix::cost::Cheap $(, $($extra)*)?]);
+        let spin: $crate::matrix::Versions<$crate::matrix::cells::In<$crate::matrix::cost::Spin>> = $crate::matrix::versions!($body [$crate::matrix::cost::Spin $(, $($extra)*)?]);
+        let mixed: $crate::matrix::Versions<$crate::matrix::cells::In<$crate::matrix::cost::Mixed>> = $crate::matrix::versions!($body [$crate::matrix::cost::Mixed $(, $($extra)*)?]);
+        for cost in [$($crate::matrix::cells::CostName::$cost),*] {
+            $crate::matrix::cells::push_cost_cell($out, $name, cost, $has, $min, cheap, spin, mixed);
+        }
+    }};
 }
 pub(crate) use cells_over_costs;
 
