@@ -25,6 +25,7 @@ pub(crate) mod runner;
 
 use std::time::Instant;
 
+use crate::suite::engine::Engine;
 use crate::suite::programs::{Ctx, Workload};
 
 /// The matrix's problem sizes: `Quick` (the default: the whole matrix in a few minutes),
@@ -169,18 +170,29 @@ pub(crate) struct Prepared {
 }
 
 impl Prepared {
-    /// Makes `def`'s kernel, runs the sequential version to get the answer, and times it
-    /// to choose the repetitions of a sample.
-    pub(crate) fn new(def: &CellDef, size: Size) -> Prepared {
+    /// Makes `def`'s kernel, runs the sequential version to get the answer, and times the
+    /// three versions (forkjoin and rayon on `fj` and `ry`) to choose the repetitions of a
+    /// sample: enough for the slowest version's sample to last `size.sample_seconds()`
+    /// (from the sequential time alone, a cell that the compiler folds to nothing
+    /// sequentially would repeat a parallel loop a hundred thousand times).
+    pub(crate) fn new(def: &CellDef, size: Size, fj: &Engine, ry: &Engine) -> Prepared {
         let mut kernel = (def.make)(size);
         let expected = kernel.run(Version::Seq);
-        let mut best = f64::INFINITY;
-        for _ in 0..3 {
-            let start = Instant::now();
-            std::hint::black_box(kernel.run(Version::Seq));
-            best = best.min(start.elapsed().as_secs_f64());
+        let mut slowest = 0.0f64;
+        for (v, engine) in [(Version::Seq, &Engine::Sequential), (Version::Fj, fj), (Version::Ry, ry)] {
+            let mut best = f64::INFINITY;
+            for _ in 0..3 {
+                let start = Instant::now();
+                std::hint::black_box(match engine {
+                    Engine::Forkjoin(pool) => pool.install(|| kernel.run(v)),
+                    Engine::Rayon(pool) => pool.install(|| kernel.run(v)),
+                    _ => kernel.run(v),
+                });
+                best = best.min(start.elapsed().as_secs_f64());
+            }
+            slowest = slowest.max(best);
         }
-        let reps = (size.sample_seconds() / best.max(1e-9)).ceil().clamp(1.0, 100_000.0) as usize;
+        let reps = (size.sample_seconds() / slowest.max(1e-9)).ceil().clamp(1.0, 100_000.0) as usize;
         Prepared {
             name: def.name.clone(),
             kernel,

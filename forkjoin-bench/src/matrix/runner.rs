@@ -1,6 +1,7 @@
 //! Measures the cells: for each cell and worker count, the sequential version, forkjoin
 //! and rayon take turns run by run (the order rotating from round to round), a fixed
-//! number of rounds after a warm-up round, and each keeps the mean of its K fastest runs
+//! number of rounds after a warm-up round (fewer for a version whose runs are very slow,
+//! see [`BUDGET_SECONDS`]), and each keeps the mean of its K fastest runs
 //! (`suite::measure`, `suite::kbest`: the suite's own method). Every run's answer is
 //! checked against the sequential one.
 //!
@@ -8,6 +9,7 @@
 //! first W CPUs of the process, and a cell of W workers runs there (`suite::cpus`); the
 //! sequential version runs on the first CPU, where the one-worker pools are.
 
+use std::io::IsTerminal;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use indicatif::ProgressBar;
@@ -32,9 +34,19 @@ pub(crate) struct Plan {
     pub k: usize,
 }
 
+/// The measured seconds after which a version stops taking runs once it has K of them: a
+/// version many times slower than the others (a pathological cell) then costs seconds, not
+/// minutes, while the others go on to `rounds`.
+pub(crate) const BUDGET_SECONDS: f64 = 0.3;
+
 impl Plan {
+    /// `rounds` timed runs after one warm-up, never converged early, but a version stops
+    /// after K runs once its runs took [`BUDGET_SECONDS`].
     pub(crate) fn method(&self) -> Method {
-        Method::fixed_runs(self.k, self.rounds, 1)
+        Method {
+            budget: Some(BUDGET_SECONDS),
+            ..Method::fixed_runs(self.k, self.rounds, 1)
+        }
     }
 }
 
@@ -82,11 +94,17 @@ pub(crate) fn run(cells: &[CellDef], plan: &Plan, bar: &ProgressBar) -> Result<V
     }
     let method = plan.method();
     let mut rows = Vec::new();
-    for def in cells {
+    // Without a terminal the bar is not drawn: a line per cell instead.
+    let lines = !cfg!(test) && !std::io::stderr().is_terminal();
+    for (at, def) in cells.iter().enumerate() {
         bar.set_message(def.name.clone());
+        if lines {
+            eprintln!("[{}/{}] {}", at + 1, cells.len(), def.name);
+        }
         let prepared = {
             let _on = cpus::restrict(cpus::for_workers(&allowed, 1));
-            catch_unwind(AssertUnwindSafe(|| Prepared::new(def, plan.size)))
+            let (_, fj, ry) = &pools[0];
+            catch_unwind(AssertUnwindSafe(|| Prepared::new(def, plan.size, fj, ry)))
         };
         let mut prepared = match prepared {
             Ok(p) => p,
@@ -110,7 +128,7 @@ pub(crate) fn run(cells: &[CellDef], plan: &Plan, bar: &ProgressBar) -> Result<V
                 &mut prepared,
                 &method,
                 Order::Rotating,
-                Closing::Together,
+                Closing::EachOnItsOwn,
                 &ProgressBar::hidden(),
             );
             rows.push(row(&def.name, *w, prepared.reps, &measured));

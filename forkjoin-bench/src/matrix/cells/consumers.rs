@@ -101,8 +101,8 @@ on_each_runtime! {
 
     /// Never found: the whole slice is read.
     pub(super) fn slice_any_miss<C: Cost>(i: &In<C>) -> u64 {
-        let c = i.c;
-        i.v.par_iter().any(|&x| c.f(x) == u64::MAX) as u64
+        let (c, m) = (i.c, i.missing);
+        i.v.par_iter().any(|&x| c.f(x) == m) as u64
     }
 }
 

@@ -25,6 +25,9 @@ pub(crate) struct In<C> {
     pub text: String,
     /// What `find_first` and `any` look for: the item at 3/4 of the loop, after `c`.
     pub target: u64,
+    /// What no item is (`u64::MAX`, hidden from the compiler, which could otherwise tell
+    /// that no cost's value reaches it and fold a search for it away).
+    pub missing: u64,
 }
 
 /// What an [`In`] holds besides `n` and the cost.
@@ -53,6 +56,7 @@ impl<C: Cost> In<C> {
             out: if has == Has::Out { vec![0; n] } else { Vec::new() },
             text: if has == Has::Text { text(n) } else { String::new() },
             target: 0,
+            missing: std::hint::black_box(u64::MAX),
         }
         .with_target()
     }
