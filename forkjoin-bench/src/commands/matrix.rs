@@ -31,7 +31,9 @@ pub(crate) fn run(args: &MatrixArgs) -> Result<ExitCode, Failure> {
     let rounds = args.rounds.map_or(default_rounds, |r| r as usize);
     let k = args.k as usize;
     if k > rounds {
-        return Err(Failure::Usage(format!("--k {k} is more than --rounds {rounds}")));
+        return Err(Failure::Usage(format!(
+            "--k {k} is more than --rounds {rounds}"
+        )));
     }
     // The default's directory is made (as `fj bench` makes its report's); a directory
     // named by the user must exist.
@@ -53,7 +55,11 @@ pub(crate) fn run(args: &MatrixArgs) -> Result<ExitCode, Failure> {
         "fj matrix: {} cells, size {size_name}, workers {}; sequential, forkjoin and rayon take \
          turns, {rounds} timed rounds after a warm-up, the mean of the {k} fastest",
         cells.len(),
-        workers.iter().map(|w| w.to_string()).collect::<Vec<_>>().join(","),
+        workers
+            .iter()
+            .map(|w| w.to_string())
+            .collect::<Vec<_>>()
+            .join(","),
     );
     let bar = super::bench::progress_bar((cells.len() * workers.len()) as u64);
     let start = std::time::Instant::now();
@@ -62,11 +68,21 @@ pub(crate) fn run(args: &MatrixArgs) -> Result<ExitCode, Failure> {
     println!();
     print!("{}", output::render(&rows, &workers, args.top));
     println!("took {:.0} s", start.elapsed().as_secs_f64());
-    output::write_json(&args.json, &rows, &workers, size_name, rounds, k).map_err(Failure::Other)?;
+    output::write_json(&args.json, &rows, &workers, size_name, rounds, k)
+        .map_err(Failure::Other)?;
     println!("json: {}", args.json.display());
     let failed: Vec<&runner::MatrixRow> = rows.iter().filter(|r| r.error.is_some()).collect();
     for r in &failed {
-        eprintln!("fj: {} x{}: {}", r.cell, r.workers, r.error.as_deref().unwrap_or(""));
+        eprintln!(
+            "fj: {} x{}: {}",
+            r.cell,
+            r.workers,
+            r.error.as_deref().unwrap_or("")
+        );
     }
-    Ok(if failed.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -109,7 +109,14 @@ impl Mixed {
 impl Cost for Mixed {
     #[inline(always)]
     fn f(&self, i: u64) -> u64 {
-        spin(i, if i % 64 == 0 { self.dear } else { self.base })
+        spin(
+            i,
+            if i.is_multiple_of(64) {
+                self.dear
+            } else {
+                self.base
+            },
+        )
     }
     fn ns(&self) -> f64 {
         // 63 items of one round and one of 100, at about 3 ns a round.

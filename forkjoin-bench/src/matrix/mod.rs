@@ -130,7 +130,12 @@ pub(crate) fn cell<I: Send + 'static>(
 ) -> CellDef {
     CellDef {
         name: name.into(),
-        make: Box::new(move |size| Box::new(Fns { input: make(size), fns })),
+        make: Box::new(move |size| {
+            Box::new(Fns {
+                input: make(size),
+                fns,
+            })
+        }),
     }
 }
 
@@ -179,7 +184,11 @@ impl Prepared {
         let mut kernel = (def.make)(size);
         let expected = kernel.run(Version::Seq);
         let mut slowest = 0.0f64;
-        for (v, engine) in [(Version::Seq, &Engine::Sequential), (Version::Fj, fj), (Version::Ry, ry)] {
+        for (v, engine) in [
+            (Version::Seq, &Engine::Sequential),
+            (Version::Fj, fj),
+            (Version::Ry, ry),
+        ] {
             let mut best = f64::INFINITY;
             for _ in 0..3 {
                 let start = Instant::now();
@@ -192,7 +201,9 @@ impl Prepared {
             }
             slowest = slowest.max(best);
         }
-        let reps = (size.sample_seconds() / slowest.max(1e-9)).ceil().clamp(1.0, 100_000.0) as usize;
+        let reps = (size.sample_seconds() / slowest.max(1e-9))
+            .ceil()
+            .clamp(1.0, 100_000.0) as usize;
         Prepared {
             name: def.name.clone(),
             kernel,

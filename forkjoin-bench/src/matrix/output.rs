@@ -39,7 +39,9 @@ pub(crate) fn summarise(rows: &[MatrixRow], workers: &[usize]) -> Vec<Summary> {
         .iter()
         .map(|&w| {
             let at: Vec<&MatrixRow> = rows.iter().filter(|r| r.workers == w).collect();
-            let ratios = |f: fn(&MatrixRow) -> Option<f64>| at.iter().filter_map(|r| f(r)).collect::<Vec<f64>>();
+            let ratios = |f: fn(&MatrixRow) -> Option<f64>| {
+                at.iter().filter_map(|r| f(r)).collect::<Vec<f64>>()
+            };
             let (vs_ry, vs_seq) = (ratios(|r| r.fj_over_rayon), ratios(|r| r.fj_over_seq));
             Summary {
                 workers: w,
@@ -64,7 +66,11 @@ pub(crate) fn geomean(xs: &[f64]) -> Option<f64> {
 
 /// The rows at `workers`, worst first by `key` (rows without the ratio, failed ones,
 /// first of all).
-fn worst_first(rows: &[MatrixRow], workers: usize, key: fn(&MatrixRow) -> Option<f64>) -> Vec<&MatrixRow> {
+fn worst_first(
+    rows: &[MatrixRow],
+    workers: usize,
+    key: fn(&MatrixRow) -> Option<f64>,
+) -> Vec<&MatrixRow> {
     let mut at: Vec<&MatrixRow> = rows.iter().filter(|r| r.workers == workers).collect();
     at.sort_by(|a, b| match (key(a), key(b)) {
         (Some(x), Some(y)) => y.partial_cmp(&x).unwrap_or(Ordering::Equal),
@@ -112,7 +118,9 @@ fn table(out: &mut String, title: &str, rows: &[&MatrixRow], top: Option<usize>)
             time(r.rayon_seconds),
             ratio(r.fj_over_seq, lim),
             ratio(r.fj_over_rayon, lim),
-            r.error.as_ref().map_or(String::new(), |e| format!("  ERROR {e}"))
+            r.error
+                .as_ref()
+                .map_or(String::new(), |e| format!("  ERROR {e}"))
         );
     }
     if let Some(top) = top.filter(|&t| t < rows.len()) {

@@ -197,7 +197,11 @@ pub(crate) mod seq {
         }
         /// `map_init(init, f)`: one state from `init` for the whole loop.
         #[inline(always)]
-        pub(crate) fn map_init<S, R, INIT, F>(self, init: INIT, mut f: F) -> Seq<impl Iterator<Item = R>>
+        pub(crate) fn map_init<S, R, INIT, F>(
+            self,
+            init: INIT,
+            mut f: F,
+        ) -> Seq<impl Iterator<Item = R>>
         where
             INIT: FnOnce() -> S,
             F: FnMut(&mut S, I::Item) -> R,
@@ -295,20 +299,49 @@ mod tests {
         let v: Vec<u64> = (0..10u64).collect();
         assert_eq!(v.par_iter().copied().sum::<u64>(), 45);
         assert_eq!((0..10u64).into_par_iter().reduce(|| 0, |a, b| a + b), 45);
-        assert_eq!((0..10u64).into_par_iter().reduce_with(|a, b| a.max(b)), Some(9));
-        let folded: Vec<u64> = (0..10u64).into_par_iter().fold(|| 1, |a, b| a + b).collect();
+        assert_eq!(
+            (0..10u64).into_par_iter().reduce_with(|a, b| a.max(b)),
+            Some(9)
+        );
+        let folded: Vec<u64> = (0..10u64)
+            .into_par_iter()
+            .fold(|| 1, |a, b| a + b)
+            .collect();
         assert_eq!(folded, [46]);
         assert_eq!(
-            (0..4u64).into_par_iter().map_init(|| 10, |s, x| { *s += 1; *s + x }).sum::<u64>(),
+            (0..4u64)
+                .into_par_iter()
+                .map_init(
+                    || 10,
+                    |s, x| {
+                        *s += 1;
+                        *s + x
+                    }
+                )
+                .sum::<u64>(),
             (11 + 12 + 13 + 14) + 6
         );
-        assert_eq!((0..10u64).into_par_iter().find_first(|x| x % 4 == 3), Some(3));
+        assert_eq!(
+            (0..10u64).into_par_iter().find_first(|x| x % 4 == 3),
+            Some(3)
+        );
         assert_eq!("héllo".par_chars().count(), 5);
-        assert_eq!((0..5u64).par_bridge().rev().skip(1).take(2).collect::<Vec<_>>(), [3, 2]);
+        assert_eq!(
+            (0..5u64)
+                .par_bridge()
+                .rev()
+                .skip(1)
+                .take(2)
+                .collect::<Vec<_>>(),
+            [3, 2]
+        );
         let mut w = v.clone();
         w.par_iter_mut().zip(&v).for_each(|(a, b)| *a += *b);
         assert_eq!(w[9], 18);
-        assert_eq!(v.par_chunks(4).map(|c| c.len()).collect::<Vec<_>>(), [4, 4, 2]);
+        assert_eq!(
+            v.par_chunks(4).map(|c| c.len()).collect::<Vec<_>>(),
+            [4, 4, 2]
+        );
         assert_eq!(join(|| 1, || 2), (1, 2));
     }
 }

@@ -85,12 +85,20 @@ impl MatrixRow {
 
 /// Measures `cells` by `plan`, one row per (cell, worker count) in that order; `bar`
 /// advances by one per row.
-pub(crate) fn run(cells: &[CellDef], plan: &Plan, bar: &ProgressBar) -> Result<Vec<MatrixRow>, String> {
+pub(crate) fn run(
+    cells: &[CellDef],
+    plan: &Plan,
+    bar: &ProgressBar,
+) -> Result<Vec<MatrixRow>, String> {
     let allowed = cpus::allowed();
     let mut pools = Vec::new();
     for &w in &plan.workers {
         let _on = cpus::restrict(cpus::for_workers(&allowed, w));
-        pools.push((w, Engine::new(Runtime::Forkjoin, w)?, Engine::new(Runtime::Rayon, w)?));
+        pools.push((
+            w,
+            Engine::new(Runtime::Forkjoin, w)?,
+            Engine::new(Runtime::Rayon, w)?,
+        ));
     }
     let method = plan.method();
     let mut rows = Vec::new();
@@ -110,7 +118,11 @@ pub(crate) fn run(cells: &[CellDef], plan: &Plan, bar: &ProgressBar) -> Result<V
             Ok(p) => p,
             Err(_) => {
                 for &w in &plan.workers {
-                    rows.push(MatrixRow::failed(&def.name, w, "panicked while making the input".into()));
+                    rows.push(MatrixRow::failed(
+                        &def.name,
+                        w,
+                        "panicked while making the input".into(),
+                    ));
                     bar.inc(1);
                 }
                 continue;
@@ -118,9 +130,21 @@ pub(crate) fn run(cells: &[CellDef], plan: &Plan, bar: &ProgressBar) -> Result<V
         };
         for (w, fj, ry) in &pools {
             let entrants = [
-                Cell { engine: &Engine::Sequential, runtime: Runtime::Sequential, threads: 1 },
-                Cell { engine: fj, runtime: Runtime::Forkjoin, threads: *w },
-                Cell { engine: ry, runtime: Runtime::Rayon, threads: *w },
+                Cell {
+                    engine: &Engine::Sequential,
+                    runtime: Runtime::Sequential,
+                    threads: 1,
+                },
+                Cell {
+                    engine: fj,
+                    runtime: Runtime::Forkjoin,
+                    threads: *w,
+                },
+                Cell {
+                    engine: ry,
+                    runtime: Runtime::Rayon,
+                    threads: *w,
+                },
             ];
             let measured = measure_interleaved(
                 &def.name,
@@ -141,7 +165,11 @@ pub(crate) fn run(cells: &[CellDef], plan: &Plan, bar: &ProgressBar) -> Result<V
 /// The row of a cell's three measurements (sequential, forkjoin, rayon).
 fn row(cell: &str, workers: usize, reps: usize, measured: &[Row]) -> MatrixRow {
     let seconds = |r: &Row| r.seconds.filter(|_| r.verified);
-    let (seq, fj, ry) = (seconds(&measured[0]), seconds(&measured[1]), seconds(&measured[2]));
+    let (seq, fj, ry) = (
+        seconds(&measured[0]),
+        seconds(&measured[1]),
+        seconds(&measured[2]),
+    );
     let error = measured
         .iter()
         .filter_map(|r| r.error.as_ref().map(|e| format!("{}: {e}", r.runtime)))
@@ -156,6 +184,10 @@ fn row(cell: &str, workers: usize, reps: usize, measured: &[Row]) -> MatrixRow {
         rayon_seconds: ry,
         fj_over_seq: ratio(fj, seq),
         fj_over_rayon: ratio(fj, ry),
-        error: if error.is_empty() { None } else { Some(error.join("; ")) },
+        error: if error.is_empty() {
+            None
+        } else {
+            Some(error.join("; "))
+        },
     }
 }

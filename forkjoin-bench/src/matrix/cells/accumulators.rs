@@ -36,7 +36,9 @@ impl<const N: usize> Acc<N> {
         self
     }
     fn checksum(&self) -> u64 {
-        self.0.iter().fold(0u64, |a, &x| a.wrapping_mul(31).wrapping_add(x))
+        self.0
+            .iter()
+            .fold(0u64, |a, &x| a.wrapping_mul(31).wrapping_add(x))
     }
 }
 

@@ -153,27 +153,188 @@ pub(crate) fn cells(out: &mut Vec<CellDef>) {
     let flat = |source: &str, adaptors: &str, consumer: &str| {
         format!("{source} | {adaptors} | {consumer} | flat")
     };
-    cells_over_costs!(out, &flat("slice", "-", "sum"), [Ns1], Has::Slice, 1, none_sum);
-    cells_over_costs!(out, &flat("slice", "-", "collect-vec"), [Ns1], Has::Slice, 1, none_collect);
-    cells_over_costs!(out, &flat("slice", "map", "collect-vec"), [Ns1, Ns100], Has::Slice, 1, map_collect);
-    cells_over_costs!(out, &flat("range-u64", "map,filter", "sum"), [Ns1, Ns100], Has::Range, 1, filter_sum);
-    cells_over_costs!(out, &flat("slice", "copied,filter", "collect-vec"), [Ns1, Mixed], Has::Slice, 1, filter_collect);
-    cells_over_costs!(out, &flat("range-usize", "filter_map", "sum"), [Ns1, Ns100], Has::Range, 1, filter_map_sum);
-    cells_over_costs!(out, &flat("slice", "filter_map", "collect-vec"), [Ns1], Has::Slice, 1, filter_map_collect);
-    cells_over_costs!(out, &flat("slice", "enumerate,map", "sum"), [Ns1, Ns100], Has::Slice, 1, enumerate_sum);
-    cells_over_costs!(out, &flat("iter-mut", "enumerate", "for_each"), [Ns1], Has::Out, 1, enumerate_for_each);
-    cells_over_costs!(out, &flat("slice", "zip(slice),map", "collect-vec"), [Ns1], Has::Two, 1, zip_collect);
-    cells_over_costs!(out, &flat("range-u64", "flat_map_iter(8)", "sum"), [Ns1, Ns100], Has::Range, 8, flat_map_iter_sum);
-    cells_over_costs!(out, &flat("range-u64", "flat_map_iter(8)", "collect-vec"), [Ns1], Has::Range, 8, flat_map_iter_collect);
-    cells_over_costs!(out, &flat("range-u64", "fold_with", "sum"), [Ns1, Ns100], Has::Range, 1, fold_with_sum);
-    cells_over_costs!(out, &flat("range-usize", "map_init", "sum"), [Ns1, Ns100], Has::Range, 1, map_init_sum);
-    cells_over_costs!(out, &flat("slice", "map_init", "collect-vec"), [Ns1], Has::Slice, 1, map_init_collect);
-    cells_over_costs!(out, &flat("range-usize", "skip,take,map", "sum"), [Ns1, Ns100], Has::Range, 4, skip_take_sum);
-    cells_over_costs!(out, &flat("slice", "skip,take,map", "collect-vec"), [Ns1], Has::Slice, 4, skip_take_collect);
-    cells_over_costs!(out, &flat("slice", "copied,map", "sum"), [Ns1, Ns100], Has::Slice, 1, copied_sum);
-    cells_over_costs!(out, &flat("slice", "cloned", "collect-vec"), [Ns1], Has::Slice, 1, cloned_collect);
-    cells_over_costs!(out, &flat("range-usize", "chain,map", "sum"), [Ns1, Ns100], Has::Range, 2, chain_sum);
-    cells_over_costs!(out, &flat("slice", "chain,map", "collect-vec"), [Ns1], Has::Slice, 2, chain_collect);
-    cells_over_costs!(out, &flat("slice", "rev,enumerate,map", "sum"), [Ns1, Ns100], Has::Slice, 1, rev_sum);
-    cells_over_costs!(out, &flat("range-usize", "rev,map", "collect-vec"), [Ns1], Has::Range, 1, rev_collect);
+    cells_over_costs!(
+        out,
+        &flat("slice", "-", "sum"),
+        [Ns1],
+        Has::Slice,
+        1,
+        none_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "-", "collect-vec"),
+        [Ns1],
+        Has::Slice,
+        1,
+        none_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "map", "collect-vec"),
+        [Ns1, Ns100],
+        Has::Slice,
+        1,
+        map_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "map,filter", "sum"),
+        [Ns1, Ns100],
+        Has::Range,
+        1,
+        filter_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "copied,filter", "collect-vec"),
+        [Ns1, Mixed],
+        Has::Slice,
+        1,
+        filter_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-usize", "filter_map", "sum"),
+        [Ns1, Ns100],
+        Has::Range,
+        1,
+        filter_map_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "filter_map", "collect-vec"),
+        [Ns1],
+        Has::Slice,
+        1,
+        filter_map_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "enumerate,map", "sum"),
+        [Ns1, Ns100],
+        Has::Slice,
+        1,
+        enumerate_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("iter-mut", "enumerate", "for_each"),
+        [Ns1],
+        Has::Out,
+        1,
+        enumerate_for_each
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "zip(slice),map", "collect-vec"),
+        [Ns1],
+        Has::Two,
+        1,
+        zip_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "flat_map_iter(8)", "sum"),
+        [Ns1, Ns100],
+        Has::Range,
+        8,
+        flat_map_iter_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "flat_map_iter(8)", "collect-vec"),
+        [Ns1],
+        Has::Range,
+        8,
+        flat_map_iter_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "fold_with", "sum"),
+        [Ns1, Ns100],
+        Has::Range,
+        1,
+        fold_with_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-usize", "map_init", "sum"),
+        [Ns1, Ns100],
+        Has::Range,
+        1,
+        map_init_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "map_init", "collect-vec"),
+        [Ns1],
+        Has::Slice,
+        1,
+        map_init_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-usize", "skip,take,map", "sum"),
+        [Ns1, Ns100],
+        Has::Range,
+        4,
+        skip_take_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "skip,take,map", "collect-vec"),
+        [Ns1],
+        Has::Slice,
+        4,
+        skip_take_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "copied,map", "sum"),
+        [Ns1, Ns100],
+        Has::Slice,
+        1,
+        copied_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "cloned", "collect-vec"),
+        [Ns1],
+        Has::Slice,
+        1,
+        cloned_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-usize", "chain,map", "sum"),
+        [Ns1, Ns100],
+        Has::Range,
+        2,
+        chain_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "chain,map", "collect-vec"),
+        [Ns1],
+        Has::Slice,
+        2,
+        chain_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "rev,enumerate,map", "sum"),
+        [Ns1, Ns100],
+        Has::Slice,
+        1,
+        rev_sum
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-usize", "rev,map", "collect-vec"),
+        [Ns1],
+        Has::Range,
+        1,
+        rev_collect
+    );
 }

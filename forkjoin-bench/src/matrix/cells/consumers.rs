@@ -12,9 +12,10 @@ use crate::matrix::CellDef;
 /// The keys a `HashMap`'s checksum looks up.
 fn lookups(m: &HashMap<u64, u64>, n: usize) -> u64 {
     let stride = (n / 1024).max(1);
-    (0..n as u64)
-        .step_by(stride)
-        .fold(m.len() as u64, |a, k| a.wrapping_mul(31).wrapping_add(m.get(&k).copied().unwrap_or(u64::MAX)))
+    (0..n as u64).step_by(stride).fold(m.len() as u64, |a, k| {
+        a.wrapping_mul(31)
+            .wrapping_add(m.get(&k).copied().unwrap_or(u64::MAX))
+    })
 }
 
 on_each_runtime! {
@@ -110,20 +111,132 @@ pub(crate) fn cells(out: &mut Vec<CellDef>) {
     let flat = |source: &str, adaptors: &str, consumer: &str| {
         format!("{source} | {adaptors} | {consumer} | flat")
     };
-    cells_over_costs!(out, &flat("range-u64", "map", "reduce"), [Ns1, Ns100], Has::Range, 1, range_reduce);
-    cells_over_costs!(out, &flat("slice", "map", "reduce"), [Ns1, Ns100], Has::Slice, 1, slice_reduce);
-    cells_over_costs!(out, &flat("range-u64", "map", "reduce_with"), [Ns1, Ns100], Has::Range, 1, range_reduce_with);
-    cells_over_costs!(out, &flat("slice", "map", "reduce_with"), [Ns1, Mixed], Has::Slice, 1, slice_reduce_with);
-    cells_over_costs!(out, &flat("iter-mut", "zip(slice)", "for_each"), [Ns1, Ns100], Has::Out, 1, zip_for_each);
-    cells_over_costs!(out, &flat("range-u64", "map", "collect-vec"), [Ns1, Ns100], Has::Range, 1, range_collect);
-    cells_over_costs!(out, &flat("range-u64", "map", "collect-hashmap"), [Ns100], Has::Range, 1, range_collect_map);
-    cells_over_costs!(out, &flat("slice", "enumerate,map", "collect-hashmap"), [Ns100], Has::Slice, 1, slice_collect_map);
-    cells_over_costs!(out, &flat("range-u64", "filter", "count"), [Ns1, Ns100], Has::Range, 1, range_count);
-    cells_over_costs!(out, &flat("slice", "filter", "count"), [Ns1], Has::Slice, 1, slice_count);
-    cells_over_costs!(out, &flat("range-u64", "-", "min_by_key"), [Ns1, Ns100], Has::Range, 1, range_min_by_key);
-    cells_over_costs!(out, &flat("slice", "enumerate", "min_by_key"), [Ns1], Has::Slice, 1, slice_min_by_key);
-    cells_over_costs!(out, &flat("range-u64", "-", "find_first"), [Ns1, Ns100], Has::Range, 4, range_find_first);
-    cells_over_costs!(out, &flat("slice", "enumerate", "find_first"), [Ns1, Ns100], Has::Slice, 4, slice_find_first);
-    cells_over_costs!(out, &flat("range-u64", "-", "any(hit)"), [Ns1, Ns100], Has::Range, 4, range_any);
-    cells_over_costs!(out, &flat("slice", "-", "any(miss)"), [Ns1], Has::Slice, 1, slice_any_miss);
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "map", "reduce"),
+        [Ns1, Ns100],
+        Has::Range,
+        1,
+        range_reduce
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "map", "reduce"),
+        [Ns1, Ns100],
+        Has::Slice,
+        1,
+        slice_reduce
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "map", "reduce_with"),
+        [Ns1, Ns100],
+        Has::Range,
+        1,
+        range_reduce_with
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "map", "reduce_with"),
+        [Ns1, Mixed],
+        Has::Slice,
+        1,
+        slice_reduce_with
+    );
+    cells_over_costs!(
+        out,
+        &flat("iter-mut", "zip(slice)", "for_each"),
+        [Ns1, Ns100],
+        Has::Out,
+        1,
+        zip_for_each
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "map", "collect-vec"),
+        [Ns1, Ns100],
+        Has::Range,
+        1,
+        range_collect
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "map", "collect-hashmap"),
+        [Ns100],
+        Has::Range,
+        1,
+        range_collect_map
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "enumerate,map", "collect-hashmap"),
+        [Ns100],
+        Has::Slice,
+        1,
+        slice_collect_map
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "filter", "count"),
+        [Ns1, Ns100],
+        Has::Range,
+        1,
+        range_count
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "filter", "count"),
+        [Ns1],
+        Has::Slice,
+        1,
+        slice_count
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "-", "min_by_key"),
+        [Ns1, Ns100],
+        Has::Range,
+        1,
+        range_min_by_key
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "enumerate", "min_by_key"),
+        [Ns1],
+        Has::Slice,
+        1,
+        slice_min_by_key
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "-", "find_first"),
+        [Ns1, Ns100],
+        Has::Range,
+        4,
+        range_find_first
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "enumerate", "find_first"),
+        [Ns1, Ns100],
+        Has::Slice,
+        4,
+        slice_find_first
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "-", "any(hit)"),
+        [Ns1, Ns100],
+        Has::Range,
+        4,
+        range_any
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "-", "any(miss)"),
+        [Ns1],
+        Has::Slice,
+        1,
+        slice_any_miss
+    );
 }

@@ -51,10 +51,26 @@ impl<C: Cost> In<C> {
         In {
             n,
             c,
-            v: if has == Has::Range || has == Has::Text { Vec::new() } else { slice() },
-            w: if has == Has::Two { random_values(n, !(n as u64)) } else { Vec::new() },
-            out: if has == Has::Out { vec![0; n] } else { Vec::new() },
-            text: if has == Has::Text { text(n) } else { String::new() },
+            v: if has == Has::Range || has == Has::Text {
+                Vec::new()
+            } else {
+                slice()
+            },
+            w: if has == Has::Two {
+                random_values(n, !(n as u64))
+            } else {
+                Vec::new()
+            },
+            out: if has == Has::Out {
+                vec![0; n]
+            } else {
+                Vec::new()
+            },
+            text: if has == Has::Text {
+                text(n)
+            } else {
+                String::new()
+            },
             target: 0,
             missing: std::hint::black_box(u64::MAX),
         }
@@ -63,7 +79,11 @@ impl<C: Cost> In<C> {
 
     fn with_target(mut self) -> In<C> {
         let at = self.n * 3 / 4;
-        self.target = self.c.f(if self.v.is_empty() { at as u64 } else { self.v[at.min(self.v.len().saturating_sub(1))] });
+        self.target = self.c.f(if self.v.is_empty() {
+            at as u64
+        } else {
+            self.v[at.min(self.v.len().saturating_sub(1))]
+        });
         self
     }
 }
@@ -134,10 +154,35 @@ pub(crate) fn push_cost_cell(
 ) {
     let full = |c: &str| format!("{name} | {c}");
     out.push(match cost {
-        NS1 => super::cell(full("1ns"), move |s: Size| In::new(s.items(Cheap.ns(), min), Cheap, has), cheap),
-        NS100 => super::cell(full("100ns"), move |s: Size| { let c = Spin::ns100(); In::new(s.items(c.ns(), min), c, has) }, spin),
-        US10 => super::cell(full("10us"), move |s: Size| { let c = Spin::us10(); In::new(s.items(c.ns(), min), c, has) }, spin),
-        MIXED => super::cell(full("mixed"), move |s: Size| { let c = Mixed::new(); In::new(s.items(c.ns(), min), c, has) }, mixed),
+        NS1 => super::cell(
+            full("1ns"),
+            move |s: Size| In::new(s.items(Cheap.ns(), min), Cheap, has),
+            cheap,
+        ),
+        NS100 => super::cell(
+            full("100ns"),
+            move |s: Size| {
+                let c = Spin::ns100();
+                In::new(s.items(c.ns(), min), c, has)
+            },
+            spin,
+        ),
+        US10 => super::cell(
+            full("10us"),
+            move |s: Size| {
+                let c = Spin::us10();
+                In::new(s.items(c.ns(), min), c, has)
+            },
+            spin,
+        ),
+        MIXED => super::cell(
+            full("mixed"),
+            move |s: Size| {
+                let c = Mixed::new();
+                In::new(s.items(c.ns(), min), c, has)
+            },
+            mixed,
+        ),
     });
 }
 

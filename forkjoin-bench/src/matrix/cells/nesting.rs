@@ -72,28 +72,126 @@ on_each_runtime! {
 
 pub(crate) fn cells(out: &mut Vec<CellDef>) {
     let sum = |nesting: &str| format!("range-usize | map | sum | {nesting}");
-    cells_over_costs!(out, &sum("in-16"), [Ns1, Ns100, Us10, Mixed], Has::Range, 32, nested_sum[16]);
-    cells_over_costs!(out, &sum("in-1000"), [Ns1, Ns100, Mixed], Has::Range, 2000, nested_sum[1000]);
-    cells_over_costs!(out, &sum("in-100000"), [Ns1, Ns100], Has::Range, 200_000, nested_sum[100_000]);
-    let for_each = |nesting: &str| format!("chunks-mut | enumerate,iter-mut,enumerate | for_each | {nesting}");
-    cells_over_costs!(out, &for_each("in-16"), [Ns1, Ns100], Has::Out, 32, nested_for_each[16]);
-    cells_over_costs!(out, &for_each("in-1000"), [Ns1, Ns100], Has::Out, 2000, nested_for_each[1000]);
-    cells_over_costs!(out, &for_each("in-100000"), [Ns1], Has::Out, 200_000, nested_for_each[100_000]);
-    cells_over_costs!(out, "range-usize | map | collect-vec | in-1000", [Ns1, Ns100], Has::Range, 2000, nested_collect[1000]);
-    cells_over_costs!(out, "chunks | filter | count | in-1000", [Ns1, Ns100], Has::Slice, 2000, nested_count[1000]);
-    cells_over_costs!(out, &sum("seq-outer x in-1000"), [Ns1, Ns100], Has::Range, 2000, seq_outer_sum[1000]);
-    cells_over_costs!(out, &sum("seq-outer x in-16"), [Ns100], Has::Range, 32, seq_outer_sum[16]);
+    cells_over_costs!(
+        out,
+        &sum("in-16"),
+        [Ns1, Ns100, Us10, Mixed],
+        Has::Range,
+        32,
+        nested_sum[16]
+    );
+    cells_over_costs!(
+        out,
+        &sum("in-1000"),
+        [Ns1, Ns100, Mixed],
+        Has::Range,
+        2000,
+        nested_sum[1000]
+    );
+    cells_over_costs!(
+        out,
+        &sum("in-100000"),
+        [Ns1, Ns100],
+        Has::Range,
+        200_000,
+        nested_sum[100_000]
+    );
+    let for_each =
+        |nesting: &str| format!("chunks-mut | enumerate,iter-mut,enumerate | for_each | {nesting}");
+    cells_over_costs!(
+        out,
+        &for_each("in-16"),
+        [Ns1, Ns100],
+        Has::Out,
+        32,
+        nested_for_each[16]
+    );
+    cells_over_costs!(
+        out,
+        &for_each("in-1000"),
+        [Ns1, Ns100],
+        Has::Out,
+        2000,
+        nested_for_each[1000]
+    );
+    cells_over_costs!(
+        out,
+        &for_each("in-100000"),
+        [Ns1],
+        Has::Out,
+        200_000,
+        nested_for_each[100_000]
+    );
+    cells_over_costs!(
+        out,
+        "range-usize | map | collect-vec | in-1000",
+        [Ns1, Ns100],
+        Has::Range,
+        2000,
+        nested_collect[1000]
+    );
+    cells_over_costs!(
+        out,
+        "chunks | filter | count | in-1000",
+        [Ns1, Ns100],
+        Has::Slice,
+        2000,
+        nested_count[1000]
+    );
+    cells_over_costs!(
+        out,
+        &sum("seq-outer x in-1000"),
+        [Ns1, Ns100],
+        Has::Range,
+        2000,
+        seq_outer_sum[1000]
+    );
+    cells_over_costs!(
+        out,
+        &sum("seq-outer x in-16"),
+        [Ns100],
+        Has::Range,
+        32,
+        seq_outer_sum[16]
+    );
     let join = |leaf: &str| format!("range-usize | map | sum | join-leaf-{leaf}");
-    cells_over_costs!(out, &join("16"), [Ns1, Ns100], Has::Range, 32, join_leaves[16]);
-    cells_over_costs!(out, &join("1000"), [Ns1, Ns100, Mixed], Has::Range, 2000, join_leaves[1000]);
-    cells_over_costs!(out, &join("100000"), [Ns1], Has::Range, 200_000, join_leaves[100_000]);
+    cells_over_costs!(
+        out,
+        &join("16"),
+        [Ns1, Ns100],
+        Has::Range,
+        32,
+        join_leaves[16]
+    );
+    cells_over_costs!(
+        out,
+        &join("1000"),
+        [Ns1, Ns100, Mixed],
+        Has::Range,
+        2000,
+        join_leaves[1000]
+    );
+    cells_over_costs!(
+        out,
+        &join("100000"),
+        [Ns1],
+        Has::Range,
+        200_000,
+        join_leaves[100_000]
+    );
 }
 
 /// Shape 4 of `shapes`: a 16-item parallel loop inside a sequential loop of 20,000.
 pub(super) fn shape4(out: &mut Vec<CellDef>) {
     out.push(cell(
         "shape4 range-usize | map | sum | seq-20000 x in-16 | 1ns",
-        |s: Size| In::new(if s.is_tiny() { 64 } else { 20_000 * 16 }, Cheap, Has::Range),
+        |s: Size| {
+            In::new(
+                if s.is_tiny() { 64 } else { 20_000 * 16 },
+                Cheap,
+                Has::Range,
+            )
+        },
         versions!(seq_outer_sum [Cheap, 16]),
     ));
 }

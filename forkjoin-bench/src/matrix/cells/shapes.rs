@@ -52,7 +52,9 @@ fn points(n: usize, seed: u64) -> Vec<V3> {
 
 /// A checksum of f64s that hold integers.
 fn checksum_f64<'a>(xs: impl Iterator<Item = &'a f64>) -> u64 {
-    xs.fold(0u64, |a, &x| a.wrapping_mul(31).wrapping_add(x as i64 as u64))
+    xs.fold(0u64, |a, &x| {
+        a.wrapping_mul(31).wrapping_add(x as i64 as u64)
+    })
 }
 
 /// Shape 2's input: `a` and `b` (small integers) and `c`, `n` x `n` in Z order.
@@ -200,7 +202,11 @@ pub(crate) fn cells(out: &mut Vec<CellDef>) {
     out.push(cell(
         "shape2 zmatmul | join x8, iter-mut,zip(par_iter) | for_each | join | 128^3",
         |s: Size| {
-            let n = if s.is_tiny() { 2 * LEAF } else { s.pick(128, 256) };
+            let n = if s.is_tiny() {
+                2 * LEAF
+            } else {
+                s.pick(128, 256)
+            };
             let mut seed = 3;
             let mut small = || (splitmix64(&mut seed) % 5) as f64;
             ZMatrices {
@@ -225,4 +231,3 @@ pub(crate) fn cells(out: &mut Vec<CellDef>) {
         versions!(tree_sum),
     ));
 }
-

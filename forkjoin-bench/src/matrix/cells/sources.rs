@@ -76,15 +76,92 @@ pub(crate) fn cells(out: &mut Vec<CellDef>) {
     let flat = |source: &str, adaptors: &str, consumer: &str| {
         format!("{source} | {adaptors} | {consumer} | flat")
     };
-    cells_over_costs!(out, &flat("range-u32", "map", "sum"), [Ns1, Ns100], Has::Range, 1, range_u32);
-    cells_over_costs!(out, &flat("range-u64", "map", "sum"), [Ns1, Ns100, Us10, Mixed], Has::Range, 1, range_u64);
-    cells_over_costs!(out, &flat("range-usize", "map", "sum"), [Ns1, Mixed], Has::Range, 1, range_usize);
-    cells_over_costs!(out, &flat("slice", "map", "sum"), [Ns1, Ns100, Us10], Has::Slice, 1, slice);
-    cells_over_costs!(out, &flat("vec", "map", "sum"), [Ns1, Ns100], Has::Slice, 1, owned_vec);
-    cells_over_costs!(out, &flat("chunks-64", "map(iter.sum)", "sum"), [Ns1, Ns100], Has::Slice, 64, chunks);
-    cells_over_costs!(out, &flat("iter-mut", "-", "for_each"), [Ns1, Ns100], Has::Slice, 1, iter_mut);
-    cells_over_costs!(out, &flat("zip2", "map", "sum"), [Ns1, Ns100], Has::Two, 1, zip2);
-    cells_over_costs!(out, &flat("bridge", "map", "sum"), [Ns100, Us10], Has::Slice, 1, bridge);
-    cells_over_costs!(out, &flat("chars", "map", "sum"), [Ns1, Ns100], Has::Text, 1, chars);
-    cells_over_costs!(out, &flat("chars", "filter", "count"), [Ns1], Has::Text, 1, chars_count);
+    cells_over_costs!(
+        out,
+        &flat("range-u32", "map", "sum"),
+        [Ns1, Ns100],
+        Has::Range,
+        1,
+        range_u32
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-u64", "map", "sum"),
+        [Ns1, Ns100, Us10, Mixed],
+        Has::Range,
+        1,
+        range_u64
+    );
+    cells_over_costs!(
+        out,
+        &flat("range-usize", "map", "sum"),
+        [Ns1, Mixed],
+        Has::Range,
+        1,
+        range_usize
+    );
+    cells_over_costs!(
+        out,
+        &flat("slice", "map", "sum"),
+        [Ns1, Ns100, Us10],
+        Has::Slice,
+        1,
+        slice
+    );
+    cells_over_costs!(
+        out,
+        &flat("vec", "map", "sum"),
+        [Ns1, Ns100],
+        Has::Slice,
+        1,
+        owned_vec
+    );
+    cells_over_costs!(
+        out,
+        &flat("chunks-64", "map(iter.sum)", "sum"),
+        [Ns1, Ns100],
+        Has::Slice,
+        64,
+        chunks
+    );
+    cells_over_costs!(
+        out,
+        &flat("iter-mut", "-", "for_each"),
+        [Ns1, Ns100],
+        Has::Slice,
+        1,
+        iter_mut
+    );
+    cells_over_costs!(
+        out,
+        &flat("zip2", "map", "sum"),
+        [Ns1, Ns100],
+        Has::Two,
+        1,
+        zip2
+    );
+    cells_over_costs!(
+        out,
+        &flat("bridge", "map", "sum"),
+        [Ns100, Us10],
+        Has::Slice,
+        1,
+        bridge
+    );
+    cells_over_costs!(
+        out,
+        &flat("chars", "map", "sum"),
+        [Ns1, Ns100],
+        Has::Text,
+        1,
+        chars
+    );
+    cells_over_costs!(
+        out,
+        &flat("chars", "filter", "count"),
+        [Ns1],
+        Has::Text,
+        1,
+        chars_count
+    );
 }
