@@ -87,7 +87,7 @@ pub(crate) struct MatrixArgs {
     /// Only the cells whose name contains SUBSTRING.
     #[arg(long, value_name = "SUBSTRING")]
     pub filter: Option<String>,
-    /// Timed rounds per cell and worker count [default: quick 50, full 100].
+    /// Timed rounds per cell and worker count [default: quick 100, full 150].
     #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub rounds: Option<u32>,
     /// K-best: the mean of the K fastest samples.

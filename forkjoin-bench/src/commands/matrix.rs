@@ -25,8 +25,8 @@ pub(crate) fn run(args: &MatrixArgs) -> Result<ExitCode, Failure> {
         }
     }
     let (size, size_name, default_rounds) = match args.size {
-        MatrixSize::Quick => (Size::Quick, "quick", 50),
-        MatrixSize::Full => (Size::Full, "full", 100),
+        MatrixSize::Quick => (Size::Quick, "quick", 100),
+        MatrixSize::Full => (Size::Full, "full", 150),
     };
     let rounds = args.rounds.map_or(default_rounds, |r| r as usize);
     let k = args.k as usize;
