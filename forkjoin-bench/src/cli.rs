@@ -69,6 +69,57 @@ pub(crate) enum Command {
     /// against FT_T (slabs, a pool per node), from phase costs measured here and a network
     /// profile: a table and an SVG plot. Needs no MPI.
     FtPredict(FtPredictArgs),
+    /// The performance matrix: sources x adaptors x consumers x nesting x item costs, each
+    /// cell timed on sequential std, forkjoin and rayon in turns (K-best) at each worker
+    /// count; worst cells first, a summary, and JSON. Exit status 1 if a cell's versions
+    /// disagree.
+    Matrix(MatrixArgs),
+}
+
+/// `fj matrix --json`'s default.
+pub(crate) const DEFAULT_MATRIX_JSON: &str = "fj-report/matrix.json";
+
+#[derive(Args, Debug)]
+pub(crate) struct MatrixArgs {
+    /// Worker counts.
+    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_parser = parse_thread_list, default_value = "1,2")]
+    pub workers: ThreadList,
+    /// Only the cells whose name contains SUBSTRING.
+    #[arg(long, value_name = "SUBSTRING")]
+    pub filter: Option<String>,
+    /// Timed rounds per cell and worker count [default: quick 100, full 150].
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub rounds: Option<u32>,
+    /// K-best: the mean of the K fastest samples.
+    #[arg(long, allow_negative_numbers = true, value_name = "K", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 3)]
+    pub k: u32,
+    /// quick (a few minutes) or full (longer loops and samples, more rounds).
+    #[arg(long, value_name = "SIZE", value_parser = parse_matrix_size, default_value = "quick")]
+    pub size: MatrixSize,
+    /// Where to write the JSON.
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_MATRIX_JSON)]
+    pub json: PathBuf,
+    /// Print only the N worst cells of each table.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// List the cells and exit.
+    #[arg(long)]
+    pub list: bool,
+}
+
+/// `fj matrix --size`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MatrixSize {
+    Quick,
+    Full,
+}
+
+fn parse_matrix_size(s: &str) -> Result<MatrixSize, String> {
+    match s {
+        "quick" => Ok(MatrixSize::Quick),
+        "full" => Ok(MatrixSize::Full),
+        _ => Err("expected quick or full".to_string()),
+    }
 }
 
 #[derive(Args, Debug)]

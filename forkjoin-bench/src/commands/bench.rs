@@ -18,7 +18,7 @@ use crate::suite::cpus;
 use crate::suite::engine::Engine;
 use crate::suite::java::{self, Jdk};
 use crate::suite::kbest::Method;
-use crate::suite::measure::{measure_interleaved, Cell, Closing};
+use crate::suite::measure::{measure_interleaved, Cell, Closing, Order};
 use crate::suite::programs::{self, Program, Runtime, Size};
 use crate::suite::results::{self, fill_speedups, Row};
 
@@ -194,6 +194,7 @@ fn run_plan(plan: &Plan, notes: &mut Vec<String>) -> Vec<Row> {
             &measured,
             &mut *workload,
             &plan.method,
+            Order::Fixed,
             Closing::EachOnItsOwn,
             &bar,
         );
@@ -240,7 +241,7 @@ fn run_plan(plan: &Plan, notes: &mut Vec<String>) -> Vec<Row> {
     rows
 }
 
-fn progress_bar(len: u64) -> ProgressBar {
+pub(crate) fn progress_bar(len: u64) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(len), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} eta {eta} {msg}")

@@ -178,6 +178,7 @@ fn validate_command(
             &cells,
             w.as_mut(),
             method,
+            measure::Order::Fixed,
             measure::Closing::Together,
             &indicatif::ProgressBar::hidden(),
         )

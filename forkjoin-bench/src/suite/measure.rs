@@ -149,8 +149,8 @@ pub(crate) struct Cell<'e> {
     pub threads: usize,
 }
 
-/// K-best measurements of `w` on every cell at once ([`interleave`], the cells in their
-/// order), one row per cell in the cells' order.
+/// K-best measurements of `w` on every cell at once ([`interleave`], the cells taking
+/// turns in `order`), one row per cell in the cells' order.
 ///
 /// A cell of T workers runs on the first T CPUs (see `cpus`), which is where `fj bench`
 /// builds its pool. Every timed run's answer is verified (untimed); the first failure or
@@ -160,6 +160,7 @@ pub(crate) fn measure_interleaved(
     cells: &[Cell<'_>],
     w: &mut dyn Workload,
     method: &Method,
+    order: Order,
     closing: Closing,
     bar: &ProgressBar,
 ) -> Vec<Row> {
@@ -170,7 +171,7 @@ pub(crate) fn measure_interleaved(
     let records = interleave(
         cells.len(),
         method,
-        Order::Fixed,
+        order,
         closing,
         |turn| {
             if shown_round != Some(turn.round) {
@@ -375,6 +376,7 @@ mod tests {
             &cells,
             &mut w,
             &method(3),
+            Order::Fixed,
             Closing::EachOnItsOwn,
             &ProgressBar::hidden(),
         );
@@ -411,6 +413,7 @@ mod tests {
             &cells,
             &mut w,
             &method(4),
+            Order::Fixed,
             Closing::EachOnItsOwn,
             &ProgressBar::hidden(),
         );

@@ -239,7 +239,7 @@ fn seq_merge<T: Key>(x: &[T], y: &[T], dest: &mut [T]) {
 }
 
 /// splitmix64: the keys' generator (and the parallel-iterator programs' inputs').
-pub(super) fn splitmix64(state: &mut u64) -> u64 {
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

@@ -53,14 +53,18 @@ pub(crate) fn is_iterator_program(name: &str) -> bool {
 /// Compiles the items given three times, in modules `seq` (std's iterators, through
 /// [`seq::prelude`]), `fj` (`forkjoin::prelude`) and `ry` (`rayon::prelude`); each module
 /// sees its parent's items. The items are the program's body, written once.
+///
+/// `on_each_prelude! { seq: [path], fj: [path], ry: [path]; items }` names the three
+/// modules whose items each version imports instead (`fj matrix` gives its sequential
+/// version a prelude of its own, and each version a `join`).
 macro_rules! on_each_prelude {
-    ($($body:item)*) => {
+    (seq: [$($seq:tt)*], fj: [$($fj:tt)*], ry: [$($ry:tt)*]; $($body:item)*) => {
         /// The body with std's iterators: the sequential baseline.
         mod seq {
             #[allow(unused_imports)]
             use super::*;
             #[allow(unused_imports)]
-            use crate::suite::programs::par_iter::seq::prelude::*;
+            use $($seq)*::*;
             $($body)*
         }
         /// The body with forkjoin's parallel iterators.
@@ -68,7 +72,7 @@ macro_rules! on_each_prelude {
             #[allow(unused_imports)]
             use super::*;
             #[allow(unused_imports)]
-            use forkjoin::prelude::*;
+            use $($fj)*::*;
             $($body)*
         }
         /// The body with rayon's parallel iterators.
@@ -76,7 +80,15 @@ macro_rules! on_each_prelude {
             #[allow(unused_imports)]
             use super::*;
             #[allow(unused_imports)]
-            use rayon::prelude::*;
+            use $($ry)*::*;
+            $($body)*
+        }
+    };
+    ($($body:item)*) => {
+        $crate::suite::programs::par_iter::on_each_prelude! {
+            seq: [crate::suite::programs::par_iter::seq::prelude],
+            fj: [forkjoin::prelude],
+            ry: [rayon::prelude];
             $($body)*
         }
     };
