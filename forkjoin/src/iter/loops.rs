@@ -23,6 +23,7 @@ pub const DETERMINISTIC_LEAF: usize = 512;
 /// forkjoin::for_each(0..1000, |i| { total.fetch_add(i as u64, Ordering::Relaxed); });
 /// assert_eq!(total.into_inner(), 499_500);
 /// ```
+#[inline]
 pub fn for_each<F>(range: Range<usize>, f: F)
 where
     F: Fn(usize) + Sync + Send,
@@ -38,6 +39,7 @@ where
 /// let squares = forkjoin::map_reduce(0..100, || 0u64, |i| (i * i) as u64, |a, b| a + b);
 /// assert_eq!(squares, 328_350);
 /// ```
+#[inline]
 pub fn map_reduce<T, ID, M, R>(range: Range<usize>, identity: ID, map: M, reduce: R) -> T
 where
     T: Send,
@@ -58,6 +60,7 @@ where
 ///     assert_eq!(sum(100_000).to_bits(), first.to_bits());
 /// }
 /// ```
+#[inline]
 pub fn map_reduce_deterministic<T, ID, M, R>(
     range: Range<usize>,
     identity: ID,
@@ -79,6 +82,7 @@ where
 }
 
 /// Calls `f` on every element of `slice`, potentially in parallel.
+#[inline]
 pub fn for_each_slice<T, F>(slice: &[T], f: F)
 where
     T: Sync,
@@ -94,6 +98,7 @@ where
 /// forkjoin::for_each_slice_mut(&mut v, |x| *x *= 2);
 /// assert!(v.iter().enumerate().all(|(i, &x)| x == 2 * i as u32));
 /// ```
+#[inline]
 pub fn for_each_slice_mut<T, F>(slice: &mut [T], f: F)
 where
     T: Send,
@@ -103,6 +108,7 @@ where
 }
 
 /// Maps every element of `slice` and reduces the results, potentially in parallel.
+#[inline]
 pub fn map_reduce_slice<T, U, ID, M, R>(slice: &[T], identity: ID, map: M, reduce: R) -> U
 where
     T: Sync,
@@ -123,6 +129,7 @@ where
 ///     .install(|| forkjoin::map_reduce_slice_deterministic(&xs, || 0.0, |x| *x, |a, b| a + b));
 /// assert_eq!(a.to_bits(), b.to_bits());
 /// ```
+#[inline]
 pub fn map_reduce_slice_deterministic<T, U, ID, M, R>(
     slice: &[T],
     identity: ID,

@@ -106,6 +106,7 @@ impl<T: ParallelIterator> IntoParallelIterator for T {
     type Iter = T;
     type Item = T::Item;
 
+    #[inline]
     fn into_par_iter(self) -> T {
         self
     }
@@ -135,6 +136,7 @@ where
     type Iter = <&'data I as IntoParallelIterator>::Iter;
     type Item = <&'data I as IntoParallelIterator>::Item;
 
+    #[inline]
     fn par_iter(&'data self) -> Self::Iter {
         self.into_par_iter()
     }
@@ -165,6 +167,7 @@ where
     type Iter = <&'data mut I as IntoParallelIterator>::Iter;
     type Item = <&'data mut I as IntoParallelIterator>::Item;
 
+    #[inline]
     fn par_iter_mut(&'data mut self) -> Self::Iter {
         self.into_par_iter()
     }
@@ -195,6 +198,7 @@ pub trait ParallelIterator: Sized + Send {
     /// (0..1000).into_par_iter().for_each(|_| { n.fetch_add(1, Ordering::Relaxed); });
     /// assert_eq!(n.into_inner(), 1000);
     /// ```
+    #[inline]
     fn for_each<OP>(self, op: OP)
     where
         OP: Fn(Self::Item) + Sync + Send,
@@ -213,6 +217,7 @@ pub trait ParallelIterator: Sized + Send {
     /// got.sort();
     /// assert_eq!(got, [0, 1, 2, 3, 4]);
     /// ```
+    #[inline]
     fn for_each_with<OP, T>(self, init: T, op: OP)
     where
         OP: Fn(&mut T, Self::Item) + Sync + Send,
@@ -229,6 +234,7 @@ pub trait ParallelIterator: Sized + Send {
     /// v.par_chunks_mut(10).for_each_init(|| 7u8, |seven, chunk| chunk.fill(*seven));
     /// assert!(v.iter().all(|&x| x == 7));
     /// ```
+    #[inline]
     fn for_each_init<OP, INIT, T>(self, init: INIT, op: OP)
     where
         OP: Fn(&mut T, Self::Item) + Sync + Send,
@@ -246,6 +252,7 @@ pub trait ParallelIterator: Sized + Send {
     ///     .try_for_each(|x| if x == 42 { Err(format!("{x}")) } else { Ok(()) });
     /// assert_eq!(r, Err("42".to_string()));
     /// ```
+    #[inline]
     fn try_for_each<OP, R>(self, op: OP) -> R
     where
         OP: Fn(Self::Item) -> R + Sync + Send,
@@ -256,6 +263,7 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// `try_for_each` with `map_with`'s per-piece clone of `init`.
+    #[inline]
     fn try_for_each_with<OP, T, R>(self, init: T, op: OP) -> R
     where
         OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
@@ -267,6 +275,7 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// `try_for_each` with `map_init`'s per-piece value.
+    #[inline]
     fn try_for_each_init<OP, INIT, T, R>(self, init: INIT, op: OP) -> R
     where
         OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
@@ -283,6 +292,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// assert_eq!((0..1000).into_par_iter().filter(|x| x % 7 == 0).count(), 143);
     /// ```
+    #[inline]
     fn count(self) -> usize {
         self.map(|_| 1usize).sum()
     }
@@ -294,6 +304,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v: Vec<String> = (0..3).into_par_iter().map(|i: i32| i.to_string()).collect();
     /// assert_eq!(v, ["0", "1", "2"]);
     /// ```
+    #[inline]
     fn map<F, R>(self, map_op: F) -> Map<Self, F>
     where
         F: Fn(Self::Item) -> R + Sync + Send,
@@ -310,6 +321,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v: Vec<u32> = (0..4u32).into_par_iter().map_with(10, |ten, x| *ten + x).collect();
     /// assert_eq!(v, [10, 11, 12, 13]);
     /// ```
+    #[inline]
     fn map_with<F, T, R>(self, init: T, map_op: F) -> MapWith<Self, T, F>
     where
         F: Fn(&mut T, Self::Item) -> R + Sync + Send,
@@ -329,6 +341,7 @@ pub trait ParallelIterator: Sized + Send {
     ///     .collect();
     /// assert_eq!(lens, [0, 2, 4, 6]);
     /// ```
+    #[inline]
     fn map_init<F, INIT, T, R>(self, init: INIT, map_op: F) -> MapInit<Self, INIT, F>
     where
         F: Fn(&mut T, Self::Item) -> R + Sync + Send,
@@ -346,6 +359,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let copy: Vec<String> = names.par_iter().cloned().collect();
     /// assert_eq!(copy, names);
     /// ```
+    #[inline]
     fn cloned<'a, T>(self) -> Cloned<Self>
     where
         T: 'a + Clone + Send,
@@ -361,6 +375,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v = vec![1u8, 2, 3];
     /// assert_eq!(v.par_iter().copied().map(u32::from).sum::<u32>(), 6);
     /// ```
+    #[inline]
     fn copied<'a, T>(self) -> Copied<Self>
     where
         T: 'a + Copy + Send,
@@ -378,6 +393,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let sum: i32 = (1..=4).into_par_iter().inspect(|_| { seen.fetch_add(1, Ordering::Relaxed); }).sum();
     /// assert_eq!((sum, seen.into_inner()), (10, 4));
     /// ```
+    #[inline]
     fn inspect<OP>(self, inspect_op: OP) -> Inspect<Self, OP>
     where
         OP: Fn(&Self::Item) + Sync + Send,
@@ -392,6 +408,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let doubles: Vec<_> = (0..5).into_par_iter().update(|x| *x *= 2).collect();
     /// assert_eq!(doubles, [0, 2, 4, 6, 8]);
     /// ```
+    #[inline]
     fn update<F>(self, update_op: F) -> Update<Self, F>
     where
         F: Fn(&mut Self::Item) + Sync + Send,
@@ -406,6 +423,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let odd: Vec<u32> = (0..10u32).into_par_iter().filter(|x| x % 2 == 1).collect();
     /// assert_eq!(odd, [1, 3, 5, 7, 9]);
     /// ```
+    #[inline]
     fn filter<P>(self, filter_op: P) -> Filter<Self, P>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
@@ -420,6 +438,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let parsed: Vec<i32> = vec!["1", "x", "3"].into_par_iter().filter_map(|s| s.parse().ok()).collect();
     /// assert_eq!(parsed, [1, 3]);
     /// ```
+    #[inline]
     fn filter_map<P, R>(self, filter_op: P) -> FilterMap<Self, P>
     where
         P: Fn(Self::Item) -> Option<R> + Sync + Send,
@@ -435,6 +454,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v: Vec<u32> = (1..4u32).into_par_iter().flat_map(|n| (0..n).into_par_iter()).collect();
     /// assert_eq!(v, [0, 0, 1, 0, 1, 2]);
     /// ```
+    #[inline]
     fn flat_map<F, PI>(self, map_op: F) -> FlatMap<Self, F>
     where
         F: Fn(Self::Item) -> PI + Sync + Send,
@@ -451,6 +471,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v: Vec<char> = vec!["ab", "c"].into_par_iter().flat_map_iter(|s| s.chars()).collect();
     /// assert_eq!(v, ['a', 'b', 'c']);
     /// ```
+    #[inline]
     fn flat_map_iter<F, SI>(self, map_op: F) -> FlatMapIter<Self, F>
     where
         F: Fn(Self::Item) -> SI + Sync + Send,
@@ -469,6 +490,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let y: Vec<_> = x.into_par_iter().flatten().collect();
     /// assert_eq!(y, [1, 2, 3, 4]);
     /// ```
+    #[inline]
     fn flatten(self) -> Flatten<Self>
     where
         Self::Item: IntoParallelIterator,
@@ -486,6 +508,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let y: Vec<_> = iters.into_par_iter().flatten_iter().collect();
     /// assert_eq!(y, [1, 2, 3, 4]);
     /// ```
+    #[inline]
     fn flatten_iter(self) -> FlattenIter<Self>
     where
         Self::Item: IntoIterator<Item: Send>,
@@ -501,6 +524,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let product = (1..=10u64).into_par_iter().reduce(|| 1, |a, b| a * b);
     /// assert_eq!(product, 3_628_800);
     /// ```
+    #[inline]
     fn reduce<OP, ID>(self, identity: ID, op: OP) -> Self::Item
     where
         OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
@@ -516,6 +540,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((1..5).into_par_iter().reduce_with(|a: i32, b| a.max(b)), Some(4));
     /// assert_eq!((0..0).into_par_iter().reduce_with(|a: i32, b| a + b), None);
     /// ```
+    #[inline]
     fn reduce_with<OP>(self, op: OP) -> Option<Self::Item>
     where
         OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
@@ -533,6 +558,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let overflow = (1..=4u8).into_par_iter().map(|x| Some(x * 60)).try_reduce(|| 0, |a, b| a.checked_add(b));
     /// assert_eq!(overflow, None);
     /// ```
+    #[inline]
     fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
     where
         OP: Fn(T, T) -> Self::Item + Sync + Send,
@@ -549,6 +575,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let r = (1..=3i32).into_par_iter().map(Ok::<i32, String>).try_reduce_with(|a, b| Ok(a + b));
     /// assert_eq!(r, Some(Ok(6)));
     /// ```
+    #[inline]
     fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
     where
         OP: Fn(T, T) -> Self::Item + Sync + Send,
@@ -567,6 +594,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let total: usize = words.par_iter().fold(|| 0, |n, w| n + w.len()).sum();
     /// assert_eq!(total, 6);
     /// ```
+    #[inline]
     fn fold<T, ID, F>(self, identity: ID, fold_op: F) -> Fold<Self, ID, F>
     where
         F: Fn(T, Self::Item) -> T + Sync + Send,
@@ -583,6 +611,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let n: u32 = (0..100).into_par_iter().fold_with(0u32, |n, _| n + 1).sum();
     /// assert_eq!(n, 100);
     /// ```
+    #[inline]
     fn fold_with<F, T>(self, init: T, fold_op: F) -> FoldWith<Self, T, F>
     where
         F: Fn(T, Self::Item) -> T + Sync + Send,
@@ -601,6 +630,7 @@ pub trait ParallelIterator: Sized + Send {
     ///     .try_reduce(|| 0, |a, b| a.checked_add(b));
     /// assert_eq!(r, Some(10));
     /// ```
+    #[inline]
     fn try_fold<T, R, ID, F>(self, identity: ID, fold_op: F) -> TryFold<Self, R, ID, F>
     where
         F: Fn(T, Self::Item) -> R + Sync + Send,
@@ -611,6 +641,7 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// `try_fold` starting every piece from a clone of `init`.
+    #[inline]
     fn try_fold_with<F, T, R>(self, init: T, fold_op: F) -> TryFoldWith<Self, R, F>
     where
         F: Fn(T, Self::Item) -> R + Sync + Send,
@@ -626,6 +657,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// assert_eq!((1..=100).into_par_iter().sum::<i32>(), 5050);
     /// ```
+    #[inline]
     fn sum<S>(self) -> S
     where
         S: Send + Sum<Self::Item> + Sum<S>,
@@ -639,6 +671,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// assert_eq!((1..=5).into_par_iter().product::<i32>(), 120);
     /// ```
+    #[inline]
     fn product<P>(self) -> P
     where
         P: Send + Product<Self::Item> + Product<P>,
@@ -652,6 +685,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// assert_eq!(vec![3, 1, 2].par_iter().min(), Some(&1));
     /// ```
+    #[inline]
     fn min(self) -> Option<Self::Item>
     where
         Self::Item: Ord,
@@ -666,6 +700,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v = vec![-3i32, 1, 2];
     /// assert_eq!(v.par_iter().min_by(|a, b| a.abs().cmp(&b.abs())), Some(&1));
     /// ```
+    #[inline]
     fn min_by<F>(self, f: F) -> Option<Self::Item>
     where
         F: Sync + Send + Fn(&Self::Item, &Self::Item) -> Ordering,
@@ -683,6 +718,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v = vec!["ccc", "a", "bb"];
     /// assert_eq!(v.par_iter().min_by_key(|s| s.len()), Some(&"a"));
     /// ```
+    #[inline]
     fn min_by_key<K, F>(self, f: F) -> Option<Self::Item>
     where
         K: Ord + Send,
@@ -699,6 +735,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// assert_eq!((0..1000).into_par_iter().max(), Some(999));
     /// ```
+    #[inline]
     fn max(self) -> Option<Self::Item>
     where
         Self::Item: Ord,
@@ -713,6 +750,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v = vec![-3i32, 1, 2];
     /// assert_eq!(v.par_iter().max_by(|a, b| a.abs().cmp(&b.abs())), Some(&-3));
     /// ```
+    #[inline]
     fn max_by<F>(self, f: F) -> Option<Self::Item>
     where
         F: Sync + Send + Fn(&Self::Item, &Self::Item) -> Ordering,
@@ -730,6 +768,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v = vec!["ccc", "a", "bb"];
     /// assert_eq!(v.par_iter().max_by_key(|s| s.len()), Some(&"ccc"));
     /// ```
+    #[inline]
     fn max_by_key<K, F>(self, f: F) -> Option<Self::Item>
     where
         K: Ord + Send,
@@ -747,6 +786,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v: Vec<i32> = (0..2).into_par_iter().chain(vec![7, 8]).collect();
     /// assert_eq!(v, [0, 1, 7, 8]);
     /// ```
+    #[inline]
     fn chain<C>(self, chain: C) -> Chain<Self, C::Iter>
     where
         C: IntoParallelIterator<Item = Self::Item>,
@@ -761,6 +801,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// assert_eq!((0..1_000_000).into_par_iter().find_any(|&x| x == 777), Some(777));
     /// ```
+    #[inline]
     fn find_any<P>(self, predicate: P) -> Option<Self::Item>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
@@ -775,6 +816,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// assert_eq!((0..1000).into_par_iter().find_first(|x| x % 7 == 6), Some(6));
     /// ```
+    #[inline]
     fn find_first<P>(self, predicate: P) -> Option<Self::Item>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
@@ -788,6 +830,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// assert_eq!((0..1000).into_par_iter().find_last(|x| x % 7 == 6), Some(993));
     /// ```
+    #[inline]
     fn find_last<P>(self, predicate: P) -> Option<Self::Item>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
@@ -800,6 +843,7 @@ pub trait ParallelIterator: Sized + Send {
     #[doc(hidden)]
     #[deprecated(note = "parallel `find` does not search in order -- use `find_any`, \
                          `find_first`, or `find_last`")]
+    #[inline]
     fn find<P>(self, predicate: P) -> Option<Self::Item>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
@@ -808,6 +852,7 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// `filter_map` then `find_any`.
+    #[inline]
     fn find_map_any<P, R>(self, predicate: P) -> Option<R>
     where
         P: Fn(Self::Item) -> Option<R> + Sync + Send,
@@ -823,6 +868,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let v = vec!["x", "2", "y", "4"];
     /// assert_eq!(v.par_iter().find_map_first(|s| s.parse::<i32>().ok()), Some(2));
     /// ```
+    #[inline]
     fn find_map_first<P, R>(self, predicate: P) -> Option<R>
     where
         P: Fn(Self::Item) -> Option<R> + Sync + Send,
@@ -832,6 +878,7 @@ pub trait ParallelIterator: Sized + Send {
     }
 
     /// `filter_map` then `find_last`.
+    #[inline]
     fn find_map_last<P, R>(self, predicate: P) -> Option<R>
     where
         P: Fn(Self::Item) -> Option<R> + Sync + Send,
@@ -846,6 +893,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// assert!((0..100).into_par_iter().any(|x| x == 99));
     /// ```
+    #[inline]
     fn any<P>(self, predicate: P) -> bool
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -859,6 +907,7 @@ pub trait ParallelIterator: Sized + Send {
     /// use forkjoin::prelude::*;
     /// assert!(!(0..100).into_par_iter().all(|x| x < 50));
     /// ```
+    #[inline]
     fn all<P>(self, predicate: P) -> bool
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -877,6 +926,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let some: Vec<u32> = (0..10u32).into_par_iter().map(|x| (x != 0).then_some(x)).while_some().collect();
     /// assert!(some.len() < 10);
     /// ```
+    #[inline]
     fn while_some<T>(self) -> WhileSome<Self>
     where
         Self: ParallelIterator<Item = Option<T>>,
@@ -897,6 +947,7 @@ pub trait ParallelIterator: Sized + Send {
     ///     assert!(i > 0); // stops every piece soon after the first item panics
     /// });
     /// ```
+    #[inline]
     fn panic_fuse(self) -> PanicFuse<Self> {
         PanicFuse::new(self)
     }
@@ -913,6 +964,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let all: Result<Vec<u8>, String> = vec!["1", "2"].par_iter().map(|s| s.parse().map_err(|_| s.to_string())).collect();
     /// assert_eq!(all, Ok(vec![1, 2]));
     /// ```
+    #[inline]
     fn collect<C>(self) -> C
     where
         C: FromParallelIterator<Self::Item>,
@@ -927,6 +979,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let (a, b): (Vec<u32>, Vec<char>) = vec![(1, 'a'), (2, 'b')].into_par_iter().unzip();
     /// assert_eq!((a, b), (vec![1, 2], vec!['a', 'b']));
     /// ```
+    #[inline]
     fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
     where
         Self: ParallelIterator<Item = (A, B)>,
@@ -946,6 +999,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let (even, odd): (Vec<u32>, Vec<u32>) = (0..6u32).into_par_iter().partition(|x| x % 2 == 0);
     /// assert_eq!((even, odd), (vec![0, 2, 4], vec![1, 3, 5]));
     /// ```
+    #[inline]
     fn partition<A, B, P>(self, predicate: P) -> (A, B)
     where
         A: Default + Send + ParallelExtend<Self::Item>,
@@ -985,6 +1039,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(buzz, [5, 10]);
     /// assert_eq!(other, [1, 2, 4, 7, 8, 11, 13, 14, 16, 17, 19]);
     /// ```
+    #[inline]
     fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
     where
         A: Default + Send + ParallelExtend<L>,
@@ -1003,6 +1058,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let r: Vec<_> = vec![1, 2, 3].into_par_iter().intersperse(-1).collect();
     /// assert_eq!(r, [1, -1, 2, -1, 3]);
     /// ```
+    #[inline]
     fn intersperse(self, element: Self::Item) -> Intersperse<Self>
     where
         Self::Item: Clone,
@@ -1020,6 +1076,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(result.len(), 5);
     /// assert!(result.is_sorted());
     /// ```
+    #[inline]
     fn take_any(self, n: usize) -> TakeAny<Self> {
         TakeAny::new(self, n)
     }
@@ -1034,6 +1091,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(result.len(), 45);
     /// assert!(result.is_sorted());
     /// ```
+    #[inline]
     fn skip_any(self, n: usize) -> SkipAny<Self> {
         SkipAny::new(self, n)
     }
@@ -1050,6 +1108,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert!(result.len() <= 50);
     /// assert!(result.is_sorted());
     /// ```
+    #[inline]
     fn take_any_while<P>(self, predicate: P) -> TakeAnyWhile<Self, P>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
@@ -1069,6 +1128,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert!(result.len() >= 50);
     /// assert!(result.is_sorted());
     /// ```
+    #[inline]
     fn skip_any_while<P>(self, predicate: P) -> SkipAnyWhile<Self, P>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
@@ -1085,6 +1145,7 @@ pub trait ParallelIterator: Sized + Send {
     /// let list = (0..=100).into_par_iter().filter(|x| x % 2 == 0).flat_map(|x| 0..x).collect_vec_list();
     /// assert_eq!(list.into_iter().flatten().count(), 2550);
     /// ```
+    #[inline]
     fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
         collect::collect_vec_list(self)
     }
@@ -1096,6 +1157,7 @@ pub trait ParallelIterator: Sized + Send {
         C: UnindexedConsumer<Self::Item>;
 
     /// The number of items, if known in advance.
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         None
     }
@@ -1124,6 +1186,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// (0..4).into_par_iter().map(|x| x * x).collect_into_vec(&mut v);
     /// assert_eq!(v, [0, 1, 4, 9]);
     /// ```
+    #[inline]
     fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
         collect::collect_into_vec(self, target)
     }
@@ -1139,6 +1202,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!(left, [0, 1, 2, 3, 4]);
     /// assert_eq!(right, [10, 11, 12, 13, 14]);
     /// ```
+    #[inline]
     fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
     where
         Self: IndexedParallelIterator<Item = (A, B)>,
@@ -1158,6 +1222,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// use forkjoin::prelude::*;
     /// assert_eq!((0..10_000).into_par_iter().by_exponential_blocks().find_first(|&e| e == 4_999), Some(4_999));
     /// ```
+    #[inline]
     fn by_exponential_blocks(self) -> ExponentialBlocks<Self> {
         ExponentialBlocks::new(self)
     }
@@ -1177,6 +1242,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// # Panics
     /// If `block_size` is 0.
     #[track_caller]
+    #[inline]
     fn by_uniform_blocks(self, block_size: usize) -> UniformBlocks<Self> {
         assert!(block_size != 0, "block_size must not be zero");
         UniformBlocks::new(self, block_size)
@@ -1193,6 +1259,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let pairs: Vec<(i32, char)> = (0..3).into_par_iter().zip(vec!['a', 'b', 'c', 'd']).collect();
     /// assert_eq!(pairs, [(0, 'a'), (1, 'b'), (2, 'c')]);
     /// ```
+    #[inline]
     fn zip<Z>(self, zip_op: Z) -> Zip<Self, Z::Iter>
     where
         Z: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1216,6 +1283,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let zipped: Vec<(&u8, &u8)> = [1u8].par_iter().zip_eq(&[2u8, 2]).collect();
     /// ```
     #[track_caller]
+    #[inline]
     fn zip_eq<Z>(self, zip_op: Z) -> ZipEq<Self, Z::Iter>
     where
         Z: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1237,6 +1305,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let r: Vec<i32> = vec![1, 2].into_par_iter().interleave(vec![3, 4, 5, 6]).collect();
     /// assert_eq!(r, [1, 3, 2, 4, 5, 6]);
     /// ```
+    #[inline]
     fn interleave<I>(self, other: I) -> Interleave<Self, I::Iter>
     where
         I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator>,
@@ -1251,6 +1320,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let r: Vec<i32> = vec![1, 2, 3, 4].into_par_iter().interleave_shortest(vec![5, 6]).collect();
     /// assert_eq!(r, [1, 5, 2, 6, 3]);
     /// ```
+    #[inline]
     fn interleave_shortest<I>(self, other: I) -> InterleaveShortest<Self, I::Iter>
     where
         I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator>,
@@ -1268,6 +1338,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     ///
     /// # Panics
     /// If `chunk_size` is 0.
+    #[inline]
     fn chunks(self, chunk_size: usize) -> Chunks<Self> {
         assert!(chunk_size != 0, "chunk_size must not be zero");
         Chunks::new(self, chunk_size)
@@ -1287,6 +1358,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// # Panics
     /// If `chunk_size` is 0.
     #[track_caller]
+    #[inline]
     fn fold_chunks<T, ID, F>(
         self,
         chunk_size: usize,
@@ -1315,6 +1387,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// # Panics
     /// If `chunk_size` is 0.
     #[track_caller]
+    #[inline]
     fn fold_chunks_with<T, F>(
         self,
         chunk_size: usize,
@@ -1339,6 +1412,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!(x.par_iter().cmp(&vec![1, 2, 3]), Equal);
     /// assert_eq!(x.par_iter().cmp(&vec![1, 2]), Greater);
     /// ```
+    #[inline]
     fn cmp<I>(self, other: I) -> Ordering
     where
         I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator>,
@@ -1364,6 +1438,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!(x.par_iter().partial_cmp(&vec![1.0, 2.0]), Some(Greater));
     /// assert_eq!(x.par_iter().partial_cmp(&vec![1.0, f64::NAN]), None);
     /// ```
+    #[inline]
     fn partial_cmp<I>(self, other: I) -> Option<Ordering>
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1384,6 +1459,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert!((0..3).into_par_iter().eq(vec![0, 1, 2]));
     /// assert!(!(0..3).into_par_iter().eq(vec![0, 1]));
     /// ```
+    #[inline]
     fn eq<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1394,6 +1470,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Whether the items differ from `other`'s.
+    #[inline]
     fn ne<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1403,6 +1480,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Whether the items are lexicographically less than `other`'s.
+    #[inline]
     fn lt<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1412,6 +1490,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Whether the items are lexicographically less than or equal to `other`'s.
+    #[inline]
     fn le<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1424,6 +1503,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Whether the items are lexicographically greater than `other`'s.
+    #[inline]
     fn gt<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1433,6 +1513,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     }
 
     /// Whether the items are lexicographically greater than or equal to `other`'s.
+    #[inline]
     fn ge<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1451,6 +1532,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let v: Vec<(usize, char)> = vec!['a', 'b'].into_par_iter().enumerate().collect();
     /// assert_eq!(v, [(0, 'a'), (1, 'b')]);
     /// ```
+    #[inline]
     fn enumerate(self) -> Enumerate<Self> {
         Enumerate::new(self)
     }
@@ -1465,6 +1547,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     ///
     /// # Panics
     /// If `step` is 0.
+    #[inline]
     fn step_by(self, step: usize) -> StepBy<Self> {
         StepBy::new(self, step)
     }
@@ -1489,6 +1572,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     ///     .count();
     /// assert_eq!((kept, runs.into_inner()), (10, 100));
     /// ```
+    #[inline]
     fn skip(self, n: usize) -> Skip<Self> {
         Skip::new(self, n)
     }
@@ -1501,6 +1585,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let v: Vec<i32> = (0..5).into_par_iter().take(2).collect();
     /// assert_eq!(v, [0, 1]);
     /// ```
+    #[inline]
     fn take(self, n: usize) -> Take<Self> {
         Take::new(self, n)
     }
@@ -1511,6 +1596,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// use forkjoin::prelude::*;
     /// assert_eq!((10..20).into_par_iter().position_any(|x| x == 15), Some(5));
     /// ```
+    #[inline]
     fn position_any<P>(self, predicate: P) -> Option<usize>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -1525,6 +1611,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// use forkjoin::prelude::*;
     /// assert_eq!((0..100).into_par_iter().position_first(|x| x % 10 == 9), Some(9));
     /// ```
+    #[inline]
     fn position_first<P>(self, predicate: P) -> Option<usize>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -1539,6 +1626,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// use forkjoin::prelude::*;
     /// assert_eq!((0..100).into_par_iter().position_last(|x| x % 10 == 9), Some(99));
     /// ```
+    #[inline]
     fn position_last<P>(self, predicate: P) -> Option<usize>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -1552,6 +1640,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     #[doc(hidden)]
     #[deprecated(note = "parallel `position` does not search in order -- use \
                          `position_any`, `position_first`, or `position_last`")]
+    #[inline]
     fn position<P>(self, predicate: P) -> Option<usize>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -1567,6 +1656,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let p1mod6: Vec<_> = primes.par_iter().positions(|&p| p % 6 == 1).collect();
     /// assert_eq!(p1mod6, [3, 5, 7]); // 7, 13 and 19
     /// ```
+    #[inline]
     fn positions<P>(self, predicate: P) -> Positions<Self, P>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -1581,6 +1671,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let v: Vec<i32> = (0..4).into_par_iter().rev().collect();
     /// assert_eq!(v, [3, 2, 1, 0]);
     /// ```
+    #[inline]
     fn rev(self) -> Rev<Self> {
         Rev::new(self)
     }
@@ -1594,6 +1685,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let pieces: usize = (0..1000).into_par_iter().with_min_len(1000).fold(|| 0, |n, _| n).count();
     /// assert_eq!(pieces, 1);
     /// ```
+    #[inline]
     fn with_min_len(self, min: usize) -> MinLen<Self> {
         MinLen::new(self, min)
     }
@@ -1605,6 +1697,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// let pieces: Vec<usize> = (0..8).into_par_iter().with_max_len(2).fold(|| 0, |n, _| n + 1).collect();
     /// assert!(pieces.len() >= 4 && pieces.iter().all(|&n| n <= 2));
     /// ```
+    #[inline]
     fn with_max_len(self, max: usize) -> MaxLen<Self> {
         MaxLen::new(self, max)
     }

@@ -68,6 +68,7 @@ struct Bounds {
 }
 
 impl Bounds {
+    #[inline]
     fn of<P: Producer>(producer: &P) -> Bounds {
         Bounds {
             min: producer.min_len().max(1),
@@ -247,6 +248,7 @@ where
 
 /// A run for consumers written for rayon, which cannot split a running folder: every chunk
 /// gets a consumer (and folder) of its own, split off the rest.
+#[inline]
 fn run_chunks<P, C>(
     mut len: usize,
     mut producer: P,
@@ -309,6 +311,7 @@ where
 /// oldest frame shares the largest left piece still waiting: no request is weighed here.
 /// The chunk length is learnt as in a forward run, by timing the pieces; the pieces that
 /// stay on this worker share it through a `Cell` (a piece a thief takes starts its own).
+#[inline]
 fn run_backward<P, C>(
     len: usize,
     producer: P,
@@ -325,6 +328,7 @@ where
     backward(len, producer, consumer, bounds, &pace)
 }
 
+#[inline]
 fn backward<P, C>(
     len: usize,
     producer: P,
@@ -413,12 +417,14 @@ unsafe impl<T> Send for StaysHere<T> {}
 
 impl<T> StaysHere<T> {
     /// Taken out by a method, so that the closure captures the whole wrapper, not its field.
+    #[inline]
     fn into_inner(self) -> T {
         self.0
     }
 }
 
 /// Entry point of `bridge_unindexed`.
+#[inline]
 pub(super) fn drive_unindexed<P, C>(producer: P, consumer: C) -> C::Result
 where
     P: UnindexedProducer,
@@ -443,6 +449,7 @@ const EDGE_SPLITS: u32 = 64;
 /// another worker, as rayon does), or when an idle worker is asking. The rightmost piece
 /// of a consumer that wants the last items first is also split `edge` more times, and the
 /// right piece runs first.
+#[inline]
 fn unindexed<P, C>(
     parent: usize,
     mut splits: usize,

@@ -28,10 +28,12 @@ impl<B, C> Try for ControlFlow<B, C> {
     type Output = C;
     type Residual = ControlFlow<B, Infallible>;
 
+    #[inline]
     fn from_output(output: C) -> Self {
         Continue(output)
     }
 
+    #[inline]
     fn from_residual(residual: Self::Residual) -> Self {
         match residual {
             Break(b) => Break(b),
@@ -39,6 +41,7 @@ impl<B, C> Try for ControlFlow<B, C> {
         }
     }
 
+    #[inline]
     fn branch(self) -> ControlFlow<Self::Residual, C> {
         match self {
             Continue(c) => Continue(c),
@@ -51,14 +54,17 @@ impl<T> Try for Option<T> {
     type Output = T;
     type Residual = Option<Infallible>;
 
+    #[inline]
     fn from_output(output: T) -> Self {
         Some(output)
     }
 
+    #[inline]
     fn from_residual(_: Self::Residual) -> Self {
         None
     }
 
+    #[inline]
     fn branch(self) -> ControlFlow<Self::Residual, T> {
         match self {
             Some(c) => Continue(c),
@@ -71,10 +77,12 @@ impl<T, E> Try for Result<T, E> {
     type Output = T;
     type Residual = Result<Infallible, E>;
 
+    #[inline]
     fn from_output(output: T) -> Self {
         Ok(output)
     }
 
+    #[inline]
     fn from_residual(residual: Self::Residual) -> Self {
         match residual {
             Err(e) => Err(e),
@@ -82,6 +90,7 @@ impl<T, E> Try for Result<T, E> {
         }
     }
 
+    #[inline]
     fn branch(self) -> ControlFlow<Self::Residual, T> {
         match self {
             Ok(c) => Continue(c),
@@ -94,10 +103,12 @@ impl<T, E> Try for Poll<Result<T, E>> {
     type Output = Poll<T>;
     type Residual = Result<Infallible, E>;
 
+    #[inline]
     fn from_output(output: Self::Output) -> Self {
         output.map(Ok)
     }
 
+    #[inline]
     fn from_residual(residual: Self::Residual) -> Self {
         match residual {
             Err(e) => Poll::Ready(Err(e)),
@@ -105,6 +116,7 @@ impl<T, E> Try for Poll<Result<T, E>> {
         }
     }
 
+    #[inline]
     fn branch(self) -> ControlFlow<Self::Residual, Self::Output> {
         match self {
             Poll::Pending => Continue(Poll::Pending),
@@ -118,6 +130,7 @@ impl<T, E> Try for Poll<Option<Result<T, E>>> {
     type Output = Poll<Option<T>>;
     type Residual = Result<Infallible, E>;
 
+    #[inline]
     fn from_output(output: Self::Output) -> Self {
         match output {
             Poll::Ready(o) => Poll::Ready(o.map(Ok)),
@@ -125,6 +138,7 @@ impl<T, E> Try for Poll<Option<Result<T, E>>> {
         }
     }
 
+    #[inline]
     fn from_residual(residual: Self::Residual) -> Self {
         match residual {
             Err(e) => Poll::Ready(Some(Err(e))),
@@ -132,6 +146,7 @@ impl<T, E> Try for Poll<Option<Result<T, E>>> {
         }
     }
 
+    #[inline]
     fn branch(self) -> ControlFlow<Self::Residual, Self::Output> {
         match self {
             Poll::Pending => Continue(Poll::Pending),

@@ -154,6 +154,7 @@ pub(crate) fn submit_job(registry: &Registry, job: JobRef) {
 
 /// Runs `op` on a worker: this thread's if it is one (of any pool), else one of the global
 /// pool's.
+#[inline]
 pub(crate) fn on_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
     let current = Worker::current();
     if current.is_null() {

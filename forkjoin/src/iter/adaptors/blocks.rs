@@ -17,6 +17,7 @@ pub struct ExponentialBlocks<I> {
 }
 
 impl<I> ExponentialBlocks<I> {
+    #[inline]
     pub(crate) fn new(base: I) -> Self {
         ExponentialBlocks { base }
     }
@@ -31,6 +32,7 @@ pub struct UniformBlocks<I> {
 }
 
 impl<I> UniformBlocks<I> {
+    #[inline]
     pub(crate) fn new(base: I, block_size: usize) -> Self {
         UniformBlocks { base, block_size }
     }
@@ -39,6 +41,7 @@ impl<I> UniformBlocks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
     type Item = I::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<I::Item>,
@@ -54,6 +57,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for ExponentialBlocks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for UniformBlocks<I> {
     type Item = I::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<I::Item>,
@@ -63,6 +67,7 @@ impl<I: IndexedParallelIterator> ParallelIterator for UniformBlocks<I> {
 }
 
 /// Runs `base` into `consumer` one block after another, of the `sizes` given.
+#[inline]
 fn by_blocks<I, S, C>(base: I, sizes: S, consumer: C) -> C::Result
 where
     I: IndexedParallelIterator,
@@ -82,6 +87,7 @@ where
     {
         type Output = C::Result;
 
+        #[inline]
         fn callback<P: Producer<Item = T>>(self, mut producer: P) -> C::Result {
             let Callback {
                 mut sizes,

@@ -15,6 +15,7 @@ pub struct Chain<A, B> {
 }
 
 impl<A, B> Chain<A, B> {
+    #[inline]
     pub(crate) fn new(a: A, b: B) -> Self {
         Chain { a, b }
     }
@@ -27,6 +28,7 @@ where
 {
     type Item = A::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -50,6 +52,7 @@ where
         reducer.reduce(l, r)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         self.a.opt_len()?.checked_add(self.b.opt_len()?)
     }
@@ -60,6 +63,7 @@ where
     A: IndexedParallelIterator,
     B: IndexedParallelIterator<Item = A::Item>,
 {
+    #[inline]
     fn len(&self) -> usize {
         self.a
             .len()
@@ -67,6 +71,7 @@ where
             .expect("chain: the total length overflows usize")
     }
 
+    #[inline]
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         let Chain { a, b } = self;
         let (left, right, reducer) = consumer.split_at(a.len());
@@ -78,6 +83,7 @@ where
         reducer.reduce(l, r)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         let a_len = self.a.len();
         return self.a.with_producer(CallbackA {
@@ -98,6 +104,7 @@ where
             CB: ProducerCallback<B::Item>,
         {
             type Output = CB::Output;
+            #[inline]
             fn callback<PA: Producer<Item = B::Item>>(self, a: PA) -> CB::Output {
                 self.b.with_producer(CallbackB {
                     callback: self.callback,
@@ -119,6 +126,7 @@ where
             CB: ProducerCallback<PA::Item>,
         {
             type Output = CB::Output;
+            #[inline]
             fn callback<PB: Producer<Item = PA::Item>>(self, b: PB) -> CB::Output {
                 self.callback.callback(ChainProducer {
                     a_len: self.a_len,
@@ -145,20 +153,24 @@ where
     type Item = A::Item;
     type IntoIter = ChainSeq<A::IntoIter, B::IntoIter>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         ChainSeq {
             chain: self.a.into_iter().chain(self.b.into_iter()),
         }
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.a.min_len().max(self.b.min_len())
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         self.a.max_len().min(self.b.max_len())
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         if index <= self.a_len {
             let (a_left, a_right) = self.a.split_at(index);
@@ -206,14 +218,17 @@ where
 {
     type Item = A::Item;
 
+    #[inline]
     fn next(&mut self) -> Option<A::Item> {
         self.chain.next()
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.chain.size_hint()
     }
 
+    #[inline]
     fn fold<Acc, F: FnMut(Acc, A::Item) -> Acc>(self, init: Acc, f: F) -> Acc {
         self.chain.fold(init, f)
     }
@@ -224,6 +239,7 @@ where
     A: DoubleEndedIterator + ExactSizeIterator,
     B: DoubleEndedIterator + ExactSizeIterator<Item = A::Item>,
 {
+    #[inline]
     fn next_back(&mut self) -> Option<A::Item> {
         self.chain.next_back()
     }

@@ -14,6 +14,7 @@ pub struct Chunks<I> {
 }
 
 impl<I> Chunks<I> {
+    #[inline]
     pub(crate) fn new(base: I, size: usize) -> Self {
         Chunks { base, size }
     }
@@ -22,6 +23,7 @@ impl<I> Chunks<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
     type Item = Vec<I::Item>;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -29,20 +31,24 @@ impl<I: IndexedParallelIterator> ParallelIterator for Chunks<I> {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
     }
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Chunks<I> {
+    #[inline]
     fn len(&self) -> usize {
         self.base.len().div_ceil(self.size)
     }
 
+    #[inline]
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         let size = self.size;
         with_chunk_producer(self.base, size, CollectChunk, callback)
@@ -60,6 +66,7 @@ struct CollectChunk;
 
 impl<T: Send> ChunkOp<T> for CollectChunk {
     type Out = Vec<T>;
+    #[inline]
     fn apply<I: Iterator<Item = T>>(&self, chunk: I) -> Vec<T> {
         chunk.collect()
     }
@@ -67,6 +74,7 @@ impl<T: Send> ChunkOp<T> for CollectChunk {
 
 /// Calls `callback` with a producer of `base`'s items in chunks of `size`, each turned
 /// into one item by `op`.
+#[inline]
 pub(crate) fn with_chunk_producer<I, Op, CB>(
     base: I,
     size: usize,
@@ -87,6 +95,7 @@ where
 
     impl<T, Op: ChunkOp<T>, CB: ProducerCallback<Op::Out>> ProducerCallback<T> for Callback<CB, Op> {
         type Output = CB::Output;
+        #[inline]
         fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
             self.callback.callback(ChunkProducer {
                 base: Some(base),
@@ -118,6 +127,7 @@ impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<P, Op> {
     type Item = Op::Out;
     type IntoIter = ChunkSeq<P, Op>;
 
+    #[inline]
     fn into_iter(self) -> ChunkSeq<P, Op> {
         ChunkSeq {
             base: self.base,
@@ -127,6 +137,7 @@ impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<P, Op> {
         }
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let elem = (index * self.size).min(self.len);
         let (left, right) = match self.base {
@@ -152,12 +163,14 @@ impl<P: Producer, Op: ChunkOp<P::Item>> Producer for ChunkProducer<P, Op> {
         )
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.base
             .as_ref()
             .map_or(1, |b| b.min_len().div_ceil(self.size))
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         self.base
             .as_ref()
@@ -176,6 +189,7 @@ struct ChunkSeq<P, Op> {
 impl<P: Producer, Op: ChunkOp<P::Item>> Iterator for ChunkSeq<P, Op> {
     type Item = Op::Out;
 
+    #[inline]
     fn next(&mut self) -> Option<Op::Out> {
         let base = self.base.take()?;
         if self.len > self.size {
@@ -190,6 +204,7 @@ impl<P: Producer, Op: ChunkOp<P::Item>> Iterator for ChunkSeq<P, Op> {
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = if self.base.is_some() {
             self.len.div_ceil(self.size)
@@ -201,6 +216,7 @@ impl<P: Producer, Op: ChunkOp<P::Item>> Iterator for ChunkSeq<P, Op> {
 }
 
 impl<P: Producer, Op: ChunkOp<P::Item>> DoubleEndedIterator for ChunkSeq<P, Op> {
+    #[inline]
     fn next_back(&mut self) -> Option<Op::Out> {
         let base = self.base.take()?;
         if self.len > self.size {

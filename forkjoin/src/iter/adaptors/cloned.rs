@@ -14,6 +14,7 @@ pub struct Cloned<I> {
 }
 
 impl<I> Cloned<I> {
+    #[inline]
     pub(crate) fn new(base: I) -> Self {
         Cloned { base }
     }
@@ -27,6 +28,7 @@ pub struct Copied<I> {
 }
 
 impl<I> Copied<I> {
+    #[inline]
     pub(crate) fn new(base: I) -> Self {
         Copied { base }
     }
@@ -42,12 +44,14 @@ pub struct Inspect<I, F> {
 }
 
 impl<I: fmt::Debug, F> fmt::Debug for Inspect<I, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Inspect").field("base", &self.base).finish()
     }
 }
 
 impl<I, F> Inspect<I, F> {
+    #[inline]
     pub(crate) fn new(base: I, inspect_op: F) -> Self {
         Inspect { base, inspect_op }
     }
@@ -89,6 +93,7 @@ pub(crate) struct CopyStep;
 pub(crate) struct InspectStep<'f, F>(&'f F);
 
 impl<F> Clone for InspectStep<'_, F> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -145,6 +150,7 @@ macro_rules! step_adaptor {
         {
             type Item = $out;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<$out>,
@@ -154,6 +160,7 @@ macro_rules! step_adaptor {
                 $b.drive_unindexed(ItemWise::new(consumer, StepOp(step)))
             }
 
+            #[inline]
             fn opt_len(&self) -> Option<usize> {
                 self.base.opt_len()
             }
@@ -164,16 +171,19 @@ macro_rules! step_adaptor {
             I: IndexedParallelIterator,
             $($w)*
         {
+            #[inline]
             fn len(&self) -> usize {
                 self.base.len()
             }
 
+            #[inline]
             fn drive<C: Consumer<$out>>(self, consumer: C) -> C::Result {
                 let $parts = self;
                 let step = $step;
                 $b.drive(ItemWise::new(consumer, StepOp(step)))
             }
 
+            #[inline]
             fn with_producer<CB: ProducerCallback<$out>>(self, callback: CB) -> CB::Output {
                 let $parts = self;
                 let step = $step;
@@ -205,6 +215,7 @@ where
 {
     type Output = CB::Output;
 
+    #[inline]
     fn callback<P: Producer<Item = In>>(self, base: P) -> CB::Output {
         self.callback.callback(StepProducer {
             base,
@@ -226,18 +237,22 @@ where
     type Item = S::Out;
     type IntoIter = S::Iter<P::IntoIter>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.step.iter(self.base.into_iter())
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.base.min_len()
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         (
@@ -252,6 +267,7 @@ where
         )
     }
 
+    #[inline]
     fn fold_with<G: Folder<S::Out>>(self, folder: G) -> G {
         let folder = Stepping {
             base: folder,
@@ -311,18 +327,22 @@ impl<In, S: Step<In>> ItemOp<In> for StepOp<S> {
     type Out = S::Out;
     type Folder<F: Folder<S::Out>> = Stepping<F, S>;
 
+    #[inline]
     fn split_left(&self) -> Self {
         *self
     }
 
+    #[inline]
     fn into_folder<F: Folder<S::Out>>(self, base: F) -> Self::Folder<F> {
         Stepping { base, step: self.0 }
     }
 
+    #[inline]
     fn base_folder<F: Folder<S::Out>>(folder: &mut Self::Folder<F>) -> &mut F {
         &mut folder.base
     }
 
+    #[inline]
     fn split_folder<F: Folder<S::Out>>(folder: &Self::Folder<F>) -> Self {
         StepOp(folder.step)
     }
@@ -360,10 +380,12 @@ where
         }
     }
 
+    #[inline]
     fn complete(self) -> F::Result {
         self.base.complete()
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.base.full()
     }

@@ -14,6 +14,7 @@ pub struct Enumerate<I> {
 }
 
 impl<I> Enumerate<I> {
+    #[inline]
     pub(crate) fn new(base: I) -> Self {
         Enumerate { base }
     }
@@ -22,6 +23,7 @@ impl<I> Enumerate<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
     type Item = (usize, I::Item);
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -29,25 +31,30 @@ impl<I: IndexedParallelIterator> ParallelIterator for Enumerate<I> {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
     }
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Enumerate<I> {
+    #[inline]
     fn len(&self) -> usize {
         self.base.len()
     }
 
+    #[inline]
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         struct Callback<CB>(CB);
 
         impl<T, CB: ProducerCallback<(usize, T)>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
+            #[inline]
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 self.0.callback(EnumerateProducer { base, offset: 0 })
             }
@@ -66,6 +73,7 @@ impl<P: Producer> Producer for EnumerateProducer<P> {
     type Item = (usize, P::Item);
     type IntoIter = Zip<Range<usize>, P::IntoIter>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         let base = self.base.into_iter();
         // The length is exact, so the positions end where the items do (and `next_back`
@@ -74,14 +82,17 @@ impl<P: Producer> Producer for EnumerateProducer<P> {
         (self.offset..end).zip(base)
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.base.min_len()
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         (

@@ -15,12 +15,14 @@ pub struct Filter<I, P> {
 }
 
 impl<I: fmt::Debug, P> fmt::Debug for Filter<I, P> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Filter").field("base", &self.base).finish()
     }
 }
 
 impl<I, P> Filter<I, P> {
+    #[inline]
     pub(crate) fn new(base: I, filter_op: P) -> Self {
         Filter { base, filter_op }
     }
@@ -33,6 +35,7 @@ where
 {
     type Item = I::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -52,6 +55,7 @@ pub struct FilterMap<I, P> {
 }
 
 impl<I: fmt::Debug, P> fmt::Debug for FilterMap<I, P> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FilterMap")
             .field("base", &self.base)
@@ -60,6 +64,7 @@ impl<I: fmt::Debug, P> fmt::Debug for FilterMap<I, P> {
 }
 
 impl<I, P> FilterMap<I, P> {
+    #[inline]
     pub(crate) fn new(base: I, filter_op: P) -> Self {
         FilterMap { base, filter_op }
     }
@@ -73,6 +78,7 @@ where
 {
     type Item = R;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<R>,
@@ -89,6 +95,7 @@ pub(crate) trait Selection<In>: Copy + Send {
     fn select(self, item: In) -> Option<Self::Out>;
     fn select_all<I: Iterator<Item = In>>(self, iter: I) -> impl Iterator<Item = Self::Out>;
     /// Whether no more items will be selected (the consumer is then full).
+    #[inline]
     fn done(self) -> bool {
         false
     }
@@ -103,6 +110,7 @@ macro_rules! copy_ref_wrapper {
     ($($name:ident),*) => {
         $(
             impl<P> Clone for $name<'_, P> {
+                #[inline]
                 fn clone(&self) -> Self {
                     *self
                 }
@@ -147,22 +155,27 @@ impl<T, S: Selection<T>> ItemOp<T> for FilterOp<S> {
     type Out = S::Out;
     type Folder<F: Folder<S::Out>> = Filtering<F, S>;
 
+    #[inline]
     fn split_left(&self) -> Self {
         *self
     }
 
+    #[inline]
     fn into_folder<F: Folder<S::Out>>(self, base: F) -> Self::Folder<F> {
         Filtering { base, op: self.0 }
     }
 
+    #[inline]
     fn base_folder<F: Folder<S::Out>>(folder: &mut Self::Folder<F>) -> &mut F {
         &mut folder.base
     }
 
+    #[inline]
     fn split_folder<F: Folder<S::Out>>(folder: &Self::Folder<F>) -> Self {
         FilterOp(folder.op)
     }
 
+    #[inline]
     fn stopped(&self) -> bool {
         self.0.done()
     }
@@ -200,10 +213,12 @@ where
         }
     }
 
+    #[inline]
     fn complete(self) -> F::Result {
         self.base.complete()
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.op.done() || self.base.full()
     }

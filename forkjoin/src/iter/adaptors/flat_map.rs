@@ -20,12 +20,14 @@ pub struct FlatMap<I, F> {
 }
 
 impl<I: fmt::Debug, F> fmt::Debug for FlatMap<I, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FlatMap").field("base", &self.base).finish()
     }
 }
 
 impl<I, F> FlatMap<I, F> {
+    #[inline]
     pub(crate) fn new(base: I, map_op: F) -> Self {
         FlatMap { base, map_op }
     }
@@ -39,6 +41,7 @@ where
 {
     type Item = PI::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -66,6 +69,7 @@ where
     type Reducer = C::Reducer;
     type Result = C::Result;
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (left, right, reducer) = self.base.split_at(index);
         (
@@ -81,6 +85,7 @@ where
         )
     }
 
+    #[inline]
     fn into_folder(self) -> Self::Folder {
         FlatMapFolder {
             base: self.base,
@@ -89,6 +94,7 @@ where
         }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.base.full()
     }
@@ -99,6 +105,7 @@ where
 
     const SPLITS_FOLDER: bool = true;
 
+    #[inline]
     fn split_folder(folder: &mut Self::Folder, _keep: usize) -> (Self, C::Reducer) {
         // The folder's consumer stands for everything it has not produced yet: give it a
         // left part to go on with, and hand the rest away.
@@ -119,6 +126,7 @@ where
     F: Fn(T) -> PI + Sync,
     PI: IntoParallelIterator,
 {
+    #[inline]
     fn split_off_left(&self) -> Self {
         FlatMapConsumer {
             base: self.base.split_off_left(),
@@ -126,6 +134,7 @@ where
         }
     }
 
+    #[inline]
     fn to_reducer(&self) -> C::Reducer {
         self.base.to_reducer()
     }
@@ -145,6 +154,7 @@ where
 {
     type Result = C::Result;
 
+    #[inline]
     fn consume(self, item: T) -> Self {
         let inner = (self.map_op)(item).into_par_iter();
         let consumer = self.base.split_off_left();
@@ -160,6 +170,7 @@ where
         }
     }
 
+    #[inline]
     fn complete(self) -> C::Result {
         match self.previous {
             Some(previous) => previous,
@@ -167,6 +178,7 @@ where
         }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.base.full()
     }
@@ -181,6 +193,7 @@ pub struct FlatMapIter<I, F> {
 }
 
 impl<I: fmt::Debug, F> fmt::Debug for FlatMapIter<I, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FlatMapIter")
             .field("base", &self.base)
@@ -189,6 +202,7 @@ impl<I: fmt::Debug, F> fmt::Debug for FlatMapIter<I, F> {
 }
 
 impl<I, F> FlatMapIter<I, F> {
+    #[inline]
     pub(crate) fn new(base: I, map_op: F) -> Self {
         FlatMapIter { base, map_op }
     }
@@ -202,6 +216,7 @@ where
 {
     type Item = SI::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -222,10 +237,12 @@ where
     type Out = SI::Item;
     type Folder<C: Folder<SI::Item>> = FlatMapIterFolder<'f, C, F>;
 
+    #[inline]
     fn split_left(&self) -> Self {
         FlatMapIterOp(self.0)
     }
 
+    #[inline]
     fn into_folder<C: Folder<SI::Item>>(self, base: C) -> Self::Folder<C> {
         FlatMapIterFolder {
             base,
@@ -233,10 +250,12 @@ where
         }
     }
 
+    #[inline]
     fn base_folder<C: Folder<SI::Item>>(folder: &mut Self::Folder<C>) -> &mut C {
         &mut folder.base
     }
 
+    #[inline]
     fn split_folder<C: Folder<SI::Item>>(folder: &Self::Folder<C>) -> Self {
         FlatMapIterOp(folder.map_op)
     }
@@ -255,6 +274,7 @@ where
 {
     type Result = C::Result;
 
+    #[inline]
     fn consume(self, item: T) -> Self {
         FlatMapIterFolder {
             base: self.base.consume_iter((self.map_op)(item)),
@@ -262,6 +282,7 @@ where
         }
     }
 
+    #[inline]
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
         FlatMapIterFolder {
             base: self
@@ -271,10 +292,12 @@ where
         }
     }
 
+    #[inline]
     fn complete(self) -> C::Result {
         self.base.complete()
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.base.full()
     }

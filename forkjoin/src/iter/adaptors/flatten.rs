@@ -12,6 +12,7 @@ pub struct Flatten<I> {
 }
 
 impl<I> Flatten<I> {
+    #[inline]
     pub(crate) fn new(base: I) -> Self {
         Flatten { base }
     }
@@ -23,6 +24,7 @@ where
 {
     type Item = <I::Item as IntoParallelIterator>::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -41,6 +43,7 @@ pub struct FlattenIter<I> {
 }
 
 impl<I> FlattenIter<I> {
+    #[inline]
     pub(crate) fn new(base: I) -> Self {
         FlattenIter { base }
     }
@@ -52,6 +55,7 @@ where
 {
     type Item = <I::Item as IntoIterator>::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,

@@ -21,12 +21,14 @@ pub struct Fold<I, ID, F> {
 }
 
 impl<I: fmt::Debug, ID, F> fmt::Debug for Fold<I, ID, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Fold").field("base", &self.base).finish()
     }
 }
 
 impl<I, ID, F> Fold<I, ID, F> {
+    #[inline]
     pub(crate) fn new(base: I, identity: ID, fold_op: F) -> Self {
         Fold {
             base,
@@ -45,6 +47,7 @@ where
 {
     type Item = T;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<T>,
@@ -68,6 +71,7 @@ pub struct FoldWith<I, U, F> {
 }
 
 impl<I: fmt::Debug, U: fmt::Debug, F> fmt::Debug for FoldWith<I, U, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FoldWith")
             .field("base", &self.base)
@@ -77,6 +81,7 @@ impl<I: fmt::Debug, U: fmt::Debug, F> fmt::Debug for FoldWith<I, U, F> {
 }
 
 impl<I, U, F> FoldWith<I, U, F> {
+    #[inline]
     pub(crate) fn new(base: I, item: U, fold_op: F) -> Self {
         FoldWith {
             base,
@@ -94,6 +99,7 @@ where
 {
     type Item = U;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<U>,
@@ -117,6 +123,7 @@ pub struct TryFold<I, R, ID, F> {
 }
 
 impl<I: Clone, R, ID: Clone, F: Clone> Clone for TryFold<I, R, ID, F> {
+    #[inline]
     fn clone(&self) -> Self {
         TryFold {
             base: self.base.clone(),
@@ -128,12 +135,14 @@ impl<I: Clone, R, ID: Clone, F: Clone> Clone for TryFold<I, R, ID, F> {
 }
 
 impl<I: fmt::Debug, R, ID, F> fmt::Debug for TryFold<I, R, ID, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TryFold").field("base", &self.base).finish()
     }
 }
 
 impl<I, R, ID, F> TryFold<I, R, ID, F> {
+    #[inline]
     pub(crate) fn new(base: I, identity: ID, fold_op: F) -> Self {
         TryFold {
             base,
@@ -153,6 +162,7 @@ where
 {
     type Item = R;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<R>,
@@ -175,6 +185,7 @@ pub struct TryFoldWith<I, R: Try, F> {
 }
 
 impl<I: Clone, R: Try<Output: Clone>, F: Clone> Clone for TryFoldWith<I, R, F> {
+    #[inline]
     fn clone(&self) -> Self {
         TryFoldWith {
             base: self.base.clone(),
@@ -185,6 +196,7 @@ impl<I: Clone, R: Try<Output: Clone>, F: Clone> Clone for TryFoldWith<I, R, F> {
 }
 
 impl<I: fmt::Debug, R: Try<Output: fmt::Debug>, F> fmt::Debug for TryFoldWith<I, R, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TryFoldWith")
             .field("base", &self.base)
@@ -194,6 +206,7 @@ impl<I: fmt::Debug, R: Try<Output: fmt::Debug>, F> fmt::Debug for TryFoldWith<I,
 }
 
 impl<I, R: Try, F> TryFoldWith<I, R, F> {
+    #[inline]
     pub(crate) fn new(base: I, item: R::Output, fold_op: F) -> Self {
         TryFoldWith {
             base,
@@ -212,6 +225,7 @@ where
 {
     type Item = R;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<R>,
@@ -241,6 +255,7 @@ trait FoldStep<Acc, In>: Copy + Send {
 struct Plain<'f, F>(&'f F);
 
 impl<F> Clone for Plain<'_, F> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -250,6 +265,7 @@ impl<F> Copy for Plain<'_, F> {}
 impl<Acc: Send, In, F: Fn(Acc, In) -> Acc + Sync> FoldStep<Acc, In> for Plain<'_, F> {
     type State = Acc;
     type Out = Acc;
+    #[inline]
     fn start(self, acc: Acc) -> Acc {
         acc
     }
@@ -261,9 +277,11 @@ impl<Acc: Send, In, F: Fn(Acc, In) -> Acc + Sync> FoldStep<Acc, In> for Plain<'_
     fn step_all<I: Iterator<Item = In>>(self, acc: Acc, iter: I) -> Acc {
         iter.fold(acc, self.0)
     }
+    #[inline]
     fn stopped(_: &Acc) -> bool {
         false
     }
+    #[inline]
     fn finish(acc: Acc) -> Acc {
         acc
     }
@@ -272,6 +290,7 @@ impl<Acc: Send, In, F: Fn(Acc, In) -> Acc + Sync> FoldStep<Acc, In> for Plain<'_
 struct Fallible<'f, F, R>(&'f F, PhantomData<fn() -> R>);
 
 impl<F, R> Clone for Fallible<'_, F, R> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -285,6 +304,7 @@ where
 {
     type State = ControlFlow<R::Residual, R::Output>;
     type Out = R;
+    #[inline]
     fn start(self, acc: R::Output) -> Self::State {
         Continue(acc)
     }
@@ -295,6 +315,7 @@ where
             stopped => stopped,
         }
     }
+    #[inline]
     fn step_all<I: Iterator<Item = In>>(self, mut state: Self::State, iter: I) -> Self::State {
         for item in iter {
             state = self.step(state, item);
@@ -304,9 +325,11 @@ where
         }
         state
     }
+    #[inline]
     fn stopped(state: &Self::State) -> bool {
         state.is_break()
     }
+    #[inline]
     fn finish(state: Self::State) -> R {
         match state {
             Continue(acc) => R::from_output(acc),
@@ -331,6 +354,7 @@ where
     type Reducer = C::Reducer;
     type Result = C::Result;
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (left, right, reducer) = self.base.split_at(index);
         (
@@ -348,6 +372,7 @@ where
         )
     }
 
+    #[inline]
     fn into_folder(self) -> Self::Folder {
         FoldFolder {
             base: self.base.into_folder(),
@@ -357,12 +382,14 @@ where
         }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.base.full()
     }
 
     const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
 
+    #[inline]
     fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
         // The folder hands on one item, its accumulator, when it completes.
         let (base, reducer) = C::split_folder(&mut folder.base, keep.min(1));
@@ -381,6 +408,7 @@ where
     St: FoldStep<S::State, In>,
     C: UnindexedConsumer<St::Out>,
 {
+    #[inline]
     fn split_off_left(&self) -> Self {
         FoldConsumer {
             base: self.base.split_off_left(),
@@ -389,6 +417,7 @@ where
         }
     }
 
+    #[inline]
     fn to_reducer(&self) -> C::Reducer {
         self.base.to_reducer()
     }
@@ -409,6 +438,7 @@ where
 {
     type Result = C::Result;
 
+    #[inline]
     fn consume(self, item: In) -> Self {
         FoldFolder {
             state: self.step.step(self.state, item),
@@ -416,6 +446,7 @@ where
         }
     }
 
+    #[inline]
     fn consume_iter<I: IntoIterator<Item = In>>(self, iter: I) -> Self {
         let base = &self.base;
         let state = self
@@ -424,10 +455,12 @@ where
         FoldFolder { state, ..self }
     }
 
+    #[inline]
     fn complete(self) -> C::Result {
         self.base.consume(St::finish(self.state)).complete()
     }
 
+    #[inline]
     fn full(&self) -> bool {
         St::stopped(&self.state) || self.base.full()
     }

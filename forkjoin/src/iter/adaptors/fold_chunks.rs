@@ -17,6 +17,7 @@ pub struct FoldChunks<I, ID, F> {
 }
 
 impl<I: fmt::Debug, ID, F> fmt::Debug for FoldChunks<I, ID, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FoldChunks")
             .field("base", &self.base)
@@ -26,6 +27,7 @@ impl<I: fmt::Debug, ID, F> fmt::Debug for FoldChunks<I, ID, F> {
 }
 
 impl<I, ID, F> FoldChunks<I, ID, F> {
+    #[inline]
     pub(crate) fn new(base: I, chunk_size: usize, identity: ID, fold_op: F) -> Self {
         FoldChunks {
             base,
@@ -47,6 +49,7 @@ pub struct FoldChunksWith<I, U, F> {
 }
 
 impl<I: fmt::Debug, U: fmt::Debug, F> fmt::Debug for FoldChunksWith<I, U, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FoldChunksWith")
             .field("base", &self.base)
@@ -57,6 +60,7 @@ impl<I: fmt::Debug, U: fmt::Debug, F> fmt::Debug for FoldChunksWith<I, U, F> {
 }
 
 impl<I, U, F> FoldChunksWith<I, U, F> {
+    #[inline]
     pub(crate) fn new(base: I, chunk_size: usize, item: U, fold_op: F) -> Self {
         FoldChunksWith {
             base,
@@ -74,6 +78,7 @@ struct FromIdentity<'f, ID, F> {
 }
 
 impl<ID, F> Clone for FromIdentity<'_, ID, F> {
+    #[inline]
     fn clone(&self) -> Self {
         FromIdentity { ..*self }
     }
@@ -86,6 +91,7 @@ where
     U: Send,
 {
     type Out = U;
+    #[inline]
     fn apply<It: Iterator<Item = T>>(&self, chunk: It) -> U {
         chunk.fold((self.identity)(), self.fold_op)
     }
@@ -99,6 +105,7 @@ struct FromClone<'f, U, F> {
 }
 
 impl<U: Clone, F> Clone for FromClone<'_, U, F> {
+    #[inline]
     fn clone(&self) -> Self {
         FromClone {
             item: self.item.clone(),
@@ -113,6 +120,7 @@ where
     U: Clone + Send,
 {
     type Out = U;
+    #[inline]
     fn apply<It: Iterator<Item = T>>(&self, chunk: It) -> U {
         chunk.fold(self.item.clone(), self.fold_op)
     }
@@ -126,6 +134,7 @@ macro_rules! fold_chunks_adaptor {
         {
             type Item = $out;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<$out>,
@@ -133,6 +142,7 @@ macro_rules! fold_chunks_adaptor {
                 bridge(self, consumer)
             }
 
+            #[inline]
             fn opt_len(&self) -> Option<usize> {
                 Some(self.len())
             }
@@ -142,14 +152,17 @@ macro_rules! fold_chunks_adaptor {
         where
             $($w)*
         {
+            #[inline]
             fn len(&self) -> usize {
                 self.base.len().div_ceil(self.chunk_size)
             }
 
+            #[inline]
             fn drive<C: Consumer<$out>>(self, consumer: C) -> C::Result {
                 bridge(self, consumer)
             }
 
+            #[inline]
             fn with_producer<CB: ProducerCallback<$out>>(self, callback: CB) -> CB::Output {
                 let $parts = self;
                 with_chunk_producer($b, $size, $op, callback)

@@ -17,6 +17,7 @@ pub struct Interleave<I, J> {
 }
 
 impl<I, J> Interleave<I, J> {
+    #[inline]
     pub(crate) fn new(i: I, j: J) -> Self {
         Interleave { i, j }
     }
@@ -29,6 +30,7 @@ where
 {
     type Item = I::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<I::Item>,
@@ -36,6 +38,7 @@ where
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
     }
@@ -46,14 +49,17 @@ where
     I: IndexedParallelIterator,
     J: IndexedParallelIterator<Item = I::Item>,
 {
+    #[inline]
     fn len(&self) -> usize {
         self.i.len().checked_add(self.j.len()).expect("overflow")
     }
 
+    #[inline]
     fn drive<C: Consumer<I::Item>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<I::Item>>(self, callback: CB) -> CB::Output {
         struct Callback<CB> {
             callback: CB,
@@ -63,6 +69,7 @@ where
 
         impl<T, CB: ProducerCallback<T>> PairCallback<T, T> for Callback<CB> {
             type Output = CB::Output;
+            #[inline]
             fn callback<PI, PJ>(self, i: PI, j: PJ) -> CB::Output
             where
                 PI: Producer<Item = T>,
@@ -102,6 +109,7 @@ struct InterleaveProducer<PI, PJ> {
 
 /// How many items of the first and of the second side are among the first `index` items
 /// of an interleaving that starts with a side of `first` items.
+#[inline]
 fn taken(index: usize, first: usize, second: usize) -> (usize, usize) {
     let (x, y) = (index.div_ceil(2), index / 2);
     if x > first {
@@ -121,6 +129,7 @@ where
     type Item = PI::Item;
     type IntoIter = InterleaveIter<PI::IntoIter, PJ::IntoIter>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         InterleaveIter {
             i: self.i.into_iter(),
@@ -129,10 +138,12 @@ where
         }
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.i.min_len().max(self.j.min_len())
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let (i_index, j_index) = if self.j_first {
             let (j, i) = taken(index, self.j_len, self.i_len);
@@ -177,6 +188,7 @@ where
 {
     type Item = I::Item;
 
+    #[inline]
     fn next(&mut self) -> Option<I::Item> {
         if self.j_front {
             match self.j.next() {
@@ -197,6 +209,7 @@ where
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.i.len() + self.j.len();
         (n, Some(n))
@@ -208,6 +221,7 @@ where
     I: DoubleEndedIterator + ExactSizeIterator,
     J: DoubleEndedIterator<Item = I::Item> + ExactSizeIterator,
 {
+    #[inline]
     fn next_back(&mut self) -> Option<I::Item> {
         // The side that starts has the last item only if it is the longer one.
         let (i, j) = (self.i.len(), self.j.len());
@@ -240,6 +254,7 @@ where
     I: IndexedParallelIterator,
     J: IndexedParallelIterator<Item = I::Item>,
 {
+    #[inline]
     pub(crate) fn new(i: I, j: J) -> Self {
         // `i` goes first, so it gives one item more than `j` if it is the longer.
         let (i_len, j_len) = (i.len(), j.len());

@@ -25,12 +25,14 @@ pub struct Intersperse<I: ParallelIterator> {
 }
 
 impl<I: ParallelIterator> Intersperse<I> {
+    #[inline]
     pub(crate) fn new(base: I, item: I::Item) -> Self {
         Intersperse { base, item }
     }
 }
 
 /// `n` items and the `n - 1` separators between them.
+#[inline]
 fn with_separators(n: usize) -> usize {
     (2 * n).saturating_sub(1)
 }
@@ -41,6 +43,7 @@ where
 {
     type Item = I::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<I::Item>,
@@ -52,6 +55,7 @@ where
         self.base.drive_unindexed(consumer).0
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len().map(with_separators)
     }
@@ -61,14 +65,17 @@ impl<I> IndexedParallelIterator for Intersperse<I>
 where
     I: IndexedParallelIterator<Item: Clone>,
 {
+    #[inline]
     fn len(&self) -> usize {
         with_separators(self.base.len())
     }
 
+    #[inline]
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         struct Callback<CB, T> {
             callback: CB,
@@ -78,6 +85,7 @@ where
 
         impl<T: Clone + Send, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB, T> {
             type Output = CB::Output;
+            #[inline]
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback.callback(IntersperseProducer {
                     base,
@@ -115,6 +123,7 @@ where
     type Item = T;
     type IntoIter = IntersperseIter<P::IntoIter, T>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         let start = usize::from(self.separator_first);
         IntersperseIter {
@@ -127,6 +136,7 @@ where
         }
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let start = usize::from(self.separator_first);
         // Base items at even positions of `start..start + index`, counted from the first.
@@ -162,6 +172,7 @@ struct IntersperseIter<I, T> {
 impl<I: Iterator<Item = T>, T: Clone> Iterator for IntersperseIter<I, T> {
     type Item = T;
 
+    #[inline]
     fn next(&mut self) -> Option<T> {
         self.remaining = self.remaining.checked_sub(1)?;
         let separator = std::mem::replace(&mut self.separator_front, true);
@@ -173,12 +184,14 @@ impl<I: Iterator<Item = T>, T: Clone> Iterator for IntersperseIter<I, T> {
         }
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         (self.remaining, Some(self.remaining))
     }
 }
 
 impl<I: DoubleEndedIterator<Item = T>, T: Clone> DoubleEndedIterator for IntersperseIter<I, T> {
+    #[inline]
     fn next_back(&mut self) -> Option<T> {
         self.remaining = self.remaining.checked_sub(1)?;
         let separator = std::mem::replace(&mut self.separator_back, true);
@@ -217,6 +230,7 @@ struct IntersperseReducer<C: Consumer<T>, T> {
 
 impl<C: Consumer<T>, T> IntersperseReducer<C, T> {
     /// Splits `rest` into a joint of `joint_len` items and the consumer after it.
+    #[inline]
     fn new(left: C::Reducer, rest: C, joint_len: usize, item: T) -> (C, Self) {
         let (joint, after, right) = rest.split_at(joint_len);
         let reducer = IntersperseReducer {
@@ -230,6 +244,7 @@ impl<C: Consumer<T>, T> IntersperseReducer<C, T> {
 }
 
 impl<C: Consumer<T>, T> Reducer<(C::Result, bool)> for IntersperseReducer<C, T> {
+    #[inline]
     fn reduce(
         self,
         (left, left_items): (C::Result, bool),
@@ -253,6 +268,7 @@ where
     type Reducer = IntersperseReducer<C, T>;
     type Result = (C::Result, bool);
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
         // The left piece takes `index` items and the separators between them; the joint
         // the separator after them, if there are any.
@@ -270,6 +286,7 @@ where
         (left, right, reducer)
     }
 
+    #[inline]
     fn into_folder(self) -> Self::Folder {
         IntersperseFolder {
             base: self.base.into_folder(),
@@ -278,12 +295,14 @@ where
         }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.base.full()
     }
 
     const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
 
+    #[inline]
     fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, Self::Reducer) {
         // Each item the folder still takes comes with a separator before it, except the
         // first if it has none yet.
@@ -305,6 +324,7 @@ where
     C: UnindexedConsumer<T>,
     T: Clone + Send,
 {
+    #[inline]
     fn split_off_left(&self) -> Self {
         IntersperseConsumer {
             base: self.base.split_off_left(),
@@ -312,6 +332,7 @@ where
         }
     }
 
+    #[inline]
     fn to_reducer(&self) -> Self::Reducer {
         // The joint sits between the part split off on the left and this consumer.
         IntersperseReducer {
@@ -330,6 +351,7 @@ where
 {
     type Result = (F::Result, bool);
 
+    #[inline]
     fn consume(mut self, item: T) -> Self {
         if self.started {
             self.base = self.base.consume(self.item.clone());
@@ -342,6 +364,7 @@ where
         self
     }
 
+    #[inline]
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
         let IntersperseFolder {
             base,
@@ -362,10 +385,12 @@ where
         }
     }
 
+    #[inline]
     fn complete(self) -> (F::Result, bool) {
         (self.base.complete(), self.started)
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.base.full()
     }

@@ -40,6 +40,7 @@ pub(crate) trait ItemOp<In>: Send + Sized {
     fn split_folder<F: Folder<Self::Out>>(folder: &Self::Folder<F>) -> Self;
 
     /// Whether the adaptor wants no more items, whatever its base wants.
+    #[inline]
     fn stopped(&self) -> bool {
         false
     }
@@ -52,6 +53,7 @@ pub(crate) struct ItemWise<C, Op> {
 }
 
 impl<C, Op> ItemWise<C, Op> {
+    #[inline]
     pub(crate) fn new(base: C, op: Op) -> Self {
         ItemWise { base, op }
     }
@@ -66,16 +68,19 @@ where
     type Reducer = C::Reducer;
     type Result = C::Result;
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self, C::Reducer) {
         let (left, right, reducer) = self.base.split_at(index);
         let left = ItemWise::new(left, self.op.split_left());
         (left, ItemWise::new(right, self.op), reducer)
     }
 
+    #[inline]
     fn into_folder(self) -> Self::Folder {
         self.op.into_folder(self.base.into_folder())
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.op.stopped() || self.base.full()
     }
@@ -84,6 +89,7 @@ where
     const SPLITS_FOLDER: bool = C::SPLITS_FOLDER;
     const RIGHT_FIRST: bool = C::RIGHT_FIRST;
 
+    #[inline]
     fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, C::Reducer) {
         let (base, reducer) = C::split_folder(Op::base_folder(folder), keep);
         (ItemWise::new(base, Op::split_folder(folder)), reducer)
@@ -95,10 +101,12 @@ where
     Op: ItemOp<In>,
     C: UnindexedConsumer<Op::Out>,
 {
+    #[inline]
     fn split_off_left(&self) -> Self {
         ItemWise::new(self.base.split_off_left(), self.op.split_left())
     }
 
+    #[inline]
     fn to_reducer(&self) -> C::Reducer {
         self.base.to_reducer()
     }

@@ -15,6 +15,7 @@ pub struct MinLen<I> {
 }
 
 impl<I> MinLen<I> {
+    #[inline]
     pub(crate) fn new(base: I, min: usize) -> Self {
         MinLen { base, min }
     }
@@ -29,6 +30,7 @@ pub struct MaxLen<I> {
 }
 
 impl<I> MaxLen<I> {
+    #[inline]
     pub(crate) fn new(base: I, max: usize) -> Self {
         MaxLen { base, max }
     }
@@ -46,6 +48,7 @@ macro_rules! bound_adaptor {
         impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
             type Item = I::Item;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<Self::Item>,
@@ -53,20 +56,24 @@ macro_rules! bound_adaptor {
                 bridge(self, consumer)
             }
 
+            #[inline]
             fn opt_len(&self) -> Option<usize> {
                 Some(self.len())
             }
         }
 
         impl<I: IndexedParallelIterator> IndexedParallelIterator for $name<I> {
+            #[inline]
             fn len(&self) -> usize {
                 self.base.len()
             }
 
+            #[inline]
             fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
                 bridge(self, consumer)
             }
 
+            #[inline]
             fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
                 let $this = &self;
                 let bound = $bound;
@@ -86,6 +93,7 @@ struct Callback<CB> {
 
 impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
     type Output = CB::Output;
+    #[inline]
     fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
         self.callback.callback(BoundProducer {
             base,
@@ -103,10 +111,12 @@ impl<P: Producer> Producer for BoundProducer<P> {
     type Item = P::Item;
     type IntoIter = P::IntoIter;
 
+    #[inline]
     fn into_iter(self) -> P::IntoIter {
         self.base.into_iter()
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         match self.bound {
             Bound::Min(min) => self.base.min_len().max(min),
@@ -114,6 +124,7 @@ impl<P: Producer> Producer for BoundProducer<P> {
         }
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         match self.bound {
             Bound::Min(_) => self.base.max_len(),
@@ -121,6 +132,7 @@ impl<P: Producer> Producer for BoundProducer<P> {
         }
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         (
@@ -135,6 +147,7 @@ impl<P: Producer> Producer for BoundProducer<P> {
         )
     }
 
+    #[inline]
     fn fold_with<F: Folder<P::Item>>(self, folder: F) -> F {
         self.base.fold_with(folder)
     }

@@ -19,12 +19,14 @@ pub struct Map<I, F> {
 }
 
 impl<I: fmt::Debug, F> fmt::Debug for Map<I, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Map").field("base", &self.base).finish()
     }
 }
 
 impl<I, F> Map<I, F> {
+    #[inline]
     pub(crate) fn new(base: I, map_op: F) -> Self {
         Map { base, map_op }
     }
@@ -38,6 +40,7 @@ where
 {
     type Item = R;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<R>,
@@ -46,6 +49,7 @@ where
             .drive_unindexed(ItemWise::new(consumer, MapOp(&self.map_op)))
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
     }
@@ -57,15 +61,18 @@ where
     F: Fn(I::Item) -> R + Sync + Send,
     R: Send,
 {
+    #[inline]
     fn len(&self) -> usize {
         self.base.len()
     }
 
+    #[inline]
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
         self.base
             .drive(ItemWise::new(consumer, MapOp(&self.map_op)))
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
         struct Callback<CB, F> {
             callback: CB,
@@ -78,6 +85,7 @@ where
             F: Fn(T) -> R + Sync,
         {
             type Output = CB::Output;
+            #[inline]
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback.callback(MapProducer {
                     base,
@@ -106,18 +114,22 @@ where
     type Item = R;
     type IntoIter = std::iter::Map<P::IntoIter, &'f F>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.base.into_iter().map(self.map_op)
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.base.min_len()
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         let map_op = self.map_op;
@@ -130,6 +142,7 @@ where
         )
     }
 
+    #[inline]
     fn fold_with<G: Folder<R>>(self, folder: G) -> G {
         let folder = MapFolder {
             base: folder,
@@ -149,10 +162,12 @@ where
     type Out = R;
     type Folder<C: Folder<R>> = MapFolder<'f, C, F>;
 
+    #[inline]
     fn split_left(&self) -> Self {
         MapOp(self.0)
     }
 
+    #[inline]
     fn into_folder<C: Folder<R>>(self, base: C) -> Self::Folder<C> {
         MapFolder {
             base,
@@ -160,10 +175,12 @@ where
         }
     }
 
+    #[inline]
     fn base_folder<C: Folder<R>>(folder: &mut Self::Folder<C>) -> &mut C {
         &mut folder.base
     }
 
+    #[inline]
     fn split_folder<C: Folder<R>>(folder: &Self::Folder<C>) -> Self {
         MapOp(folder.map_op)
     }
@@ -181,6 +198,7 @@ where
 {
     type Result = C::Result;
 
+    #[inline]
     fn consume(self, item: T) -> Self {
         MapFolder {
             base: self.base.consume((self.map_op)(item)),
@@ -188,6 +206,7 @@ where
         }
     }
 
+    #[inline]
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
         MapFolder {
             base: self.base.consume_iter(iter.into_iter().map(self.map_op)),
@@ -195,10 +214,12 @@ where
         }
     }
 
+    #[inline]
     fn complete(self) -> C::Result {
         self.base.complete()
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.base.full()
     }
@@ -215,6 +236,7 @@ pub struct MapWith<I, T, F> {
 }
 
 impl<I: fmt::Debug, T: fmt::Debug, F> fmt::Debug for MapWith<I, T, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MapWith")
             .field("base", &self.base)
@@ -224,6 +246,7 @@ impl<I: fmt::Debug, T: fmt::Debug, F> fmt::Debug for MapWith<I, T, F> {
 }
 
 impl<I, T, F> MapWith<I, T, F> {
+    #[inline]
     pub(crate) fn new(base: I, item: T, map_op: F) -> Self {
         MapWith { base, item, map_op }
     }
@@ -240,12 +263,14 @@ pub struct MapInit<I, INIT, F> {
 }
 
 impl<I: fmt::Debug, INIT, F> fmt::Debug for MapInit<I, INIT, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MapInit").field("base", &self.base).finish()
     }
 }
 
 impl<I, INIT, F> MapInit<I, INIT, F> {
+    #[inline]
     pub(crate) fn new(base: I, init: INIT, map_op: F) -> Self {
         MapInit { base, init, map_op }
     }
@@ -266,9 +291,11 @@ pub(crate) struct CloneOf<T>(pub(crate) T);
 
 impl<T: Clone + Send> StateSource for CloneOf<T> {
     type State = T;
+    #[inline]
     fn fresh(&self) -> T {
         self.0.clone()
     }
+    #[inline]
     fn split(&self) -> Self {
         CloneOf(self.0.clone())
     }
@@ -279,9 +306,11 @@ pub(crate) struct MadeBy<'f, INIT>(pub(crate) &'f INIT);
 
 impl<T, INIT: Fn() -> T + Sync> StateSource for MadeBy<'_, INIT> {
     type State = T;
+    #[inline]
     fn fresh(&self) -> T {
         (self.0)()
     }
+    #[inline]
     fn split(&self) -> Self {
         MadeBy(self.0)
     }
@@ -296,6 +325,7 @@ where
 {
     type Item = R;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<R>,
@@ -307,6 +337,7 @@ where
         ))
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
     }
@@ -319,10 +350,12 @@ where
     F: Fn(&mut T, I::Item) -> R + Sync + Send,
     R: Send,
 {
+    #[inline]
     fn len(&self) -> usize {
         self.base.len()
     }
 
+    #[inline]
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
         let source = CloneOf(self.item);
         self.base.drive(ItemWise::new(
@@ -331,6 +364,7 @@ where
         ))
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
         self.base.with_producer(StateCallback {
             callback,
@@ -349,6 +383,7 @@ where
 {
     type Item = R;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<R>,
@@ -360,6 +395,7 @@ where
         ))
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
     }
@@ -372,10 +408,12 @@ where
     F: Fn(&mut T, I::Item) -> R + Sync + Send,
     R: Send,
 {
+    #[inline]
     fn len(&self) -> usize {
         self.base.len()
     }
 
+    #[inline]
     fn drive<C: Consumer<R>>(self, consumer: C) -> C::Result {
         let source = MadeBy(&self.init);
         self.base.drive(ItemWise::new(
@@ -384,6 +422,7 @@ where
         ))
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<R>>(self, callback: CB) -> CB::Output {
         self.base.with_producer(StateCallback {
             callback,
@@ -408,6 +447,7 @@ where
 {
     type Output = CB::Output;
 
+    #[inline]
     fn callback<P: Producer<Item = In>>(self, base: P) -> CB::Output {
         self.callback.callback(MapStateProducer {
             base,
@@ -433,6 +473,7 @@ where
     type Item = R;
     type IntoIter = MapStateIter<'f, P::IntoIter, S::State, F>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         MapStateIter {
             base: self.base.into_iter(),
@@ -441,14 +482,17 @@ where
         }
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.base.min_len()
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         let map_op = self.map_op;
@@ -466,6 +510,7 @@ where
         )
     }
 
+    #[inline]
     fn fold_with<G: Folder<R>>(self, folder: G) -> G {
         let folder = MapStateFolder {
             base: folder,
@@ -491,11 +536,13 @@ where
 {
     type Item = R;
 
+    #[inline]
     fn next(&mut self) -> Option<R> {
         let item = self.base.next()?;
         Some((self.map_op)(&mut self.state, item))
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.base.size_hint()
     }
@@ -506,6 +553,7 @@ where
     I: DoubleEndedIterator,
     F: Fn(&mut T, I::Item) -> R,
 {
+    #[inline]
     fn next_back(&mut self) -> Option<R> {
         let item = self.base.next_back()?;
         Some((self.map_op)(&mut self.state, item))
@@ -527,6 +575,7 @@ struct MapStateOp<'f, S, F> {
 }
 
 impl<'f, S, F> MapStateOp<'f, S, F> {
+    #[inline]
     fn new(source: S, map_op: &'f F) -> Self {
         MapStateOp { source, map_op }
     }
@@ -540,10 +589,12 @@ where
     type Out = R;
     type Folder<C: Folder<R>> = MapStateFolder<'f, C, S, F>;
 
+    #[inline]
     fn split_left(&self) -> Self {
         MapStateOp::new(self.source.split(), self.map_op)
     }
 
+    #[inline]
     fn into_folder<C: Folder<R>>(self, base: C) -> Self::Folder<C> {
         MapStateFolder {
             base,
@@ -553,10 +604,12 @@ where
         }
     }
 
+    #[inline]
     fn base_folder<C: Folder<R>>(folder: &mut Self::Folder<C>) -> &mut C {
         &mut folder.base
     }
 
+    #[inline]
     fn split_folder<C: Folder<R>>(folder: &Self::Folder<C>) -> Self {
         MapStateOp::new(folder.source.split(), folder.map_op)
     }
@@ -579,12 +632,14 @@ where
 {
     type Result = C::Result;
 
+    #[inline]
     fn consume(mut self, item: In) -> Self {
         let mapped = (self.map_op)(&mut self.state, item);
         self.base = self.base.consume(mapped);
         self
     }
 
+    #[inline]
     fn consume_iter<I: IntoIterator<Item = In>>(self, iter: I) -> Self {
         let MapStateFolder {
             base,
@@ -601,10 +656,12 @@ where
         }
     }
 
+    #[inline]
     fn complete(self) -> C::Result {
         self.base.complete()
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.base.full()
     }

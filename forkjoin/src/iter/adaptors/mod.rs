@@ -43,6 +43,7 @@ macro_rules! delegate_indexed {
         {
             type Item = $item;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: $crate::iter::plumbing::UnindexedConsumer<$item>,
@@ -50,6 +51,7 @@ macro_rules! delegate_indexed {
                 self.inner.drive_unindexed(consumer)
             }
 
+            #[inline]
             fn opt_len(&self) -> Option<usize> {
                 self.inner.opt_len()
             }
@@ -59,10 +61,12 @@ macro_rules! delegate_indexed {
         where
             $($w)*
         {
+            #[inline]
             fn len(&self) -> usize {
                 self.inner.len()
             }
 
+            #[inline]
             fn drive<C>(self, consumer: C) -> C::Result
             where
                 C: $crate::iter::plumbing::Consumer<$item>,
@@ -70,6 +74,7 @@ macro_rules! delegate_indexed {
                 self.inner.drive(consumer)
             }
 
+            #[inline]
             fn with_producer<CB>(self, callback: CB) -> CB::Output
             where
                 CB: $crate::iter::plumbing::ProducerCallback<$item>,

@@ -66,6 +66,7 @@ macro_rules! multizip {
             type Item = ($($T::Item,)+);
             type Iter = MultiZip<($($T::Iter,)+)>;
 
+            #[inline]
             fn into_par_iter(self) -> Self::Iter {
                 MultiZip {
                     tuple: ($(self.$i.into_par_iter(),)+),
@@ -80,6 +81,7 @@ macro_rules! multizip {
             type Item = ($($T::Item,)+);
             type Iter = MultiZip<($($T::Iter,)+)>;
 
+            #[inline]
             fn into_par_iter(self) -> Self::Iter {
                 MultiZip {
                     tuple: ($(self.$i.par_iter(),)+),
@@ -94,6 +96,7 @@ macro_rules! multizip {
             type Item = ($($T::Item,)+);
             type Iter = MultiZip<($($T::Iter,)+)>;
 
+            #[inline]
             fn into_par_iter(self) -> Self::Iter {
                 MultiZip {
                     tuple: ($(self.$i.par_iter_mut(),)+),
@@ -108,6 +111,7 @@ macro_rules! multizip {
             type Item = ($($T::Item,)+);
 
             // `Cons`, not `C`: the third part's type is `C`.
+            #[inline]
             fn drive_unindexed<Cons>(self, consumer: Cons) -> Cons::Result
             where
                 Cons: UnindexedConsumer<Self::Item>,
@@ -115,6 +119,7 @@ macro_rules! multizip {
                 self.drive(consumer)
             }
 
+            #[inline]
             fn opt_len(&self) -> Option<usize> {
                 Some(self.len())
             }
@@ -124,11 +129,13 @@ macro_rules! multizip {
         where
             $($T: IndexedParallelIterator,)+
         {
+            #[inline]
             fn len(&self) -> usize {
                 let lens = [$(self.tuple.$i.len()),+];
                 lens.into_iter().min().unwrap_or(0)
             }
 
+            #[inline]
             fn drive<Cons: Consumer<Self::Item>>(self, consumer: Cons) -> Cons::Result {
                 let ($($v,)+) = self.tuple;
                 nested_zip!($($v),+)
@@ -136,6 +143,7 @@ macro_rules! multizip {
                     .drive(consumer)
             }
 
+            #[inline]
             fn with_producer<CB>(self, callback: CB) -> CB::Output
             where
                 CB: ProducerCallback<Self::Item>,

@@ -18,6 +18,7 @@ pub struct PanicFuse<I> {
 }
 
 impl<I> PanicFuse<I> {
+    #[inline]
     pub(crate) fn new(base: I) -> Self {
         PanicFuse { base }
     }
@@ -28,6 +29,7 @@ impl<I> PanicFuse<I> {
 struct Fuse<'a>(&'a AtomicBool);
 
 impl Fuse<'_> {
+    #[inline]
     fn blown(&self) -> bool {
         // Relaxed: a hint to stop; the panic itself reaches the caller through the join.
         self.0.load(Relaxed)
@@ -35,6 +37,7 @@ impl Fuse<'_> {
 }
 
 impl Drop for Fuse<'_> {
+    #[inline]
     fn drop(&mut self) {
         if thread::panicking() {
             // Relaxed: see `blown`.
@@ -46,6 +49,7 @@ impl Drop for Fuse<'_> {
 impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
     type Item = I::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -55,27 +59,32 @@ impl<I: ParallelIterator> ParallelIterator for PanicFuse<I> {
         self.base.drive_unindexed(consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         self.base.opt_len()
     }
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for PanicFuse<I> {
+    #[inline]
     fn len(&self) -> usize {
         self.base.len()
     }
 
+    #[inline]
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         let panicked = AtomicBool::new(false);
         let consumer = ItemWise::new(consumer, Fuse(&panicked));
         self.base.drive(consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         struct Callback<CB>(CB);
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
+            #[inline]
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 let panicked = AtomicBool::new(false);
                 self.0.callback(FuseProducer {
@@ -100,6 +109,7 @@ impl<'a, P: Producer> Producer for FuseProducer<'a, P> {
 
     // An adaptor above this one (`rev`, say) may drain the iterator itself rather than
     // call `fold_with`: the iterator checks the fuse too.
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         FuseIter {
             base: self.base.into_iter(),
@@ -107,14 +117,17 @@ impl<'a, P: Producer> Producer for FuseProducer<'a, P> {
         }
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.base.min_len()
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(index);
         let fuse = self.fuse.clone();
@@ -127,6 +140,7 @@ impl<'a, P: Producer> Producer for FuseProducer<'a, P> {
         )
     }
 
+    #[inline]
     fn fold_with<F: Folder<P::Item>>(self, folder: F) -> F {
         let folder = FuseFolder {
             base: folder,
@@ -145,6 +159,7 @@ struct FuseIter<'a, I> {
 impl<I: Iterator> Iterator for FuseIter<'_, I> {
     type Item = I::Item;
 
+    #[inline]
     fn next(&mut self) -> Option<I::Item> {
         if self.fuse.blown() {
             return None;
@@ -152,12 +167,14 @@ impl<I: Iterator> Iterator for FuseIter<'_, I> {
         self.base.next()
     }
 
+    #[inline]
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.base.size_hint()
     }
 }
 
 impl<I: DoubleEndedIterator> DoubleEndedIterator for FuseIter<'_, I> {
+    #[inline]
     fn next_back(&mut self) -> Option<I::Item> {
         if self.fuse.blown() {
             return None;
@@ -175,22 +192,27 @@ impl<'a, T> ItemOp<T> for Fuse<'a> {
     type Out = T;
     type Folder<F: Folder<T>> = FuseFolder<'a, F>;
 
+    #[inline]
     fn split_left(&self) -> Self {
         self.clone()
     }
 
+    #[inline]
     fn into_folder<F: Folder<T>>(self, base: F) -> Self::Folder<F> {
         FuseFolder { base, fuse: self }
     }
 
+    #[inline]
     fn base_folder<F: Folder<T>>(folder: &mut Self::Folder<F>) -> &mut F {
         &mut folder.base
     }
 
+    #[inline]
     fn split_folder<F: Folder<T>>(folder: &Self::Folder<F>) -> Self {
         folder.fuse.clone()
     }
 
+    #[inline]
     fn stopped(&self) -> bool {
         self.blown()
     }
@@ -205,6 +227,7 @@ struct FuseFolder<'a, F> {
 impl<T, F: Folder<T>> Folder<T> for FuseFolder<'_, F> {
     type Result = F::Result;
 
+    #[inline]
     fn consume(self, item: T) -> Self {
         FuseFolder {
             base: self.base.consume(item),
@@ -212,6 +235,7 @@ impl<T, F: Folder<T>> Folder<T> for FuseFolder<'_, F> {
         }
     }
 
+    #[inline]
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
         let fuse = self.fuse;
         let items = iter.into_iter().take_while(|_| !fuse.blown());
@@ -221,10 +245,12 @@ impl<T, F: Folder<T>> Folder<T> for FuseFolder<'_, F> {
         }
     }
 
+    #[inline]
     fn complete(self) -> F::Result {
         self.base.complete()
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.fuse.blown() || self.base.full()
     }

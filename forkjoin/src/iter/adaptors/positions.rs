@@ -14,6 +14,7 @@ pub struct Positions<I, P> {
 }
 
 impl<I: fmt::Debug, P> fmt::Debug for Positions<I, P> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Positions")
             .field("base", &self.base)
@@ -22,6 +23,7 @@ impl<I: fmt::Debug, P> fmt::Debug for Positions<I, P> {
 }
 
 impl<I, P> Positions<I, P> {
+    #[inline]
     pub(crate) fn new(base: I, predicate: P) -> Self {
         Positions { base, predicate }
     }
@@ -34,6 +36,7 @@ where
 {
     type Item = usize;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<usize>,

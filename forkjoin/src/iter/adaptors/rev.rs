@@ -12,6 +12,7 @@ pub struct Rev<I> {
 }
 
 impl<I> Rev<I> {
+    #[inline]
     pub(crate) fn new(base: I) -> Self {
         Rev { base }
     }
@@ -20,6 +21,7 @@ impl<I> Rev<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
     type Item = I::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -27,20 +29,24 @@ impl<I: IndexedParallelIterator> ParallelIterator for Rev<I> {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
     }
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
+    #[inline]
     fn len(&self) -> usize {
         self.base.len()
     }
 
+    #[inline]
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         struct Callback<CB> {
             callback: CB,
@@ -49,6 +55,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for Rev<I> {
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
+            #[inline]
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback.callback(RevProducer {
                     base,
@@ -71,18 +78,22 @@ impl<P: Producer> Producer for RevProducer<P> {
     type Item = P::Item;
     type IntoIter = std::iter::Rev<P::IntoIter>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.base.into_iter().rev()
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.base.min_len()
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         self.base.max_len()
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let (left, right) = self.base.split_at(self.len - index);
         (

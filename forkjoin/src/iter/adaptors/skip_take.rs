@@ -18,6 +18,7 @@ pub struct Skip<I> {
 }
 
 impl<I: IndexedParallelIterator> Skip<I> {
+    #[inline]
     pub(crate) fn new(base: I, n: usize) -> Self {
         let n = n.min(base.len());
         Skip { base, n }
@@ -33,6 +34,7 @@ pub struct Take<I> {
 }
 
 impl<I: IndexedParallelIterator> Take<I> {
+    #[inline]
     pub(crate) fn new(base: I, n: usize) -> Self {
         let n = n.min(base.len());
         Take { base, n }
@@ -49,6 +51,7 @@ struct Callback<CB> {
 
 impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
     type Output = CB::Output;
+    #[inline]
     fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
         let (left, right) = base.split_at(self.n);
         if self.keep_left {
@@ -77,6 +80,7 @@ macro_rules! split_once {
         impl<I: IndexedParallelIterator> ParallelIterator for $name<I> {
             type Item = I::Item;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<Self::Item>,
@@ -84,21 +88,25 @@ macro_rules! split_once {
                 bridge(self, consumer)
             }
 
+            #[inline]
             fn opt_len(&self) -> Option<usize> {
                 Some(self.len())
             }
         }
 
         impl<I: IndexedParallelIterator> IndexedParallelIterator for $name<I> {
+            #[inline]
             fn len(&self) -> usize {
                 let $this = self;
                 $len
             }
 
+            #[inline]
             fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
                 bridge(self, consumer)
             }
 
+            #[inline]
             fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
                 self.base.with_producer(Callback {
                     callback,

@@ -21,6 +21,7 @@ macro_rules! count_adaptor {
         }
 
         impl<I> $name<I> {
+            #[inline]
             pub(crate) fn new(base: I, count: usize) -> Self {
                 $name { base, count }
             }
@@ -29,6 +30,7 @@ macro_rules! count_adaptor {
         impl<I: ParallelIterator> ParallelIterator for $name<I> {
             type Item = I::Item;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<Self::Item>,
@@ -54,6 +56,7 @@ macro_rules! while_adaptor {
         }
 
         impl<I: fmt::Debug, P> fmt::Debug for $name<I, P> {
+            #[inline]
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(stringify!($name))
                     .field("base", &self.base)
@@ -62,6 +65,7 @@ macro_rules! while_adaptor {
         }
 
         impl<I, P> $name<I, P> {
+            #[inline]
             pub(crate) fn new(base: I, predicate: P) -> Self {
                 $name { base, predicate }
             }
@@ -74,6 +78,7 @@ macro_rules! while_adaptor {
         {
             type Item = I::Item;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<Self::Item>,
@@ -112,6 +117,7 @@ while_adaptor!(
 );
 
 /// Takes one from `count` if it is not zero yet.
+#[inline]
 fn take_one(count: &AtomicUsize) -> bool {
     // Relaxed: the count only decides which items pass; nothing is published through it.
     count
@@ -126,12 +132,15 @@ struct TakeCount<'a>(&'a AtomicUsize);
 
 impl<T> Selection<T> for TakeCount<'_> {
     type Out = T;
+    #[inline]
     fn select(self, item: T) -> Option<T> {
         take_one(self.0).then_some(item)
     }
+    #[inline]
     fn select_all<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = T> {
         iter.map_while(move |item| self.select(item))
     }
+    #[inline]
     fn done(self) -> bool {
         // Relaxed: see `take_one`.
         self.0.load(Relaxed) == 0
@@ -145,9 +154,11 @@ struct SkipCount<'a>(&'a AtomicUsize);
 
 impl<T> Selection<T> for SkipCount<'_> {
     type Out = T;
+    #[inline]
     fn select(self, item: T) -> Option<T> {
         (!take_one(self.0)).then_some(item)
     }
+    #[inline]
     fn select_all<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = T> {
         iter.filter_map(move |item| self.select(item))
     }
@@ -171,6 +182,7 @@ copy_ref_wrapper!(TakeWhile, SkipWhile);
 
 impl<T, P: Fn(&T) -> bool + Sync> Selection<T> for TakeWhile<'_, P> {
     type Out = T;
+    #[inline]
     fn select(self, item: T) -> Option<T> {
         // Relaxed: a flag deciding which items pass; nothing is published through it.
         if self.before_failure.load(Relaxed) && (self.predicate)(&item) {
@@ -180,9 +192,11 @@ impl<T, P: Fn(&T) -> bool + Sync> Selection<T> for TakeWhile<'_, P> {
             None
         }
     }
+    #[inline]
     fn select_all<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = T> {
         iter.map_while(move |item| self.select(item))
     }
+    #[inline]
     fn done(self) -> bool {
         // Relaxed: see `select`.
         !self.before_failure.load(Relaxed)
@@ -191,6 +205,7 @@ impl<T, P: Fn(&T) -> bool + Sync> Selection<T> for TakeWhile<'_, P> {
 
 impl<T, P: Fn(&T) -> bool + Sync> Selection<T> for SkipWhile<'_, P> {
     type Out = T;
+    #[inline]
     fn select(self, item: T) -> Option<T> {
         // Relaxed: a flag deciding which items pass; nothing is published through it.
         if self.before_failure.load(Relaxed) && (self.predicate)(&item) {
@@ -200,6 +215,7 @@ impl<T, P: Fn(&T) -> bool + Sync> Selection<T> for SkipWhile<'_, P> {
             Some(item)
         }
     }
+    #[inline]
     fn select_all<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = T> {
         iter.filter_map(move |item| self.select(item))
     }

@@ -13,6 +13,7 @@ pub struct StepBy<I> {
 }
 
 impl<I> StepBy<I> {
+    #[inline]
     pub(crate) fn new(base: I, step: usize) -> Self {
         assert!(step != 0, "step_by: the step must not be zero");
         StepBy { base, step }
@@ -22,6 +23,7 @@ impl<I> StepBy<I> {
 impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
     type Item = I::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -29,20 +31,24 @@ impl<I: IndexedParallelIterator> ParallelIterator for StepBy<I> {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
     }
 }
 
 impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
+    #[inline]
     fn len(&self) -> usize {
         self.base.len().div_ceil(self.step)
     }
 
+    #[inline]
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         struct Callback<CB> {
             callback: CB,
@@ -52,6 +58,7 @@ impl<I: IndexedParallelIterator> IndexedParallelIterator for StepBy<I> {
 
         impl<T, CB: ProducerCallback<T>> ProducerCallback<T> for Callback<CB> {
             type Output = CB::Output;
+            #[inline]
             fn callback<P: Producer<Item = T>>(self, base: P) -> CB::Output {
                 self.callback.callback(StepByProducer {
                     base,
@@ -82,10 +89,12 @@ impl<P: Producer> Producer for StepByProducer<P> {
     type Item = P::Item;
     type IntoIter = std::iter::StepBy<P::IntoIter>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.base.into_iter().step_by(self.step)
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let elem = (index * self.step).min(self.len);
         let (left, right) = self.base.split_at(elem);
@@ -103,10 +112,12 @@ impl<P: Producer> Producer for StepByProducer<P> {
         )
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.base.min_len().div_ceil(self.step)
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         self.base.max_len() / self.step
     }

@@ -18,12 +18,14 @@ pub struct Update<I, F> {
 }
 
 impl<I: fmt::Debug, F> fmt::Debug for Update<I, F> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Update").field("base", &self.base).finish()
     }
 }
 
 impl<I, F> Update<I, F> {
+    #[inline]
     pub(crate) fn new(base: I, update_op: F) -> Self {
         Update { base, update_op }
     }

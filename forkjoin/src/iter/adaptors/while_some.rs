@@ -14,6 +14,7 @@ pub struct WhileSome<I> {
 }
 
 impl<I> WhileSome<I> {
+    #[inline]
     pub(crate) fn new(base: I) -> Self {
         WhileSome { base }
     }
@@ -26,6 +27,7 @@ where
 {
     type Item = T;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<T>,
@@ -43,10 +45,12 @@ impl<'f, T> ItemOp<Option<T>> for WhileSomeOp<'f> {
     type Out = T;
     type Folder<F: Folder<T>> = WhileSomeFolder<'f, F>;
 
+    #[inline]
     fn split_left(&self) -> Self {
         WhileSomeOp(self.0)
     }
 
+    #[inline]
     fn into_folder<F: Folder<T>>(self, base: F) -> Self::Folder<F> {
         WhileSomeFolder {
             base,
@@ -54,14 +58,17 @@ impl<'f, T> ItemOp<Option<T>> for WhileSomeOp<'f> {
         }
     }
 
+    #[inline]
     fn base_folder<F: Folder<T>>(folder: &mut Self::Folder<F>) -> &mut F {
         &mut folder.base
     }
 
+    #[inline]
     fn split_folder<F: Folder<T>>(folder: &Self::Folder<F>) -> Self {
         WhileSomeOp(folder.stopped)
     }
 
+    #[inline]
     fn stopped(&self) -> bool {
         // Relaxed: a hint to stop; nothing is published through it.
         self.0.load(Relaxed)
@@ -79,6 +86,7 @@ where
 {
     type Result = F::Result;
 
+    #[inline]
     fn consume(mut self, item: Option<T>) -> Self {
         match item {
             Some(item) => self.base = self.base.consume(item),
@@ -88,6 +96,7 @@ where
         self
     }
 
+    #[inline]
     fn consume_iter<I: IntoIterator<Item = Option<T>>>(mut self, iter: I) -> Self {
         let stopped = self.stopped;
         let items = iter.into_iter().map_while(|item| {
@@ -105,10 +114,12 @@ where
         self
     }
 
+    #[inline]
     fn complete(self) -> F::Result {
         self.base.complete()
     }
 
+    #[inline]
     fn full(&self) -> bool {
         // Relaxed: see `WhileSomeOp::stopped`.
         self.stopped.load(Relaxed) || self.base.full()

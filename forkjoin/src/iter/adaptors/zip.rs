@@ -13,6 +13,7 @@ pub struct Zip<A, B> {
 }
 
 impl<A, B> Zip<A, B> {
+    #[inline]
     pub(crate) fn new(a: A, b: B) -> Self {
         Zip { a, b }
     }
@@ -25,6 +26,7 @@ where
 {
     type Item = (A::Item, B::Item);
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -32,6 +34,7 @@ where
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
     }
@@ -42,14 +45,17 @@ where
     A: IndexedParallelIterator,
     B: IndexedParallelIterator,
 {
+    #[inline]
     fn len(&self) -> usize {
         self.a.len().min(self.b.len())
     }
 
+    #[inline]
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         struct Callback<CB> {
             callback: CB,
@@ -60,6 +66,7 @@ where
             CB: ProducerCallback<(TA, TB)>,
         {
             type Output = CB::Output;
+            #[inline]
             fn callback<PA, PB>(self, a: PA, b: PB) -> CB::Output
             where
                 PA: Producer<Item = TA>,
@@ -88,6 +95,7 @@ pub(crate) trait PairCallback<TA, TB> {
 
 /// Calls `callback` with the producers of `a` and `b`, for adaptors that combine two
 /// indexed iterators (`zip`, `interleave`).
+#[inline]
 pub(crate) fn with_producers<A, B, CB>(a: A, b: B, callback: CB) -> CB::Output
 where
     A: IndexedParallelIterator,
@@ -105,6 +113,7 @@ where
         CB: PairCallback<TA, B::Item>,
     {
         type Output = CB::Output;
+        #[inline]
         fn callback<PA: Producer<Item = TA>>(self, a: PA) -> CB::Output {
             self.b.with_producer(CallbackB {
                 callback: self.callback,
@@ -124,6 +133,7 @@ where
         CB: PairCallback<PA::Item, TB>,
     {
         type Output = CB::Output;
+        #[inline]
         fn callback<PB: Producer<Item = TB>>(self, b: PB) -> CB::Output {
             self.callback.callback(self.a, b)
         }
@@ -141,18 +151,22 @@ impl<A: Producer, B: Producer> Producer for ZipProducer<A, B> {
     type Item = (A::Item, B::Item);
     type IntoIter = std::iter::Zip<A::IntoIter, B::IntoIter>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.a.into_iter().zip(self.b.into_iter())
     }
 
+    #[inline]
     fn min_len(&self) -> usize {
         self.a.min_len().max(self.b.min_len())
     }
 
+    #[inline]
     fn max_len(&self) -> usize {
         self.a.max_len().min(self.b.max_len())
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let (a_left, a_right) = self.a.split_at(index);
         let (b_left, b_right) = self.b.split_at(index);

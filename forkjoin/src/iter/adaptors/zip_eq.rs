@@ -12,6 +12,7 @@ pub struct ZipEq<A, B> {
 }
 
 impl<A, B> ZipEq<A, B> {
+    #[inline]
     pub(crate) fn new(a: A, b: B) -> Self {
         ZipEq {
             inner: Zip::new(a, b),

@@ -13,6 +13,7 @@ use std::ffi::{OsStr, OsString};
 use std::hash::{BuildHasher, Hash};
 
 impl<T: Send> ParallelExtend<T> for Vec<T> {
+    #[inline]
     fn par_extend<I>(&mut self, par_iter: I)
     where
         I: IntoParallelIterator<Item = T>,
@@ -22,6 +23,7 @@ impl<T: Send> ParallelExtend<T> for Vec<T> {
 }
 
 impl<'a, T: 'a + Copy + Send + Sync> ParallelExtend<&'a T> for Vec<T> {
+    #[inline]
     fn par_extend<I>(&mut self, par_iter: I)
     where
         I: IntoParallelIterator<Item = &'a T>,
@@ -31,6 +33,7 @@ impl<'a, T: 'a + Copy + Send + Sync> ParallelExtend<&'a T> for Vec<T> {
 }
 
 /// Extends a collection sequentially with the items of every piece, in order.
+#[inline]
 fn extend_by_pieces<C, T, I>(collection: &mut C, par_iter: I)
 where
     C: Extend<T>,
@@ -48,6 +51,7 @@ macro_rules! extend_by_pieces {
         where
             $($w)*
         {
+            #[inline]
             fn par_extend<I>(&mut self, par_iter: I)
             where
                 I: IntoParallelIterator<Item = $item>,
@@ -84,30 +88,37 @@ trait Text: Default + Send {
 }
 
 impl Text for String {
+    #[inline]
     fn byte_len(&self) -> usize {
         self.len()
     }
+    #[inline]
     fn make_room(&mut self, additional: usize) {
         self.reserve(additional);
     }
+    #[inline]
     fn append(&mut self, piece: &Self) {
         self.push_str(piece);
     }
 }
 
 impl Text for OsString {
+    #[inline]
     fn byte_len(&self) -> usize {
         self.len()
     }
+    #[inline]
     fn make_room(&mut self, additional: usize) {
         self.reserve(additional);
     }
+    #[inline]
     fn append(&mut self, piece: &Self) {
         self.push(piece);
     }
 }
 
 /// Strings: every piece builds a string of its own, and the pieces are appended in order.
+#[inline]
 fn extend_text<S, I, F>(s: &mut S, par_iter: I, push: F)
 where
     S: Text,
@@ -129,6 +140,7 @@ where
 macro_rules! extend_text {
     ($($text:ty { $([$($g:tt)*] $item:ty, |$s:ident, $x:ident| $push:expr;)* })*) => {$($(
         impl<$($g)*> ParallelExtend<$item> for $text {
+            #[inline]
             fn par_extend<I>(&mut self, par_iter: I)
             where
                 I: IntoParallelIterator<Item = $item>,
@@ -156,6 +168,7 @@ extend_text! {
 }
 
 impl ParallelExtend<()> for () {
+    #[inline]
     fn par_extend<I>(&mut self, par_iter: I)
     where
         I: IntoParallelIterator<Item = ()>,

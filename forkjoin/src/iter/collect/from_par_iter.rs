@@ -11,6 +11,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 impl<T: Send> FromParallelIterator<T> for Vec<T> {
+    #[inline]
     fn from_par_iter<I>(par_iter: I) -> Self
     where
         I: IntoParallelIterator<Item = T>,
@@ -20,6 +21,7 @@ impl<T: Send> FromParallelIterator<T> for Vec<T> {
 }
 
 impl<T: Send> FromParallelIterator<T> for Box<[T]> {
+    #[inline]
     fn from_par_iter<I>(par_iter: I) -> Self
     where
         I: IntoParallelIterator<Item = T>,
@@ -29,6 +31,7 @@ impl<T: Send> FromParallelIterator<T> for Box<[T]> {
 }
 
 impl<T: Send> FromParallelIterator<T> for Rc<[T]> {
+    #[inline]
     fn from_par_iter<I>(par_iter: I) -> Self
     where
         I: IntoParallelIterator<Item = T>,
@@ -38,6 +41,7 @@ impl<T: Send> FromParallelIterator<T> for Rc<[T]> {
 }
 
 impl<T: Send> FromParallelIterator<T> for Arc<[T]> {
+    #[inline]
     fn from_par_iter<I>(par_iter: I) -> Self
     where
         I: IntoParallelIterator<Item = T>,
@@ -50,6 +54,7 @@ impl<T: Send> FromParallelIterator<T> for Arc<[T]> {
 macro_rules! boxed_str {
     ($([$($g:tt)*] $item:ty;)*) => {$(
         impl<$($g)*> FromParallelIterator<$item> for Box<str> {
+            #[inline]
             fn from_par_iter<I>(par_iter: I) -> Self
             where
                 I: IntoParallelIterator<Item = $item>,
@@ -74,6 +79,7 @@ where
     C: ToOwned<Owned: FromParallelIterator<T>> + ?Sized,
     T: Send,
 {
+    #[inline]
     fn from_par_iter<I>(par_iter: I) -> Self
     where
         I: IntoParallelIterator<Item = T>,
@@ -89,6 +95,7 @@ macro_rules! by_extending {
         where
             $($w)*
         {
+            #[inline]
             fn from_par_iter<I>(par_iter: I) -> Self
             where
                 I: IntoParallelIterator<Item = $item>,
@@ -121,6 +128,7 @@ by_extending! {
 }
 
 impl FromParallelIterator<()> for () {
+    #[inline]
     fn from_par_iter<I>(par_iter: I) -> Self
     where
         I: IntoParallelIterator<Item = ()>,
@@ -136,6 +144,7 @@ where
     C: FromParallelIterator<T>,
     T: Send,
 {
+    #[inline]
     fn from_par_iter<I>(par_iter: I) -> Self
     where
         I: IntoParallelIterator<Item = Option<T>>,
@@ -160,6 +169,7 @@ where
     T: Send,
     E: Send,
 {
+    #[inline]
     fn from_par_iter<I>(par_iter: I) -> Self
     where
         I: IntoParallelIterator<Item = Result<T, E>>,

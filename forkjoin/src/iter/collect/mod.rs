@@ -19,6 +19,7 @@ use std::mem::MaybeUninit;
 use std::ptr;
 
 /// `collect_into_vec`.
+#[inline]
 pub(crate) fn collect_into_vec<I>(pi: I, v: &mut Vec<I::Item>)
 where
     I: IndexedParallelIterator,
@@ -30,6 +31,7 @@ where
 
 /// Appends `len` items to `vec`, written in place by whatever `scope` drives into the
 /// consumer it is given.
+#[inline]
 pub(crate) fn collect_with_consumer<T, F>(vec: &mut Vec<T>, len: usize, scope: F)
 where
     T: Send,
@@ -68,6 +70,7 @@ pub(crate) struct CollectConsumer<'c, T: Send> {
 unsafe impl<T: Send> Send for CollectConsumer<'_, T> {}
 
 impl<'c, T: Send> CollectConsumer<'c, T> {
+    #[inline]
     pub(crate) fn new(target: &'c mut [MaybeUninit<T>]) -> Self {
         CollectConsumer {
             start: target.as_mut_ptr().cast(),
@@ -77,6 +80,7 @@ impl<'c, T: Send> CollectConsumer<'c, T> {
     }
 
     /// The consumers of `start..start + index` and of the rest.
+    #[inline]
     fn split(self, index: usize) -> (Self, Self) {
         assert!(index <= self.len, "collect: split beyond the target");
         let right = CollectConsumer {
@@ -99,11 +103,13 @@ impl<'c, T: Send + 'c> Consumer<T> for CollectConsumer<'c, T> {
     type Reducer = CollectReducer;
     type Result = CollectResult<'c, T>;
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self, CollectReducer) {
         let (left, right) = self.split(index);
         (left, right, CollectReducer)
     }
 
+    #[inline]
     fn into_folder(self) -> Self::Folder {
         CollectResult {
             start: self.start,
@@ -113,12 +119,14 @@ impl<'c, T: Send + 'c> Consumer<T> for CollectConsumer<'c, T> {
         }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         false
     }
 
     const SPLITS_FOLDER: bool = true;
 
+    #[inline]
     fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, CollectReducer) {
         let end = folder.written + keep;
         assert!(end <= folder.total, "collect: split beyond the target");
@@ -136,10 +144,12 @@ impl<'c, T: Send + 'c> Consumer<T> for CollectConsumer<'c, T> {
 }
 
 impl<'c, T: Send + 'c> UnindexedConsumer<T> for CollectConsumer<'c, T> {
+    #[inline]
     fn split_off_left(&self) -> Self {
         unreachable!("a CollectConsumer is only driven by iterators of known length")
     }
 
+    #[inline]
     fn to_reducer(&self) -> CollectReducer {
         CollectReducer
     }
@@ -160,17 +170,20 @@ pub(crate) struct CollectResult<'c, T> {
 unsafe impl<T: Send> Send for CollectResult<'_, T> {}
 
 impl<T> CollectResult<'_, T> {
+    #[inline]
     pub(crate) fn len(&self) -> usize {
         self.written
     }
 
     /// The items are someone else's now (the vector's): do not drop them.
+    #[inline]
     pub(crate) fn release_ownership(mut self) {
         self.written = 0;
     }
 }
 
 impl<T> Drop for CollectResult<'_, T> {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: the first `written` items from `start` were written by this result
         // (or the ones merged into it) and are owned by it.
@@ -196,6 +209,7 @@ impl<'c, T: Send + 'c> Folder<T> for CollectResult<'c, T> {
         self
     }
 
+    #[inline]
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
         for item in iter {
             self = self.consume(item);
@@ -203,10 +217,12 @@ impl<'c, T: Send + 'c> Folder<T> for CollectResult<'c, T> {
         self
     }
 
+    #[inline]
     fn complete(self) -> Self {
         self
     }
 
+    #[inline]
     fn full(&self) -> bool {
         false
     }
@@ -218,6 +234,7 @@ impl<'c, T: Send + 'c> Folder<T> for CollectResult<'c, T> {
 pub(crate) struct CollectReducer;
 
 impl<'c, T> Reducer<CollectResult<'c, T>> for CollectReducer {
+    #[inline]
     fn reduce(
         self,
         mut left: CollectResult<'c, T>,
@@ -234,12 +251,14 @@ impl<'c, T> Reducer<CollectResult<'c, T>> for CollectReducer {
 
 impl<T> CollectResult<'_, T> {
     /// Takes the right result's items over: returns how many, and forgets them here.
+    #[inline]
     fn release_count(mut self) -> usize {
         std::mem::take(&mut self.written)
     }
 }
 
 /// Collects any parallel iterator as a list of vectors, one per piece (in order).
+#[inline]
 pub(crate) fn collect_list<I>(pi: I) -> LinkedList<Vec<I::Item>>
 where
     I: ParallelIterator,
@@ -249,6 +268,7 @@ where
 
 /// `collect_vec_list`: one vector if the length is known (collected in place), else one per
 /// piece.
+#[inline]
 pub(crate) fn collect_vec_list<I>(pi: I) -> LinkedList<Vec<I::Item>>
 where
     I: ParallelIterator,
@@ -266,6 +286,7 @@ where
 
 /// A parallel iterator into a `Vec`, in order: in place if its length is known, else
 /// through a list of vectors.
+#[inline]
 pub(crate) fn collect_vec<I>(pi: I) -> Vec<I::Item>
 where
     I: ParallelIterator,
@@ -276,6 +297,7 @@ where
 }
 
 /// Appends the items of `pi` to `v`, in order.
+#[inline]
 pub(crate) fn extend_vec<I>(v: &mut Vec<I::Item>, pi: I)
 where
     I: ParallelIterator,
@@ -310,6 +332,7 @@ pub(crate) struct ListVecFolder<T> {
 pub(crate) struct ListReducer;
 
 impl<T> Reducer<LinkedList<T>> for ListReducer {
+    #[inline]
     fn reduce(self, mut left: LinkedList<T>, mut right: LinkedList<T>) -> LinkedList<T> {
         left.append(&mut right);
         left
@@ -321,30 +344,36 @@ impl<T: Send> Consumer<T> for ListVecConsumer {
     type Reducer = ListReducer;
     type Result = LinkedList<Vec<T>>;
 
+    #[inline]
     fn split_at(self, _index: usize) -> (Self, Self, ListReducer) {
         (ListVecConsumer, ListVecConsumer, ListReducer)
     }
 
+    #[inline]
     fn into_folder(self) -> ListVecFolder<T> {
         ListVecFolder { vec: Vec::new() }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         false
     }
 
     const SPLITS_FOLDER: bool = true;
 
+    #[inline]
     fn split_folder(_folder: &mut ListVecFolder<T>, _keep: usize) -> (Self, ListReducer) {
         (ListVecConsumer, ListReducer)
     }
 }
 
 impl<T: Send> UnindexedConsumer<T> for ListVecConsumer {
+    #[inline]
     fn split_off_left(&self) -> Self {
         ListVecConsumer
     }
 
+    #[inline]
     fn to_reducer(&self) -> ListReducer {
         ListReducer
     }
@@ -353,16 +382,19 @@ impl<T: Send> UnindexedConsumer<T> for ListVecConsumer {
 impl<T> Folder<T> for ListVecFolder<T> {
     type Result = LinkedList<Vec<T>>;
 
+    #[inline]
     fn consume(mut self, item: T) -> Self {
         self.vec.push(item);
         self
     }
 
+    #[inline]
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
         self.vec.extend(iter);
         self
     }
 
+    #[inline]
     fn complete(self) -> LinkedList<Vec<T>> {
         let mut list = LinkedList::new();
         if !self.vec.is_empty() {
@@ -371,6 +403,7 @@ impl<T> Folder<T> for ListVecFolder<T> {
         list
     }
 
+    #[inline]
     fn full(&self) -> bool {
         false
     }

@@ -14,6 +14,7 @@ use crate::iter::{
     ParallelIterator,
 };
 
+#[inline]
 pub(crate) fn unzip<I, A, B, FromA, FromB>(pi: I) -> (FromA, FromB)
 where
     I: ParallelIterator<Item = (A, B)>,
@@ -25,6 +26,7 @@ where
     execute(pi, Unzip)
 }
 
+#[inline]
 pub(crate) fn partition<I, A, B, P>(pi: I, predicate: P) -> (A, B)
 where
     I: ParallelIterator,
@@ -35,6 +37,7 @@ where
     execute(pi, Partition(&predicate))
 }
 
+#[inline]
 pub(crate) fn partition_map<I, A, B, P, L, R>(pi: I, predicate: P) -> (A, B)
 where
     I: ParallelIterator,
@@ -48,6 +51,7 @@ where
 }
 
 /// `unzip_into_vecs`: both vectors are written in place, by one pass over the items.
+#[inline]
 pub(crate) fn unzip_into_vecs<I, A, B>(pi: I, left: &mut Vec<A>, right: &mut Vec<B>)
 where
     I: IndexedParallelIterator<Item = (A, B)>,
@@ -73,6 +77,7 @@ where
     });
 }
 
+#[inline]
 fn execute<I, OP, FromA, FromB>(pi: I, op: OP) -> (FromA, FromB)
 where
     I: ParallelIterator,
@@ -86,6 +91,7 @@ where
     (a, b)
 }
 
+#[inline]
 fn execute_into<I, OP, FromA, FromB>(a: &mut FromA, b: &mut FromB, pi: I, op: OP)
 where
     I: ParallelIterator,
@@ -104,6 +110,7 @@ where
     FromA: Send + ParallelExtend<A>,
     FromB: Send + ParallelExtend<B>,
 {
+    #[inline]
     fn par_extend<I>(&mut self, par_iter: I)
     where
         I: IntoParallelIterator<Item = (A, B)>,
@@ -121,6 +128,7 @@ where
     A: Send + ParallelExtend<L>,
     B: Send + ParallelExtend<R>,
 {
+    #[inline]
     fn par_extend<I>(&mut self, par_iter: I)
     where
         I: IntoParallelIterator<Item = Either<L, R>>,
@@ -138,6 +146,7 @@ where
     FromA: Send + Default + ParallelExtend<A>,
     FromB: Send + Default + ParallelExtend<B>,
 {
+    #[inline]
     fn from_par_iter<I>(par_iter: I) -> Self
     where
         I: IntoParallelIterator<Item = (A, B)>,
@@ -154,6 +163,7 @@ where
     A: Send + Default + ParallelExtend<L>,
     B: Send + Default + ParallelExtend<R>,
 {
+    #[inline]
     fn from_par_iter<I>(par_iter: I) -> Self
     where
         I: IntoParallelIterator<Item = Either<L, R>>,
@@ -176,6 +186,7 @@ trait UnzipOp<T>: Sync + Send {
         FB: Folder<Self::Right>;
 
     /// Whether every item goes to both sides (so the lengths are the base's).
+    #[inline]
     fn indexable() -> bool {
         false
     }
@@ -188,6 +199,7 @@ impl<A: Send, B: Send> UnzipOp<(A, B)> for Unzip {
     type Left = A;
     type Right = B;
 
+    #[inline]
     fn consume<FA, FB>(&self, (a, b): (A, B), left: FA, right: FB) -> (FA, FB)
     where
         FA: Folder<A>,
@@ -196,6 +208,7 @@ impl<A: Send, B: Send> UnzipOp<(A, B)> for Unzip {
         (left.consume(a), right.consume(b))
     }
 
+    #[inline]
     fn indexable() -> bool {
         true
     }
@@ -204,6 +217,7 @@ impl<A: Send, B: Send> UnzipOp<(A, B)> for Unzip {
 struct Partition<'p, P>(&'p P);
 
 impl<P> Clone for Partition<'_, P> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -218,6 +232,7 @@ where
     type Left = T;
     type Right = T;
 
+    #[inline]
     fn consume<FA, FB>(&self, item: T, left: FA, right: FB) -> (FA, FB)
     where
         FA: Folder<T>,
@@ -242,6 +257,7 @@ where
     type Left = L;
     type Right = R;
 
+    #[inline]
     fn consume<FA, FB>(&self, item: T, left: FA, right: FB) -> (FA, FB)
     where
         FA: Folder<L>,
@@ -269,6 +285,7 @@ where
 {
     type Item = OP::Left;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -283,6 +300,7 @@ where
         left.expect("unzip: the second collection was not extended")
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         if OP::indexable() {
             self.base.opt_len()
@@ -308,6 +326,7 @@ where
 {
     type Item = OP::Right;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -322,6 +341,7 @@ where
         right
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         if OP::indexable() {
             self.base.opt_len()
@@ -347,6 +367,7 @@ where
     type Reducer = UnzipReducer<CA::Reducer, CB::Reducer>;
     type Result = (CA::Result, CB::Result);
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self, Self::Reducer) {
         let (left1, left2, left_reducer) = self.left.split_at(index);
         let (right1, right2, right_reducer) = self.right.split_at(index);
@@ -368,6 +389,7 @@ where
         )
     }
 
+    #[inline]
     fn into_folder(self) -> Self::Folder {
         UnzipFolder {
             op: self.op,
@@ -376,6 +398,7 @@ where
         }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         // Both sides get items, so stop only when neither wants more.
         self.left.full() && self.right.full()
@@ -383,6 +406,7 @@ where
 
     const SPLITS_FOLDER: bool = CA::SPLITS_FOLDER && CB::SPLITS_FOLDER;
 
+    #[inline]
     fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, Self::Reducer) {
         let (left, left_reducer) = CA::split_folder(&mut folder.left, keep);
         let (right, right_reducer) = CB::split_folder(&mut folder.right, keep);
@@ -405,6 +429,7 @@ where
     CA: UnindexedConsumer<OP::Left>,
     CB: UnindexedConsumer<OP::Right>,
 {
+    #[inline]
     fn split_off_left(&self) -> Self {
         UnzipConsumer {
             op: self.op,
@@ -413,6 +438,7 @@ where
         }
     }
 
+    #[inline]
     fn to_reducer(&self) -> Self::Reducer {
         UnzipReducer {
             left: self.left.to_reducer(),
@@ -435,6 +461,7 @@ where
 {
     type Result = (FA::Result, FB::Result);
 
+    #[inline]
     fn consume(self, item: T) -> Self {
         let (left, right) = self.op.consume(item, self.left, self.right);
         UnzipFolder {
@@ -444,10 +471,12 @@ where
         }
     }
 
+    #[inline]
     fn complete(self) -> Self::Result {
         (self.left.complete(), self.right.complete())
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.left.full() && self.right.full()
     }
@@ -463,6 +492,7 @@ where
     RA: Reducer<A>,
     RB: Reducer<B>,
 {
+    #[inline]
     fn reduce(self, left: (A, B), right: (A, B)) -> (A, B) {
         (
             self.left.reduce(left.0, right.0),

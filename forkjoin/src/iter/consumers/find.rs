@@ -33,6 +33,7 @@ use std::mem;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 
+#[inline]
 pub(crate) fn find_any<I, P>(pi: I, predicate: P) -> Option<I::Item>
 where
     I: ParallelIterator,
@@ -51,6 +52,7 @@ struct FindAny<'p, P> {
 }
 
 impl<P> Clone for FindAny<'_, P> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -64,12 +66,14 @@ struct Leftmost;
 struct Rightmost;
 
 impl<T> Reducer<Option<T>> for Leftmost {
+    #[inline]
     fn reduce(self, left: Option<T>, right: Option<T>) -> Option<T> {
         left.or(right)
     }
 }
 
 impl<T> Reducer<Option<T>> for Rightmost {
+    #[inline]
     fn reduce(self, left: Option<T>, right: Option<T>) -> Option<T> {
         right.or(left)
     }
@@ -84,10 +88,12 @@ where
     type Reducer = Leftmost;
     type Result = Option<T>;
 
+    #[inline]
     fn split_at(self, _index: usize) -> (Self, Self, Leftmost) {
         (self, self, Leftmost)
     }
 
+    #[inline]
     fn into_folder(self) -> Self::Folder {
         FindAnyFolder {
             consumer: self,
@@ -95,6 +101,7 @@ where
         }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         // Relaxed: a hint to stop early; the match itself travels through the results.
         self.found.load(Relaxed)
@@ -102,6 +109,7 @@ where
 
     const SPLITS_FOLDER: bool = true;
 
+    #[inline]
     fn split_folder(folder: &mut Self::Folder, _keep: usize) -> (Self, Leftmost) {
         (folder.consumer, Leftmost)
     }
@@ -112,10 +120,12 @@ where
     T: Send,
     P: Fn(&T) -> bool + Sync,
 {
+    #[inline]
     fn split_off_left(&self) -> Self {
         *self
     }
 
+    #[inline]
     fn to_reducer(&self) -> Leftmost {
         Leftmost
     }
@@ -132,6 +142,7 @@ where
 {
     type Result = Option<T>;
 
+    #[inline]
     fn consume(mut self, item: T) -> Self {
         if (self.consumer.predicate)(&item) {
             // Relaxed: see `full`.
@@ -141,6 +152,7 @@ where
         self
     }
 
+    #[inline]
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
         let predicate = self.consumer.predicate;
         let found = self.consumer.found;
@@ -155,16 +167,19 @@ where
         self
     }
 
+    #[inline]
     fn complete(self) -> Option<T> {
         self.item
     }
 
+    #[inline]
     fn full(&self) -> bool {
         // Relaxed: see `FindAny::full`.
         self.item.is_some() || self.consumer.found.load(Relaxed)
     }
 }
 
+#[inline]
 pub(crate) fn find_first<I, P>(pi: I, predicate: P) -> Option<I::Item>
 where
     I: ParallelIterator,
@@ -174,6 +189,7 @@ where
     pi.drive_unindexed(FindPositioned::<P, FIRST>::new(&predicate, &best))
 }
 
+#[inline]
 pub(crate) fn find_last<I, P>(pi: I, predicate: P) -> Option<I::Item>
 where
     I: ParallelIterator,
@@ -225,6 +241,7 @@ struct Level {
 const MAX_LEVELS: u32 = 2;
 
 impl<'p, P, const LAST: bool> FindPositioned<'p, P, LAST> {
+    #[inline]
     fn new(predicate: &'p P, best: &'p AtomicUsize) -> Self {
         FindPositioned {
             predicate,
@@ -236,6 +253,7 @@ impl<'p, P, const LAST: bool> FindPositioned<'p, P, LAST> {
     }
 
     /// A consumer for `lower..upper` of `level`.
+    #[inline]
     fn part(&self, lower: usize, upper: usize, level: Option<Arc<Level>>) -> Self {
         FindPositioned {
             predicate: self.predicate,
@@ -247,6 +265,7 @@ impl<'p, P, const LAST: bool> FindPositioned<'p, P, LAST> {
     }
 
     /// This piece's level (always the outermost for `find_first`).
+    #[inline]
     fn level(&self) -> Option<Arc<Level>> {
         if !LAST {
             return None;
@@ -258,6 +277,7 @@ impl<'p, P, const LAST: bool> FindPositioned<'p, P, LAST> {
 
     /// The position this piece compares the best with: its lower bound for `find_first`
     /// (anything found further left beats it), its upper bound for `find_last`.
+    #[inline]
     fn position(&self) -> usize {
         if LAST {
             self.upper.get()
@@ -267,6 +287,7 @@ impl<'p, P, const LAST: bool> FindPositioned<'p, P, LAST> {
     }
 
     /// Whether this `find_last` piece's range is too narrow to halve and a level can open.
+    #[inline]
     fn opens_level(&self) -> bool {
         LAST && self.upper.get() - self.lower.get() < 2 && {
             let level = self.level.take();
@@ -304,11 +325,13 @@ where
     type Reducer = Reducers<LAST>;
     type Result = Option<T>;
 
+    #[inline]
     fn split_at(self, _index: usize) -> (Self, Self, Reducers<LAST>) {
         let left = self.split_off_left();
         (left, self, Reducers)
     }
 
+    #[inline]
     fn into_folder(self) -> Self::Folder {
         FindPositionedFolder {
             position: self.position(),
@@ -318,6 +341,7 @@ where
         }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         if !LAST {
             return beaten::<LAST>(self.best, None, self.position());
@@ -330,6 +354,7 @@ where
 
     const SPLITS_FOLDER: bool = true;
 
+    #[inline]
     fn split_folder(folder: &mut Self::Folder, _keep: usize) -> (Self, Reducers<LAST>) {
         let c = &folder.consumer;
         let (lower, upper) = (c.lower.get(), c.upper.get());
@@ -358,6 +383,7 @@ where
     T: Send,
     P: Fn(&T) -> bool + Sync,
 {
+    #[inline]
     fn split_off_left(&self) -> Self {
         let (lower, upper) = (self.lower.get(), self.upper.get());
         if self.opens_level() {
@@ -381,6 +407,7 @@ where
         self.part(lower, mid, self.level())
     }
 
+    #[inline]
     fn to_reducer(&self) -> Reducers<LAST> {
         Reducers
     }
@@ -390,6 +417,7 @@ where
 struct Reducers<const LAST: bool>;
 
 impl<T, const LAST: bool> Reducer<Option<T>> for Reducers<LAST> {
+    #[inline]
     fn reduce(self, left: Option<T>, right: Option<T>) -> Option<T> {
         if LAST {
             Rightmost.reduce(left, right)
@@ -409,12 +437,14 @@ struct FindPositionedFolder<'p, P, T, const LAST: bool> {
 }
 
 impl<P, T, const LAST: bool> FindPositionedFolder<'_, P, T, LAST> {
+    #[inline]
     fn beaten(&self) -> bool {
         beaten::<LAST>(self.consumer.best, self.level.as_deref(), self.position)
     }
 
     /// Records this piece's first match (see the module's comment for the positions; a
     /// later match of the same piece would record the same).
+    #[inline]
     fn record(&self) {
         // Relaxed (all updates): see `beaten`.
         if !LAST {
@@ -450,6 +480,7 @@ where
 {
     type Result = Option<T>;
 
+    #[inline]
     fn consume(mut self, item: T) -> Self {
         if (!LAST && self.item.is_some()) || self.beaten() {
             return self;
@@ -463,10 +494,12 @@ where
         self
     }
 
+    #[inline]
     fn complete(self) -> Option<T> {
         self.item
     }
 
+    #[inline]
     fn full(&self) -> bool {
         // `find_first` stops at its first match; `find_last` goes on (a later item may
         // match too) unless beaten.

@@ -4,6 +4,7 @@ use super::NoopReducer;
 use crate::iter::plumbing::{Consumer, Folder, UnindexedConsumer};
 use crate::iter::ParallelIterator;
 
+#[inline]
 pub(crate) fn for_each<I, F, T>(pi: I, op: &F)
 where
     I: ParallelIterator<Item = T>,
@@ -21,6 +22,7 @@ pub(crate) struct ForEachConsumer<'f, F> {
 }
 
 impl<F> Clone for ForEachConsumer<'_, F> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -36,20 +38,24 @@ where
     type Reducer = NoopReducer;
     type Result = ();
 
+    #[inline]
     fn split_at(self, _index: usize) -> (Self, Self, NoopReducer) {
         (self, self, NoopReducer)
     }
 
+    #[inline]
     fn into_folder(self) -> Self {
         self
     }
 
+    #[inline]
     fn full(&self) -> bool {
         false
     }
 
     const SPLITS_FOLDER: bool = true;
 
+    #[inline]
     fn split_folder(folder: &mut Self, _keep: usize) -> (Self, NoopReducer) {
         (*folder, NoopReducer)
     }
@@ -73,8 +79,10 @@ where
         self
     }
 
+    #[inline]
     fn complete(self) {}
 
+    #[inline]
     fn full(&self) -> bool {
         false
     }
@@ -84,10 +92,12 @@ impl<'f, F, T> UnindexedConsumer<T> for ForEachConsumer<'f, F>
 where
     F: Fn(T) + Sync,
 {
+    #[inline]
     fn split_off_left(&self) -> Self {
         *self
     }
 
+    #[inline]
     fn to_reducer(&self) -> NoopReducer {
         NoopReducer
     }

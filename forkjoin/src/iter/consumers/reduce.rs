@@ -11,6 +11,7 @@ use crate::iter::ParallelIterator;
 use std::ops::ControlFlow::{self, Break, Continue};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
+#[inline]
 pub(crate) fn reduce<PI, R, ID, T>(pi: PI, identity: ID, op: R) -> T
 where
     PI: ParallelIterator<Item = T>,
@@ -24,6 +25,7 @@ where
     }))
 }
 
+#[inline]
 pub(crate) fn reduce_with<PI, R, T>(pi: PI, op: R) -> Option<T>
 where
     PI: ParallelIterator<Item = T>,
@@ -33,6 +35,7 @@ where
     pi.drive_unindexed(Reduce(WithoutIdentity { op: &op }))
 }
 
+#[inline]
 pub(crate) fn try_reduce<PI, R, ID, T>(pi: PI, identity: ID, op: R) -> PI::Item
 where
     PI: ParallelIterator,
@@ -48,6 +51,7 @@ where
     }))
 }
 
+#[inline]
 pub(crate) fn try_reduce_with<PI, R, T>(pi: PI, op: R) -> Option<PI::Item>
 where
     PI: ParallelIterator,
@@ -72,6 +76,7 @@ pub(crate) trait Reduction<T>: Copy + Send {
     fn start(self) -> Self::Acc;
     fn add(self, acc: Self::Acc, item: T) -> Self::Acc;
     /// Folds a run of items (the plain forms fold without looking at the flag).
+    #[inline]
     fn add_all<I: Iterator<Item = T>>(self, acc: Self::Acc, iter: I) -> Self::Acc {
         let mut acc = acc;
         for item in iter {
@@ -115,6 +120,7 @@ struct FallibleWithoutIdentity<'r, R> {
 macro_rules! copy {
     ($($name:ident<$($p:ident),*>),*) => {$(
         impl<$($p),*> Clone for $name<'_, $($p),*> {
+            #[inline]
             fn clone(&self) -> Self {
                 *self
             }
@@ -134,6 +140,7 @@ where
     type Acc = T;
     type Result = T;
 
+    #[inline]
     fn start(self) -> T {
         (self.identity)()
     }
@@ -145,12 +152,15 @@ where
     fn add_all<I: Iterator<Item = T>>(self, acc: T, iter: I) -> T {
         iter.fold(acc, self.op)
     }
+    #[inline]
     fn finish(self, acc: T) -> T {
         acc
     }
+    #[inline]
     fn is_done(self, _: &T) -> bool {
         false
     }
+    #[inline]
     fn stopped(self) -> bool {
         false
     }
@@ -164,6 +174,7 @@ where
     type Acc = Option<T>;
     type Result = Option<T>;
 
+    #[inline]
     fn start(self) -> Option<T> {
         None
     }
@@ -182,12 +193,15 @@ where
         };
         Some(iter.fold(first, self.op))
     }
+    #[inline]
     fn finish(self, acc: Option<T>) -> Option<T> {
         acc
     }
+    #[inline]
     fn is_done(self, _: &Option<T>) -> bool {
         false
     }
+    #[inline]
     fn stopped(self) -> bool {
         false
     }
@@ -212,9 +226,11 @@ where
     type Acc = ControlFlow<Item::Residual, T>;
     type Result = Item;
 
+    #[inline]
     fn start(self) -> Self::Acc {
         Continue((self.identity)())
     }
+    #[inline]
     fn add(self, acc: Self::Acc, item: Item) -> Self::Acc {
         let Continue(a) = acc else { return acc };
         let result = match item.branch() {
@@ -228,15 +244,18 @@ where
         }
         result
     }
+    #[inline]
     fn finish(self, acc: Self::Acc) -> Item {
         match acc {
             Continue(t) => Item::from_output(t),
             Break(r) => Item::from_residual(r),
         }
     }
+    #[inline]
     fn is_done(self, acc: &Self::Acc) -> bool {
         acc.is_break() || self.stopped()
     }
+    #[inline]
     fn stopped(self) -> bool {
         // Relaxed: see `add`.
         self.failed.load(Relaxed)
@@ -251,9 +270,11 @@ where
     type Acc = Option<ControlFlow<Item::Residual, T>>;
     type Result = Option<Item>;
 
+    #[inline]
     fn start(self) -> Self::Acc {
         None
     }
+    #[inline]
     fn add(self, acc: Self::Acc, item: Item) -> Self::Acc {
         let result = match (acc, item.branch()) {
             (Some(Break(r)), _) => Break(r),
@@ -267,15 +288,18 @@ where
         }
         Some(result)
     }
+    #[inline]
     fn finish(self, acc: Self::Acc) -> Option<Item> {
         acc.map(|acc| match acc {
             Continue(t) => Item::from_output(t),
             Break(r) => Item::from_residual(r),
         })
     }
+    #[inline]
     fn is_done(self, acc: &Self::Acc) -> bool {
         matches!(acc, Some(Break(_))) || self.stopped()
     }
+    #[inline]
     fn stopped(self) -> bool {
         // Relaxed: see `Fallible::add`.
         self.failed.load(Relaxed)
@@ -286,6 +310,7 @@ where
 pub(crate) struct Reduce<K>(K);
 
 impl<K: Copy> Clone for Reduce<K> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -298,10 +323,12 @@ impl<T, K: Reduction<T> + ReduceResults<K::Result>> Consumer<T> for Reduce<K> {
     type Reducer = Self;
     type Result = K::Result;
 
+    #[inline]
     fn split_at(self, _index: usize) -> (Self, Self, Self) {
         (self, self, self)
     }
 
+    #[inline]
     fn into_folder(self) -> Self::Folder {
         ReduceFolder {
             kind: self.0,
@@ -309,22 +336,26 @@ impl<T, K: Reduction<T> + ReduceResults<K::Result>> Consumer<T> for Reduce<K> {
         }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.0.stopped()
     }
 
     const SPLITS_FOLDER: bool = true;
 
+    #[inline]
     fn split_folder(folder: &mut Self::Folder, _keep: usize) -> (Self, Self) {
         (Reduce(folder.kind), Reduce(folder.kind))
     }
 }
 
 impl<T, K: Reduction<T> + ReduceResults<K::Result>> UnindexedConsumer<T> for Reduce<K> {
+    #[inline]
     fn split_off_left(&self) -> Self {
         *self
     }
 
+    #[inline]
     fn to_reducer(&self) -> Self {
         *self
     }
@@ -334,6 +365,7 @@ impl<K: Copy, R> Reducer<R> for Reduce<K>
 where
     K: ReduceResults<R>,
 {
+    #[inline]
     fn reduce(self, left: R, right: R) -> R {
         self.0.combine_results(left, right)
     }
@@ -348,6 +380,7 @@ impl<R, ID, T> ReduceResults<T> for Plain<'_, R, ID>
 where
     R: Fn(T, T) -> T,
 {
+    #[inline]
     fn combine_results(self, left: T, right: T) -> T {
         (self.op)(left, right)
     }
@@ -357,6 +390,7 @@ impl<R, T> ReduceResults<Option<T>> for WithoutIdentity<'_, R>
 where
     R: Fn(T, T) -> T,
 {
+    #[inline]
     fn combine_results(self, left: Option<T>, right: Option<T>) -> Option<T> {
         match (left, right) {
             (Some(a), Some(b)) => Some((self.op)(a, b)),
@@ -367,6 +401,7 @@ where
 }
 
 /// Two fallible results: the left failure if any, else the right's, else `op`.
+#[inline]
 fn combine_fallible<R, T, Item>(op: &R, left: Item, right: Item) -> Item
 where
     R: Fn(T, T) -> Item,
@@ -383,6 +418,7 @@ where
     R: Fn(T, T) -> Item,
     Item: Try<Output = T>,
 {
+    #[inline]
     fn combine_results(self, left: Item, right: Item) -> Item {
         combine_fallible(self.op, left, right)
     }
@@ -393,6 +429,7 @@ where
     R: Fn(T, T) -> Item,
     Item: Try<Output = T>,
 {
+    #[inline]
     fn combine_results(self, left: Option<Item>, right: Option<Item>) -> Option<Item> {
         match (left, right) {
             (Some(a), Some(b)) => Some(combine_fallible(self.op, a, b)),
@@ -426,10 +463,12 @@ impl<T, K: Reduction<T>> Folder<T> for ReduceFolder<K, K::Acc> {
         }
     }
 
+    #[inline]
     fn complete(self) -> K::Result {
         self.kind.finish(self.acc)
     }
 
+    #[inline]
     fn full(&self) -> bool {
         self.kind.is_done(&self.acc)
     }

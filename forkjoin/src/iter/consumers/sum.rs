@@ -6,6 +6,7 @@ use crate::iter::ParallelIterator;
 use std::iter::{self, Product, Sum};
 use std::marker::PhantomData;
 
+#[inline]
 pub(crate) fn sum<PI, S>(pi: PI) -> S
 where
     PI: ParallelIterator,
@@ -14,6 +15,7 @@ where
     pi.drive_unindexed(Summing::<S, Add>::new())
 }
 
+#[inline]
 pub(crate) fn product<PI, P>(pi: PI) -> P
 where
     PI: ParallelIterator,
@@ -49,12 +51,14 @@ impl<T, S: Product<T>> Accumulate<T, Mul> for S {
 pub(crate) struct Summing<S, O>(PhantomData<fn() -> (S, O)>);
 
 impl<S, O> Summing<S, O> {
+    #[inline]
     fn new() -> Self {
         Summing(PhantomData)
     }
 }
 
 impl<S, O> Clone for Summing<S, O> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -76,10 +80,12 @@ where
     type Reducer = Self;
     type Result = S;
 
+    #[inline]
     fn split_at(self, _index: usize) -> (Self, Self, Self) {
         (self, self, self)
     }
 
+    #[inline]
     fn into_folder(self) -> SumFolder<S, O> {
         SumFolder {
             acc: S::accumulate(iter::empty::<T>()),
@@ -87,12 +93,14 @@ where
         }
     }
 
+    #[inline]
     fn full(&self) -> bool {
         false
     }
 
     const SPLITS_FOLDER: bool = true;
 
+    #[inline]
     fn split_folder(_folder: &mut SumFolder<S, O>, _keep: usize) -> (Self, Self) {
         (Summing::new(), Summing::new())
     }
@@ -102,10 +110,12 @@ impl<T, S, O> UnindexedConsumer<T> for Summing<S, O>
 where
     S: Send + Accumulate<T, O> + Accumulate<S, O>,
 {
+    #[inline]
     fn split_off_left(&self) -> Self {
         *self
     }
 
+    #[inline]
     fn to_reducer(&self) -> Self {
         *self
     }
@@ -151,10 +161,12 @@ where
         }
     }
 
+    #[inline]
     fn complete(self) -> S {
         self.acc
     }
 
+    #[inline]
     fn full(&self) -> bool {
         false
     }

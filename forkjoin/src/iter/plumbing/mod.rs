@@ -73,6 +73,7 @@ use super::IndexedParallelIterator;
 /// Drives an indexed parallel iterator into `consumer`: takes its producer and runs
 /// [`bridge_producer_consumer`]. The usual body of `drive` and `drive_unindexed` for an
 /// iterator that has a producer.
+#[inline]
 pub fn bridge<I, C>(par_iter: I, consumer: C) -> C::Result
 where
     I: IndexedParallelIterator,
@@ -88,6 +89,7 @@ where
         C: Consumer<T>,
     {
         type Output = C::Result;
+        #[inline]
         fn callback<P>(self, producer: P) -> C::Result
         where
             P: Producer<Item = T>,
@@ -103,6 +105,7 @@ where
 /// Runs `producer`'s `len` items into `consumer`, splitting the work lazily (on the
 /// heartbeat, when an idle worker asks and the rest is worth sharing) on the current
 /// worker, or on the global pool's outside any pool.
+#[inline]
 pub fn bridge_producer_consumer<P, C>(len: usize, producer: P, consumer: C) -> C::Result
 where
     P: Producer,
@@ -115,6 +118,7 @@ where
 /// runs, so it is split in up to as many pieces as the pool has workers (again when a piece
 /// is taken by another worker), and further whenever an idle worker asks; the join that
 /// shares a piece costs almost nothing when nobody takes it.
+#[inline]
 pub fn bridge_unindexed<P, C>(producer: P, consumer: C) -> C::Result
 where
     P: UnindexedProducer,

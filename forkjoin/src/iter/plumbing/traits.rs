@@ -29,12 +29,14 @@ pub trait Producer: Send + Sized {
 
     /// The fewest items a piece split from this producer may hold (`with_min_len`). A bound
     /// the splitter honours; it never needs one for speed.
+    #[inline]
     fn min_len(&self) -> usize {
         1
     }
 
     /// The most items a piece folded sequentially may hold (`with_max_len`): longer pieces
     /// are split before they run.
+    #[inline]
     fn max_len(&self) -> usize {
         usize::MAX
     }
@@ -43,6 +45,7 @@ pub trait Producer: Send + Sized {
     fn split_at(self, index: usize) -> (Self, Self);
 
     /// Feeds every item to `folder`, stopping early once it is full.
+    #[inline]
     fn fold_with<F>(self, folder: F) -> F
     where
         F: Folder<Self::Item>,
@@ -90,6 +93,7 @@ pub trait Consumer<Item>: Send + Sized {
     /// rest only between two chunks, so the folder must be able to hand off its future. With
     /// it, a `fold` or `map_init` gets one accumulator per piece a thief actually took, not
     /// one per chunk. Called only if [`SPLITS_FOLDER`](Consumer::SPLITS_FOLDER) is true.
+    #[inline]
     fn split_folder(folder: &mut Self::Folder, keep: usize) -> (Self, Self::Reducer) {
         let _ = (folder, keep);
         panic!("Consumer::split_folder called on a consumer whose SPLITS_FOLDER is false")
@@ -119,6 +123,7 @@ pub trait Folder<Item>: Sized {
     fn consume(self, item: Item) -> Self;
 
     /// Takes items from `iter` until it ends or the folder is full.
+    #[inline]
     fn consume_iter<I>(mut self, iter: I) -> Self
     where
         I: IntoIterator<Item = Item>,

@@ -19,6 +19,7 @@ impl<'data, T: Sync + 'data, const N: usize> IntoParallelIterator for &'data [T;
     type Item = &'data T;
     type Iter = Iter<'data, T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         <&[T]>::into_par_iter(self)
     }
@@ -28,6 +29,7 @@ impl<'data, T: Send + 'data, const N: usize> IntoParallelIterator for &'data mut
     type Item = &'data mut T;
     type Iter = IterMut<'data, T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         <&mut [T]>::into_par_iter(self)
     }
@@ -37,6 +39,7 @@ impl<T: Send, const N: usize> IntoParallelIterator for [T; N] {
     type Item = T;
     type Iter = IntoIter<T, N>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         IntoIter { array: self }
     }
@@ -51,6 +54,7 @@ pub struct IntoIter<T, const N: usize> {
 impl<T: Send, const N: usize> ParallelIterator for IntoIter<T, N> {
     type Item = T;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<T>,
@@ -58,20 +62,24 @@ impl<T: Send, const N: usize> ParallelIterator for IntoIter<T, N> {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(N)
     }
 }
 
 impl<T: Send, const N: usize> IndexedParallelIterator for IntoIter<T, N> {
+    #[inline]
     fn len(&self) -> usize {
         N
     }
 
+    #[inline]
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
         // The producer takes over the elements; the array itself is never dropped.
         let mut array = ManuallyDrop::new(self.array);

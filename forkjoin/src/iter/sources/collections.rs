@@ -45,6 +45,7 @@ macro_rules! wrapper {
         where
             $inner_ty: Clone,
         {
+            #[inline]
             fn clone(&self) -> Self {
                 $name { inner: self.inner.clone() }
             }
@@ -57,6 +58,7 @@ macro_rules! wrapper {
             type Item = $item;
             type Iter = $name<$($lt,)? $($t),*>;
 
+            #[inline]
             fn into_par_iter(self) -> Self::Iter {
                 let $c = self;
                 $name { inner: $inner }
@@ -76,6 +78,7 @@ macro_rules! delegate_unindexed {
         {
             type Item = $item;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<Self::Item>,
@@ -83,6 +86,7 @@ macro_rules! delegate_unindexed {
                 self.inner.drive_unindexed(consumer)
             }
 
+            #[inline]
             fn opt_len(&self) -> Option<usize> {
                 self.inner.opt_len()
             }
@@ -128,6 +132,7 @@ macro_rules! drain_via_vec {
             type Item = $item;
             type Iter = $name<$lt, $($t),*>;
 
+            #[inline]
             fn par_drain(self) -> Self::Iter {
                 let items: Vec<$item> = self.drain().collect();
                 $name { inner: items.into_par_iter(), _borrow: std::marker::PhantomData }
@@ -286,6 +291,7 @@ where
     C: From<Vec<T>> + Default,
     Vec<T>: From<C>,
 {
+    #[inline]
     fn new(collection: &'a mut C) -> Self {
         VecLoan {
             vec: Vec::from(mem::take(collection)),
@@ -295,6 +301,7 @@ where
 }
 
 impl<T, C: From<Vec<T>>> Drop for VecLoan<'_, T, C> {
+    #[inline]
     fn drop(&mut self) {
         *self.collection = C::from(mem::take(&mut self.vec));
     }
@@ -305,6 +312,7 @@ impl<T, C: From<Vec<T>>> Drop for VecLoan<'_, T, C> {
 macro_rules! drain_via_loan {
     ([$($g:tt)*] $name:ty, |$this:ident| len $len:expr, collection $coll:expr, range $range:expr) => {
         indexed_via_producer!([$($g)*] $name => T, |$this| len $len,
+            #[inline]
             fn with_producer<CB: ProducerCallback<T>>(mut self, callback: CB) -> CB::Output {
                 let $this = &mut self;
                 let range = $range;
@@ -355,6 +363,7 @@ pub mod vec_deque {
         type Item = &'a mut T;
         type Iter = IterMut<'a, T>;
 
+        #[inline]
         fn into_par_iter(self) -> Self::Iter {
             let (front, back) = self.as_mut_slices();
             IterMut {
@@ -395,6 +404,7 @@ pub mod vec_deque {
         /// # Panics
         /// If the range is out of bounds, as `VecDeque::drain`.
         #[track_caller]
+        #[inline]
         fn par_drain<R: RangeBounds<usize>>(self, range: R) -> Drain<'a, T> {
             let orig_len = self.len();
             Drain {
@@ -410,6 +420,7 @@ pub mod vec_deque {
         collection this.deque, range this.range.clone());
 
     impl<T> Drop for Drain<'_, T> {
+        #[inline]
         fn drop(&mut self) {
             // Driven, the range is gone already; never driven, std removes it.
             if self.deque.len() == self.orig_len {
@@ -465,6 +476,7 @@ pub mod binary_heap {
         type Iter = Drain<'a, T>;
         type Item = T;
 
+        #[inline]
         fn par_drain(self) -> Drain<'a, T> {
             Drain { heap: self }
         }
@@ -475,6 +487,7 @@ pub mod binary_heap {
         collection this.heap, range ..);
 
     impl<T> Drop for Drain<'_, T> {
+        #[inline]
         fn drop(&mut self) {
             // Driven, the heap is empty already; never driven, std empties it.
             self.heap.clear();

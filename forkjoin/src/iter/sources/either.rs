@@ -26,6 +26,7 @@ where
 {
     type Item = L::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -36,6 +37,7 @@ where
         }
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         match self {
             Either::Left(l) => l.opt_len(),
@@ -49,6 +51,7 @@ where
     L: IndexedParallelIterator,
     R: IndexedParallelIterator<Item = L::Item>,
 {
+    #[inline]
     fn len(&self) -> usize {
         match self {
             Either::Left(l) => l.len(),
@@ -56,6 +59,7 @@ where
         }
     }
 
+    #[inline]
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         match self {
             Either::Left(l) => l.drive(consumer),
@@ -63,6 +67,7 @@ where
         }
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         match self {
             Either::Left(l) => l.with_producer(callback),
@@ -78,6 +83,7 @@ where
     R: ParallelExtend<T>,
     T: Send,
 {
+    #[inline]
     fn par_extend<I>(&mut self, par_iter: I)
     where
         I: IntoParallelIterator<Item = T>,

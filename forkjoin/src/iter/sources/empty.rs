@@ -14,6 +14,7 @@ use std::marker::PhantomData;
 /// assert_eq!(all.count(), 2000);
 /// assert!(empty::<u8>().collect::<Vec<u8>>().is_empty());
 /// ```
+#[inline]
 pub fn empty<T: Send>() -> Empty<T> {
     Empty {
         _items: PhantomData,
@@ -28,6 +29,7 @@ pub struct Empty<T> {
 }
 
 impl<T> Clone for Empty<T> {
+    #[inline]
     fn clone(&self) -> Self {
         Empty {
             _items: PhantomData,
@@ -36,6 +38,7 @@ impl<T> Clone for Empty<T> {
 }
 
 impl<T> fmt::Debug for Empty<T> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Empty")
     }
@@ -49,6 +52,7 @@ macro_rules! fixed_len {
         impl<T: Send> $crate::iter::ParallelIterator for $name<T> {
             type Item = T;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: $crate::iter::plumbing::UnindexedConsumer<T>,
@@ -56,12 +60,14 @@ macro_rules! fixed_len {
                 $crate::iter::IndexedParallelIterator::drive(self, consumer)
             }
 
+            #[inline]
             fn opt_len(&self) -> Option<usize> {
                 Some($len)
             }
         }
 
         impl<T: Send> $crate::iter::IndexedParallelIterator for $name<T> {
+            #[inline]
             fn len(&self) -> usize {
                 $len
             }
@@ -74,11 +80,13 @@ pub(super) use fixed_len;
 
 fixed_len! {
     Empty, 0,
+    #[inline]
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         // Nothing to split: the consumer's empty result, without entering the pool.
         consumer.into_folder().complete()
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
         callback.callback(EmptyProducer(PhantomData))
     }
@@ -91,15 +99,18 @@ impl<T: Send> Producer for EmptyProducer<T> {
     type Item = T;
     type IntoIter = std::iter::Empty<T>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         std::iter::empty()
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         debug_assert_eq!(index, 0);
         (self, EmptyProducer(PhantomData))
     }
 
+    #[inline]
     fn fold_with<F: Folder<T>>(self, folder: F) -> F {
         folder
     }

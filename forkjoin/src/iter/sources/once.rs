@@ -14,6 +14,7 @@ use crate::iter::IntoParallelIterator;
 /// assert_eq!(all.clone().count(), 2001);
 /// assert_eq!(all.position_any(|x| x < 0), Some(1000));
 /// ```
+#[inline]
 pub fn once<T: Send>(item: T) -> Once<T> {
     Once { item }
 }
@@ -27,11 +28,13 @@ pub struct Once<T> {
 
 fixed_len! {
     Once, 1,
+    #[inline]
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         // One item cannot be shared: fold it here.
         consumer.into_folder().consume(self.item).complete()
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
         // An `Option`'s producer is exactly this: zero or one item.
         Some(self.item).into_par_iter().with_producer(callback)

@@ -25,6 +25,7 @@ pub struct Iter<'a, T> {
 }
 
 impl<T> Clone for Iter<'_, T> {
+    #[inline]
     fn clone(&self) -> Self {
         Iter {
             inner: self.inner.clone(),
@@ -42,6 +43,7 @@ impl<T: Send> IntoParallelIterator for Option<T> {
     type Item = T;
     type Iter = IntoIter<T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         IntoIter { opt: self }
     }
@@ -51,6 +53,7 @@ impl<'a, T: Sync> IntoParallelIterator for &'a Option<T> {
     type Item = &'a T;
     type Iter = Iter<'a, T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         Iter {
             inner: self.as_ref().into_par_iter(),
@@ -62,6 +65,7 @@ impl<'a, T: Send> IntoParallelIterator for &'a mut Option<T> {
     type Item = &'a mut T;
     type Iter = IterMut<'a, T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         IterMut {
             inner: self.as_mut().into_par_iter(),
@@ -83,10 +87,12 @@ impl<T: Send> Producer for OptionProducer<T> {
     type Item = T;
     type IntoIter = std::option::IntoIter<T>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.opt.into_iter()
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         let none = OptionProducer { opt: None };
         if index == 0 {

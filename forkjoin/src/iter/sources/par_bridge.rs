@@ -32,6 +32,7 @@ impl<T> ParallelBridge for T
 where
     T: Iterator<Item: Send> + Send,
 {
+    #[inline]
     fn par_bridge(self) -> IterBridge<Self> {
         IterBridge { iter: self }
     }
@@ -49,6 +50,7 @@ where
 {
     type Item = Iter::Item;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -74,6 +76,7 @@ struct Shared<Iter> {
 impl<Iter: Iterator<Item: Send> + Send> UnindexedProducer for &Shared<Iter> {
     type Item = Iter::Item;
 
+    #[inline]
     fn split(self) -> (Self, Option<Self>) {
         // Relaxed: a budget; the pieces share everything else through the mutex.
         let more = self
@@ -83,6 +86,7 @@ impl<Iter: Iterator<Item: Send> + Send> UnindexedProducer for &Shared<Iter> {
         (self, more.then_some(self))
     }
 
+    #[inline]
     fn fold_with<F>(self, mut folder: F) -> F
     where
         F: Folder<Self::Item>,

@@ -38,6 +38,7 @@ pub struct Iter<T> {
 }
 
 impl<T> From<Range<T>> for Iter<T> {
+    #[inline]
     fn from(range: Range<T>) -> Self {
         Iter { range }
     }
@@ -50,6 +51,7 @@ where
     type Item = <Iter<T> as ParallelIterator>::Item;
     type Iter = Iter<T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         Iter { range: self }
     }
@@ -96,6 +98,7 @@ macro_rules! generic_over_integers {
         impl<T: Integer> ParallelIterator for Iter<T> {
             type Item = T;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<T>,
@@ -103,20 +106,24 @@ macro_rules! generic_over_integers {
                 T::drive_range(self, consumer)
             }
 
+            #[inline]
             fn opt_len(&self) -> Option<usize> {
                 T::range_len(self)
             }
         }
 
         impl<T: IndexedInteger> IndexedParallelIterator for Iter<T> {
+            #[inline]
             fn len(&self) -> usize {
                 T::indexed_len(self)
             }
 
+            #[inline]
             fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
                 bridge(self, consumer)
             }
 
+            #[inline]
             fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
                 T::range_producer(self, callback)
             }
@@ -130,20 +137,24 @@ generic_over_integers!();
 macro_rules! indexed_range {
     ($($t:ty)*) => {$(
         impl Integer for $t {
+            #[inline]
             fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
                 bridge(iter, consumer)
             }
 
+            #[inline]
             fn range_len(iter: &Iter<$t>) -> Option<usize> {
                 Some(iter.range.len())
             }
         }
 
         impl IndexedInteger for $t {
+            #[inline]
             fn indexed_len(iter: &Iter<$t>) -> usize {
                 iter.range.len()
             }
 
+            #[inline]
             fn range_producer<CB: ProducerCallback<$t>>(iter: Iter<$t>, callback: CB) -> CB::Output {
                 callback.callback(RangeProducer { range: iter.range })
             }
@@ -291,6 +302,7 @@ where
 macro_rules! wide_range {
     ($($t:ty : $u:ty),*) => {$(
         impl Integer for $t {
+            #[inline]
             fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
                 let len = if iter.range.end > iter.range.start {
                     iter.range.end.wrapping_sub(iter.range.start) as $u
@@ -307,6 +319,7 @@ macro_rules! wide_range {
                 }
             }
 
+            #[inline]
             fn range_len(iter: &Iter<$t>) -> Option<usize> {
                 if iter.range.end > iter.range.start {
                     usize::try_from(iter.range.end.wrapping_sub(iter.range.start) as $u).ok()
@@ -389,6 +402,7 @@ impl Producer for CharProducer {
 
 impl Iter<char> {
     /// The indices of the range's chars (empty if it is).
+    #[inline]
     fn indices(&self) -> Range<u32> {
         let (start, end) = (char_index(self.range.start), char_index(self.range.end));
         start..end.max(start)
@@ -398,6 +412,7 @@ impl Iter<char> {
 impl ParallelIterator for Iter<char> {
     type Item = char;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<char>,
@@ -405,20 +420,24 @@ impl ParallelIterator for Iter<char> {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
     }
 }
 
 impl IndexedParallelIterator for Iter<char> {
+    #[inline]
     fn len(&self) -> usize {
         self.indices().len()
     }
 
+    #[inline]
     fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
         callback.callback(CharProducer {
             indices: self.indices(),

@@ -44,6 +44,7 @@ where
     type Item = <Iter<T> as ParallelIterator>::Item;
     type Iter = Iter<T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         Iter { range: self }
     }
@@ -65,6 +66,7 @@ macro_rules! bounds {
 
 /// Runs the `last + 1` items from `start` (`add(start, n)` is the item `n` places on). Only
 /// a whole 128-bit range has more items than a `u128` counts: it is run as two halves.
+#[inline]
 fn drive_inclusive<T, C>(start: T, last: u128, add: fn(T, u128) -> T, consumer: C) -> C::Result
 where
     T: Copy + Send,
@@ -91,20 +93,24 @@ super::range::generic_over_integers!();
 macro_rules! indexed_inclusive {
     ($($t:ty : $u:ty),*) => {$(
         impl Integer for $t {
+            #[inline]
             fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
                 bridge(iter, consumer)
             }
 
+            #[inline]
             fn range_len(iter: &Iter<$t>) -> Option<usize> {
                 Some(<$t>::indexed_len(iter))
             }
         }
 
         impl IndexedInteger for $t {
+            #[inline]
             fn indexed_len(iter: &Iter<$t>) -> usize {
                 bounds!(iter, $u).map_or(0, |(_, last)| last as usize + 1)
             }
 
+            #[inline]
             fn range_producer<CB: ProducerCallback<$t>>(iter: Iter<$t>, callback: CB) -> CB::Output {
                 let (start, n) = bounds!(iter, $u).map_or((0, 0), |(s, last)| (s, last as usize + 1));
                 // Below the type's maximum, std's exclusive range runs it, as rayon's does:
@@ -124,6 +130,7 @@ indexed_inclusive! { u8: u8, u16: u16, i8: u8, i16: u16 }
 macro_rules! wide_inclusive {
     ($($t:ty : $u:ty),*) => {$(
         impl Integer for $t {
+            #[inline]
             fn drive_range<C: UnindexedConsumer<$t>>(iter: Iter<$t>, consumer: C) -> C::Result {
                 match bounds!(iter, $u) {
                     Some((start, last)) => {
@@ -133,6 +140,7 @@ macro_rules! wide_inclusive {
                 }
             }
 
+            #[inline]
             fn range_len(iter: &Iter<$t>) -> Option<usize> {
                 match bounds!(iter, $u) {
                     Some((_, last)) => last.checked_add(1).and_then(|n| usize::try_from(n).ok()),
@@ -149,6 +157,7 @@ wide_inclusive! {
 
 impl Iter<char> {
     /// The indices of the range's chars (see `range::char_index`; empty if the range is).
+    #[inline]
     fn indices(&self) -> std::ops::Range<u32> {
         if self.range.is_empty() {
             0..0
@@ -162,6 +171,7 @@ impl Iter<char> {
 impl ParallelIterator for Iter<char> {
     type Item = char;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<char>,
@@ -169,20 +179,24 @@ impl ParallelIterator for Iter<char> {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
     }
 }
 
 impl IndexedParallelIterator for Iter<char> {
+    #[inline]
     fn len(&self) -> usize {
         self.indices().len()
     }
 
+    #[inline]
     fn drive<C: Consumer<char>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<char>>(self, callback: CB) -> CB::Output {
         callback.callback(CharProducer {
             indices: self.indices(),

@@ -20,6 +20,7 @@ use std::iter::FusedIterator;
 /// assert_eq!(v, [('x', 0), ('x', 1), ('x', 2)]);
 /// assert_eq!(repeat(7).take(4).sum::<i32>(), 28);
 /// ```
+#[inline]
 pub fn repeat<T: Clone + Send>(element: T) -> Repeat<T> {
     Repeat { element }
 }
@@ -33,11 +34,13 @@ pub struct Repeat<T> {
 
 impl<T: Clone + Send> Repeat<T> {
     /// Only `n` repeats: an indexed iterator, as [`repeat_n`] makes.
+    #[inline]
     pub fn take(self, n: usize) -> RepeatN<T> {
         repeat_n(self.element, n)
     }
 
     /// Pairs the repeats with the items of `zip_op`: as many as it has.
+    #[inline]
     pub fn zip<Z>(self, zip_op: Z) -> Zip<RepeatN<T>, Z::Iter>
     where
         Z: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -51,6 +54,7 @@ impl<T: Clone + Send> Repeat<T> {
 impl<T: Clone + Send> ParallelIterator for Repeat<T> {
     type Item = T;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<T>,
@@ -72,6 +76,7 @@ struct RepeatProducer<T> {
 impl<T: Clone + Send> UnindexedProducer for RepeatProducer<T> {
     type Item = T;
 
+    #[inline]
     fn split(self) -> (Self, Option<Self>) {
         let left = RepeatProducer {
             element: self.element.clone(),
@@ -79,6 +84,7 @@ impl<T: Clone + Send> UnindexedProducer for RepeatProducer<T> {
         (left, Some(self))
     }
 
+    #[inline]
     fn fold_with<F: Folder<T>>(self, folder: F) -> F {
         // Ends only when the folder is full.
         folder.consume_iter(std::iter::repeat(self.element))
@@ -95,6 +101,7 @@ impl<T: Clone + Send> UnindexedProducer for RepeatProducer<T> {
 /// assert_eq!(v, [(22, 0), (22, 1), (22, 2)]);
 /// assert_eq!(repeat_n(String::from("ab"), 1000).map(|s| s.len()).sum::<usize>(), 2000);
 /// ```
+#[inline]
 pub fn repeat_n<T: Clone + Send>(element: T, n: usize) -> RepeatN<T> {
     RepeatN {
         inner: RepeatNProducer::new(element, n),
@@ -103,6 +110,7 @@ pub fn repeat_n<T: Clone + Send>(element: T, n: usize) -> RepeatN<T> {
 
 /// `repeat_n`, under the name rayon keeps for programs written against its first versions.
 #[deprecated(note = "use `repeat_n`")]
+#[inline]
 pub fn repeatn<T: Clone + Send>(element: T, n: usize) -> RepeatN<T> {
     repeat_n(element, n)
 }
@@ -115,6 +123,7 @@ pub struct RepeatN<T> {
 }
 
 impl<T: fmt::Debug> fmt::Debug for RepeatN<T> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut s = f.debug_struct("RepeatN");
         s.field("count", &self.inner.count);
@@ -128,6 +137,7 @@ impl<T: fmt::Debug> fmt::Debug for RepeatN<T> {
 impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
     type Item = T;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<T>,
@@ -135,20 +145,24 @@ impl<T: Clone + Send> ParallelIterator for RepeatN<T> {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.inner.count)
     }
 }
 
 impl<T: Clone + Send> IndexedParallelIterator for RepeatN<T> {
+    #[inline]
     fn len(&self) -> usize {
         self.inner.count
     }
 
+    #[inline]
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<T>>(self, callback: CB) -> CB::Output {
         callback.callback(self.inner)
     }
@@ -163,6 +177,7 @@ struct RepeatNProducer<T> {
 }
 
 impl<T> RepeatNProducer<T> {
+    #[inline]
     fn new(element: T, count: usize) -> Self {
         RepeatNProducer {
             element: (count > 0).then_some(element),
@@ -175,10 +190,12 @@ impl<T: Clone + Send> Producer for RepeatNProducer<T> {
     type Item = T;
     type IntoIter = Self;
 
+    #[inline]
     fn into_iter(self) -> Self {
         self
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         assert!(index <= self.count);
         let rest = self.count - index;

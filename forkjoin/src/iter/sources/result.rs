@@ -27,6 +27,7 @@ pub struct Iter<'a, T> {
 }
 
 impl<T> Clone for Iter<'_, T> {
+    #[inline]
     fn clone(&self) -> Self {
         Iter {
             inner: self.inner.clone(),
@@ -44,6 +45,7 @@ impl<T: Send, E> IntoParallelIterator for Result<T, E> {
     type Item = T;
     type Iter = IntoIter<T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         IntoIter {
             inner: self.ok().into_par_iter(),
@@ -55,6 +57,7 @@ impl<'a, T: Sync, E> IntoParallelIterator for &'a Result<T, E> {
     type Item = &'a T;
     type Iter = Iter<'a, T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         Iter {
             inner: self.as_ref().ok().into_par_iter(),
@@ -66,6 +69,7 @@ impl<'a, T: Send, E> IntoParallelIterator for &'a mut Result<T, E> {
     type Item = &'a mut T;
     type Iter = IterMut<'a, T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         IterMut {
             inner: self.as_mut().ok().into_par_iter(),

@@ -29,6 +29,7 @@ use std::fmt;
 /// assert!(pieces.windows(2).all(|w| w[0].end == w[1].start));
 /// assert!(pieces.iter().all(|r| r.len().is_power_of_two()));
 /// ```
+#[inline]
 pub fn split<D, S>(data: D, splitter: S) -> Split<D, S>
 where
     D: Send,
@@ -46,6 +47,7 @@ pub struct Split<D, S> {
 }
 
 impl<D: fmt::Debug, S> fmt::Debug for Split<D, S> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Split")
             .field("data", &self.data)
@@ -60,6 +62,7 @@ where
 {
     type Item = D;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<D>,
@@ -85,6 +88,7 @@ where
 {
     type Item = D;
 
+    #[inline]
     fn split(self) -> (Self, Option<Self>) {
         let splitter = self.splitter;
         let (left, right) = splitter(self.data);
@@ -97,6 +101,7 @@ where
         )
     }
 
+    #[inline]
     fn fold_with<F: Folder<D>>(self, folder: F) -> F {
         folder.consume(self.data)
     }

@@ -35,6 +35,7 @@ pub trait ParallelString {
     /// let max = "hello".par_chars().max_by_key(|c| *c as i32);
     /// assert_eq!(max, Some('o'));
     /// ```
+    #[inline]
     fn par_chars(&self) -> Chars<'_> {
         Chars::new(self.as_parallel_string())
     }
@@ -46,6 +47,7 @@ pub trait ParallelString {
     /// let min = "hello".par_char_indices().min_by_key(|&(_, c)| c as i32);
     /// assert_eq!(min, Some((1, 'e')));
     /// ```
+    #[inline]
     fn par_char_indices(&self) -> CharIndices<'_> {
         CharIndices::new(self.as_parallel_string())
     }
@@ -58,6 +60,7 @@ pub trait ParallelString {
     /// use forkjoin::prelude::*;
     /// assert_eq!("hello".par_bytes().max(), Some(b'o'));
     /// ```
+    #[inline]
     fn par_bytes(&self) -> Bytes<'_> {
         Bytes::new(self.as_parallel_string())
     }
@@ -71,6 +74,7 @@ pub trait ParallelString {
     /// let text = "Zażółć gęślą jaźń";
     /// assert!(text.par_encode_utf16().count() <= text.len());
     /// ```
+    #[inline]
     fn par_encode_utf16(&self) -> EncodeUtf16<'_> {
         EncodeUtf16::new(self.as_parallel_string())
     }
@@ -87,6 +91,7 @@ pub trait ParallelString {
     ///     .sum();
     /// assert_eq!(total, 10);
     /// ```
+    #[inline]
     fn par_split<P: Pattern>(&self, separator: P) -> Split<'_, P> {
         Split::new(self.as_parallel_string(), separator)
     }
@@ -101,6 +106,7 @@ pub trait ParallelString {
     ///     .collect();
     /// assert_eq!(lines, ["Mary had a little lamb\n", "little lamb\n", "little lamb."]);
     /// ```
+    #[inline]
     fn par_split_inclusive<P: Pattern>(&self, separator: P) -> SplitInclusive<'_, P> {
         SplitInclusive::new(self.as_parallel_string(), separator)
     }
@@ -116,6 +122,7 @@ pub trait ParallelString {
     ///     .collect();
     /// assert_eq!(parts, ["", "", "1 + 3", " * 2"]);
     /// ```
+    #[inline]
     fn par_split_terminator<P: Pattern>(&self, terminator: P) -> SplitTerminator<'_, P> {
         SplitTerminator::new(self.as_parallel_string(), terminator)
     }
@@ -131,6 +138,7 @@ pub trait ParallelString {
     /// let lines: Vec<&str> = "a\r\nb\r".par_lines().collect();
     /// assert_eq!(lines, ["a", "b"]);
     /// ```
+    #[inline]
     fn par_lines(&self) -> Lines<'_> {
         Lines(self.as_parallel_string())
     }
@@ -144,6 +152,7 @@ pub trait ParallelString {
     /// assert_eq!(words, ["Mary", "had", "a", "little", "lamb"]);
     /// assert_eq!("   ".par_split_whitespace().count(), 0);
     /// ```
+    #[inline]
     fn par_split_whitespace(&self) -> SplitWhitespace<'_> {
         SplitWhitespace(self.as_parallel_string())
     }
@@ -157,6 +166,7 @@ pub trait ParallelString {
     /// assert_eq!(words, ["Mary", "had", "a\u{2009}little", "lamb"]);
     /// assert_eq!("".par_split_ascii_whitespace().count(), 0);
     /// ```
+    #[inline]
     fn par_split_ascii_whitespace(&self) -> SplitAsciiWhitespace<'_> {
         SplitAsciiWhitespace(self.as_parallel_string())
     }
@@ -171,6 +181,7 @@ pub trait ParallelString {
     ///     .sum();
     /// assert_eq!(total, 10);
     /// ```
+    #[inline]
     fn par_matches<P: Pattern>(&self, pattern: P) -> Matches<'_, P> {
         Matches::new(self.as_parallel_string(), pattern)
     }
@@ -182,12 +193,14 @@ pub trait ParallelString {
     /// let digits: Vec<_> = "1, 2, buckle, 3, 4, door".par_match_indices(char::is_numeric).collect();
     /// assert_eq!(digits, [(0, "1"), (3, "2"), (14, "3"), (17, "4")]);
     /// ```
+    #[inline]
     fn par_match_indices<P: Pattern>(&self, pattern: P) -> MatchIndices<'_, P> {
         MatchIndices::new(self.as_parallel_string(), pattern)
     }
 }
 
 impl ParallelString for str {
+    #[inline]
     fn as_parallel_string(&self) -> &str {
         self
     }
@@ -224,16 +237,19 @@ trait Pattern: Sized + Sync + Send {
 macro_rules! pattern {
     ([$($g:tt)*] $ty:ty, |$this:ident| $pat:expr) => {
         impl<$($g)*> Pattern for $ty {
+            #[inline]
             fn find_in(&self, s: &str) -> Option<usize> {
                 let $this = self;
                 s.find($pat)
             }
 
+            #[inline]
             fn rfind_in(&self, s: &str) -> Option<usize> {
                 let $this = self;
                 s.rfind($pat)
             }
 
+            #[inline]
             fn fold_split<'ch, F>(&self, s: &'ch str, kind: SplitKind, last: bool, folder: F) -> F
             where
                 F: Folder<&'ch str>,
@@ -246,6 +262,7 @@ macro_rules! pattern {
                 }
             }
 
+            #[inline]
             fn fold_matches<'ch, F>(&self, s: &'ch str, folder: F) -> F
             where
                 F: Folder<&'ch str>,
@@ -254,6 +271,7 @@ macro_rules! pattern {
                 folder.consume_iter(s.matches($pat))
             }
 
+            #[inline]
             fn fold_match_indices<'ch, F>(&self, s: &'ch str, offset: usize, folder: F) -> F
             where
                 F: Folder<(usize, &'ch str)>,
@@ -273,6 +291,7 @@ pattern!([Pred: Fn(char) -> bool + Sync + Send] Pred, |f| f);
 
 /// The character boundary nearest the middle of `s` (0 or `s.len()` if `s` holds one
 /// character or none).
+#[inline]
 fn char_midpoint(s: &str) -> usize {
     let mid = s.len() / 2;
     // A character is at most 4 bytes long: a boundary is within 3 bytes either way.
@@ -286,6 +305,7 @@ fn char_midpoint(s: &str) -> usize {
 trait StrOp<'ch>: Copy + Send {
     type Item: Send;
     /// Where the piece splits: the end of the left part and the start of the right one.
+    #[inline]
     fn cut(self, s: &str) -> Option<(usize, usize)> {
         let mid = char_midpoint(s);
         (0 < mid && mid < s.len()).then_some((mid, mid))
@@ -306,6 +326,7 @@ struct Piece<'ch, Op> {
 impl<'ch, Op: StrOp<'ch>> UnindexedProducer for Piece<'ch, Op> {
     type Item = Op::Item;
 
+    #[inline]
     fn split(self) -> (Self, Option<Self>) {
         match self.op.cut(self.s) {
             Some((left_end, right_start)) => {
@@ -325,11 +346,13 @@ impl<'ch, Op: StrOp<'ch>> UnindexedProducer for Piece<'ch, Op> {
         }
     }
 
+    #[inline]
     fn fold_with<F: Folder<Op::Item>>(self, folder: F) -> F {
         self.op.fold(self.s, self.offset, self.last, folder)
     }
 }
 
+#[inline]
 fn drive<'ch, Op, C>(s: &'ch str, op: Op, consumer: C) -> C::Result
 where
     Op: StrOp<'ch>,
@@ -352,6 +375,7 @@ macro_rules! char_op {
 
         impl<'ch> StrOp<'ch> for $op {
             type Item = $item;
+            #[inline]
             fn fold<F: Folder<$item>>(self, $s: &'ch str, $offset: usize, _: bool, folder: F) -> F {
                 folder.consume_iter($iter)
             }
@@ -375,6 +399,7 @@ struct SplitOp<'p, P> {
 impl<'ch, P: Pattern> StrOp<'ch> for SplitOp<'_, P> {
     type Item = &'ch str;
 
+    #[inline]
     fn cut(self, s: &str) -> Option<(usize, usize)> {
         let mid = char_midpoint(s);
         let end = |at: usize| at + s[at..].chars().next().map_or(0, char::len_utf8);
@@ -391,6 +416,7 @@ impl<'ch, P: Pattern> StrOp<'ch> for SplitOp<'_, P> {
         }
     }
 
+    #[inline]
     fn fold<F: Folder<&'ch str>>(self, s: &'ch str, _: usize, last: bool, folder: F) -> F {
         self.pattern.fold_split(s, self.kind, last, folder)
     }
@@ -405,6 +431,7 @@ copy_ref_wrapper!(SplitOp, MatchOp, MatchIndicesOp);
 
 impl<'ch, P: Pattern> StrOp<'ch> for MatchOp<'_, P> {
     type Item = &'ch str;
+    #[inline]
     fn fold<F: Folder<&'ch str>>(self, s: &'ch str, _: usize, _: bool, folder: F) -> F {
         self.0.fold_matches(s, folder)
     }
@@ -412,6 +439,7 @@ impl<'ch, P: Pattern> StrOp<'ch> for MatchOp<'_, P> {
 
 impl<'ch, P: Pattern> StrOp<'ch> for MatchIndicesOp<'_, P> {
     type Item = (usize, &'ch str);
+    #[inline]
     fn fold<F: Folder<(usize, &'ch str)>>(
         self,
         s: &'ch str,
@@ -435,6 +463,7 @@ macro_rules! str_iter {
         }
 
         impl<'ch $(, $p)?> $name<'ch $(, $p)?> {
+            #[inline]
             fn new(chars: &'ch str $(, $field: $p)?) -> Self {
                 $name { chars $(, $field)? }
             }
@@ -443,6 +472,7 @@ macro_rules! str_iter {
         impl<'ch $(, $p: Pattern)?> ParallelIterator for $name<'ch $(, $p)?> {
             type Item = $item;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<$item>,
@@ -508,6 +538,7 @@ macro_rules! str_iter_via {
         impl<'ch> ParallelIterator for $name<'ch> {
             type Item = &'ch str;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<&'ch str>,

@@ -31,6 +31,7 @@ impl<'a> ParallelDrainRange<usize> for &'a mut String {
     /// If the range is out of bounds or does not start and end on char boundaries, as
     /// `String::drain`.
     #[track_caller]
+    #[inline]
     fn par_drain<R: RangeBounds<usize>>(self, range: R) -> Drain<'a> {
         let Range { start, end } = resolve_range(range, self.len());
         // Checked now, as std does (with its messages): a drain never splits a character.
@@ -46,6 +47,7 @@ impl<'a> ParallelDrainRange<usize> for &'a mut String {
 impl ParallelIterator for Drain<'_> {
     type Item = char;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<char>,
@@ -59,6 +61,7 @@ impl ParallelIterator for Drain<'_> {
 }
 
 impl Drop for Drain<'_> {
+    #[inline]
     fn drop(&mut self) {
         self.string.drain(self.range.clone());
     }

@@ -32,6 +32,7 @@ impl<T: Send> IntoParallelIterator for Vec<T> {
     type Item = T;
     type Iter = IntoIter<T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         IntoIter { vec: self }
     }
@@ -42,6 +43,7 @@ impl<T: Send> IntoParallelIterator for Box<[T]> {
     type Item = T;
     type Iter = IntoIter<T>;
 
+    #[inline]
     fn into_par_iter(self) -> Self::Iter {
         IntoIter { vec: self.into() }
     }
@@ -50,6 +52,7 @@ impl<T: Send> IntoParallelIterator for Box<[T]> {
 impl<T: Send> ParallelIterator for IntoIter<T> {
     type Item = T;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<T>,
@@ -57,20 +60,24 @@ impl<T: Send> ParallelIterator for IntoIter<T> {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.vec.len())
     }
 }
 
 impl<T: Send> IndexedParallelIterator for IntoIter<T> {
+    #[inline]
     fn len(&self) -> usize {
         self.vec.len()
     }
 
+    #[inline]
     fn drive<C: Consumer<T>>(self, consumer: C) -> C::Result {
         bridge(self, consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<T>>(mut self, callback: CB) -> CB::Output {
         let len = self.vec.len();
         // The elements now belong to the producer: if anything below unwinds, the vector
@@ -96,6 +103,7 @@ impl<'data, T: Send> DrainProducer<'data, T> {
     ///
     /// The caller must make sure nobody else drops or reads the elements afterwards (the
     /// producer moves them out or drops them); the memory itself stays the caller's.
+    #[inline]
     pub(crate) fn new(slice: &'data mut [T]) -> Self {
         DrainProducer { slice }
     }
@@ -105,6 +113,7 @@ impl<'data, T: 'data + Send> Producer for DrainProducer<'data, T> {
     type Item = T;
     type IntoIter = SliceDrain<'data, T>;
 
+    #[inline]
     fn into_iter(mut self) -> Self::IntoIter {
         let slice = mem::take(&mut self.slice);
         SliceDrain {
@@ -113,6 +122,7 @@ impl<'data, T: 'data + Send> Producer for DrainProducer<'data, T> {
         }
     }
 
+    #[inline]
     fn split_at(mut self, index: usize) -> (Self, Self) {
         let (left, right) = mem::take(&mut self.slice).split_at_mut(index);
         (DrainProducer::new(left), DrainProducer::new(right))
@@ -120,6 +130,7 @@ impl<'data, T: 'data + Send> Producer for DrainProducer<'data, T> {
 }
 
 impl<T: Send> Drop for DrainProducer<'_, T> {
+    #[inline]
     fn drop(&mut self) {
         let slice = mem::take(&mut self.slice);
         // SAFETY: the producer owns these elements (see `new`) and has not moved them out.
@@ -164,6 +175,7 @@ impl<T> ExactSizeIterator for SliceDrain<'_, T> {}
 impl<T> FusedIterator for SliceDrain<'_, T> {}
 
 impl<T> Drop for SliceDrain<'_, T> {
+    #[inline]
     fn drop(&mut self) {
         let iter = mem::take(&mut self.iter);
         let rest = iter.into_slice();
@@ -187,6 +199,7 @@ impl<'data, T: Send> ParallelDrainRange<usize> for &'data mut Vec<T> {
     type Iter = Drain<'data, T>;
     type Item = T;
 
+    #[inline]
     fn par_drain<R: RangeBounds<usize>>(self, range: R) -> Self::Iter {
         let orig_len = self.len();
         Drain {
@@ -199,6 +212,7 @@ impl<'data, T: Send> ParallelDrainRange<usize> for &'data mut Vec<T> {
 
 /// `range` as `start..end` within `len`, with the panics of slice indexing.
 #[track_caller]
+#[inline]
 pub(crate) fn resolve_range(range: impl RangeBounds<usize>, len: usize) -> Range<usize> {
     let start = match range.start_bound() {
         Bound::Included(&s) => s,
@@ -242,6 +256,7 @@ producer {
 });
 
 impl<T: Send> Drop for Drain<'_, T> {
+    #[inline]
     fn drop(&mut self) {
         let Range { start, end } = self.range;
         if self.vec.len() == self.orig_len {

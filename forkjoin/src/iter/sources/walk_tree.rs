@@ -51,6 +51,7 @@ use std::mem;
 /// let v: Vec<u32> = walk_tree_prefix(&tree, |n| n.children.iter()).map(|n| n.value).collect();
 /// assert_eq!(v, [1, 2, 3, 4]);
 /// ```
+#[inline]
 pub fn walk_tree_prefix<S, B, I>(root: S, children_of: B) -> WalkTreePrefix<S, B>
 where
     S: Send,
@@ -80,6 +81,7 @@ where
 /// let v: Vec<u32> = walk_tree_postfix(4, children).collect();
 /// assert_eq!(v, [2, 1, 2, 3, 4]);
 /// ```
+#[inline]
 pub fn walk_tree_postfix<S, B, I>(root: S, children_of: B) -> WalkTreePostfix<S, B>
 where
     S: Send,
@@ -102,6 +104,7 @@ where
 /// v.sort();
 /// assert_eq!(v, [1, 2, 2, 3, 4]);
 /// ```
+#[inline]
 pub fn walk_tree<S, B, I>(root: S, children_of: B) -> WalkTree<S, B>
 where
     S: Send,
@@ -124,6 +127,7 @@ macro_rules! walk_iter {
         }
 
         impl<S: fmt::Debug, B> fmt::Debug for $name<S, B> {
+            #[inline]
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(stringify!($name))
                     .field("root", &self.root)
@@ -139,6 +143,7 @@ macro_rules! walk_iter {
         {
             type Item = S;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<S>,
@@ -165,6 +170,7 @@ walk_iter!(
 pub struct WalkTree<S, B>(WalkTreePrefix<S, B>);
 
 impl<S: fmt::Debug, B> fmt::Debug for WalkTree<S, B> {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("WalkTree")
             .field("root", &self.0.root)
@@ -180,6 +186,7 @@ where
 {
     type Item = S;
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<S>,
@@ -189,6 +196,7 @@ where
 }
 
 /// Half of `v`'s items, from the middle on (`None` if it has fewer than two).
+#[inline]
 fn second_half<T>(v: &mut Vec<T>) -> Option<Vec<T>> {
     (v.len() >= 2).then(|| v.split_off(v.len() / 2))
 }
@@ -209,6 +217,7 @@ struct Walk<'b, S, B, const ORDER: bool> {
 }
 
 impl<'b, S, B, const ORDER: bool> Walk<'b, S, B, ORDER> {
+    #[inline]
     fn new(root: S, children_of: &'b B) -> Self {
         Walk {
             roots: vec![root],
@@ -226,6 +235,7 @@ where
 {
     type Item = S;
 
+    #[inline]
     fn split(mut self) -> (Self, Option<Self>) {
         // One subtree cannot be halved: set its root aside (it comes before all its
         // children, or after them) and look at the children instead.
@@ -261,6 +271,7 @@ where
         (self, right)
     }
 
+    #[inline]
     fn fold_with<F: Folder<S>>(self, mut folder: F) -> F {
         match ORDER {
             PREFIX => {
@@ -288,6 +299,7 @@ where
 
 /// Feeds the subtree of `root` to `folder` in prefix order, with a stack of the children
 /// still to visit at each level.
+#[inline]
 fn walk_prefix<S, B, I, F>(children_of: &B, root: S, mut folder: F) -> F
 where
     B: Fn(&S) -> I,
@@ -319,6 +331,7 @@ where
 
 /// Feeds the subtree of `root` to `folder` in postfix order, with a stack of the nodes on
 /// the path down and the children each has left.
+#[inline]
 fn walk_postfix<S, B, I, F>(children_of: &B, root: S, mut folder: F) -> F
 where
     B: Fn(&S) -> I,

@@ -19,10 +19,12 @@ macro_rules! chunk_producer {
             type Item = $slice;
             type IntoIter = std::slice::$std<'data, T>;
 
+            #[inline]
             fn into_iter(self) -> Self::IntoIter {
                 self.slice.$method(self.chunk_size)
             }
 
+            #[inline]
             fn split_at(self, index: usize) -> (Self, Self) {
                 let chunk_size = self.chunk_size;
                 let covered = (index * chunk_size).min(self.slice.len());
@@ -60,6 +62,7 @@ chunk_producer!(RChunksExactMutProducer, &'data mut [T], Send, split_at_mut, rch
 /// The panic that every `par_` method making chunks documents, raised by the constructors
 /// (so reported where the method was called, if it is `#[track_caller]`).
 #[track_caller]
+#[inline]
 fn assert_chunk_size(chunk_size: usize) {
     assert!(chunk_size != 0, "chunk_size must not be zero");
 }
@@ -78,6 +81,7 @@ macro_rules! chunk_iter {
 
         impl<'data, T> $iter<'data, T> {
             #[track_caller]
+            #[inline]
             pub(super) fn new(chunk_size: usize, slice: $slice) -> Self {
                 assert_chunk_size(chunk_size);
                 $iter { chunk_size, slice }
@@ -98,6 +102,7 @@ macro_rules! chunk_iter {
 
         impl<'data, T> $iter<'data, T> {
             #[track_caller]
+            #[inline]
             pub(super) fn new(chunk_size: usize, $s: $slice) -> Self {
                 assert_chunk_size(chunk_size);
                 let $rem = $s.len() % chunk_size;
@@ -123,6 +128,7 @@ macro_rules! chunk_iter {
 macro_rules! clone_by_copy {
     ($($iter:ident),*) => {$(
         impl<T> Clone for $iter<'_, T> {
+            #[inline]
             fn clone(&self) -> Self {
                 $iter { ..*self }
             }
@@ -180,6 +186,7 @@ macro_rules! remainder {
     ($iter:ident, $which:literal) => {
         impl<'data, T> $iter<'data, T> {
             #[doc = concat!("The ", $which, " elements, fewer than `chunk_size`, that no chunk holds.")]
+            #[inline]
             pub fn remainder(&self) -> &'data [T] {
                 self.rem
             }
@@ -195,16 +202,19 @@ macro_rules! remainder_mut {
     ($iter:ident, $which:literal) => {
         impl<'data, T> $iter<'data, T> {
             #[doc = concat!("The ", $which, " elements, fewer than `chunk_size`, that no chunk holds.")]
+            #[inline]
             pub fn into_remainder(self) -> &'data mut [T] {
                 self.rem
             }
 
             #[doc = concat!("The ", $which, " elements that no chunk holds, borrowed.")]
+            #[inline]
             pub fn remainder(&mut self) -> &mut [T] {
                 self.rem
             }
 
             #[doc = concat!("Takes the ", $which, " elements that no chunk holds, leaving none.")]
+            #[inline]
             pub fn take_remainder(&mut self) -> &'data mut [T] {
                 std::mem::take(&mut self.rem)
             }

@@ -46,6 +46,7 @@ pub trait ParallelSlice<T: Sync> {
     ///
     /// # Panics
     /// If `chunk_size` is 0.
+    #[inline]
     fn par_chunks(&self, chunk_size: usize) -> Chunks<'_, T> {
         Chunks::new(chunk_size, self.as_parallel_slice())
     }
@@ -62,6 +63,7 @@ pub trait ParallelSlice<T: Sync> {
     /// # Panics
     /// If `chunk_size` is 0.
     #[track_caller]
+    #[inline]
     fn par_chunks_exact(&self, chunk_size: usize) -> ChunksExact<'_, T> {
         ChunksExact::new(chunk_size, self.as_parallel_slice())
     }
@@ -78,6 +80,7 @@ pub trait ParallelSlice<T: Sync> {
     /// # Panics
     /// If `chunk_size` is 0.
     #[track_caller]
+    #[inline]
     fn par_rchunks(&self, chunk_size: usize) -> RChunks<'_, T> {
         RChunks::new(chunk_size, self.as_parallel_slice())
     }
@@ -94,6 +97,7 @@ pub trait ParallelSlice<T: Sync> {
     /// # Panics
     /// If `chunk_size` is 0.
     #[track_caller]
+    #[inline]
     fn par_rchunks_exact(&self, chunk_size: usize) -> RChunksExact<'_, T> {
         RChunksExact::new(chunk_size, self.as_parallel_slice())
     }
@@ -108,6 +112,7 @@ pub trait ParallelSlice<T: Sync> {
     ///     .collect();
     /// assert_eq!(products, [6, 64, 162]);
     /// ```
+    #[inline]
     fn par_split<P>(&self, separator: P) -> Split<'_, T, P>
     where
         P: Fn(&T) -> bool + Sync + Send,
@@ -126,6 +131,7 @@ pub trait ParallelSlice<T: Sync> {
     ///     .collect();
     /// assert_eq!(lengths, [4, 4, 3]);
     /// ```
+    #[inline]
     fn par_split_inclusive<P>(&self, separator: P) -> SplitInclusive<'_, T, P>
     where
         P: Fn(&T) -> bool + Sync + Send,
@@ -140,6 +146,7 @@ pub trait ParallelSlice<T: Sync> {
     /// let chunks: Vec<_> = [1, 2, 2, 3, 3, 3].par_chunk_by(|&x, &y| x == y).collect();
     /// assert_eq!(chunks, [&[1][..], &[2, 2], &[3, 3, 3]]);
     /// ```
+    #[inline]
     fn par_chunk_by<F>(&self, pred: F) -> ChunkBy<'_, T, F>
     where
         F: Fn(&T, &T) -> bool + Send + Sync,
@@ -151,6 +158,7 @@ pub trait ParallelSlice<T: Sync> {
     ///
     /// # Panics
     /// If `window_size` is 0.
+    #[inline]
     fn par_windows(&self, window_size: usize) -> Windows<'_, T> {
         assert!(window_size != 0, "window_size must not be zero");
         Windows::new(window_size, self.as_parallel_slice())
@@ -166,6 +174,7 @@ pub trait ParallelSlice<T: Sync> {
     ///
     /// # Panics
     /// If `N` is 0.
+    #[inline]
     fn par_array_windows<const N: usize>(&self) -> ArrayWindows<'_, T, N> {
         ArrayWindows::new(self.as_parallel_slice())
     }
@@ -196,6 +205,7 @@ pub trait ParallelSliceMut<T: Send> {
     ///
     /// # Panics
     /// If `chunk_size` is 0.
+    #[inline]
     fn par_chunks_mut(&mut self, chunk_size: usize) -> ChunksMut<'_, T> {
         ChunksMut::new(chunk_size, self.as_parallel_slice_mut())
     }
@@ -209,6 +219,7 @@ pub trait ParallelSliceMut<T: Send> {
     /// array.par_split_mut(|i| *i == 0).for_each(|slice| slice.reverse());
     /// assert_eq!(array, [3, 2, 1, 0, 8, 4, 2, 0, 9, 6, 3]);
     /// ```
+    #[inline]
     fn par_split_mut<P>(&mut self, separator: P) -> SplitMut<'_, T, P>
     where
         P: Fn(&T) -> bool + Sync + Send,
@@ -225,6 +236,7 @@ pub trait ParallelSliceMut<T: Send> {
     /// array.par_split_inclusive_mut(|i| *i == 0).for_each(|slice| slice.reverse());
     /// assert_eq!(array, [0, 3, 2, 1, 0, 8, 4, 2, 9, 6, 3]);
     /// ```
+    #[inline]
     fn par_split_inclusive_mut<P>(&mut self, separator: P) -> SplitInclusiveMut<'_, T, P>
     where
         P: Fn(&T) -> bool + Sync + Send,
@@ -240,6 +252,7 @@ pub trait ParallelSliceMut<T: Send> {
     /// array.par_chunk_by_mut(|&x, &y| x == y).for_each(|slice| slice[0] = 0);
     /// assert_eq!(array, [0, 0, 2, 0, 3, 3]);
     /// ```
+    #[inline]
     fn par_chunk_by_mut<F>(&mut self, pred: F) -> ChunkByMut<'_, T, F>
     where
         F: Fn(&T, &T) -> bool + Send + Sync,
@@ -261,6 +274,7 @@ pub trait ParallelSliceMut<T: Send> {
     /// # Panics
     /// If `chunk_size` is 0.
     #[track_caller]
+    #[inline]
     fn par_chunks_exact_mut(&mut self, chunk_size: usize) -> ChunksExactMut<'_, T> {
         ChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
     }
@@ -278,6 +292,7 @@ pub trait ParallelSliceMut<T: Send> {
     /// # Panics
     /// If `chunk_size` is 0.
     #[track_caller]
+    #[inline]
     fn par_rchunks_mut(&mut self, chunk_size: usize) -> RChunksMut<'_, T> {
         RChunksMut::new(chunk_size, self.as_parallel_slice_mut())
     }
@@ -296,11 +311,13 @@ pub trait ParallelSliceMut<T: Send> {
     /// # Panics
     /// If `chunk_size` is 0.
     #[track_caller]
+    #[inline]
     fn par_rchunks_exact_mut(&mut self, chunk_size: usize) -> RChunksExactMut<'_, T> {
         RChunksExactMut::new(chunk_size, self.as_parallel_slice_mut())
     }
 
     /// Sorts the slice, stably (equal elements keep their order): a parallel merge sort.
+    #[inline]
     fn par_sort(&mut self)
     where
         T: Ord,
@@ -309,6 +326,7 @@ pub trait ParallelSliceMut<T: Send> {
     }
 
     /// Sorts the slice stably by `compare`.
+    #[inline]
     fn par_sort_by<F>(&mut self, compare: F)
     where
         F: Fn(&T, &T) -> Ordering + Sync,
@@ -326,6 +344,7 @@ pub trait ParallelSliceMut<T: Send> {
     /// v.par_sort_by_key(|p| p.0);
     /// assert_eq!(v, [(1, 'b'), (1, 'd'), (2, 'a'), (2, 'c')]);
     /// ```
+    #[inline]
     fn par_sort_by_key<K, F>(&mut self, f: F)
     where
         K: Ord,
@@ -347,6 +366,7 @@ pub trait ParallelSliceMut<T: Send> {
     /// words.par_sort_by_cached_key(|w| w.to_lowercase());
     /// assert_eq!(words, ["Alpha", "alpha", "Bravo", "charlie", "delta"]);
     /// ```
+    #[inline]
     fn par_sort_by_cached_key<K, F>(&mut self, f: F)
     where
         F: Fn(&T) -> K + Sync,
@@ -383,6 +403,7 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Sorts the slice without keeping the order of equal elements: a parallel
     /// pattern-defeating quicksort, faster than `par_sort` and with no extra memory.
+    #[inline]
     fn par_sort_unstable(&mut self)
     where
         T: Ord,
@@ -391,6 +412,7 @@ pub trait ParallelSliceMut<T: Send> {
     }
 
     /// Sorts the slice unstably by `compare`.
+    #[inline]
     fn par_sort_unstable_by<F>(&mut self, compare: F)
     where
         F: Fn(&T, &T) -> Ordering + Sync,
@@ -401,6 +423,7 @@ pub trait ParallelSliceMut<T: Send> {
     }
 
     /// Sorts the slice unstably by the key `f` extracts.
+    #[inline]
     fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
     where
         K: Ord,
@@ -425,6 +448,7 @@ macro_rules! slice_into_par_iter {
             type Item = &'data T;
             type Iter = Iter<'data, T>;
 
+            #[inline]
             fn into_par_iter(self) -> Self::Iter {
                 Iter { slice: self }
             }
@@ -434,6 +458,7 @@ macro_rules! slice_into_par_iter {
             type Item = &'data mut T;
             type Iter = IterMut<'data, T>;
 
+            #[inline]
             fn into_par_iter(self) -> Self::Iter {
                 IterMut { slice: self }
             }
@@ -449,6 +474,7 @@ slice_into_par_iter!([T], Vec<T>, Box<[T]>);
 macro_rules! indexed_via_producer {
     ([$($generics:tt)*] $iter:ty => $item:ty, |$this:ident| len $len:expr, producer $producer:expr) => {
         indexed_via_producer!([$($generics)*] $iter => $item, |$this| len $len,
+            #[inline]
             fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
                 let $this = self;
                 callback.callback($producer)
@@ -459,6 +485,7 @@ macro_rules! indexed_via_producer {
         impl<$($generics)*> ParallelIterator for $iter {
             type Item = $item;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<Self::Item>,
@@ -466,17 +493,20 @@ macro_rules! indexed_via_producer {
                 bridge(self, consumer)
             }
 
+            #[inline]
             fn opt_len(&self) -> Option<usize> {
                 Some(self.len())
             }
         }
 
         impl<$($generics)*> IndexedParallelIterator for $iter {
+            #[inline]
             fn len(&self) -> usize {
                 let $this = self;
                 $len
             }
 
+            #[inline]
             fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
                 bridge(self, consumer)
             }
@@ -534,6 +564,7 @@ slice_iter!(
 );
 
 impl<T> Clone for Iter<'_, T> {
+    #[inline]
     fn clone(&self) -> Self {
         Iter { slice: self.slice }
     }
@@ -547,12 +578,14 @@ pub struct Windows<'data, T> {
 }
 
 impl<'data, T> Windows<'data, T> {
+    #[inline]
     fn new(window_size: usize, slice: &'data [T]) -> Self {
         Windows { window_size, slice }
     }
 }
 
 impl<T> Clone for Windows<'_, T> {
+    #[inline]
     fn clone(&self) -> Self {
         Windows { ..*self }
     }
@@ -571,10 +604,12 @@ impl<'data, T: Sync + 'data> Producer for WindowsProducer<'data, T> {
     type Item = &'data [T];
     type IntoIter = std::slice::Windows<'data, T>;
 
+    #[inline]
     fn into_iter(self) -> Self::IntoIter {
         self.slice.windows(self.window_size)
     }
 
+    #[inline]
     fn split_at(self, index: usize) -> (Self, Self) {
         // The left part keeps the `window_size - 1` elements its last window shares with
         // the right part's first.

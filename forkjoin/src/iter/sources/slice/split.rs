@@ -33,15 +33,18 @@ macro_rules! side {
         impl<'data, T: $bound> Side for $slice {
             type Elem = T;
 
+            #[inline]
             fn view(&self) -> &[T] {
                 self
             }
 
+            #[inline]
             fn cut(self, $left_end: usize, $right_start: usize) -> (Self, Self) {
                 let $this = self;
                 $cut
             }
 
+            #[inline]
             fn fold_split<P, F>(self, separator: &P, inclusive: bool, folder: F) -> F
             where
                 P: Fn(&T) -> bool,
@@ -54,6 +57,7 @@ macro_rules! side {
                 }
             }
 
+            #[inline]
             fn fold_chunk_by<P, F>(self, same: &P, folder: F) -> F
             where
                 P: Fn(&T, &T) -> bool,
@@ -104,6 +108,7 @@ struct Runs<'p, P>(&'p P);
 copy_ref_wrapper!(Separators, Runs);
 
 impl<T, P: Fn(&T) -> bool + Sync> Rule<T> for Separators<'_, P> {
+    #[inline]
     fn cut(self, slice: &[T]) -> Option<(usize, usize)> {
         let mid = slice.len() / 2;
         let separator = self.separator;
@@ -119,12 +124,14 @@ impl<T, P: Fn(&T) -> bool + Sync> Rule<T> for Separators<'_, P> {
         })
     }
 
+    #[inline]
     fn fold<S: Side<Elem = T>, F: Folder<S>>(self, slice: S, folder: F) -> F {
         slice.fold_split(self.separator, self.inclusive, folder)
     }
 }
 
 impl<T, P: Fn(&T, &T) -> bool + Sync> Rule<T> for Runs<'_, P> {
+    #[inline]
     fn cut(self, slice: &[T]) -> Option<(usize, usize)> {
         let mid = slice.len() / 2;
         let boundary = |&i: &usize| !(self.0)(&slice[i - 1], &slice[i]);
@@ -134,6 +141,7 @@ impl<T, P: Fn(&T, &T) -> bool + Sync> Rule<T> for Runs<'_, P> {
         Some((at, at))
     }
 
+    #[inline]
     fn fold<S: Side<Elem = T>, F: Folder<S>>(self, slice: S, folder: F) -> F {
         slice.fold_chunk_by(self.0, folder)
     }
@@ -148,6 +156,7 @@ struct Part<S, R> {
 impl<S: Side, R: Rule<S::Elem>> UnindexedProducer for Part<S, R> {
     type Item = S;
 
+    #[inline]
     fn split(self) -> (Self, Option<Self>) {
         match self.rule.cut(self.slice.view()) {
             Some((left_end, right_start)) => {
@@ -162,6 +171,7 @@ impl<S: Side, R: Rule<S::Elem>> UnindexedProducer for Part<S, R> {
         }
     }
 
+    #[inline]
     fn fold_with<F: Folder<S>>(self, folder: F) -> F {
         self.rule.fold(self.slice, folder)
     }
@@ -178,12 +188,14 @@ macro_rules! split_iter {
         }
 
         impl<'data, T, P> $name<'data, T, P> {
+            #[inline]
             pub(super) fn new(slice: $slice, $pred: P) -> Self {
                 $name { slice, $pred }
             }
         }
 
         impl<T: fmt::Debug, P> fmt::Debug for $name<'_, T, P> {
+            #[inline]
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.debug_struct(stringify!($name))
                     .field("slice", &self.slice)
@@ -198,6 +210,7 @@ macro_rules! split_iter {
         {
             type Item = $slice;
 
+            #[inline]
             fn drive_unindexed<C>(self, consumer: C) -> C::Result
             where
                 C: UnindexedConsumer<Self::Item>,
@@ -247,18 +260,21 @@ split_iter!(
 );
 
 impl<T, P: Clone> Clone for Split<'_, T, P> {
+    #[inline]
     fn clone(&self) -> Self {
         Split::new(self.slice, self.separator.clone())
     }
 }
 
 impl<T, P: Clone> Clone for SplitInclusive<'_, T, P> {
+    #[inline]
     fn clone(&self) -> Self {
         SplitInclusive::new(self.slice, self.separator.clone())
     }
 }
 
 impl<T, P: Clone> Clone for ChunkBy<'_, T, P> {
+    #[inline]
     fn clone(&self) -> Self {
         ChunkBy::new(self.slice, self.same.clone())
     }

@@ -12,12 +12,14 @@ pub struct ArrayWindows<'data, T, const N: usize> {
 }
 
 impl<T, const N: usize> Clone for ArrayWindows<'_, T, N> {
+    #[inline]
     fn clone(&self) -> Self {
         ArrayWindows { ..*self }
     }
 }
 
 impl<'data, T, const N: usize> ArrayWindows<'data, T, N> {
+    #[inline]
     pub(super) fn new(slice: &'data [T]) -> Self {
         assert!(N != 0, "window_size must not be zero");
         ArrayWindows { slice }
@@ -25,6 +27,7 @@ impl<'data, T, const N: usize> ArrayWindows<'data, T, N> {
 }
 
 /// A window of `N` elements as an array.
+#[inline]
 fn to_array<T, const N: usize>(window: &[T]) -> &[T; N] {
     window.try_into().expect("a window of N elements")
 }
@@ -32,6 +35,7 @@ fn to_array<T, const N: usize>(window: &[T]) -> &[T; N] {
 type AsArrays<'data, T, const N: usize> = Map<Windows<'data, T>, fn(&'data [T]) -> &'data [T; N]>;
 
 impl<'data, T: Sync + 'data, const N: usize> ArrayWindows<'data, T, N> {
+    #[inline]
     fn into_arrays(self) -> AsArrays<'data, T, N> {
         Windows::new(N, self.slice).map(to_array::<T, N> as fn(&'data [T]) -> &'data [T; N])
     }
@@ -40,6 +44,7 @@ impl<'data, T: Sync + 'data, const N: usize> ArrayWindows<'data, T, N> {
 impl<'data, T: Sync + 'data, const N: usize> ParallelIterator for ArrayWindows<'data, T, N> {
     type Item = &'data [T; N];
 
+    #[inline]
     fn drive_unindexed<C>(self, consumer: C) -> C::Result
     where
         C: UnindexedConsumer<Self::Item>,
@@ -47,20 +52,24 @@ impl<'data, T: Sync + 'data, const N: usize> ParallelIterator for ArrayWindows<'
         self.into_arrays().drive_unindexed(consumer)
     }
 
+    #[inline]
     fn opt_len(&self) -> Option<usize> {
         Some(self.len())
     }
 }
 
 impl<'data, T: Sync + 'data, const N: usize> IndexedParallelIterator for ArrayWindows<'data, T, N> {
+    #[inline]
     fn len(&self) -> usize {
         (self.slice.len() + 1).saturating_sub(N)
     }
 
+    #[inline]
     fn drive<C: Consumer<Self::Item>>(self, consumer: C) -> C::Result {
         self.into_arrays().drive(consumer)
     }
 
+    #[inline]
     fn with_producer<CB: ProducerCallback<Self::Item>>(self, callback: CB) -> CB::Output {
         self.into_arrays().with_producer(callback)
     }
