@@ -362,6 +362,7 @@ mod loom_tests {
                                 lendable: true,
                                 parks: &parks,
                                 period: Duration::from_micros(50),
+                                requests_pending: &|| false,
                             },
                         );
                     }
