@@ -103,11 +103,11 @@ impl Registry {
         // may need, then park again. `wake` needs a fence after what the woken thread
         // should see; here that is nothing but the count, a SeqCst read-modify-write.
         let n = self.num_threads();
-        let others = (1..n).map(|k| (worker.shown_index() + k) % n);
+        let mut others = (1..n).map(|k| (worker.shown_index() + k) % n);
         if !self.has_work() && others.clone().any(|i| self.sleep.is_parked(i)) {
             return;
         }
-        if others.into_iter().any(|i| self.sleep.wake(i)) {
+        if others.any(|i| self.sleep.wake(i)) {
             return;
         }
         if !self.compensation.reserve_spare() {

@@ -55,7 +55,7 @@ pub(crate) struct Idle {
 /// The watcher's period doubles, up to this many times, while every request it made is
 /// still pending: nobody has reached a join or a loop's chunk boundary since, so asking
 /// again would change nothing, and the first boundary that shares wakes a parked worker
-/// anyway (a long sequential stretch on the busy worker, DESIGN.md, section 6).
+/// anyway (a long sequential stretch on the busy worker: DESIGN.md, section 4).
 const WATCH_BACKOFF: u32 = 6;
 
 /// How far a worker's idle phase has gone (`start_looking` to `work_found`).

@@ -3,7 +3,7 @@
 //! `map_init`, `skip`/`take`, `copied`/`cloned`, `chain`, `rev` (`fold` is with the
 //! accumulators).
 
-use super::{cells_over_costs, checksum, on_each_runtime, Has, In};
+use super::{cells_over_costs, checksum, flat, on_each_runtime, Has, In};
 use crate::matrix::cost::Cost;
 use crate::matrix::CellDef;
 
@@ -150,9 +150,6 @@ on_each_runtime! {
 }
 
 pub(crate) fn cells(out: &mut Vec<CellDef>) {
-    let flat = |source: &str, adaptors: &str, consumer: &str| {
-        format!("{source} | {adaptors} | {consumer} | flat")
-    };
     cells_over_costs!(
         out,
         &flat("slice", "-", "sum"),

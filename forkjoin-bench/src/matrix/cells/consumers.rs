@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use super::{cells_over_costs, checksum, on_each_runtime, Has, In};
+use super::{cells_over_costs, checksum, flat, on_each_runtime, Has, In};
 use crate::matrix::cost::Cost;
 use crate::matrix::CellDef;
 
@@ -108,9 +108,6 @@ on_each_runtime! {
 }
 
 pub(crate) fn cells(out: &mut Vec<CellDef>) {
-    let flat = |source: &str, adaptors: &str, consumer: &str| {
-        format!("{source} | {adaptors} | {consumer} | flat")
-    };
     cells_over_costs!(
         out,
         &flat("range-u64", "map", "reduce"),

@@ -122,8 +122,6 @@ pub(crate) enum CostName {
     Mixed,
 }
 
-use CostName::{Mixed as MIXED, Ns1 as NS1, Ns100 as NS100, Us10 as US10};
-
 /// `cells_over_costs!(out, name-without-cost, [costs], Has, min items, body)`: one cell per
 /// cost, whose input is an [`In`] of the cost with `Size::items` items and whose versions
 /// are `body`'s (`body::<Cost>`; `body [N]` for `body::<Cost, N>`).
@@ -152,38 +150,33 @@ pub(crate) fn push_cost_cell(
     spin: super::Versions<In<Spin>>,
     mixed: super::Versions<In<Mixed>>,
 ) {
-    let full = |c: &str| format!("{name} | {c}");
+    let name = |c: &str| format!("{name} | {c}");
     out.push(match cost {
-        NS1 => super::cell(
-            full("1ns"),
-            move |s: Size| In::new(s.items(Cheap.ns(), min), Cheap, has),
-            cheap,
-        ),
-        NS100 => super::cell(
-            full("100ns"),
-            move |s: Size| {
-                let c = Spin::ns100();
-                In::new(s.items(c.ns(), min), c, has)
-            },
-            spin,
-        ),
-        US10 => super::cell(
-            full("10us"),
-            move |s: Size| {
-                let c = Spin::us10();
-                In::new(s.items(c.ns(), min), c, has)
-            },
-            spin,
-        ),
-        MIXED => super::cell(
-            full("mixed"),
-            move |s: Size| {
-                let c = Mixed::new();
-                In::new(s.items(c.ns(), min), c, has)
-            },
-            mixed,
-        ),
+        CostName::Ns1 => cost_cell(name("1ns"), Cheap, has, min, cheap),
+        CostName::Ns100 => cost_cell(name("100ns"), Spin::ns100(), has, min, spin),
+        CostName::Us10 => cost_cell(name("10us"), Spin::us10(), has, min, spin),
+        CostName::Mixed => cost_cell(name("mixed"), Mixed::new(), has, min, mixed),
     });
+}
+
+/// One cell over an [`In`] of `Size::items` items of cost `c`.
+fn cost_cell<C: Cost>(
+    name: String,
+    c: C,
+    has: Has,
+    min: usize,
+    versions: super::Versions<In<C>>,
+) -> super::CellDef {
+    super::cell(
+        name,
+        move |s: Size| In::new(s.items(c.ns(), min), c, has),
+        versions,
+    )
+}
+
+/// A flat cell family's name: `source | adaptors | consumer | flat`.
+pub(crate) fn flat(source: &str, adaptors: &str, consumer: &str) -> String {
+    format!("{source} | {adaptors} | {consumer} | flat")
 }
 
 /// The preludes' paths, for `on_each_prelude!`.

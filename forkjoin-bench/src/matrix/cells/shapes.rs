@@ -14,6 +14,7 @@ use super::nesting;
 use super::{checksum, on_each_runtime, In};
 use crate::matrix::cost::{Cheap, Cost};
 use crate::matrix::{cell, versions, CellDef, Size};
+use crate::suite::programs::matmul::{quarters, quarters_mut};
 use crate::suite::programs::sort::splitmix64;
 
 type V3 = [f64; 3];
@@ -79,19 +80,6 @@ fn leaf_multiply(c: &mut [f64], a: &[f64], b: &[f64]) {
             c[i * LEAF + j] = s;
         }
     }
-}
-
-fn quarters(m: &[f64]) -> [&[f64]; 4] {
-    let q = m.len() / 4;
-    [&m[..q], &m[q..2 * q], &m[2 * q..3 * q], &m[3 * q..]]
-}
-
-fn quarters_mut(m: &mut [f64]) -> [&mut [f64]; 4] {
-    let q = m.len() / 4;
-    let (x, y) = m.split_at_mut(2 * q);
-    let (m11, m12) = x.split_at_mut(q);
-    let (m21, m22) = y.split_at_mut(q);
-    [m11, m12, m21, m22]
 }
 
 /// Shape 5's tree.

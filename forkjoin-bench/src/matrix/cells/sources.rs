@@ -2,7 +2,7 @@
 //! feeds its items): ranges of u32, u64 and usize, a slice, an owned `Vec`, `par_chunks`,
 //! `par_iter_mut`, the zip of two slices, `par_bridge` and `par_chars`.
 
-use super::{cells_over_costs, checksum, on_each_runtime, Has, In};
+use super::{cells_over_costs, checksum, flat, on_each_runtime, Has, In};
 use crate::matrix::cost::Cost;
 use crate::matrix::CellDef;
 
@@ -73,9 +73,6 @@ on_each_runtime! {
 }
 
 pub(crate) fn cells(out: &mut Vec<CellDef>) {
-    let flat = |source: &str, adaptors: &str, consumer: &str| {
-        format!("{source} | {adaptors} | {consumer} | flat")
-    };
     cells_over_costs!(
         out,
         &flat("range-u32", "map", "sum"),

@@ -201,13 +201,13 @@ fn tile_multiply<const ADD: bool>(c: &mut [f64], a: &[f64], b: &[f64], t: usize)
 }
 
 /// The four quadrants of a block in quadtree order.
-pub(super) fn quarters(m: &[f64]) -> [&[f64]; 4] {
+pub(crate) fn quarters(m: &[f64]) -> [&[f64]; 4] {
     let q = m.len() / 4;
     [&m[..q], &m[q..2 * q], &m[2 * q..3 * q], &m[3 * q..]]
 }
 
 /// The four quadrants of a block in quadtree order, mutably.
-pub(super) fn quarters_mut(m: &mut [f64]) -> [&mut [f64]; 4] {
+pub(crate) fn quarters_mut(m: &mut [f64]) -> [&mut [f64]; 4] {
     let q = m.len() / 4;
     let (m0, rest) = m.split_at_mut(q);
     let (m1, rest) = rest.split_at_mut(q);
