@@ -18,7 +18,7 @@
 //! be reading the old one; they are at most as large as the live buffer in total.
 
 use crate::padded::CachePadded;
-use crate::sync::{fence, AtomicIsize, AtomicPtr};
+use crate::sync::{fence, AtomicIsize, AtomicPtr, AtomicUsize};
 use std::cell::UnsafeCell;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
@@ -28,6 +28,9 @@ const INITIAL_CAPACITY: usize = 64;
 struct Buffer<T> {
     mask: usize,
     slots: Box<[AtomicPtr<T>]>,
+    /// Each slot's tag: the region its item descends from (`registry::region`), so that a
+    /// waiting worker can tell, before it takes an item, whether it may run it.
+    tags: Box<[AtomicUsize]>,
 }
 
 impl<T> Buffer<T> {
@@ -36,9 +39,11 @@ impl<T> Buffer<T> {
         let slots = (0..capacity)
             .map(|_| AtomicPtr::new(ptr::null_mut()))
             .collect();
+        let tags = (0..capacity).map(|_| AtomicUsize::new(0)).collect();
         Box::into_raw(Box::new(Buffer {
             mask: capacity - 1,
             slots,
+            tags,
         }))
     }
 
@@ -48,6 +53,10 @@ impl<T> Buffer<T> {
 
     fn slot(&self, index: isize) -> &AtomicPtr<T> {
         &self.slots[index as usize & self.mask]
+    }
+
+    fn tag(&self, index: isize) -> &AtomicUsize {
+        &self.tags[index as usize & self.mask]
     }
 }
 
@@ -94,11 +103,20 @@ impl<T> Deque<T> {
         }
     }
 
-    /// Pushes at the bottom.
+    /// Pushes at the bottom, untagged (tag 0: no waiting worker may take it).
     ///
     /// # Safety
     /// Only the owner thread may call `push` and `pop`.
     pub(crate) unsafe fn push(&self, item: NonNull<T>) {
+        // SAFETY: our contract.
+        unsafe { self.push_tagged(item, 0) }
+    }
+
+    /// Pushes at the bottom, with the tag a waiting thief compares (`steal_tagged`).
+    ///
+    /// # Safety
+    /// Only the owner thread may call `push` and `pop`.
+    pub(crate) unsafe fn push_tagged(&self, item: NonNull<T>, tag: usize) {
         // SAFETY: on the owner's thread (our contract): only it writes `bottom` and the slots at and above it.
         unsafe {
             // Relaxed: only this thread writes `bottom`.
@@ -112,8 +130,9 @@ impl<T> Deque<T> {
             if b - t >= (*buf).capacity() as isize {
                 buf = self.grow(buf, t, b);
             }
-            // Relaxed: the release store of `bottom` below publishes it.
+            // Relaxed: the release store of `bottom` below publishes both.
             (*buf).slot(b).store(item.as_ptr(), Relaxed);
+            (*buf).tag(b).store(tag, Relaxed);
             // Release (Java's `lazySet`): a thief that reads the new `bottom` with
             // Acquire sees the slot. No StoreLoad fence: nothing here must be ordered before a
             // later load.
@@ -133,6 +152,7 @@ impl<T> Deque<T> {
             for i in t..b {
                 // Relaxed: these slots were written by this thread.
                 (*new).slot(i).store((*old).slot(i).load(Relaxed), Relaxed);
+                (*new).tag(i).store((*old).tag(i).load(Relaxed), Relaxed);
             }
             // Release: a thief that loads the new buffer (Acquire) sees the copied slots.
             self.buffer.store(new, Release);
@@ -190,8 +210,63 @@ impl<T> Deque<T> {
         }
     }
 
+    /// Pops from the bottom only if the deque holds more than `floor` items by index, i.e.
+    /// only items pushed after `bottom` was `floor` (`bottom_index`): a waiting owner
+    /// takes what it pushed since it started waiting for something, never what lies below.
+    ///
+    /// # Safety
+    /// Only the owner thread may call `push` and `pop`.
+    pub(crate) unsafe fn pop_above(&self, floor: isize) -> Option<NonNull<T>> {
+        // Relaxed: only this thread writes `bottom`.
+        if self.bottom.load(Relaxed) <= floor {
+            return None;
+        }
+        // SAFETY: our contract.
+        unsafe { self.pop() }
+    }
+
+    /// The index of the next push. Exact for the owner (only it writes `bottom`).
+    pub(crate) fn bottom_index(&self) -> isize {
+        // Relaxed: only the owner writes it, and only the owner asks.
+        self.bottom.load(Relaxed)
+    }
+
     /// Takes the item at the top (the oldest). Any thread.
     pub(crate) fn steal(&self) -> Steal<NonNull<T>> {
+        self.steal_if(|_, _| true)
+    }
+
+    /// Takes the item at the top only if its tag is `tag`; `Empty` if it has another. Any
+    /// thread. A waiting worker takes only what descends from what it waits for
+    /// (DESIGN.md, section 5).
+    pub(crate) fn steal_tagged(&self, tag: usize) -> Steal<NonNull<T>> {
+        self.steal_if(|_, t| t == tag)
+    }
+
+    /// Takes the item at the top only if it was pushed since `bottom` was `floor`: the
+    /// owner's oldest own job when it waits under rayon's `breadth_first` hint.
+    pub(crate) fn steal_above(&self, floor: isize) -> Steal<NonNull<T>> {
+        self.steal_if(|index, _| index >= floor)
+    }
+
+    /// The tag of the item at the top, as a snapshot (None if the deque looks empty): what a
+    /// waiting worker looks at before it parks.
+    pub(crate) fn top_tag(&self) -> Option<usize> {
+        // Acquire: as in `steal_if`. Relaxed would do for a hint, but the tag read below
+        // must not be older than the push it belongs to.
+        let t = self.top.load(Acquire);
+        let b = self.bottom.load(Acquire);
+        if b <= t {
+            return None;
+        }
+        let buf = self.buffer.load(Acquire);
+        // SAFETY: buffers live as long as the deque. A stale tag is only a wrong hint: the
+        // caller takes nothing on its strength without `steal_tagged`.
+        Some(unsafe { (*buf).tag(t).load(Relaxed) })
+    }
+
+    #[inline]
+    fn steal_if(&self, wanted: impl Fn(isize, usize) -> bool) -> Steal<NonNull<T>> {
         // Acquire: pairs with the SeqCst CAS of other thieves.
         let t = self.top.load(Acquire);
         // A look before the fence: a deque whose `bottom` is at or below `top` is reported
@@ -212,9 +287,12 @@ impl<T> Deque<T> {
         // Acquire: pairs with the release store in `grow`, making the copied slots visible.
         let buf = self.buffer.load(Acquire);
         // SAFETY: buffers live as long as the deque. If the owner has wrapped around and
-        // overwritten this slot, `top` has moved on and the CAS below fails, so a stale
-        // value is never returned.
-        let item = unsafe { (*buf).slot(t).load(Relaxed) };
+        // overwritten this slot and its tag, `top` has moved on and the CAS below fails, so
+        // a stale value (or a stale tag's verdict) is never acted on.
+        let (item, tag) = unsafe { ((*buf).slot(t).load(Relaxed), (*buf).tag(t).load(Relaxed)) };
+        if !wanted(t, tag) {
+            return Steal::Empty;
+        }
         if self
             .top
             .compare_exchange(t, t + 1, SeqCst, Relaxed)
@@ -515,6 +593,61 @@ mod loom_tests {
             };
             // SAFETY: owner.
             let mine = unsafe { d.pop() }.map(take);
+            let theirs = thief.join().unwrap();
+            assert_eq!(mine.is_some() as u8 + theirs.is_some() as u8, 1);
+            assert_eq!(mine.or(theirs), Some(7));
+        });
+    }
+
+    /// A waiting thief takes only the items of its region: the owner pushes an item of
+    /// another region, then one of the thief's, and pops while the thief tries a tagged
+    /// steal. The thief never gets the other region's item, and every item is taken once.
+    #[test]
+    fn tagged_steal_takes_only_its_region() {
+        model(|| {
+            let d = Arc::new(Deque::with_capacity(2));
+            // SAFETY: the model's main thread is the owner.
+            unsafe { d.push_tagged(item(1), 10) };
+            let thief = {
+                let d = d.clone();
+                thread::spawn(move || loop {
+                    match d.steal_tagged(20) {
+                        Steal::Success(p) => return Some(take(p)),
+                        Steal::Empty => return None,
+                        Steal::Retry => thread::yield_now(),
+                    }
+                })
+            };
+            // SAFETY: owner.
+            unsafe { d.push_tagged(item(2), 20) };
+            // SAFETY: owner.
+            let popped: Vec<usize> = std::iter::from_fn(|| unsafe { d.pop() }).map(take).collect();
+            let theirs = thief.join().unwrap();
+            // Item 1 lies at the top until it is popped: the thief sees its tag and passes.
+            assert_eq!(theirs, None);
+            assert_eq!(popped, vec![2, 1]);
+        });
+    }
+
+    /// A tagged steal against a pop of the last item of its region: exactly one gets it.
+    #[test]
+    fn tagged_steal_races_the_owner_for_the_last_item() {
+        model(|| {
+            let d = Arc::new(Deque::with_capacity(2));
+            // SAFETY: the model's main thread is the owner.
+            unsafe { d.push_tagged(item(7), 20) };
+            let thief = {
+                let d = d.clone();
+                thread::spawn(move || loop {
+                    match d.steal_tagged(20) {
+                        Steal::Success(p) => return Some(take(p)),
+                        Steal::Empty => return None,
+                        Steal::Retry => thread::yield_now(),
+                    }
+                })
+            };
+            // SAFETY: owner.
+            let mine = unsafe { d.pop_above(0) }.map(take);
             let theirs = thief.join().unwrap();
             assert_eq!(mine.is_some() as u8 + theirs.is_some() as u8, 1);
             assert_eq!(mine.or(theirs), Some(7));

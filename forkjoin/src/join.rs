@@ -22,6 +22,7 @@ use crate::job::{JobHeader, JobRef};
 use crate::latch::CoreLatch;
 use crate::panic::{catch, Panic};
 use crate::profile_hooks;
+use crate::registry::isolation::Helps;
 use crate::registry::{self, JoinState, Worker, FRAMES, PRIVATE_FRAMES, SHARE_REQUEST};
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;
@@ -466,7 +467,13 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
                     None => {
                         // Relaxed: only a hint for where to steal; stale values are harmless.
                         let thief = latch.thief.load(Relaxed);
-                        worker.wait_until(&|| latch.core.probe(), Some(thief));
+                        // Isolated: the frame's own region, and whatever this worker pushed
+                        // (every job left on its deque lies above the stolen frame).
+                        let helps = Helps::Descendants {
+                            floor: isize::MIN,
+                            region: me.0.as_ptr() as usize,
+                        };
+                        worker.wait_until(&|| latch.core.probe(), Some(thief), helps);
                         break;
                     }
                 }
@@ -498,7 +505,10 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
             let latch = frame.head.latch();
             // Relaxed: a steal-back hint for the owner.
             latch.thief.store(worker.index, Relaxed);
+            // What the closure pushes is the frame's: its owner, waiting, may take it.
+            let region = worker.enter_region(this as usize, latch.owner);
             let result = catch(frame.take_func());
+            drop(region);
             (*frame.result.get()).write(result);
             let owner = latch.owner;
             // After this store the owner may return and pop the frame: no more access to it.

@@ -4,6 +4,7 @@
 use crate::latch::{CoreLatch, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use crate::pool::broadcast::{broadcast_boxed, BroadcastContext};
+use crate::registry::isolation::{Helps, NO_OWNER, NO_REGION};
 use crate::registry::{self, Registry, Worker};
 use std::fmt;
 use std::marker::PhantomData;
@@ -135,6 +136,9 @@ fn complete<'scope, OP, R>(
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
+    // What the owner may run while it waits: what it pushes from here on (the tasks it
+    // spawns among them) and the scope's region (what its tasks push, wherever they run).
+    let floor = waiter.map_or(0, |w| w.deque.bottom_index());
     let scope = Scope {
         registry,
         pending: AtomicUsize::new(1),
@@ -145,9 +149,19 @@ where
     let result = catch(|| op(&scope)).map_err(|p| scope.record_panic(p));
     // SAFETY: `scope` lives on this stack until we have waited for `done` below.
     unsafe { Scope::task_done(&scope) };
+    let region = scope.region();
     match (&scope.done, waiter) {
-        (ScopeLatch::Owner { core, .. }, Some(worker)) => worker.wait_until(&|| core.probe(), None),
-        (ScopeLatch::Cross(latch), Some(worker)) => worker.wait_until(&|| latch.core.probe(), None),
+        (ScopeLatch::Owner { core, .. }, Some(worker)) => {
+            worker.wait_until(&|| core.probe(), None, Helps::Descendants { floor, region })
+        }
+        (ScopeLatch::Cross(latch), Some(worker)) => {
+            // The tasks run in another pool: only what this worker pushes is its own.
+            let helps = Helps::Descendants {
+                floor,
+                region: NO_REGION,
+            };
+            worker.wait_until(&|| latch.core.probe(), None, helps)
+        }
         (ScopeLatch::Outside(latch), None) => latch.wait(),
         _ => unreachable!("a scope's latch always suits its owner"),
     }
@@ -172,6 +186,21 @@ enum ScopeLatch {
     Outside(OutsideLatch),
 }
 
+impl Scope<'_> {
+    /// The scope's region (`registry/isolation.rs`): its address.
+    fn region(&self) -> usize {
+        self as *const Self as usize
+    }
+
+    /// The slot of the worker that waits for the scope, if one of its pool's.
+    fn owner(&self) -> usize {
+        match self.done {
+            ScopeLatch::Owner { index, .. } => index,
+            _ => NO_OWNER,
+        }
+    }
+}
+
 impl<'scope> Scope<'scope> {
     /// Spawns a task into the scope. It may run on any worker of the pool, and may itself
     /// spawn more tasks through the `&Scope` it receives.
@@ -185,8 +214,12 @@ impl<'scope> Scope<'scope> {
         let scope = ScopePtr(self);
         // SAFETY: the scope outlives its tasks (it waits for `pending` to reach zero).
         let registry = unsafe { &*self.registry };
-        registry::spawn_job(registry, move |_: &Worker| {
+        let (region, owner) = (self.region(), self.owner());
+        registry::spawn_job_in(registry, region, owner, move |worker: &Worker| {
             let scope = scope;
+            // SAFETY: a job runs on its worker's thread. What the task pushes is the
+            // scope's: its owner, waiting, may take it.
+            let _region = unsafe { worker.enter_region(region, owner) };
             // SAFETY: the scope waits for this task before it goes away.
             let s = unsafe { &*scope.0 };
             if let Err(p) = catch(|| body(s)) {

@@ -27,6 +27,10 @@ struct Slot {
     /// Set by the sleeper under `state`'s mutex, cleared by whoever wakes it (also under the
     /// mutex). Read outside the mutex only as a hint that is re-checked under it.
     is_sleeping: AtomicBool,
+    /// The sleeper waits in isolation (`sleep_isolated`): it may take only its own work,
+    /// so `wake_any` passes it over. Written by the sleeper before it takes the mutex to
+    /// announce itself, read by wakers under that mutex.
+    isolated: AtomicBool,
     state: Mutex<SlotState>,
     /// The worker thread parks here.
     condvar: Condvar,
@@ -75,6 +79,7 @@ impl Sleep {
             .map(|_| {
                 CachePadded(Slot {
                     is_sleeping: AtomicBool::new(false),
+                    isolated: AtomicBool::new(false),
                     state: Mutex::new(SlotState::default()),
                     condvar: Condvar::new(),
                     borrower: Condvar::new(),
@@ -248,12 +253,37 @@ impl Sleep {
         self.wake_any();
     }
 
-    /// Wakes one parked worker or spare, if there is one, and says whether it did. The
-    /// caller has issued a SeqCst fence after publishing what the worker should see.
+    /// Wakes one parked worker or spare that may take any work (not one parked in
+    /// isolation), if there is one, and says whether it did. The caller has issued a SeqCst
+    /// fence after publishing what the worker should see.
     pub(crate) fn wake_any(&self) -> bool {
         let n = self.active();
         let start = next_start(n);
-        (0..n).any(|k| self.wake((start + k) % n))
+        (0..n).any(|k| self.wake_unisolated((start + k) % n))
+    }
+
+    /// Wakes worker `index` if it is parked and not in isolation; as `wake` otherwise.
+    pub(crate) fn wake_unisolated(&self, index: usize) -> bool {
+        self.wake_if(index, |slot| !slot.isolated.load(Relaxed))
+    }
+
+    /// Parks worker `index`, which waits in isolation, as `sleep` does, for at most
+    /// `timeout`: `wake_any` passes it over, `wake` (its latch, its region's pusher) does
+    /// not. Returns whether it really slept.
+    pub(crate) fn sleep_isolated(
+        &self,
+        index: usize,
+        stay_awake: impl Fn() -> bool,
+        timeout: Duration,
+    ) -> bool {
+        let isolated = &self.slots[index].isolated;
+        // Relaxed: wakers read it under the slot's mutex, which `sleep` takes after this
+        // store and releases in its wait (the mutex orders the two).
+        isolated.store(true, Relaxed);
+        let slept = self.sleep(index, stay_awake, || Some(timeout), false);
+        // Relaxed: as above; the next `sleep` takes the mutex after it.
+        isolated.store(false, Relaxed);
+        slept
     }
 
     /// Whether worker `index` is parked (a hint: it may be waking up).
@@ -265,13 +295,19 @@ impl Sleep {
     /// Wakes worker `index` if it is parked. The caller has published what the worker waits
     /// for (e.g. set its latch) and issued a SeqCst fence after it. Returns whether it woke.
     pub(crate) fn wake(&self, index: usize) -> bool {
+        self.wake_if(index, |_| true)
+    }
+
+    /// Wakes worker `index` if it is parked and `wanted` holds for its slot under the slot's
+    /// mutex.
+    fn wake_if(&self, index: usize, wanted: impl Fn(&Slot) -> bool) -> bool {
         let slot = &self.slots[index];
         // Relaxed hint; re-checked under the mutex, which orders it with the sleeper.
         if !slot.is_sleeping.load(Relaxed) {
             return false;
         }
         let mut state = slot.state.lock().unwrap();
-        if !slot.is_sleeping.load(Relaxed) {
+        if !slot.is_sleeping.load(Relaxed) || !wanted(slot) {
             return false;
         }
         slot.is_sleeping.store(false, Relaxed);
@@ -430,6 +466,88 @@ mod loom_tests {
             latch.store(true, Release);
             sleep.fence_and_wake(1);
             waiter.join().unwrap();
+        });
+    }
+
+    /// A waiter in isolation (slot 0) takes only the items tagged with its region and
+    /// parks meanwhile; the thief running the region pushes one (and wakes it, as
+    /// `Worker::push_in` does), then pops what is left and sets the waiter's latch (and
+    /// wakes it). Neither wake-up is lost (loom does not model the timeout: the waiter
+    /// must be woken), and the item is taken exactly once.
+    #[test]
+    fn an_isolated_waiter_is_woken_by_its_region_and_its_latch() {
+        use crate::deque::{Deque, Steal};
+        use std::ptr::NonNull;
+        const REGION: usize = 0x40;
+        model(|| {
+            let sleep = Arc::new(Sleep::new(2));
+            let deque = Arc::new(Deque::<usize>::with_capacity(2));
+            let latch = Arc::new(AtomicBool::new(false));
+            let waiter = {
+                let (sleep, deque, latch) = (sleep.clone(), deque.clone(), latch.clone());
+                thread::spawn(move || {
+                    let mut taken = 0;
+                    while !latch.load(Acquire) {
+                        match deque.steal_tagged(REGION) {
+                            Steal::Success(p) => {
+                                // SAFETY: made by `Box::into_raw` below, taken once.
+                                drop(unsafe { Box::from_raw(p.as_ptr()) });
+                                taken += 1;
+                            }
+                            Steal::Retry => thread::yield_now(),
+                            Steal::Empty => {
+                                sleep.sleep_isolated(
+                                    0,
+                                    || latch.load(Relaxed) || deque.top_tag() == Some(REGION),
+                                    Duration::from_micros(50),
+                                );
+                            }
+                        }
+                    }
+                    taken
+                })
+            };
+            let item = NonNull::new(Box::into_raw(Box::new(7usize))).unwrap();
+            // SAFETY: this thread owns the deque.
+            unsafe { deque.push_tagged(item, REGION) };
+            sleep.notify_work(|| 0);
+            sleep.wake(0);
+            // SAFETY: owner.
+            let mine = unsafe { deque.pop() }.map(|p| unsafe { *Box::from_raw(p.as_ptr()) });
+            latch.store(true, Release);
+            sleep.fence_and_wake(0);
+            let theirs = waiter.join().unwrap();
+            assert_eq!(mine.is_some() as usize + theirs, 1);
+        });
+    }
+
+    /// Work any worker may take wakes a worker parked for it (slot 1), never one parked in
+    /// isolation (slot 0), which could not take it: had the wake-up gone to slot 0, slot 1
+    /// would sleep forever (a deadlock to loom).
+    #[test]
+    fn wake_any_passes_over_an_isolated_sleeper() {
+        model(|| {
+            let sleep = Arc::new(Sleep::new(2));
+            let latch = Arc::new(AtomicBool::new(false));
+            let work = Arc::new(AtomicBool::new(false));
+            let isolated = {
+                let (sleep, latch) = (sleep.clone(), latch.clone());
+                thread::spawn(move || {
+                    while !latch.load(Acquire) {
+                        sleep.sleep_isolated(0, || latch.load(Relaxed), Duration::from_micros(50));
+                    }
+                })
+            };
+            let worker = {
+                let (sleep, work) = (sleep.clone(), work.clone());
+                thread::spawn(move || park_until(&sleep, 1, &work, false))
+            };
+            work.store(true, Release);
+            sleep.notify_work(|| 0);
+            worker.join().unwrap();
+            latch.store(true, Release);
+            sleep.fence_and_wake(0);
+            isolated.join().unwrap();
         });
     }
 

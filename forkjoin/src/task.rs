@@ -23,6 +23,7 @@
 
 use crate::job::{JobHeader, JobRef};
 use crate::panic::{catch, Panic};
+use crate::registry::isolation::{Helps, NO_OWNER};
 use crate::registry::{Registry, Worker};
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -222,7 +223,9 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
             // queue's reference.
             let job = Arc::from_raw(this as *const Self);
             let func = (*job.func.get()).take().expect("a task executed twice");
+            let region = worker.enter_region(this as usize, NO_OWNER);
             let result = catch(func);
+            drop(region);
             let shared = &job.shared;
             *shared.result.get() = Some(result);
             // Release: `join` acquires it before reading the result.
@@ -304,7 +307,10 @@ impl<T> Task<T> {
                     // The waiter's half: announce, fence, then look (in `wait_until`, and
                     // again under the sleep protocol's own fence before parking).
                     fence(SeqCst);
-                    w.wait_until(&|| shared.done.load(Acquire), None);
+                    // The task's region: its job (tagged with it) and what it pushes.
+                    let region = Arc::as_ptr(&self.handle) as *const () as usize;
+                    let helps = Helps::descendants_of(w, region);
+                    w.wait_until(&|| shared.done.load(Acquire), None, helps);
                 }
                 // A thread outside any pool, or a worker of another pool: that worker's
                 // pool compensates while it waits (`blocking`; outside, it just runs).

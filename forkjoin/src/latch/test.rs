@@ -1,6 +1,7 @@
 //! Unit tests of the latches: what each one's `set` and wait promise, including the
 //! wake-up a `CrossLatch` owes a parked worker of another pool.
 
+use crate::registry::isolation::Helps;
 use super::*;
 use crate::registry;
 use crate::Pool;
@@ -163,7 +164,7 @@ fn cross_latch_wakes_a_parked_worker_of_another_registry() {
                     // SAFETY: A's worker keeps the latch on its stack until it sees it set.
                     unsafe { CrossLatch::set(ptr.get()) };
                 });
-                w.wait_until(&|| latch.core.probe(), None);
+                w.wait_until(&|| latch.core.probe(), None, Helps::Anything);
                 assert!(latch.core.probe());
                 // The waker withdrew the sleeper's announcement.
                 assert_eq!(w.registry().sleep.sleepers(), 0);

@@ -7,6 +7,7 @@
 use crate::job::{JobHeader, JobRef};
 use crate::latch::{CountLatch, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
+use crate::registry::isolation::{Helps, NO_OWNER, NO_REGION};
 use crate::registry::{global_registry, Registry, Worker};
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -112,11 +113,16 @@ where
     OP: Fn(BroadcastContext<'_>) + Send + Sync,
 {
     let op = Arc::new(op);
+    // The broadcast's region: what its shares push descends from it, not from the wait
+    // that a share may run in.
+    let region = Arc::as_ptr(&op) as *const () as usize;
     for worker in registry.workers.iter() {
         let op = Arc::clone(&op);
         worker
             .inbox
             .push(crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
+                // SAFETY: a job runs on the thread of the worker it is given.
+                let _region = unsafe { worker.enter_region(region, NO_OWNER) };
                 op(BroadcastContext {
                     worker,
                     _marker: PhantomData,
@@ -222,7 +228,9 @@ where
     // share has woken it.
     let latch = CountLatch::new(n, CrossLatch::new(worker.registry_arc(), worker.index));
     run_broadcast(registry, &op, &latch, || {
-        worker.wait_until(&|| latch.inner.core.probe(), None)
+        // Its own share (its inbox) and what it pushes: nothing else descends from it.
+        let helps = Helps::descendants_of(worker, NO_REGION);
+        worker.wait_until(&|| latch.inner.core.probe(), None, helps)
     })
 }
 

@@ -16,6 +16,7 @@ pub use builder::PoolBuilder;
 pub use spawn::{spawn, spawn_fifo};
 
 use crate::build_error::BuildError;
+use crate::registry::isolation::NO_OWNER;
 use crate::registry::{self, global_registry, Registry, Worker};
 use crate::scope::{in_place_scope_in, Scope};
 use crate::scope_fifo::{in_place_scope_fifo_in, ScopeFifo};
@@ -319,7 +320,9 @@ impl Pool {
         F: FnOnce() -> T + Send + 'static,
     {
         let (task, job) = crate::task::new(job, &self.registry);
-        registry::submit_job(&self.registry, job);
+        // The task's own region (`Task::join` waits for it): its address.
+        let region = job.0.as_ptr() as usize;
+        registry::submit_job_in(&self.registry, job, region, NO_OWNER);
         task
     }
 

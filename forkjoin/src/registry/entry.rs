@@ -1,4 +1,5 @@
 use super::borrow::{run_borrowed, stack_left};
+use super::isolation::{Helps, NO_REGION};
 use super::worker::Worker;
 use super::Registry;
 use crate::job::JobHeader;
@@ -132,7 +133,9 @@ pub(crate) fn in_worker<R: Send>(
     };
     let job = InstallJob::new(op, CrossLatch::new(own, current.index));
     registry.inject(job.job_ref());
-    current.wait_until(&|| job.latch.core.probe(), None);
+    // The job runs in the other pool: nothing here descends from it.
+    let helps = Helps::descendants_of(current, NO_REGION);
+    current.wait_until(&|| job.latch.core.probe(), None, helps);
     job.into_result()
 }
 
@@ -148,6 +151,27 @@ pub(crate) fn submit_job(registry: &Registry, job: JobRef) {
     match Worker::current_of(registry) {
         // SAFETY: `push` on the worker's own thread.
         Some(worker) => unsafe { worker.push(job) },
+        None => registry.inject(job),
+    }
+}
+
+/// `spawn_job` of a job that belongs to `region` (a scope's task), whose waiter is `owner`.
+pub(crate) fn spawn_job_in(
+    registry: &Registry,
+    region: usize,
+    owner: usize,
+    func: impl FnOnce(&Worker) + Send,
+) {
+    submit_job_in(registry, HeapJob::into_job_ref(func), region, owner);
+}
+
+/// `submit_job` of a job that belongs to `region` (a task, a scope's task), whose waiter is
+/// `owner` (or `NO_OWNER`): tagged with it on the worker's deque, so that a waiter of the
+/// region may take it.
+pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, owner: usize) {
+    match Worker::current_of(registry) {
+        // SAFETY: `push_in` on the worker's own thread.
+        Some(worker) => unsafe { worker.push_in(job, region, owner) },
         None => registry.inject(job),
     }
 }

@@ -262,7 +262,7 @@ impl Worker {
             bump(&self.counters.promoted);
             if (*st).quiet {
                 self.deque
-                    .push(NonNull::new_unchecked(head as *mut JobHeader));
+                    .push_tagged(NonNull::new_unchecked(head as *mut JobHeader), (*st).region);
             } else {
                 self.push(JobRef(NonNull::new_unchecked(head as *mut JobHeader)));
             }

@@ -9,8 +9,10 @@
 //! - `borrow`: a thread outside the pool running in a parked worker's slot;
 //! - `entry`: running work on a pool from any thread (`in_worker`, `on_worker`);
 //! - `thread`: starting worker threads, their handlers, shutting down, the global pool;
-//! - `spares`: the slots of spare threads started for blocked ones;
-//! - `inbox`: per-worker broadcast shares.
+//! - `spares`: the slots of spare threads started for blocked ones, and `Worker::blocked`
+//!   (`blocking` on a worker, also a waiter's way to hand its core over);
+//! - `inbox`: per-worker broadcast shares;
+//! - `isolation`: what a waiting worker may run (regions, `Helps`), and how it waits.
 
 mod borrow;
 pub(crate) mod compensation;
@@ -18,6 +20,7 @@ mod entry;
 pub(crate) mod heartbeat;
 pub(crate) mod idle;
 mod inbox;
+pub(crate) mod isolation;
 mod outside;
 mod spares;
 mod submission;
@@ -25,7 +28,7 @@ mod thread;
 mod worker;
 
 pub(crate) use borrow::BORROW_STACK_DEFAULT;
-pub(crate) use entry::{in_worker, on_worker, spawn_job, submit_job};
+pub(crate) use entry::{in_worker, on_worker, spawn_job, spawn_job_in, submit_job_in};
 pub(crate) use heartbeat::SHARE_REQUEST;
 pub(crate) use thread::{
     allowed_cores, default_threads, PanicHandler, Start, ThreadConfig, ThreadHandler,

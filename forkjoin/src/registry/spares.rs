@@ -1,5 +1,6 @@
 use super::compensation::StandIn;
 use super::thread::{set_precise_timer, ThreadEvent};
+use super::isolation::Helps;
 use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;
@@ -300,7 +301,11 @@ impl Registry {
         self.idle.leave();
         self.run_thread_handler(index, ThreadEvent::Start);
         // Between tasks only: asked while running one, it finishes it first.
-        worker.wait_until(&|| stand_in.asked_back() || self.is_terminating(), None);
+        worker.wait_until(
+            &|| stand_in.asked_back() || self.is_terminating(),
+            None,
+            Helps::Anything,
+        );
         if !stand_in.asked_back() {
             // The pool terminates while the blocked thread is still away: run what is left,
             // as the workers do (they may have finished before this spare's last jobs
@@ -317,7 +322,7 @@ impl Registry {
         // find them (the slot waits for the next stand-in).
         // SAFETY: `pop` on the slot's own thread.
         while let Some(job) = unsafe { worker.deque.pop() } {
-            self.inject(JobRef(job));
+            self.reinject(JobRef(job));
         }
         // Under the index still: the blocked thread has not resumed.
         self.run_thread_handler(index, ThreadEvent::Exit);
@@ -385,5 +390,64 @@ impl Registry {
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
+    }
+}
+
+impl Worker {
+    /// `blocking(f)` on this worker's thread: counts the thread out, wakes a parked worker
+    /// or starts a spare to stand in for it, runs `f`, then takes the index back and counts
+    /// the thread in again. A nested call just runs `f`.
+    pub(crate) fn blocked<R>(&self, f: impl FnOnce() -> R) -> R {
+        let st = self.owner_state();
+        // SAFETY: owner-only state, on the owner's thread (a worker runs its own code).
+        if unsafe { (*st).blocking } {
+            return f();
+        }
+        // SAFETY: as above.
+        unsafe { (*st).blocking = true };
+        /// On every way out of `f`, unwinding included: takes the index back from the
+        /// stand-in (if any and not yet), then counts the thread back in.
+        struct Leave<'a>(&'a Worker);
+        impl Drop for Leave<'_> {
+            fn drop(&mut self) {
+                let registry = self.0.registry();
+                registry.take_index_back();
+                // SAFETY: owner-only state, on the owner's thread.
+                unsafe { (*self.0.owner_state()).blocking = false };
+                registry.compensation.leave();
+            }
+        }
+        let _leave = Leave(self);
+        self.registry().enter_blocking(self);
+        f()
+    }
+}
+
+impl Registry {
+    /// A thread of this pool is about to block: wake a parked worker, else start a spare
+    /// that stands in for it (`Compensation::enter`, `reserve_spare`). One spare at most per
+    /// blocked thread: two would run under one index.
+    fn enter_blocking(&self, worker: &Worker) {
+        if self.compensation.enter() == 0 {
+            return;
+        }
+        // A parked worker is a thread ready to run: wake it rather than start another (the
+        // JDK pool does the same). Not a parked spare: it stands in for another blocked
+        // thread already. With nothing queued, leave it parked: the next job published
+        // wakes it (`notify_work`), and woken now it would only spin on a core that others
+        // may need, then park again. `wake` needs a fence after what the woken thread
+        // should see; here that is nothing but the count, a SeqCst read-modify-write.
+        let n = self.num_threads();
+        let mut others = (1..n).map(|k| (worker.shown_index() + k) % n);
+        if !self.has_work() && others.clone().any(|i| self.sleep.is_parked(i)) {
+            return;
+        }
+        if others.any(|i| self.sleep.wake_unisolated(i)) {
+            return;
+        }
+        if !self.compensation.reserve_spare() {
+            return;
+        }
+        self.start_spare(worker.shown_index());
     }
 }

@@ -88,9 +88,21 @@ impl Registry {
         self.notify_work();
     }
 
+    /// `inject` of a job that came from inside the pool (a spare's leftovers): not counted
+    /// as a submission from outside.
+    pub(super) fn reinject(&self, job: JobRef) {
+        self.push_to_queue(job, false);
+        self.notify_work();
+    }
+
     /// Queues a job from outside the pool without waking anyone: the caller wakes a worker
     /// (`notify_work`) if none takes the job soon (see `entry::in_worker`).
     pub(super) fn push_submission(&self, job: JobRef) {
+        self.push_to_queue(job, true);
+    }
+
+    /// Pushes `job` onto a submission queue, counting it as external if `external`.
+    fn push_to_queue(&self, job: JobRef, external: bool) {
         let n = self.queues.len();
         let mut probe = PROBE.with(|p| {
             if p.get() == 0 {
@@ -111,7 +123,9 @@ impl Registry {
                 // SAFETY: holding the queue's lock makes this thread its deque's owner; the
                 // mutex orders this push after the previous owner's.
                 unsafe { queue.deque.push(job.0) };
-                bump(&queue.submitted);
+                if external {
+                    bump(&queue.submitted);
+                }
                 break;
             }
             // Contended: move to another queue, as the JDK pool does.

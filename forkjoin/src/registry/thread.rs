@@ -1,3 +1,4 @@
+use super::isolation::Helps;
 use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;
@@ -103,7 +104,7 @@ impl Registry {
         // as it finds nothing.
         self.idle.leave();
         self.run_thread_handler(index, ThreadEvent::Start);
-        worker.wait_until(&|| self.is_terminating(), None);
+        worker.wait_until(&|| self.is_terminating(), None, Helps::Anything);
         // Drain: everything queued before the pool was dropped still runs.
         while let Some(job) = worker.find_work(None) {
             // SAFETY: on this worker's thread; the job was taken from a queue.

@@ -1,5 +1,6 @@
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
 use super::idle::Parking;
+use super::isolation::{Helps, NO_OWNER};
 use super::inbox::Inbox;
 use super::Registry;
 use crate::deque::{Deque, Steal};
@@ -107,6 +108,12 @@ pub(crate) struct OwnerState {
     /// The thread running as this worker is inside `blocking` (a nested call starts
     /// nothing more).
     pub(crate) blocking: bool,
+    /// The region this worker runs in, the tag of what it pushes (`registry/isolation.rs`):
+    /// 0 outside any.
+    pub(super) region: usize,
+    /// The slot of the worker that waits for `region`, woken when its work is pushed, or
+    /// `NO_OWNER`.
+    pub(super) region_owner: usize,
 }
 
 /// What every join reads: the owner's frame count and the bound on it. The first field of a
@@ -151,6 +158,8 @@ impl JoinState {
                 caller_deadline: 0,
                 quiet: false,
                 blocking: false,
+                region: 0,
+                region_owner: NO_OWNER,
             })),
             limit: CachePadded(AtomicUsize::new(limit)),
         }
@@ -303,15 +312,31 @@ impl Worker {
         }
     }
 
-    /// Pushes a job onto this worker's deque and lets an idle worker know.
+    /// Pushes a job onto this worker's deque, tagged with the region it runs in, and lets
+    /// an idle worker know, and the region's waiter if it is parked.
     ///
     /// # Safety
     /// Must be called on this worker's own thread.
     pub(crate) unsafe fn push(&self, job: JobRef) {
-        // SAFETY: on this worker's own thread (our contract), the deque's owner.
+        // SAFETY: on this worker's own thread (our contract).
         unsafe {
-            self.deque.push(job.0);
-            self.registry().notify_work();
+            let st = self.owner_state();
+            self.push_in(job, (*st).region, (*st).region_owner);
+        }
+    }
+
+    /// `push`, tagged with `region`, whose waiter is `owner` (a scope's task, a task).
+    ///
+    /// # Safety
+    /// Must be called on this worker's own thread.
+    pub(crate) unsafe fn push_in(&self, job: JobRef, region: usize, owner: usize) {
+        // SAFETY: on this worker's own thread (our contract), the deque's owner.
+        unsafe { self.deque.push_tagged(job.0, region) };
+        let registry = self.registry();
+        // Its fence also orders the push before the look at the owner's slot below.
+        registry.notify_work();
+        if owner != NO_OWNER && owner != self.index {
+            registry.sleep.wake(owner);
         }
     }
 
@@ -361,6 +386,21 @@ impl Worker {
             unsafe { (*self.owner_state()).source = source };
         }
         found.map(|(job, _)| job)
+    }
+
+    /// `take_own` for a waiter: only a job pushed since `bottom` was `floor`.
+    pub(super) fn take_own_above(&self, floor: isize) -> Option<NonNull<JobHeader>> {
+        if !self.registry().config.breadth_first {
+            // SAFETY: waiters run on their worker's thread.
+            return unsafe { self.deque.pop_above(floor) };
+        }
+        loop {
+            match self.deque.steal_above(floor) {
+                Steal::Success(job) => return Some(job),
+                Steal::Empty => return None,
+                Steal::Retry => {}
+            }
+        }
     }
 
     /// A job of this worker's own deque for `find_work`: the newest (depth first), or the
@@ -457,9 +497,13 @@ impl Worker {
         }
     }
 
-    /// Runs other work until `done()` holds; never blocks while work exists. With nothing
-    /// to do it spins, yields, then parks, and whoever makes `done()` true wakes it.
-    pub(crate) fn wait_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>) {
+    /// Runs other work until `done()` holds: anything (`Helps::Anything`, a worker between
+    /// jobs), or only what descends from what it waits for (`registry/isolation.rs`). With
+    /// nothing to do it spins, yields, then parks, and whoever makes `done()` true wakes it.
+    pub(crate) fn wait_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>, helps: Helps) {
+        if let Helps::Descendants { floor, region } = helps {
+            return self.wait_isolated(done, hint, floor, region);
+        }
         while !done() {
             match self.find_work(hint) {
                 // SAFETY: on this worker's thread; the job was taken from a queue.

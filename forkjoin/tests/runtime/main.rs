@@ -14,6 +14,8 @@ mod common;
 mod broadcast;
 mod entry;
 mod global;
+#[cfg(not(miri))]
+mod isolation;
 #[cfg(feature = "profile")]
 mod instrument;
 mod join;

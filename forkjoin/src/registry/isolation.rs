@@ -1,0 +1,215 @@
+//! Waiting in isolation: a worker that waits for a join, a scope, a task or a job in
+//! another pool runs only work that descends from what it waits for, so that stealing can
+//! never put an unrelated task on its stack (DESIGN.md, section 5, gives the rule, its
+//! reasons and the guarantee).
+//!
+//! - **Regions.** Every job a worker pushes carries a tag in its deque slot: the *region*
+//!   the worker was running in, the address of the promoted join frame, scope or task whose
+//!   work it is doing (0 outside any). Running a promoted frame, a scope's task or a task
+//!   enters its region (`enter_region`); what it pushes is tagged with it.
+//! - **What a waiter takes** (`Helps::Descendants`): the jobs it pushed itself since it
+//!   began to wait (its deque above `floor`), the jobs tagged with the region it waits for,
+//!   wherever they are (`Deque::steal_tagged`: the tag is read before the CAS, so a job of
+//!   another region is never taken), and its broadcast shares (which only it can run).
+//!   Never a submission queue's job, never another region's.
+//! - **No core lost.** A waiter with nothing of its own passes unrelated work on (wakes a
+//!   parked worker, which may take it), and when nobody can be woken it lets a spare stand
+//!   in for it (`blocking`) while it parks; it parks with a timeout, and the thread that
+//!   pushes work of its region wakes it (`Worker::push`).
+
+use super::heartbeat::HEARTBEAT;
+use super::worker::{Worker, SOURCE_OWN};
+use crate::deque::Steal;
+use crate::job::JobRef;
+use std::hint::spin_loop;
+use std::thread::yield_now;
+use std::time::{Duration, Instant};
+
+/// What a waiting worker may run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Helps {
+    /// Anything: a worker between jobs, a spare.
+    Anything,
+    /// Only what descends from what it waits for: the jobs of its own deque pushed since
+    /// `bottom` was `floor`, and the jobs tagged `region` on any deque.
+    Descendants { floor: isize, region: usize },
+}
+
+/// A region no job is tagged with: its waiter takes only the jobs it pushes itself.
+pub(crate) const NO_REGION: usize = usize::MAX;
+
+/// A region nobody waits on as a worker of this pool (no one to wake when its work is pushed).
+pub(crate) const NO_OWNER: usize = usize::MAX;
+
+/// Search rounds (a few `spin_loop`s each, then a yield) before an isolated waiter parks.
+const SPIN_ROUNDS: u32 = 16;
+
+/// How long an isolated waiter waits with nothing to run before it lets a spare stand in
+/// for it: most waits end sooner (a frame's thief finishing a leaf), and a spare that stood
+/// in for each would cost its start, its hand-back and the end of its task in the waiter's
+/// way (measured on a stream of submitted tasks that join: docs/measurements.md).
+const COMPENSATE_AFTER: Duration = Duration::from_micros(200);
+
+/// An isolated waiter parks for `HEARTBEAT` times 2 to at most this power at a time,
+/// doubling while it finds nothing: the pusher of its region's work and the setter of its
+/// latch wake it, the timeout only bounds what a missed wake-up could cost.
+const PARK_BACKOFF: u32 = 6;
+
+impl Helps {
+    /// The descendants of `region`, and whatever `worker` pushes from now on.
+    pub(crate) fn descendants_of(worker: &Worker, region: usize) -> Helps {
+        Helps::Descendants {
+            floor: worker.deque.bottom_index(),
+            region,
+        }
+    }
+}
+
+/// The region a worker runs in, restored when dropped (also when the job unwinds).
+pub(crate) struct InRegion<'w> {
+    worker: &'w Worker,
+    outer: (usize, usize),
+}
+
+impl Drop for InRegion<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: made by `enter_region` on this worker's thread, which still runs it.
+        unsafe {
+            let st = self.worker.owner_state();
+            ((*st).region, (*st).region_owner) = self.outer;
+        }
+    }
+}
+
+impl Worker {
+    /// Runs in `region` until the guard drops: what this worker pushes meanwhile is tagged
+    /// with it, and `owner` (the slot of the worker waiting for the region, or `NO_OWNER`)
+    /// is woken when it is pushed.
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    #[inline]
+    pub(crate) unsafe fn enter_region(&self, region: usize, owner: usize) -> InRegion<'_> {
+        // SAFETY: owner-only state, on the owner's thread (our contract).
+        let outer = unsafe {
+            let st = self.owner_state();
+            let outer = ((*st).region, (*st).region_owner);
+            ((*st).region, (*st).region_owner) = (region, owner);
+            outer
+        };
+        InRegion {
+            worker: self,
+            outer,
+        }
+    }
+
+    /// A job that descends from `region`, or one this worker pushed since `floor`.
+    fn find_descendant(&self, hint: Option<usize>, floor: isize, region: usize) -> Option<JobRef> {
+        self.reclaim_index();
+        if let Some(job) = self.take_own_above(floor) {
+            return Some(JobRef(job));
+        }
+        let registry = self.registry();
+        if let Some(job) = registry.slot(self.shown_index()).inbox.take() {
+            return Some(job);
+        }
+        let workers = registry.slot_count();
+        // The thief of the frame waited for first: it is the one running the region.
+        let first = hint.filter(|&v| v < workers).unwrap_or(self.index);
+        loop {
+            let mut contended = false;
+            for k in 0..workers {
+                let victim = registry.slot((first + k) % workers);
+                // Our own deque too: a task waited for may lie at its top.
+                match victim.deque.steal_tagged(region) {
+                    Steal::Success(job) => {
+                        super::worker::bump(&self.counters.stolen);
+                        // SAFETY: owner-only state, on the owner's thread.
+                        unsafe { (*self.owner_state()).source = SOURCE_OWN };
+                        return Some(JobRef(job));
+                    }
+                    Steal::Retry => contended = true,
+                    Steal::Empty => {}
+                }
+            }
+            if !contended {
+                return None;
+            }
+        }
+    }
+
+    /// Whether a job this waiter may take is in sight (a snapshot, for parking).
+    fn sees_descendant(&self, floor: isize, region: usize) -> bool {
+        let registry = self.registry();
+        (self.deque.bottom_index() > floor && !self.deque.is_empty())
+            || !registry.slot(self.shown_index()).inbox.is_empty()
+            || (0..registry.slot_count()).any(|i| registry.slot(i).deque.top_tag() == Some(region))
+    }
+
+    /// Runs descendants of `region` (and jobs pushed since `floor`) until `done()`; with
+    /// none in sight, passes other work on and parks (see the module's docs).
+    pub(super) fn wait_isolated(
+        &self,
+        done: &dyn Fn() -> bool,
+        hint: Option<usize>,
+        floor: isize,
+        region: usize,
+    ) {
+        let registry = self.registry();
+        let mut searches = 0;
+        let mut backoff = 0;
+        // When it began to park, since it last ran something.
+        let mut parking_since = None;
+        // Counted idle while it looks, so that the thief of its frame shares on request.
+        let mut looking = None;
+        while !done() {
+            if let Some(job) = self.find_descendant(hint, floor, region) {
+                if looking.take().is_some() {
+                    registry.idle.work_found(&registry.sleep);
+                }
+                searches = 0;
+                backoff = 0;
+                parking_since = None;
+                // SAFETY: on this worker's thread; the job was taken from a queue.
+                unsafe { self.execute(job) };
+                continue;
+            }
+            if looking.is_none() {
+                looking = Some(registry.idle.start_looking());
+            }
+            if registry.some_busy() {
+                self.request_sharing();
+            }
+            // Work this waiter may not take: make sure a thread that may is awake. (Counted
+            // idle, this waiter may have made its publisher skip the wake-up.)
+            let unrelated = registry.has_work() && !registry.sleep.wake_any();
+            searches += 1;
+            if searches <= SPIN_ROUNDS {
+                for _ in 0..(1u32 << searches.min(6)) {
+                    spin_loop();
+                }
+                yield_now();
+                continue;
+            }
+            let park = || {
+                registry.sleep.sleep_isolated(
+                    self.index,
+                    || done() || self.sees_descendant(floor, region),
+                    HEARTBEAT * (1 << backoff),
+                )
+            };
+            let since = *parking_since.get_or_insert_with(Instant::now);
+            if unrelated && since.elapsed() >= COMPENSATE_AFTER && registry.has_work() {
+                // Nobody could be woken for it: a spare stands in while this thread parks.
+                self.blocked(park);
+            } else {
+                park();
+            }
+            backoff = (backoff + 1).min(PARK_BACKOFF);
+        }
+        if looking.is_some() {
+            registry.idle.work_found(&registry.sleep);
+        }
+    }
+}
