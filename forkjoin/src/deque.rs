@@ -27,23 +27,29 @@ const INITIAL_CAPACITY: usize = 64;
 
 struct Buffer<T> {
     mask: usize,
-    slots: Box<[AtomicPtr<T>]>,
-    /// Each slot's tag: the region its item descends from (`registry::region`), so that a
-    /// waiting worker can tell, before it takes an item, whether it may run it.
-    tags: Box<[AtomicUsize]>,
+    slots: Box<[Slot<T>]>,
+}
+
+/// An item and its tag: the region it descends from (`registry/isolation.rs`), so that a
+/// waiting worker can tell, before it takes an item, whether it may run it. Side by side,
+/// so that a tagged steal reads one cache line, and a push writes one.
+struct Slot<T> {
+    item: AtomicPtr<T>,
+    tag: AtomicUsize,
 }
 
 impl<T> Buffer<T> {
     fn alloc(capacity: usize) -> *mut Buffer<T> {
         debug_assert!(capacity.is_power_of_two());
         let slots = (0..capacity)
-            .map(|_| AtomicPtr::new(ptr::null_mut()))
+            .map(|_| Slot {
+                item: AtomicPtr::new(ptr::null_mut()),
+                tag: AtomicUsize::new(0),
+            })
             .collect();
-        let tags = (0..capacity).map(|_| AtomicUsize::new(0)).collect();
         Box::into_raw(Box::new(Buffer {
             mask: capacity - 1,
             slots,
-            tags,
         }))
     }
 
@@ -52,11 +58,11 @@ impl<T> Buffer<T> {
     }
 
     fn slot(&self, index: isize) -> &AtomicPtr<T> {
-        &self.slots[index as usize & self.mask]
+        &self.slots[index as usize & self.mask].item
     }
 
     fn tag(&self, index: isize) -> &AtomicUsize {
-        &self.tags[index as usize & self.mask]
+        &self.slots[index as usize & self.mask].tag
     }
 }
 
@@ -233,20 +239,20 @@ impl<T> Deque<T> {
 
     /// Takes the item at the top (the oldest). Any thread.
     pub(crate) fn steal(&self) -> Steal<NonNull<T>> {
-        self.steal_if(|_, _| true)
+        self.steal_if::<false>(|_, _| true)
     }
 
     /// Takes the item at the top only if its tag is `tag`; `Empty` if it has another. Any
     /// thread. A waiting worker takes only what descends from what it waits for
     /// (DESIGN.md, section 5).
     pub(crate) fn steal_tagged(&self, tag: usize) -> Steal<NonNull<T>> {
-        self.steal_if(|_, t| t == tag)
+        self.steal_if::<true>(|_, t| t == tag)
     }
 
     /// Takes the item at the top only if it was pushed since `bottom` was `floor`: the
     /// owner's oldest own job when it waits under rayon's `breadth_first` hint.
     pub(crate) fn steal_above(&self, floor: isize) -> Steal<NonNull<T>> {
-        self.steal_if(|index, _| index >= floor)
+        self.steal_if::<false>(|index, _| index >= floor)
     }
 
     /// The tag of the item at the top, as a snapshot (None if the deque looks empty): what a
@@ -266,7 +272,8 @@ impl<T> Deque<T> {
     }
 
     #[inline]
-    fn steal_if(&self, wanted: impl Fn(isize, usize) -> bool) -> Steal<NonNull<T>> {
+    /// Takes the top item if `wanted(index, tag)`; the tag is read only if `TAGGED`.
+    fn steal_if<const TAGGED: bool>(&self, wanted: impl Fn(isize, usize) -> bool) -> Steal<NonNull<T>> {
         // Acquire: pairs with the SeqCst CAS of other thieves.
         let t = self.top.load(Acquire);
         // A look before the fence: a deque whose `bottom` is at or below `top` is reported
@@ -289,7 +296,9 @@ impl<T> Deque<T> {
         // SAFETY: buffers live as long as the deque. If the owner has wrapped around and
         // overwritten this slot and its tag, `top` has moved on and the CAS below fails, so
         // a stale value (or a stale tag's verdict) is never acted on.
-        let (item, tag) = unsafe { ((*buf).slot(t).load(Relaxed), (*buf).tag(t).load(Relaxed)) };
+        let item = unsafe { (*buf).slot(t).load(Relaxed) };
+        // SAFETY: as above.
+        let tag = if TAGGED { unsafe { (*buf).tag(t).load(Relaxed) } } else { 0 };
         if !wanted(t, tag) {
             return Steal::Empty;
         }

@@ -58,12 +58,23 @@ pub(crate) struct Idle {
 /// anyway (a long sequential stretch on the busy worker: DESIGN.md, section 4).
 const WATCH_BACKOFF: u32 = 6;
 
+/// A waiter in isolation parks for at most `Parking::period` times 2 to this power: it is not
+/// the watcher, so its own wake-ups are its only requests to the thief it waits for.
+const ISOLATED_BACKOFF: u32 = 2;
+
 /// How far a worker's idle phase has gone (`start_looking` to `work_found`).
 pub(crate) struct Round {
     /// Search rounds since the phase started or the worker was woken.
     searches: u32,
     /// The watcher's period is `Parking::period` times 2 to this power.
     backoff: u32,
+}
+
+impl Round {
+    /// Whether the next `no_work_found` parks (spinning and yielding are over).
+    pub(crate) fn parks_next(&self) -> bool {
+        self.searches >= SPIN_ROUNDS + YIELD_ROUNDS
+    }
 }
 
 /// What `no_work_found` needs to park a worker.
@@ -85,6 +96,10 @@ pub(crate) struct Parking<'a> {
     /// Read when the watcher parks again: whether every request it made is still pending
     /// (no busy worker has taken one since), so that it may park longer.
     pub(crate) requests_pending: &'a dyn Fn() -> bool,
+    /// The worker waits in isolation (`registry/isolation.rs`): it parks as
+    /// `Sleep::sleep_isolated` (never the watcher, passed over by `new_work`), for `period`
+    /// doubling to `ISOLATED_BACKOFF` times while nothing wakes it.
+    pub(crate) isolated: bool,
 }
 
 impl Idle {
@@ -176,6 +191,16 @@ impl Idle {
         if first_park {
             add(parking.parks, 1);
         }
+        if parking.isolated {
+            // Woken by its latch or its region's work; the timeout only bounds a missed
+            // wake-up, so it doubles. The rounds stay at parking until it runs something.
+            let timeout = parking.period * (1 << round.backoff);
+            round.backoff = (round.backoff + 1).min(ISOLATED_BACKOFF);
+            if !sleep.sleep_isolated(parking.index, parking.stay_awake, timeout) && first_park {
+                add(parking.parks, u64::MAX);
+            }
+            return;
+        }
         let mut watch = false;
         let slept = sleep.sleep(
             parking.index,
@@ -257,6 +282,7 @@ mod loom_tests {
                     parks: &parks,
                     period: Duration::from_micros(50),
                     requests_pending: &|| false,
+                    isolated: false,
                 },
             );
         }
@@ -363,6 +389,7 @@ mod loom_tests {
                                 parks: &parks,
                                 period: Duration::from_micros(50),
                                 requests_pending: &|| false,
+                                isolated: false,
                             },
                         );
                     }

@@ -21,8 +21,7 @@ use super::heartbeat::HEARTBEAT;
 use super::worker::{Worker, SOURCE_OWN};
 use crate::deque::Steal;
 use crate::job::JobRef;
-use std::hint::spin_loop;
-use std::thread::yield_now;
+use super::idle::Parking;
 use std::time::{Duration, Instant};
 
 /// What a waiting worker may run.
@@ -41,19 +40,11 @@ pub(crate) const NO_REGION: usize = usize::MAX;
 /// A region nobody waits on as a worker of this pool (no one to wake when its work is pushed).
 pub(crate) const NO_OWNER: usize = usize::MAX;
 
-/// Search rounds (a few `spin_loop`s each, then a yield) before an isolated waiter parks.
-const SPIN_ROUNDS: u32 = 16;
-
 /// How long an isolated waiter waits with nothing to run before it lets a spare stand in
 /// for it: most waits end sooner (a frame's thief finishing a leaf), and a spare that stood
 /// in for each would cost its start, its hand-back and the end of its task in the waiter's
 /// way (measured on a stream of submitted tasks that join: docs/measurements.md).
 const COMPENSATE_AFTER: Duration = Duration::from_micros(200);
-
-/// An isolated waiter parks for `HEARTBEAT` times 2 to at most this power at a time,
-/// doubling while it finds nothing: the pusher of its region's work and the setter of its
-/// latch wake it, the timeout only bounds what a missed wake-up could cost.
-const PARK_BACKOFF: u32 = 6;
 
 impl Helps {
     /// The descendants of `region`, and whatever `worker` pushes from now on.
@@ -148,7 +139,8 @@ impl Worker {
     }
 
     /// Runs descendants of `region` (and jobs pushed since `floor`) until `done()`; with
-    /// none in sight, passes other work on and parks (see the module's docs).
+    /// none in sight, spins, yields and parks as the idle policy says (`Idle`), in
+    /// isolation, and hands its core over (see the module's docs).
     pub(super) fn wait_isolated(
         &self,
         done: &dyn Fn() -> bool,
@@ -157,58 +149,50 @@ impl Worker {
         region: usize,
     ) {
         let registry = self.registry();
-        let mut searches = 0;
-        let mut backoff = 0;
+        // Counted idle while it looks, so that the thief of its frame shares on request.
+        let mut round = None;
         // When it began to park, since it last ran something.
         let mut parking_since = None;
-        // Counted idle while it looks, so that the thief of its frame shares on request.
-        let mut looking = None;
         while !done() {
             if let Some(job) = self.find_descendant(hint, floor, region) {
-                if looking.take().is_some() {
+                if round.take().is_some() {
                     registry.idle.work_found(&registry.sleep);
                 }
-                searches = 0;
-                backoff = 0;
                 parking_since = None;
                 // SAFETY: on this worker's thread; the job was taken from a queue.
                 unsafe { self.execute(job) };
                 continue;
             }
-            if looking.is_none() {
-                looking = Some(registry.idle.start_looking());
-            }
+            let round = round.get_or_insert_with(|| registry.idle.start_looking());
             if registry.some_busy() {
                 self.request_sharing();
             }
-            // Work this waiter may not take: make sure a thread that may is awake. (Counted
-            // idle, this waiter may have made its publisher skip the wake-up.)
-            let unrelated = registry.has_work() && !registry.sleep.wake_any();
-            searches += 1;
-            if searches <= SPIN_ROUNDS {
-                for _ in 0..(1u32 << searches.min(6)) {
-                    spin_loop();
-                }
-                yield_now();
+            let parking = Parking {
+                index: self.index,
+                stay_awake: &|| done() || self.sees_descendant(floor, region),
+                wants_watcher: &|| false,
+                lendable: false,
+                parks: &self.counters.parks,
+                period: HEARTBEAT,
+                requests_pending: &|| false,
+                isolated: true,
+            };
+            if !round.parks_next() {
+                registry.idle.no_work_found(round, &registry.sleep, parking);
                 continue;
             }
-            let park = || {
-                registry.sleep.sleep_isolated(
-                    self.index,
-                    || done() || self.sees_descendant(floor, region),
-                    HEARTBEAT * (1 << backoff),
-                )
-            };
+            // About to park. Work this waiter may not take: make sure a thread that may is
+            // awake (counted idle, this waiter may have made its publisher skip the
+            // wake-up); if none can be woken and the wait has lasted, a spare stands in.
+            let unrelated = registry.has_work() && !registry.sleep.wake_any();
             let since = *parking_since.get_or_insert_with(Instant::now);
-            if unrelated && since.elapsed() >= COMPENSATE_AFTER && registry.has_work() {
-                // Nobody could be woken for it: a spare stands in while this thread parks.
-                self.blocked(park);
+            if unrelated && since.elapsed() >= COMPENSATE_AFTER {
+                self.blocked(|| registry.idle.no_work_found(round, &registry.sleep, parking));
             } else {
-                park();
+                registry.idle.no_work_found(round, &registry.sleep, parking);
             }
-            backoff = (backoff + 1).min(PARK_BACKOFF);
         }
-        if looking.is_some() {
+        if round.is_some() {
             registry.idle.work_found(&registry.sleep);
         }
     }

@@ -559,6 +559,7 @@ impl Worker {
                     period: HEARTBEAT,
                     // Not while calls from outside come: they share quietly, for the watcher.
                     requests_pending: &|| !registry.called_lately() && self.requests_pending(),
+                    isolated: false,
                 },
             );
         }
