@@ -271,9 +271,12 @@ impl<T> Deque<T> {
         Some(unsafe { (*buf).tag(t).load(Relaxed) })
     }
 
-    #[inline]
     /// Takes the top item if `wanted(index, tag)`; the tag is read only if `TAGGED`.
-    fn steal_if<const TAGGED: bool>(&self, wanted: impl Fn(isize, usize) -> bool) -> Steal<NonNull<T>> {
+    #[inline]
+    fn steal_if<const TAGGED: bool>(
+        &self,
+        wanted: impl Fn(isize, usize) -> bool,
+    ) -> Steal<NonNull<T>> {
         // Acquire: pairs with the SeqCst CAS of other thieves.
         let t = self.top.load(Acquire);
         // A look before the fence: a deque whose `bottom` is at or below `top` is reported
@@ -297,8 +300,12 @@ impl<T> Deque<T> {
         // overwritten this slot and its tag, `top` has moved on and the CAS below fails, so
         // a stale value (or a stale tag's verdict) is never acted on.
         let item = unsafe { (*buf).slot(t).load(Relaxed) };
-        // SAFETY: as above.
-        let tag = if TAGGED { unsafe { (*buf).tag(t).load(Relaxed) } } else { 0 };
+        let tag = if TAGGED {
+            // SAFETY: as above: the tag is validated by the same CAS as the item.
+            unsafe { (*buf).tag(t).load(Relaxed) }
+        } else {
+            0
+        };
         if !wanted(t, tag) {
             return Steal::Empty;
         }
@@ -579,6 +586,16 @@ mod loom_tests {
         unsafe { *Box::from_raw(p.as_ptr()) }
     }
 
+    fn steal_tagged_once(d: &Deque<usize>, tag: usize) -> Option<usize> {
+        loop {
+            match d.steal_tagged(tag) {
+                Steal::Success(p) => return Some(take(p)),
+                Steal::Empty => return None,
+                Steal::Retry => thread::yield_now(),
+            }
+        }
+    }
+
     fn steal_once(d: &Deque<usize>) -> Option<usize> {
         loop {
             match d.steal() {
@@ -619,18 +636,14 @@ mod loom_tests {
             unsafe { d.push_tagged(item(1), 10) };
             let thief = {
                 let d = d.clone();
-                thread::spawn(move || loop {
-                    match d.steal_tagged(20) {
-                        Steal::Success(p) => return Some(take(p)),
-                        Steal::Empty => return None,
-                        Steal::Retry => thread::yield_now(),
-                    }
-                })
+                thread::spawn(move || steal_tagged_once(&d, 20))
             };
             // SAFETY: owner.
             unsafe { d.push_tagged(item(2), 20) };
             // SAFETY: owner.
-            let popped: Vec<usize> = std::iter::from_fn(|| unsafe { d.pop() }).map(take).collect();
+            let popped: Vec<usize> = std::iter::from_fn(|| unsafe { d.pop() })
+                .map(take)
+                .collect();
             let theirs = thief.join().unwrap();
             // Item 1 lies at the top until it is popped: the thief sees its tag and passes.
             assert_eq!(theirs, None);
@@ -647,13 +660,7 @@ mod loom_tests {
             unsafe { d.push_tagged(item(7), 20) };
             let thief = {
                 let d = d.clone();
-                thread::spawn(move || loop {
-                    match d.steal_tagged(20) {
-                        Steal::Success(p) => return Some(take(p)),
-                        Steal::Empty => return None,
-                        Steal::Retry => thread::yield_now(),
-                    }
-                })
+                thread::spawn(move || steal_tagged_once(&d, 20))
             };
             // SAFETY: owner.
             let mine = unsafe { d.pop_above(0) }.map(take);

@@ -1,9 +1,9 @@
 //! Unit tests of the latches: what each one's `set` and wait promise, including the
 //! wake-up a `CrossLatch` owes a parked worker of another pool.
 
-use crate::registry::isolation::Helps;
 use super::*;
 use crate::registry;
+use crate::registry::isolation::Helps;
 use crate::Pool;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::thread;

@@ -18,10 +18,10 @@
 //!   pushes work of its region wakes it (`Worker::push`).
 
 use super::heartbeat::HEARTBEAT;
+use super::idle::Parking;
 use super::worker::{Worker, SOURCE_OWN};
 use crate::deque::Steal;
 use crate::job::JobRef;
-use super::idle::Parking;
 use std::time::{Duration, Instant};
 
 /// What a waiting worker may run.

@@ -1,6 +1,6 @@
 use super::compensation::StandIn;
-use super::thread::{set_precise_timer, ThreadEvent};
 use super::isolation::Helps;
+use super::thread::{set_precise_timer, ThreadEvent};
 use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;
@@ -159,12 +159,13 @@ impl Spares {
 
 impl Registry {
     /// Starts a spare (its count was reserved by `Compensation::reserve_spare`) in a free
-    /// spare slot or a new one, standing in for the calling thread, which is blocked and
-    /// whose index is `shown_index`, until it asks for it back (`take_index_back`): the
+    /// spare slot or a new one, standing in for the calling thread (`blocked`, its worker),
+    /// which is blocked, under its shown index, until it asks for it back (`take_index_back`): the
     /// slot's resting thread if it has one (no thread start), else a new thread. If no slot
     /// or thread can be had, the spare is counted out again and the caller blocks without
     /// one.
-    pub(crate) fn start_spare(&self, shown_index: usize) {
+    pub(crate) fn start_spare(&self, blocked: &Worker) {
+        let shown_index = blocked.shown_index();
         // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
         let mut free = self
             .spares
@@ -238,12 +239,10 @@ impl Registry {
                 unreachable!("a free spare slot whose thread stands in")
             }
         }
-        // SAFETY: `self` is inside an `Arc<Registry>`: the calling thread runs one of its
-        // workers, and worker threads each hold an `Arc`.
-        let me = unsafe {
-            Arc::increment_strong_count(self);
-            Arc::from_raw(self)
-        };
+        // From the worker's pointer to its registry, which covers the whole `Arc`
+        // allocation (a `&Registry` covers only the registry: Miri's Stacked Borrows rejects
+        // reaching the counts through it).
+        let me = blocked.registry_arc();
         let mut builder = std::thread::Builder::new().name(format!("forkjoin-spare-{k}"));
         if self.config.stack_size > 0 {
             builder = builder.stack_size(self.config.stack_size);
@@ -448,6 +447,6 @@ impl Registry {
         if !self.compensation.reserve_spare() {
             return;
         }
-        self.start_spare(worker.shown_index());
+        self.start_spare(worker);
     }
 }

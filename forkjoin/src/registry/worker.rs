@@ -1,7 +1,7 @@
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
 use super::idle::Parking;
-use super::isolation::{Helps, NO_OWNER};
 use super::inbox::Inbox;
+use super::isolation::{Helps, NO_OWNER};
 use super::Registry;
 use crate::deque::{Deque, Steal};
 use crate::job::FrameHead;

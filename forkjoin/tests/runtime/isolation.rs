@@ -60,7 +60,12 @@ impl Drop for Outer {
 /// Runs `program` `runs()` times in a pool of each size, each run under a watchdog that
 /// aborts the process on a hang (a deadlock cannot be unwound); checks every answer against
 /// `expected` and that no outer body ever nested on another.
-fn each_pool(name: &str, build: impl Fn(usize) -> Pool, program: fn(usize) -> u64, expected: fn(usize) -> u64) {
+fn each_pool(
+    name: &str,
+    build: impl Fn(usize) -> Pool,
+    program: fn(usize) -> u64,
+    expected: fn(usize) -> u64,
+) {
     let nested_before = NESTED_OUTER.load(Relaxed);
     for workers in WORKERS {
         let pool = build(workers);
@@ -78,7 +83,11 @@ fn each_pool(name: &str, build: impl Fn(usize) -> Pool, program: fn(usize) -> u6
                 }
                 runner.join().unwrap()
             });
-            assert_eq!(got, expected(workers), "{name} at {workers} workers, run {run}");
+            assert_eq!(
+                got,
+                expected(workers),
+                "{name} at {workers} workers, run {run}"
+            );
         }
     }
     assert_eq!(
@@ -93,7 +102,9 @@ fn each_pool(name: &str, build: impl Fn(usize) -> Pool, program: fn(usize) -> u6
 fn work(x: u64) -> u64 {
     let mut z = x;
     for _ in 0..64 {
-        z = z.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        z = z
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
     }
     z >> 44
 }
@@ -118,7 +129,10 @@ fn lock_across_nested_loop(workers: usize) -> u64 {
     (0..outer(workers)).into_par_iter().for_each(|i| {
         let _outer = Outer::enter();
         let mut held = total.lock().unwrap();
-        *held += (0..200u64).into_par_iter().map(|x| work(x) + i).sum::<u64>();
+        *held += (0..200u64)
+            .into_par_iter()
+            .map(|x| work(x) + i)
+            .sum::<u64>();
     });
     total.into_inner().unwrap()
 }
@@ -129,7 +143,12 @@ fn lock_across_nested_loop_answer(workers: usize) -> u64 {
 
 #[test]
 fn a_lock_held_across_a_nested_loop_never_deadlocks() {
-    each_pool("lock", pool, lock_across_nested_loop, lock_across_nested_loop_answer);
+    each_pool(
+        "lock",
+        pool,
+        lock_across_nested_loop,
+        lock_across_nested_loop_answer,
+    );
 }
 
 /// `OnceLock::get_or_init` whose initialiser is a parallel loop, inside a parallel loop
@@ -141,7 +160,10 @@ fn once_lock_parallel_init(workers: usize) -> u64 {
         .map(|i| {
             let _outer = Outer::enter();
             let v = *cell.get_or_init(|| (0..2_000u64).into_par_iter().map(work).sum::<u64>());
-            v + (0..100u64).into_par_iter().map(|x| work(x) + i).sum::<u64>()
+            v + (0..100u64)
+                .into_par_iter()
+                .map(|x| work(x) + i)
+                .sum::<u64>()
         })
         .sum()
 }
@@ -153,7 +175,12 @@ fn once_lock_parallel_init_answer(workers: usize) -> u64 {
 
 #[test]
 fn once_lock_with_a_parallel_initialiser_never_deadlocks() {
-    each_pool("once-lock", pool, once_lock_parallel_init, once_lock_parallel_init_answer);
+    each_pool(
+        "once-lock",
+        pool,
+        once_lock_parallel_init,
+        once_lock_parallel_init_answer,
+    );
 }
 
 /// A per-thread workspace found by `current_thread_index()` and locked across a nested
@@ -175,7 +202,11 @@ fn per_thread_workspace(workers: usize) -> u64 {
             space[0]
         })
         .sum::<u64>();
-    assert_eq!(busy.load(Relaxed), 0, "a workspace was in use on its own thread");
+    assert_eq!(
+        busy.load(Relaxed),
+        0,
+        "a workspace was in use on its own thread"
+    );
     sum
 }
 
@@ -185,14 +216,24 @@ fn per_thread_workspace_answer(workers: usize) -> u64 {
 
 #[test]
 fn a_per_thread_workspace_is_never_entered_twice() {
-    each_pool("workspace", pool, per_thread_workspace, per_thread_workspace_answer);
+    each_pool(
+        "workspace",
+        pool,
+        per_thread_workspace,
+        per_thread_workspace_answer,
+    );
 }
 
 /// `par_bridge` over an iterator whose `next` runs a parallel loop (rayon 1142): the
 /// bridge's lock is held while `next` waits for its loop.
 fn bridge_whose_next_runs_a_loop(workers: usize) -> u64 {
     (0..outer(workers))
-        .map(|i| (0..200u64).into_par_iter().map(|x| work(x) + i).sum::<u64>())
+        .map(|i| {
+            (0..200u64)
+                .into_par_iter()
+                .map(|x| work(x) + i)
+                .sum::<u64>()
+        })
         .par_bridge()
         .map(|s| {
             let _outer = Outer::enter();
@@ -208,7 +249,12 @@ fn bridge_whose_next_runs_a_loop_answer(workers: usize) -> u64 {
 
 #[test]
 fn par_bridge_whose_next_runs_a_loop_never_deadlocks() {
-    each_pool("par-bridge", pool, bridge_whose_next_runs_a_loop, bridge_whose_next_runs_a_loop_answer);
+    each_pool(
+        "par-bridge",
+        pool,
+        bridge_whose_next_runs_a_loop,
+        bridge_whose_next_runs_a_loop_answer,
+    );
 }
 
 thread_local! {
@@ -226,8 +272,11 @@ fn deep(d: u32) -> u64 {
         LOWEST.with(|l| l.set(l.get().min(&pad as *const u8 as usize)));
         return 1;
     }
-    if d % 64 == 0 {
-        let (a, b) = forkjoin::join(|| deep(d - 1), || (0..64u64).into_par_iter().map(work).sum::<u64>());
+    if d.is_multiple_of(64) {
+        let (a, b) = forkjoin::join(
+            || deep(d - 1),
+            || (0..64u64).into_par_iter().map(work).sum::<u64>(),
+        );
         return a + b + pad[7] as u64 - pad[9] as u64;
     }
     deep(d - 1) + 1
@@ -240,7 +289,11 @@ const STACK: usize = 2 << 20;
 fn levels() -> u32 {
     static LEVELS: OnceLock<u32> = OnceLock::new();
     *LEVELS.get_or_init(|| {
-        let pool = PoolBuilder::new().threads(1).stack_size(STACK).build().unwrap();
+        let pool = PoolBuilder::new()
+            .threads(1)
+            .stack_size(STACK)
+            .build()
+            .unwrap();
         let per_level = pool.install(|| {
             let top = 0u8;
             let top = &top as *const u8 as usize;
@@ -271,6 +324,12 @@ fn deep_recursion_answer(workers: usize) -> u64 {
 
 #[test]
 fn recursion_that_fits_sequentially_fits_in_the_pool() {
-    let build = |workers| PoolBuilder::new().threads(workers).stack_size(STACK).build().unwrap();
+    let build = |workers| {
+        PoolBuilder::new()
+            .threads(workers)
+            .stack_size(STACK)
+            .build()
+            .unwrap()
+    };
     each_pool("deep", build, deep_recursion, deep_recursion_answer);
 }

@@ -14,10 +14,10 @@ mod common;
 mod broadcast;
 mod entry;
 mod global;
-#[cfg(not(miri))]
-mod isolation;
 #[cfg(feature = "profile")]
 mod instrument;
+#[cfg(not(miri))]
+mod isolation;
 mod join;
 mod loops;
 mod pool;
