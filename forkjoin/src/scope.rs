@@ -4,7 +4,7 @@
 use crate::latch::{CoreLatch, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use crate::pool::broadcast::{broadcast_boxed, BroadcastContext};
-use crate::registry::isolation::{Helps, NO_OWNER, NO_REGION};
+use crate::registry::isolation::{Helps, NO_OWNER};
 use crate::registry::{self, Registry, Worker};
 use std::fmt;
 use std::marker::PhantomData;
@@ -155,12 +155,9 @@ where
             worker.wait_until(&|| core.probe(), None, Helps::Descendants { floor, region })
         }
         (ScopeLatch::Cross(latch), Some(worker)) => {
-            // The tasks run in another pool: only what this worker pushes is its own.
-            let helps = Helps::Descendants {
-                floor,
-                region: NO_REGION,
-            };
-            worker.wait_until(&|| latch.core.probe(), None, helps)
+            // The tasks run in another pool, and may send work back into this one: not
+            // isolated, as `install` into another pool (DESIGN.md, section 5).
+            worker.wait_until(&|| latch.core.probe(), None, Helps::Anything)
         }
         (ScopeLatch::Outside(latch), None) => latch.wait(),
         _ => unreachable!("a scope's latch always suits its owner"),

@@ -228,8 +228,13 @@ where
     // share has woken it.
     let latch = CountLatch::new(n, CrossLatch::new(worker.registry_arc(), worker.index));
     run_broadcast(registry, &op, &latch, || {
-        // Its own share (its inbox) and what it pushes: nothing else descends from it.
-        let helps = Helps::descendants_of(worker, NO_REGION);
+        // Into its own pool: its own share (its inbox) and what it pushes, nothing else
+        // descends from it. Into another: not isolated, as `install` (DESIGN.md, section 5).
+        let helps = if std::ptr::eq(worker.registry(), registry) {
+            Helps::descendants_of(worker, NO_REGION)
+        } else {
+            Helps::Anything
+        };
         worker.wait_until(&|| latch.inner.core.probe(), None, helps)
     })
 }

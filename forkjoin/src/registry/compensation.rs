@@ -232,48 +232,6 @@ mod loom_tests {
         });
     }
 
-    /// A waiter in isolation hands its core over while its join's thief finishes: it
-    /// starts a spare (unrelated work is queued), parks in isolation until its latch, which
-    /// the thief sets and wakes it for, possibly before it has even parked; then it takes
-    /// its index back. No wake-up is lost on either side, and the counts end at zero.
-    #[test]
-    fn compensation_races_the_completion_it_waits_for() {
-        use std::time::Duration;
-        model(|| {
-            let sleep = Arc::new(Sleep::with_spares(2, 1));
-            let comp = Arc::new(Compensation::new(4));
-            let stand_in = Arc::new(StandIn::new());
-            let work = Arc::new(AtomicUsize::new(1));
-            let latch = Arc::new(AtomicBool::new(false));
-            // The thief (slot 1) finishes the frame and wakes its owner (slot 0).
-            let thief = {
-                let (sleep, latch) = (sleep.clone(), latch.clone());
-                thread::spawn(move || {
-                    latch.store(true, SeqCst);
-                    sleep.fence_and_wake(0);
-                })
-            };
-            assert_eq!(comp.enter(), 1);
-            assert!(comp.reserve_spare());
-            sleep.activate(2);
-            let spare = {
-                let (sleep, comp, stand_in, work) =
-                    (sleep.clone(), comp.clone(), stand_in.clone(), work.clone());
-                thread::spawn(move || spare(&sleep, &comp, &stand_in, 2, &work))
-            };
-            while !latch.load(Acquire) {
-                sleep.sleep_isolated(0, || latch.load(Relaxed), Duration::from_micros(50));
-            }
-            stand_in.ask_back();
-            sleep.fence_and_wake(2);
-            stand_in.wait_until_handed_back();
-            comp.leave();
-            assert_eq!(comp.counts(), (0, 0));
-            thief.join().unwrap();
-            assert_eq!(spare.join().unwrap(), 1 - work.load(SeqCst));
-        });
-    }
-
     /// Two threads block at once, each starts its one spare (as `blocking` does), and
     /// each takes its index back: the counts agree at every step and end at zero.
     #[test]

@@ -1,5 +1,5 @@
 use super::borrow::{run_borrowed, stack_left};
-use super::isolation::{Helps, NO_REGION};
+use super::isolation::Helps;
 use super::worker::Worker;
 use super::Registry;
 use crate::job::JobHeader;
@@ -133,8 +133,10 @@ pub(crate) fn in_worker<R: Send>(
     };
     let job = InstallJob::new(op, CrossLatch::new(own, current.index));
     registry.inject(job.job_ref());
-    // The job runs in the other pool: nothing here descends from it.
-    let helps = Helps::descendants_of(current, NO_REGION);
+    // Not isolated: the job, in the other pool, may send work back into this one (into a
+    // submission queue, untagged), which this worker must be free to run (DESIGN.md,
+    // section 5).
+    let helps = Helps::Anything;
     current.wait_until(&|| job.latch.core.probe(), None, helps);
     job.into_result()
 }

@@ -22,7 +22,6 @@ use super::idle::Parking;
 use super::worker::{Worker, SOURCE_OWN};
 use crate::deque::Steal;
 use crate::job::JobRef;
-use std::time::{Duration, Instant};
 
 /// What a waiting worker may run.
 #[derive(Clone, Copy, Debug)]
@@ -39,12 +38,6 @@ pub(crate) const NO_REGION: usize = usize::MAX;
 
 /// A region nobody waits on as a worker of this pool (no one to wake when its work is pushed).
 pub(crate) const NO_OWNER: usize = usize::MAX;
-
-/// How long an isolated waiter waits with nothing to run before it lets a spare stand in
-/// for it: most waits end sooner (a frame's thief finishing a leaf), and a spare that stood
-/// in for each would cost its start, its hand-back and the end of its task in the waiter's
-/// way (measured on a stream of submitted tasks that join: docs/measurements.md).
-const COMPENSATE_AFTER: Duration = Duration::from_micros(200);
 
 impl Helps {
     /// The descendants of `region`, and whatever `worker` pushes from now on.
@@ -151,14 +144,11 @@ impl Worker {
         let registry = self.registry();
         // Counted idle while it looks, so that the thief of its frame shares on request.
         let mut round = None;
-        // When it began to park, since it last ran something.
-        let mut parking_since = None;
         while !done() {
             if let Some(job) = self.find_descendant(hint, floor, region) {
                 if round.take().is_some() {
                     registry.idle.work_found(&registry.sleep);
                 }
-                parking_since = None;
                 // SAFETY: on this worker's thread; the job was taken from a queue.
                 unsafe { self.execute(job) };
                 continue;
@@ -183,14 +173,11 @@ impl Worker {
             }
             // About to park. Work this waiter may not take: make sure a thread that may is
             // awake (counted idle, this waiter may have made its publisher skip the
-            // wake-up); if none can be woken and the wait has lasted, a spare stands in.
-            let unrelated = registry.has_work() && !registry.sleep.wake_any();
-            let since = *parking_since.get_or_insert_with(Instant::now);
-            if unrelated && since.elapsed() >= COMPENSATE_AFTER {
-                self.blocked(|| registry.idle.no_work_found(round, &registry.sleep, parking));
-            } else {
-                registry.idle.no_work_found(round, &registry.sleep, parking);
+            // wake-up). No spare stands in for it (see the module's docs).
+            if registry.has_work() {
+                registry.sleep.wake_any();
             }
+            registry.idle.no_work_found(round, &registry.sleep, parking);
         }
         if round.is_some() {
             registry.idle.work_found(&registry.sleep);
