@@ -12,10 +12,13 @@
 //!   wherever they are (`Deque::steal_tagged`: the tag is read before the CAS, so a job of
 //!   another region is never taken), and its broadcast shares (which only it can run).
 //!   Never a submission queue's job, never another region's.
-//! - **No core lost.** A waiter with nothing of its own passes unrelated work on (wakes a
-//!   parked worker, which may take it), and when nobody can be woken it lets a spare stand
-//!   in for it (`blocking`) while it parks; it parks with a timeout, and the thread that
-//!   pushes work of its region wakes it (`Worker::push`).
+//! - **Its core.** A waiter with nothing of its own passes unrelated work on (wakes a parked
+//!   worker, which may take it) and parks, with a timeout; the thread that pushes work of its
+//!   region wakes it (`Worker::push_in`). No spare stands in for it: a spare runs unrelated
+//!   work under the waiter's index, which the waiter must let finish before it goes on, and a
+//!   spare that takes a lock the waiter holds deadlocks them both.
+//! - Waits for another pool are not isolated (`Helps::Anything`): the job there may send work
+//!   back into this pool, untagged.
 
 use super::heartbeat::HEARTBEAT;
 use super::idle::Parking;
@@ -133,7 +136,7 @@ impl Worker {
 
     /// Runs descendants of `region` (and jobs pushed since `floor`) until `done()`; with
     /// none in sight, spins, yields and parks as the idle policy says (`Idle`), in
-    /// isolation, and hands its core over (see the module's docs).
+    /// isolation (see the module's docs).
     pub(super) fn wait_isolated(
         &self,
         done: &dyn Fn() -> bool,

@@ -10,7 +10,7 @@
 //! - `entry`: running work on a pool from any thread (`in_worker`, `on_worker`);
 //! - `thread`: starting worker threads, their handlers, shutting down, the global pool;
 //! - `spares`: the slots of spare threads started for blocked ones, and `Worker::blocked`
-//!   (`blocking` on a worker, also a waiter's way to hand its core over);
+//!   (`blocking` on a worker);
 //! - `inbox`: per-worker broadcast shares;
 //! - `isolation`: what a waiting worker may run (regions, `Helps`), and how it waits.
 
