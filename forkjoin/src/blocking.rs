@@ -15,7 +15,7 @@
 //! rayon's rule on indices holds: a thread's index never changes, every index is below the
 //! pool's size, and no two threads run tasks under one index at once.
 
-use crate::registry::Worker;
+use crate::registry::{Registry, Worker};
 
 /// Runs `f`, which may block (I/O, a lock, a channel, a sleep), without taking a core
 /// from the pool: as the JDK's `ForkJoinPool.managedBlock`, the pool first wakes a parked
@@ -63,5 +63,56 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
         return f();
     }
     // SAFETY: this thread's worker, live while the thread runs it.
-    unsafe { &*current }.blocked(f)
+    let worker = unsafe { &*current };
+    let st = worker.owner_state();
+    // SAFETY: owner-only state, on the owner's thread.
+    if unsafe { (*st).blocking } {
+        return f();
+    }
+    // SAFETY: as above.
+    unsafe { (*st).blocking = true };
+    /// On every way out of `f`, unwinding included: takes the index back from the stand-in
+    /// (if any and not yet), then counts the thread back in.
+    struct Leave<'a>(&'a Worker);
+    impl Drop for Leave<'_> {
+        fn drop(&mut self) {
+            let registry = self.0.registry();
+            registry.take_index_back();
+            // SAFETY: owner-only state, on the owner's thread.
+            unsafe { (*self.0.owner_state()).blocking = false };
+            registry.compensation.leave();
+        }
+    }
+    let _leave = Leave(worker);
+    worker.registry().enter_blocking(worker);
+    f()
+}
+
+impl Registry {
+    /// A thread of this pool is about to block: wake a parked worker, else start a spare
+    /// that stands in for it (`Compensation::enter`, `reserve_spare`). One spare at most per
+    /// blocked thread: two would run under one index.
+    fn enter_blocking(&self, worker: &Worker) {
+        if self.compensation.enter() == 0 {
+            return;
+        }
+        // A parked worker is a thread ready to run: wake it rather than start another (the
+        // JDK pool does the same). Not a parked spare: it stands in for another blocked
+        // thread already. With nothing queued, leave it parked: the next job published
+        // wakes it (`notify_work`), and woken now it would only spin on a core that others
+        // may need, then park again. `wake` needs a fence after what the woken thread
+        // should see; here that is nothing but the count, a SeqCst read-modify-write.
+        let n = self.num_threads();
+        let mut others = (1..n).map(|k| (worker.shown_index() + k) % n);
+        if !self.has_work() && others.clone().any(|i| self.sleep.is_parked(i)) {
+            return;
+        }
+        if others.any(|i| self.sleep.wake_unisolated(i)) {
+            return;
+        }
+        if !self.compensation.reserve_spare() {
+            return;
+        }
+        self.start_spare(worker);
+    }
 }

@@ -136,8 +136,7 @@ pub(crate) fn in_worker<R: Send>(
     // Not isolated: the job, in the other pool, may send work back into this one (into a
     // submission queue, untagged), which this worker must be free to run (DESIGN.md,
     // section 5).
-    let helps = Helps::Anything;
-    current.wait_until(&|| job.latch.core.probe(), None, helps);
+    current.wait_until(&|| job.latch.core.probe(), None, Helps::Anything);
     job.into_result()
 }
 

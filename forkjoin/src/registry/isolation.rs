@@ -107,13 +107,15 @@ impl Worker {
         loop {
             let mut contended = false;
             for k in 0..workers {
-                let victim = registry.slot((first + k) % workers);
+                let i = (first + k) % workers;
                 // Our own deque too: a task waited for may lie at its top.
-                match victim.deque.steal_tagged(region) {
+                match registry.slot(i).deque.steal_tagged(region) {
                     Steal::Success(job) => {
                         super::worker::bump(&self.counters.stolen);
+                        // Where it came from, as `find_work` records it (`OwnerState::source`).
+                        let source = if i == self.index { SOURCE_OWN } else { i };
                         // SAFETY: owner-only state, on the owner's thread.
-                        unsafe { (*self.owner_state()).source = SOURCE_OWN };
+                        unsafe { (*self.owner_state()).source = source };
                         return Some(JobRef(job));
                     }
                     Steal::Retry => contended = true,

@@ -9,8 +9,7 @@
 //! - `borrow`: a thread outside the pool running in a parked worker's slot;
 //! - `entry`: running work on a pool from any thread (`in_worker`, `on_worker`);
 //! - `thread`: starting worker threads, their handlers, shutting down, the global pool;
-//! - `spares`: the slots of spare threads started for blocked ones, and `Worker::blocked`
-//!   (`blocking` on a worker);
+//! - `spares`: the slots of spare threads started for blocked ones;
 //! - `inbox`: per-worker broadcast shares;
 //! - `isolation`: what a waiting worker may run (regions, `Helps`), and how it waits.
 
