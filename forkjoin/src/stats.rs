@@ -15,6 +15,10 @@ pub struct WorkerStats {
     pub failed_steals: u64,
     /// Times the worker parked for lack of work.
     pub parks: u64,
+    /// Times the worker slept while it waited for a join, scope or task of its own and no
+    /// work descending from it was in sight (it waits in isolation: DESIGN.md, section 5).
+    /// Each sleep counts, including one that ends at its timeout.
+    pub isolated_sleeps: u64,
     /// Joins whose second closure ran on this worker without ever being shared.
     pub joins_inline: u64,
     /// Joins this worker made stealable (promoted onto its deque).
@@ -27,6 +31,7 @@ impl WorkerStats {
         self.tasks_stolen += o.tasks_stolen;
         self.failed_steals += o.failed_steals;
         self.parks += o.parks;
+        self.isolated_sleeps += o.isolated_sleeps;
         self.joins_inline += o.joins_inline;
         self.tasks_shared += o.tasks_shared;
     }
@@ -38,6 +43,7 @@ impl WorkerStats {
             tasks_stolen: self.tasks_stolen - earlier.tasks_stolen,
             failed_steals: self.failed_steals - earlier.failed_steals,
             parks: self.parks - earlier.parks,
+            isolated_sleeps: self.isolated_sleeps - earlier.isolated_sleeps,
             joins_inline: self.joins_inline - earlier.joins_inline,
             tasks_shared: self.tasks_shared - earlier.tasks_shared,
         }
@@ -96,20 +102,28 @@ impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{:>6} {:>14} {:>12} {:>12} {:>14} {:>12} {:>8}",
-            "worker", "tasks run", "stolen", "shared", "joins inline", "failed", "parks"
+            "{:>6} {:>14} {:>12} {:>12} {:>14} {:>12} {:>8} {:>14}",
+            "worker",
+            "tasks run",
+            "stolen",
+            "shared",
+            "joins inline",
+            "failed",
+            "parks",
+            "waits slept"
         )?;
         let row = |f: &mut fmt::Formatter<'_>, name: &str, w: &WorkerStats| {
             writeln!(
                 f,
-                "{:>6} {:>14} {:>12} {:>12} {:>14} {:>12} {:>8}",
+                "{:>6} {:>14} {:>12} {:>12} {:>14} {:>12} {:>8} {:>14}",
                 name,
                 w.tasks_run,
                 w.tasks_stolen,
                 w.tasks_shared,
                 w.joins_inline,
                 w.failed_steals,
-                w.parks
+                w.parks,
+                w.isolated_sleeps
             )
         };
         for (i, w) in self.workers.iter().enumerate() {

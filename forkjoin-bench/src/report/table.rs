@@ -39,7 +39,7 @@ const RUNTIMES: [&str; 5] = ["sequential", "forkjoin", "rayon", "chili", "java"]
 const PEERS: [&str; 3] = ["rayon", "chili", "java"];
 
 /// The grid of `rows`, with a column for each runtime that has a row; `counts` adds
-/// forkjoin's tasks and steals per run.
+/// forkjoin's tasks, steals and waits slept per run.
 pub(crate) fn grid(rows: &[Row], counts: bool) -> Grid {
     let runtimes: Vec<&str> = RUNTIMES
         .into_iter()
@@ -52,7 +52,11 @@ pub(crate) fn grid(rows: &[Row], counts: bool) -> Grid {
         header.push("fj/best peer".to_string());
     }
     if counts {
-        header.extend(["fj tasks/run".to_string(), "fj steals/run".to_string()]);
+        header.extend([
+            "fj tasks/run".to_string(),
+            "fj steals/run".to_string(),
+            "fj waits slept/run".to_string(),
+        ]);
     }
 
     let programs = programs_in_order(rows);
@@ -104,6 +108,7 @@ pub(crate) fn grid(rows: &[Row], counts: bool) -> Grid {
                 let fj = find("forkjoin");
                 line.push(Cell::plain(count(fj.and_then(|r| r.tasks))));
                 line.push(Cell::plain(count(fj.and_then(|r| r.steals))));
+                line.push(Cell::plain(count(fj.and_then(|r| r.waits_slept))));
             }
             out.push(line);
         }
@@ -152,8 +157,14 @@ fn ratio_cell<'a>(fj: Option<&Row>, peers: impl Iterator<Item = &'a Row>) -> Cel
     }
 }
 
+/// A count per run: whole above 10, one decimal below (a wait slept once in three runs is
+/// 0.3, not 0).
 fn count(v: Option<f64>) -> String {
-    v.map_or("-".to_string(), |v| format!("{v:.0}"))
+    match v {
+        None => "-".to_string(),
+        Some(v) if v < 10.0 && v.fract() != 0.0 => format!("{v:.1}"),
+        Some(v) => format!("{v:.0}"),
+    }
 }
 
 /// Seconds with three significant digits in a readable unit: `1.23s`, `45.6ms`, `789µs`.
@@ -285,6 +296,20 @@ mod tests {
             ["", "2", "", "500ms 2.00x", "400ms 2.50x*", "1.25"]
         );
         assert_eq!(g.rows[1][4].flag, Flag::Unconverged);
+    }
+
+    #[test]
+    fn forkjoin_counts_per_run_are_shown() {
+        let mut fj = row("fib", "forkjoin", 2, 0.5);
+        (fj.tasks, fj.steals, fj.waits_slept) = (Some(1234.4), Some(2.0), Some(1.0 / 3.0));
+        let rows = vec![row("fib", "sequential", 1, 1.0), fj];
+        let g = grid(&rows, true);
+        assert_eq!(
+            g.header[4..],
+            ["fj tasks/run", "fj steals/run", "fj waits slept/run"]
+        );
+        let text: Vec<&str> = g.rows[0][4..].iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(text, ["1234", "2", "0.3"]);
     }
 
     #[test]

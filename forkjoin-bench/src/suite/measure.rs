@@ -232,6 +232,7 @@ fn finish(
                 _ => {
                     row.tasks = Some(tasks);
                     row.steals = Some(diff.tasks_stolen as f64 / summary.runs as f64);
+                    row.waits_slept = Some(diff.isolated_sleeps as f64 / summary.runs as f64);
                 }
             }
         }

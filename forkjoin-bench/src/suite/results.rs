@@ -29,6 +29,10 @@ pub(crate) struct Row {
     pub tasks: Option<f64>,
     /// Tasks stolen per measured run (forkjoin: `tasks_stolen`; java: `getStealCount`).
     pub steals: Option<f64>,
+    /// Times per measured run that a forkjoin worker slept while it waited, in isolation,
+    /// for a join, scope or task of its own (`Stats::isolated_sleeps`).
+    #[serde(default)]
+    pub waits_slept: Option<f64>,
     /// Every run's answer checked.
     pub verified: bool,
     /// Why the figure is missing or unverified.
@@ -52,6 +56,7 @@ impl Row {
             speedup: None,
             tasks: None,
             steals: None,
+            waits_slept: None,
             verified: false,
             error: None,
         }

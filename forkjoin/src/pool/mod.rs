@@ -353,6 +353,7 @@ impl Pool {
                 tasks_stolen: w.counters.stolen.load(Relaxed),
                 failed_steals: w.counters.failed_steals.load(Relaxed),
                 parks: w.counters.parks.load(Relaxed),
+                isolated_sleeps: w.counters.isolated_sleeps.load(Relaxed),
                 joins_inline: w.inline_joins(),
                 tasks_shared: w.counters.promoted.load(Relaxed),
             })

@@ -98,8 +98,9 @@ pub(crate) struct Parking<'a> {
     pub(crate) requests_pending: &'a dyn Fn() -> bool,
     /// The worker waits in isolation (`registry/isolation.rs`): it parks as
     /// `Sleep::sleep_isolated` (never the watcher, passed over by `new_work`), for `period`
-    /// doubling to `ISOLATED_BACKOFF` times while nothing wakes it.
-    pub(crate) isolated: bool,
+    /// doubling to `ISOLATED_BACKOFF` times while nothing wakes it, and counts each time it
+    /// slept here (statistics).
+    pub(crate) isolated: Option<&'a AtomicU64>,
 }
 
 impl Idle {
@@ -191,12 +192,14 @@ impl Idle {
         if first_park {
             add(parking.parks, 1);
         }
-        if parking.isolated {
+        if let Some(sleeps) = parking.isolated {
             // Woken by its latch or its region's work; the timeout only bounds a missed
             // wake-up, so it doubles. The rounds stay at parking until it runs something.
             let timeout = parking.period * (1 << round.backoff);
             round.backoff = (round.backoff + 1).min(ISOLATED_BACKOFF);
-            if !sleep.sleep_isolated(parking.index, parking.stay_awake, timeout) && first_park {
+            if sleep.sleep_isolated(parking.index, parking.stay_awake, timeout) {
+                add(sleeps, 1);
+            } else if first_park {
                 add(parking.parks, u64::MAX);
             }
             return;
@@ -282,7 +285,7 @@ mod loom_tests {
                     parks: &parks,
                     period: Duration::from_micros(50),
                     requests_pending: &|| false,
-                    isolated: false,
+                    isolated: None,
                 },
             );
         }
@@ -389,7 +392,7 @@ mod loom_tests {
                                 parks: &parks,
                                 period: Duration::from_micros(50),
                                 requests_pending: &|| false,
-                                isolated: false,
+                                isolated: None,
                             },
                         );
                     }

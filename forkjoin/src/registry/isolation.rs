@@ -170,7 +170,7 @@ impl Worker {
                 parks: &self.counters.parks,
                 period: HEARTBEAT,
                 requests_pending: &|| false,
-                isolated: true,
+                isolated: Some(&self.counters.isolated_sleeps),
             };
             if !round.parks_next() {
                 registry.idle.no_work_found(round, &registry.sleep, parking);

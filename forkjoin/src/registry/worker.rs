@@ -53,6 +53,7 @@ pub(crate) struct Counters {
     pub(crate) stolen: AtomicU64,
     pub(crate) failed_steals: AtomicU64,
     pub(crate) parks: AtomicU64,
+    pub(crate) isolated_sleeps: AtomicU64,
     pub(crate) promoted: AtomicU64,
 }
 
@@ -559,7 +560,7 @@ impl Worker {
                     period: HEARTBEAT,
                     // Not while calls from outside come: they share quietly, for the watcher.
                     requests_pending: &|| !registry.called_lately() && self.requests_pending(),
-                    isolated: false,
+                    isolated: None,
                 },
             );
         }

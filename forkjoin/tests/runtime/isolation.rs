@@ -333,3 +333,42 @@ fn recursion_that_fits_sequentially_fits_in_the_pool() {
     };
     each_pool("deep", build, deep_recursion, deep_recursion_answer);
 }
+
+/// A worker whose join's second closure was stolen, with nothing of its own to run, sleeps
+/// until the thief is done, and `Stats::isolated_sleeps` counts it. The thief's closure
+/// returns only once it has seen the waiter sleep, so the count is not a matter of timing.
+#[test]
+fn a_waiter_with_nothing_of_its_own_sleeps_and_is_counted() {
+    let pool = pool(2);
+    let before = pool.stats();
+    pool.install(|| 1);
+    assert_eq!(pool.stats().since(&before).total.isolated_sleeps, 0);
+    let thief_started = std::sync::atomic::AtomicBool::new(false);
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let (waiter, thief) = pool.install(|| {
+        forkjoin::join(
+            || {
+                while !thief_started.load(Relaxed) {
+                    assert!(std::time::Instant::now() < deadline, "never stolen");
+                    std::thread::yield_now();
+                }
+                forkjoin::current_thread_index().unwrap()
+            },
+            || {
+                thief_started.store(true, Relaxed);
+                while pool.stats().since(&before).total.isolated_sleeps == 0 {
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "the waiter never slept"
+                    );
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+                forkjoin::current_thread_index().unwrap()
+            },
+        )
+    });
+    assert_ne!(waiter, thief);
+    let slept = pool.stats().since(&before);
+    assert!(slept.workers[waiter].isolated_sleeps >= 1, "{slept}");
+    assert_eq!(slept.workers[thief].isolated_sleeps, 0, "{slept}");
+}
