@@ -297,6 +297,11 @@ pub(crate) struct BenchArgs {
     #[arg(long, conflicts_with = "report")]
     pub no_report: bool,
 
+    /// Add forkjoin's counts per run to the printed table: tasks, steals, and the times a
+    /// waiting worker slept with nothing of its own to run (the report always shows them).
+    #[arg(long)]
+    pub counts: bool,
+
     #[command(flatten)]
     pub method: MethodArgs,
 

@@ -38,6 +38,7 @@ fn bench_test_size_verifies_every_row() {
         "--json",
         json.to_str().unwrap(),
         "--no-report",
+        "--counts",
     ]);
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
     let rows = rows(&json);
@@ -57,6 +58,7 @@ fn bench_test_size_verifies_every_row() {
             "speedup",
             "tasks",
             "steals",
+            "waits_slept",
         ] {
             assert!(row.get(field).is_some(), "no {field} in {row}");
         }
@@ -67,8 +69,14 @@ fn bench_test_size_verifies_every_row() {
         );
         assert!((speedup - seq / t).abs() <= 1e-9 * speedup, "{row}");
         match row["runtime"].as_str().unwrap() {
-            "sequential" => assert_eq!(row["threads"], 1),
-            "forkjoin" => assert!(row["tasks"].as_f64().unwrap() > 0.0, "{row}"),
+            "sequential" => {
+                assert_eq!(row["threads"], 1);
+                assert!(row["waits_slept"].is_null(), "{row}");
+            }
+            "forkjoin" => {
+                assert!(row["tasks"].as_f64().unwrap() > 0.0, "{row}");
+                assert!(row["waits_slept"].as_f64().unwrap() >= 0.0, "{row}");
+            }
             other => panic!("unexpected runtime {other}"),
         }
     }
@@ -80,6 +88,12 @@ fn bench_test_size_verifies_every_row() {
     assert!(
         stdout.lines().any(|l| l.starts_with("nqueens")),
         "a table line per program: {stdout}"
+    );
+    assert!(
+        stdout.lines().any(|l| l.starts_with("program")
+            && l.contains("fj steals/run")
+            && l.ends_with("fj waits slept/run")),
+        "--counts adds forkjoin's counts per run to the table: {stdout}"
     );
 }
 

@@ -65,7 +65,7 @@ pub(crate) fn run(args: &BenchArgs) -> Result<ExitCode, Failure> {
     let rows = run_plan(&plan, &mut notes);
 
     println!();
-    print!("{}", table::render_text(&table::grid(&rows, false)));
+    print!("{}", table::render_text(&table::grid(&rows, args.counts)));
     for note in table::footnotes(&rows) {
         println!("{note}");
     }
