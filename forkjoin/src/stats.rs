@@ -58,6 +58,9 @@ impl WorkerStats {
 /// let stats = pool.stats();
 /// assert_eq!(stats.workers.len(), 2);
 /// assert!(stats.total.tasks_run >= 1);
+/// // Times a waiting worker slept with nothing of its own to run, in total and per worker.
+/// let slept: u64 = stats.workers.iter().map(|w| w.isolated_sleeps).sum();
+/// assert_eq!(slept, stats.total.isolated_sleeps);
 /// println!("{stats}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]

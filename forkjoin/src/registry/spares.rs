@@ -159,11 +159,10 @@ impl Spares {
 
 impl Registry {
     /// Starts a spare (its count was reserved by `Compensation::reserve_spare`) in a free
-    /// spare slot or a new one, standing in for the calling thread (`blocked`, its worker),
-    /// which is blocked, under its shown index, until it asks for it back (`take_index_back`): the
-    /// slot's resting thread if it has one (no thread start), else a new thread. If no slot
-    /// or thread can be had, the spare is counted out again and the caller blocks without
-    /// one.
+    /// spare slot or a new one, standing in for the calling thread (`blocked`, its worker)
+    /// under its shown index until it asks for it back (`take_index_back`): the slot's
+    /// resting thread if it has one (no thread start), else a new thread. If no slot or
+    /// thread can be had, the spare is counted out again and the caller blocks without one.
     pub(crate) fn start_spare(&self, blocked: &Worker) {
         let shown_index = blocked.shown_index();
         // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.

@@ -14,10 +14,10 @@
 use forkjoin::prelude::*;
 use forkjoin::{Pool, PoolBuilder};
 use std::cell::Cell;
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const WORKERS: [usize; 4] = [2, 4, 8, 16];
 
@@ -343,13 +343,13 @@ fn a_waiter_with_nothing_of_its_own_sleeps_and_is_counted() {
     let before = pool.stats();
     pool.install(|| 1);
     assert_eq!(pool.stats().since(&before).total.isolated_sleeps, 0);
-    let thief_started = std::sync::atomic::AtomicBool::new(false);
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let thief_started = AtomicBool::new(false);
+    let deadline = Instant::now() + Duration::from_secs(60);
     let (waiter, thief) = pool.install(|| {
         forkjoin::join(
             || {
                 while !thief_started.load(Relaxed) {
-                    assert!(std::time::Instant::now() < deadline, "never stolen");
+                    assert!(Instant::now() < deadline, "never stolen");
                     std::thread::yield_now();
                 }
                 forkjoin::current_thread_index().unwrap()
@@ -357,10 +357,7 @@ fn a_waiter_with_nothing_of_its_own_sleeps_and_is_counted() {
             || {
                 thief_started.store(true, Relaxed);
                 while pool.stats().since(&before).total.isolated_sleeps == 0 {
-                    assert!(
-                        std::time::Instant::now() < deadline,
-                        "the waiter never slept"
-                    );
+                    assert!(Instant::now() < deadline, "the waiter never slept");
                     std::thread::sleep(Duration::from_millis(1));
                 }
                 forkjoin::current_thread_index().unwrap()
