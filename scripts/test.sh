@@ -93,7 +93,7 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
         }
         # The deque, the sleep protocol, tasks and the sorts' exact answers; a run of the
         # runtime's tests.
-        miri_lane runtime --lib -- deque::tests sleep::tests task::tests \
+        miri_lane runtime --lib -- deque::tests lineage::tests sleep::tests task::tests \
             sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std ";" \
             --test runtime -- --exact join::fib_exact_at_many_worker_counts \
             scope::scope_borrows_the_stack_and_returns_a_value \

@@ -242,11 +242,10 @@ impl<T> Deque<T> {
         self.steal_if::<false>(|_, _| true)
     }
 
-    /// Takes the item at the top only if its tag is `tag`; `Empty` if it has another. Any
-    /// thread. A waiting worker takes only what descends from what it waits for
-    /// (DESIGN.md, section 5).
-    pub(crate) fn steal_tagged(&self, tag: usize) -> Steal<NonNull<T>> {
-        self.steal_if::<true>(|_, t| t == tag)
+    /// Takes the item at the top only if `wanted(its tag)`; `Empty` if not. Any thread. A
+    /// waiting worker takes only what descends from what it waits for (DESIGN.md, section 5).
+    pub(crate) fn steal_tagged(&self, wanted: impl Fn(usize) -> bool) -> Steal<NonNull<T>> {
+        self.steal_if::<true>(|_, t| wanted(t))
     }
 
     /// Takes the item at the top only if it was pushed since `bottom` was `floor`: the
@@ -588,7 +587,7 @@ mod loom_tests {
 
     fn steal_tagged_once(d: &Deque<usize>, tag: usize) -> Option<usize> {
         loop {
-            match d.steal_tagged(tag) {
+            match d.steal_tagged(|t| t == tag) {
                 Steal::Success(p) => return Some(take(p)),
                 Steal::Empty => return None,
                 Steal::Retry => thread::yield_now(),

@@ -83,6 +83,10 @@ pub(crate) struct FrameLatch {
     pub(crate) owner: usize,
     /// The worker that took the frame: the owner steals back from it while waiting.
     pub(crate) thief: AtomicUsize,
+    /// The frame's region, which its thief runs in and its owner waits for, and the region
+    /// the owner ran in when it shared the frame (`registry/isolation.rs`).
+    pub(crate) region: usize,
+    pub(crate) parent: usize,
 }
 
 /// The type-erased start of every join frame. `#[repr(C)]` so that a `*const FrameHead`
@@ -99,13 +103,20 @@ impl FrameHead {
     ///
     /// # Safety
     /// `head` is a live frame on the calling worker's stack that has not been shared.
-    pub(crate) unsafe fn prepare_for_sharing(head: *const FrameHead, owner: usize) {
+    pub(crate) unsafe fn prepare_for_sharing(
+        head: *const FrameHead,
+        owner: usize,
+        region: usize,
+        parent: usize,
+    ) {
         // SAFETY: `head` is a live, unshared frame on the calling worker's stack (our contract): nobody else reads its latch yet.
         unsafe {
             (*(*head).latch.get()).write(FrameLatch {
                 core: CoreLatch::new(),
                 owner,
                 thief: AtomicUsize::new(usize::MAX),
+                region,
+                parent,
             });
         }
     }

@@ -471,7 +471,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
                         // (every job left on its deque lies above the stolen frame).
                         let helps = Helps::Descendants {
                             floor: isize::MIN,
-                            region: me.0.as_ptr() as usize,
+                            region: latch.region,
                         };
                         worker.wait_until(&|| latch.core.probe(), Some(thief), helps);
                         break;
@@ -506,7 +506,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
             // Relaxed: a steal-back hint for the owner.
             latch.thief.store(worker.index, Relaxed);
             // What the closure pushes is the frame's: its owner, waiting, may take it.
-            let region = worker.enter_region(this as usize, latch.owner);
+            let region = worker.enter_region(latch.region, latch.owner, latch.parent);
             let result = catch(frame.take_func());
             drop(region);
             (*frame.result.get()).write(result);

@@ -4,7 +4,7 @@
 use crate::latch::{CoreLatch, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use crate::pool::broadcast::{broadcast_boxed, BroadcastContext};
-use crate::registry::isolation::{Helps, NO_OWNER};
+use crate::registry::isolation::{self, Helps, NO_OWNER, NO_PARENT};
 use crate::registry::{self, Registry, Worker};
 use std::fmt;
 use std::marker::PhantomData;
@@ -22,6 +22,9 @@ pub struct Scope<'scope> {
     done: ScopeLatch,
     /// The first panic of a task; re-raised by `scope` once all tasks have finished.
     panic: Mutex<Option<Panic>>,
+    /// The scope's region (`registry/isolation.rs`), and the region it was made in.
+    region: usize,
+    parent: usize,
     /// Invariant in `'scope`, like `std::thread::Scope`.
     _marker: PhantomData<&'scope mut &'scope ()>,
 }
@@ -139,17 +142,25 @@ where
     // What the owner may run while it waits: what it pushes from here on (the tasks it
     // spawns among them) and the scope's region (what its tasks push, wherever they run).
     let floor = waiter.map_or(0, |w| w.deque.bottom_index());
+    // Its tasks descend from the region its owner runs in, if the owner is of its pool.
+    let parent = match (&done, waiter) {
+        // SAFETY: an owner's `waiter` is this thread's worker.
+        (ScopeLatch::Owner { .. }, Some(worker)) => unsafe { worker.current_region() },
+        _ => NO_PARENT,
+    };
     let scope = Scope {
         registry,
         pending: AtomicUsize::new(1),
         done,
         panic: Mutex::new(None),
+        region: isolation::new_region(),
+        parent,
         _marker: PhantomData,
     };
     let result = catch(|| op(&scope)).map_err(|p| scope.record_panic(p));
     // SAFETY: `scope` lives on this stack until we have waited for `done` below.
     unsafe { Scope::task_done(&scope) };
-    let region = scope.region();
+    let region = scope.region;
     match (&scope.done, waiter) {
         (ScopeLatch::Owner { core, .. }, Some(worker)) => {
             worker.wait_until(&|| core.probe(), None, Helps::Descendants { floor, region })
@@ -184,11 +195,6 @@ enum ScopeLatch {
 }
 
 impl Scope<'_> {
-    /// The scope's region (`registry/isolation.rs`): its address.
-    fn region(&self) -> usize {
-        self as *const Self as usize
-    }
-
     /// The slot of the worker that waits for the scope, if one of its pool's.
     fn owner(&self) -> usize {
         match self.done {
@@ -211,12 +217,12 @@ impl<'scope> Scope<'scope> {
         let scope = ScopePtr(self);
         // SAFETY: the scope outlives its tasks (it waits for `pending` to reach zero).
         let registry = unsafe { &*self.registry };
-        let (region, owner) = (self.region(), self.owner());
+        let (region, owner, parent) = (self.region, self.owner(), self.parent);
         registry::spawn_job_in(registry, region, owner, move |worker: &Worker| {
             let scope = scope;
             // SAFETY: a job runs on its worker's thread. What the task pushes is the
             // scope's: its owner, waiting, may take it.
-            let _region = unsafe { worker.enter_region(region, owner) };
+            let _region = unsafe { worker.enter_region(region, owner, parent) };
             // SAFETY: the scope waits for this task before it goes away.
             let s = unsafe { &*scope.0 };
             if let Err(p) = catch(|| body(s)) {

@@ -488,7 +488,7 @@ mod loom_tests {
                 thread::spawn(move || {
                     let mut taken = 0;
                     while !latch.load(Acquire) {
-                        match deque.steal_tagged(REGION) {
+                        match deque.steal_tagged(|tag| tag == REGION) {
                             Steal::Success(p) => {
                                 // SAFETY: made by `Box::into_raw` below, taken once.
                                 drop(unsafe { Box::from_raw(p.as_ptr()) });

@@ -23,7 +23,7 @@
 
 use crate::job::{JobHeader, JobRef};
 use crate::panic::{catch, Panic};
-use crate::registry::isolation::{Helps, NO_OWNER};
+use crate::registry::isolation::{self, Helps, NO_OWNER, NO_PARENT};
 use crate::registry::{Registry, Worker};
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -67,6 +67,9 @@ struct Shared<T> {
     waker: UnsafeCell<Option<Waker>>,
     /// The pool's registry, for identity only.
     registry: usize,
+    /// The task's region (`registry/isolation.rs`): its job is tagged with it, and `join`
+    /// waits for it. It starts a tree of its own (no parent).
+    region: usize,
 }
 
 impl<T> Shared<T> {
@@ -150,8 +153,9 @@ impl<T> Shared<T> {
 }
 
 impl<T> Shared<T> {
-    /// Not done, no result, nobody waiting, no waker; `registry` is the pool's identity.
-    fn new(registry: usize) -> Self {
+    /// Not done, no result, nobody waiting, no waker; `registry` is the pool's identity,
+    /// `region` the task's.
+    fn new(registry: usize, region: usize) -> Self {
         Shared {
             done: AtomicBool::new(false),
             result: UnsafeCell::new(None),
@@ -162,6 +166,7 @@ impl<T> Shared<T> {
             wake_state: AtomicU8::new(EMPTY),
             waker: UnsafeCell::new(None),
             registry,
+            region,
         }
     }
 }
@@ -204,7 +209,7 @@ where
             execute: TaskJob::<F, T>::execute,
         },
         func: UnsafeCell::new(Some(func)),
-        shared: Shared::new(Arc::as_ptr(registry) as usize),
+        shared: Shared::new(Arc::as_ptr(registry) as usize, isolation::new_region()),
     });
     let queued = Arc::into_raw(Arc::clone(&job));
     // SAFETY: `Arc::into_raw` is never null; the header is the first field (`repr(C)`).
@@ -223,7 +228,7 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
             // queue's reference.
             let job = Arc::from_raw(this as *const Self);
             let func = (*job.func.get()).take().expect("a task executed twice");
-            let region = worker.enter_region(this as usize, NO_OWNER);
+            let region = worker.enter_region(job.shared.region, NO_OWNER, NO_PARENT);
             let result = catch(func);
             drop(region);
             let shared = &job.shared;
@@ -285,6 +290,11 @@ pub struct Task<T> {
 }
 
 impl<T> Task<T> {
+    /// The task's region, which its job is submitted with (`registry/isolation.rs`).
+    pub(crate) fn region(&self) -> usize {
+        self.handle.shared().region
+    }
+
     /// Whether the job has finished (its result is ready).
     pub fn is_done(&self) -> bool {
         // Acquire: pairs with the job's Release.
@@ -308,8 +318,7 @@ impl<T> Task<T> {
                     // again under the sleep protocol's own fence before parking).
                     fence(SeqCst);
                     // The task's region: its job (tagged with it) and what it pushes.
-                    let region = Arc::as_ptr(&self.handle) as *const () as usize;
-                    let helps = Helps::descendants_of(w, region);
+                    let helps = Helps::descendants_of(w, shared.region);
                     w.wait_until(&|| shared.done.load(Acquire), None, helps);
                 }
                 // A thread outside any pool, or a worker of another pool: that worker's
@@ -444,7 +453,7 @@ mod tests {
             // written once before `done` and read after it, the waker cell is touched by the
             // owner `wake_state` names only.
             unsafe impl Sync for Job {}
-            let job = Arc::new(Job(Shared::new(0)));
+            let job = Arc::new(Job(Shared::new(0, 1)));
             let completer = {
                 let job = Arc::clone(&job);
                 std::thread::spawn(move || {

@@ -7,7 +7,7 @@
 use crate::job::{JobHeader, JobRef};
 use crate::latch::{CountLatch, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
-use crate::registry::isolation::{Helps, NO_OWNER, NO_REGION};
+use crate::registry::isolation::{self, Helps, NO_OWNER, NO_PARENT, NO_REGION};
 use crate::registry::{global_registry, Registry, Worker};
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -115,14 +115,14 @@ where
     let op = Arc::new(op);
     // The broadcast's region: what its shares push descends from it, not from the wait
     // that a share may run in.
-    let region = Arc::as_ptr(&op) as *const () as usize;
+    let region = isolation::new_region();
     for worker in registry.workers.iter() {
         let op = Arc::clone(&op);
         worker
             .inbox
             .push(crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
                 // SAFETY: a job runs on the thread of the worker it is given.
-                let _region = unsafe { worker.enter_region(region, NO_OWNER) };
+                let _region = unsafe { worker.enter_region(region, NO_OWNER, NO_PARENT) };
                 op(BroadcastContext {
                     worker,
                     _marker: PhantomData,

@@ -320,9 +320,8 @@ impl Pool {
         F: FnOnce() -> T + Send + 'static,
     {
         let (task, job) = crate::task::new(job, &self.registry);
-        // The task's own region (`Task::join` waits for it): its address.
-        let region = job.0.as_ptr() as usize;
-        registry::submit_job_in(&self.registry, job, region, NO_OWNER);
+        // The task's own region: `Task::join` waits for it.
+        registry::submit_job_in(&self.registry, job, task.region(), NO_OWNER);
         task
     }
 

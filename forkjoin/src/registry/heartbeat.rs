@@ -256,7 +256,7 @@ impl Worker {
             }
             self.take_request();
             let head = (*self.frames())[i];
-            FrameHead::prepare_for_sharing(head, self.index);
+            FrameHead::prepare_for_sharing(head, self.index, self.new_region(), (*st).region);
             (*st).shared = i + 1;
             self.refresh_limit();
             bump(&self.counters.promoted);

@@ -4,27 +4,38 @@
 //! reasons and the guarantee).
 //!
 //! - **Regions.** Every job a worker pushes carries a tag in its deque slot: the *region*
-//!   the worker was running in, the address of the promoted join frame, scope or task whose
-//!   work it is doing (0 outside any). Running a promoted frame, a scope's task or a task
-//!   enters its region (`enter_region`); what it pushes is tagged with it.
+//!   the worker was running in, the id of the promoted join frame, scope or task whose work
+//!   it is doing (0 outside any). Running a promoted frame, a scope's task or a task enters
+//!   its region (`enter_region`); what it pushes is tagged with it. Ids are never reused
+//!   (`new_region`).
+//! - **Lineage.** A region descends from the one it was made in: a join frame from the
+//!   region its owner ran in when it shared it, a scope from its creator's. A worker that
+//!   enters a region with a parent publishes the link in its `Lineage` while it runs there,
+//!   so that the waiter of an ancestor can find the region (`crate::lineage`).
 //! - **What a waiter takes** (`Helps::Descendants`): the jobs it pushed itself since it
-//!   began to wait (its deque above `floor`), the jobs tagged with the region it waits for,
-//!   wherever they are (`Deque::steal_tagged`: the tag is read before the CAS, so a job of
-//!   another region is never taken), and its broadcast shares (which only it can run).
-//!   Never a submission queue's job, never another region's.
+//!   began to wait (its deque above `floor`), the jobs tagged with the region it waits for
+//!   or with any region that descends from it by the links published, wherever they are
+//!   (`Deque::steal_tagged`: the tag is read before the CAS, so a job of another region is
+//!   never taken), and its broadcast shares (which only it can run). Never a submission
+//!   queue's job, never another region's.
 //! - **Its core.** A waiter with nothing of its own passes unrelated work on (wakes a parked
 //!   worker, which may take it) and parks, with a timeout; the thread that pushes work of its
-//!   region wakes it (`Worker::push_in`). No spare stands in for it: a spare runs unrelated
-//!   work under the waiter's index, which the waiter must let finish before it goes on, and a
-//!   spare that takes a lock the waiter holds deadlocks them both.
+//!   region wakes it (`Worker::push_in`), and it looks again for deeper descendants when the
+//!   timeout ends. No spare stands in for it: a spare runs unrelated work under the waiter's
+//!   index, which the waiter must let finish before it goes on, and a spare that takes a
+//!   lock the waiter holds deadlocks them both.
 //! - Waits for another pool are not isolated (`Helps::Anything`): the job there may send work
 //!   back into this pool, untagged.
 
 use super::heartbeat::HEARTBEAT;
-use super::idle::Parking;
+use super::idle::{Parking, Round};
 use super::worker::{Worker, SOURCE_OWN};
 use crate::deque::Steal;
 use crate::job::JobRef;
+use crate::lineage::Closure;
+use std::cell::RefCell;
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::Relaxed;
 
 /// What a waiting worker may run.
 #[derive(Clone, Copy, Debug)]
@@ -36,11 +47,39 @@ pub(crate) enum Helps {
     Descendants { floor: isize, region: usize },
 }
 
+/// A waiter reads the links (looks below its own region) once in this many search rounds
+/// while it spins, and at every round once it parks.
+const DEEP_SEARCH_EVERY: u32 = 8;
+
 /// A region no job is tagged with: its waiter takes only the jobs it pushes itself.
 pub(crate) const NO_REGION: usize = usize::MAX;
 
 /// A region nobody waits on as a worker of this pool (no one to wake when its work is pushed).
 pub(crate) const NO_OWNER: usize = usize::MAX;
+
+/// The parent of a region that starts a tree of its own (a task, a broadcast), and the
+/// region of a worker outside any: no waiter helps there for an ancestor.
+pub(crate) const NO_PARENT: usize = 0;
+
+/// The next block of region ids. Ids come from this one counter, a block at a time per
+/// worker, so no two regions ever share an id (a 64-bit count does not wrap): a job's tag
+/// and a published link name one region for good. 0 is `NO_PARENT`.
+static NEXT_REGIONS: AtomicUsize = AtomicUsize::new(1);
+
+/// How many ids a worker takes from `NEXT_REGIONS` at a time.
+const REGION_BLOCK: usize = 1024;
+
+/// A fresh region id, on any thread.
+pub(crate) fn new_region() -> usize {
+    let current = Worker::current();
+    if current.is_null() {
+        // Relaxed: the read-modify-write alone makes every id unique; nothing is published.
+        NEXT_REGIONS.fetch_add(1, Relaxed)
+    } else {
+        // SAFETY: a non-null `current` is this thread's worker.
+        unsafe { (*current).new_region() }
+    }
+}
 
 impl Helps {
     /// The descendants of `region`, and whatever `worker` pushes from now on.
@@ -52,10 +91,12 @@ impl Helps {
     }
 }
 
-/// The region a worker runs in, restored when dropped (also when the job unwinds).
+/// The region a worker runs in, restored when dropped (also when the job unwinds), and its
+/// link withdrawn.
 pub(crate) struct InRegion<'w> {
     worker: &'w Worker,
     outer: (usize, usize),
+    linked: bool,
 }
 
 impl Drop for InRegion<'_> {
@@ -66,18 +107,54 @@ impl Drop for InRegion<'_> {
             let st = self.worker.owner_state();
             ((*st).region, (*st).region_owner) = self.outer;
         }
+        if self.linked {
+            self.worker.lineage.pop();
+        }
     }
 }
 
 impl Worker {
-    /// Runs in `region` until the guard drops: what this worker pushes meanwhile is tagged
-    /// with it, and `owner` (the slot of the worker waiting for the region, or `NO_OWNER`)
-    /// is woken when it is pushed.
+    /// A fresh region id (see `NEXT_REGIONS`).
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    pub(crate) unsafe fn new_region(&self) -> usize {
+        // SAFETY: owner-only state, on the owner's thread (our contract).
+        unsafe {
+            let st = self.owner_state();
+            if (*st).regions.start == (*st).regions.end {
+                // Relaxed: as in `new_region`.
+                let first = NEXT_REGIONS.fetch_add(REGION_BLOCK, Relaxed);
+                (*st).regions = first..first + REGION_BLOCK;
+            }
+            (*st).regions.start += 1;
+            (*st).regions.start - 1
+        }
+    }
+
+    /// The region this worker runs in (0 outside any).
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    pub(crate) unsafe fn current_region(&self) -> usize {
+        // SAFETY: owner-only state, on the owner's thread (our contract).
+        unsafe { (*self.owner_state()).region }
+    }
+
+    /// Runs in `region`, which descends from `parent` (or `NO_PARENT`), until the guard
+    /// drops: what this worker pushes meanwhile is tagged with it, `owner` (the slot of the
+    /// worker waiting for the region, or `NO_OWNER`) is woken when it is pushed, and the
+    /// link is published for the waiters of `parent`'s ancestors.
     ///
     /// # Safety
     /// On this worker's thread.
     #[inline]
-    pub(crate) unsafe fn enter_region(&self, region: usize, owner: usize) -> InRegion<'_> {
+    pub(crate) unsafe fn enter_region(
+        &self,
+        region: usize,
+        owner: usize,
+        parent: usize,
+    ) -> InRegion<'_> {
         // SAFETY: owner-only state, on the owner's thread (our contract).
         let outer = unsafe {
             let st = self.owner_state();
@@ -88,28 +165,29 @@ impl Worker {
         InRegion {
             worker: self,
             outer,
+            linked: parent != NO_PARENT && self.lineage.push(region, parent),
         }
     }
 
-    /// A job that descends from `region`, or one this worker pushed since `floor`.
-    fn find_descendant(&self, hint: Option<usize>, floor: isize, region: usize) -> Option<JobRef> {
-        self.reclaim_index();
-        if let Some(job) = self.take_own_above(floor) {
-            return Some(JobRef(job));
-        }
+    /// `region` and what descends from it, by the links published now.
+    fn close<'c>(&self, closure: &'c mut Closure, region: usize) -> &'c Closure {
         let registry = self.registry();
-        if let Some(job) = registry.slot(self.shown_index()).inbox.take() {
-            return Some(job);
-        }
+        let lineages = (0..registry.slot_count()).map(|i| &*registry.slot(i).lineage);
+        closure.close(region, lineages);
+        closure
+    }
+
+    /// The oldest job on any deque whose tag is `wanted`, the deque of `first` (the thief of
+    /// the frame waited for) first.
+    fn steal_descendant(&self, first: usize, wanted: impl Fn(usize) -> bool) -> Option<JobRef> {
+        let registry = self.registry();
         let workers = registry.slot_count();
-        // The thief of the frame waited for first: it is the one running the region.
-        let first = hint.filter(|&v| v < workers).unwrap_or(self.index);
         loop {
             let mut contended = false;
             for k in 0..workers {
                 let i = (first + k) % workers;
                 // Our own deque too: a task waited for may lie at its top.
-                match registry.slot(i).deque.steal_tagged(region) {
+                match registry.slot(i).deque.steal_tagged(&wanted) {
                     Steal::Success(job) => {
                         super::worker::bump(&self.counters.stolen);
                         // Where it came from, as `find_work` records it (`OwnerState::source`).
@@ -128,12 +206,52 @@ impl Worker {
         }
     }
 
-    /// Whether a job this waiter may take is in sight (a snapshot, for parking).
-    fn sees_descendant(&self, floor: isize, region: usize) -> bool {
+    /// A job that descends from `region`, or one this worker pushed since `floor`; of the
+    /// regions below `region`, only with a `closure` to compute them in.
+    fn find_descendant(
+        &self,
+        hint: Option<usize>,
+        floor: isize,
+        region: usize,
+        closure: Option<&mut Closure>,
+    ) -> Option<JobRef> {
+        self.reclaim_index();
+        if let Some(job) = self.take_own_above(floor) {
+            return Some(JobRef(job));
+        }
         let registry = self.registry();
-        (self.deque.bottom_index() > floor && !self.deque.is_empty())
+        if let Some(job) = registry.slot(self.shown_index()).inbox.take() {
+            return Some(job);
+        }
+        let first = hint
+            .filter(|&v| v < registry.slot_count())
+            .unwrap_or(self.index);
+        // The region's own jobs first (its thief pushes them), without reading any links;
+        // then those of the regions below it.
+        if let Some(job) = self.steal_descendant(first, |tag| tag == region) {
+            return Some(job);
+        }
+        let closure = self.close(closure?, region);
+        if closure.is_root_only() {
+            return None;
+        }
+        self.steal_descendant(first, |tag| tag != region && closure.contains(tag))
+    }
+
+    /// Whether a job this waiter may take is in sight (a snapshot, for parking).
+    fn sees_descendant(&self, floor: isize, region: usize, closure: &mut Closure) -> bool {
+        let registry = self.registry();
+        if (self.deque.bottom_index() > floor && !self.deque.is_empty())
             || !registry.slot(self.shown_index()).inbox.is_empty()
-            || (0..registry.slot_count()).any(|i| registry.slot(i).deque.top_tag() == Some(region))
+        {
+            return true;
+        }
+        let tops = || (0..registry.slot_count()).filter_map(|i| registry.slot(i).deque.top_tag());
+        if tops().any(|t| t == region) {
+            return true;
+        }
+        let closure = self.close(closure, region);
+        !closure.is_root_only() && tops().any(|t| closure.contains(t))
     }
 
     /// Runs descendants of `region` (and jobs pushed since `floor`) until `done()`; with
@@ -149,8 +267,19 @@ impl Worker {
         let registry = self.registry();
         // Counted idle while it looks, so that the thief of its frame shares on request.
         let mut round = None;
+        // Allocates only if it reads links.
+        let scratch = RefCell::new(Closure::new());
+        let mut misses = 0u32;
         while !done() {
-            if let Some(job) = self.find_descendant(hint, floor, region) {
+            // Links are read every few rounds and at every round once it parks: each read
+            // pulls in the lines the thieves write at every region they enter.
+            let deep = misses % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
+                || round.as_ref().is_some_and(|r: &Round| r.parks_next());
+            let mut closure = scratch.borrow_mut();
+            let found = self.find_descendant(hint, floor, region, deep.then_some(&mut *closure));
+            drop(closure);
+            if let Some(job) = found {
+                misses = 0;
                 if round.take().is_some() {
                     registry.idle.work_found(&registry.sleep);
                 }
@@ -158,13 +287,16 @@ impl Worker {
                 unsafe { self.execute(job) };
                 continue;
             }
+            misses += 1;
             let round = round.get_or_insert_with(|| registry.idle.start_looking());
             if registry.some_busy() {
                 self.request_sharing();
             }
             let parking = Parking {
                 index: self.index,
-                stay_awake: &|| done() || self.sees_descendant(floor, region),
+                stay_awake: &|| {
+                    done() || self.sees_descendant(floor, region, &mut scratch.borrow_mut())
+                },
                 wants_watcher: &|| false,
                 lendable: false,
                 parks: &self.counters.parks,

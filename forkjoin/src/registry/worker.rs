@@ -6,9 +6,11 @@ use super::Registry;
 use crate::deque::{Deque, Steal};
 use crate::job::FrameHead;
 use crate::job::{JobHeader, JobRef};
+use crate::lineage::Lineage;
 use crate::padded::CachePadded;
 use crate::profile_hooks;
 use std::cell::{Cell, UnsafeCell};
+use std::ops::Range;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
@@ -115,6 +117,8 @@ pub(crate) struct OwnerState {
     /// The slot of the worker that waits for `region`, woken when its work is pushed, or
     /// `NO_OWNER`.
     pub(super) region_owner: usize,
+    /// The ids this worker has taken for regions it makes and not yet used (`new_region`).
+    pub(super) regions: Range<usize>,
 }
 
 /// What every join reads: the owner's frame count and the bound on it. The first field of a
@@ -161,6 +165,7 @@ impl JoinState {
                 blocking: false,
                 region: 0,
                 region_owner: NO_OWNER,
+                regions: 0..0,
             })),
             limit: CachePadded(AtomicUsize::new(limit)),
         }
@@ -209,6 +214,9 @@ pub(crate) struct Worker {
     /// the thread it stands in for (set by `start_spare` before its thread starts or, for a
     /// resting thread, takes the stand-in).
     pub(super) shown_index: AtomicUsize,
+    /// The regions this worker runs in that descend from another's, for their ancestors'
+    /// waiters (`registry/isolation.rs`).
+    pub(crate) lineage: CachePadded<Lineage>,
     /// Broadcast shares for this slot (see `Inbox`); last, away from the join path's fields.
     pub(crate) inbox: CachePadded<Inbox>,
 }
@@ -233,6 +241,7 @@ impl Worker {
             index,
             registry,
             shown_index: AtomicUsize::new(index),
+            lineage: CachePadded(Lineage::new()),
             inbox: CachePadded(Inbox::new()),
         }
     }

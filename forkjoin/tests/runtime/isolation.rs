@@ -6,7 +6,8 @@
 //! 1251; a per-thread workspace, 1205; `par_bridge` whose `next` runs a loop, 1142; deep
 //! recursion, 854), each at 2, 4, 8 and 16 workers, many runs each under a watchdog, with
 //! exact answers, and with a detector: an outer body that starts on a thread whose stack
-//! already holds another outer body is counted, and must never be.
+//! already holds another outer body is counted, and must never be. A chain of thieves checks
+//! that a waiter helps its thieves' thieves, where the only free worker is the waiter.
 //!
 //! `FJ_ISOLATION_RUNS` sets the runs per program and worker count (100 by default; the
 //! figures in docs/measurements.md were taken with 1,000).
@@ -368,4 +369,89 @@ fn a_waiter_with_nothing_of_its_own_sleeps_and_is_counted() {
     let slept = pool.stats().since(&before);
     assert!(slept.workers[waiter].isolated_sleeps >= 1, "{slept}");
     assert_eq!(slept.workers[thief].isolated_sleeps, 0, "{slept}");
+}
+
+/// What a chain of thieves shares: which second closures have started, and who ran the leaf.
+struct Chain {
+    levels: usize,
+    started: Vec<AtomicBool>,
+    leaf_thread: AtomicUsize,
+    leaf_done: AtomicBool,
+    deadline: Instant,
+}
+
+impl Chain {
+    fn wait_for(&self, flag: &AtomicBool, what: &str) {
+        while !flag.load(Relaxed) {
+            assert!(Instant::now() < self.deadline, "{what} never happened");
+            std::thread::sleep(Duration::from_micros(50));
+        }
+    }
+
+    /// Join `k` of the chain: its second closure is join `k + 1`, or the leaf.
+    fn level(&self, k: usize) {
+        forkjoin::join(
+            || {
+                if k == 1 {
+                    // The outermost waiter stays busy until every other worker has taken
+                    // its link of the chain, so that it cannot take one itself.
+                    self.wait_for(&self.started[self.levels - 1], "the chain");
+                } else {
+                    self.wait_for(&self.leaf_done, "the leaf");
+                }
+            },
+            || {
+                self.started[k].store(true, Relaxed);
+                if k < self.levels {
+                    self.level(k + 1);
+                } else {
+                    let me = forkjoin::current_thread_index().unwrap();
+                    self.leaf_thread.store(me, Relaxed);
+                    self.leaf_done.store(true, Relaxed);
+                }
+            },
+        );
+    }
+}
+
+/// `levels` nested joins in a pool of `levels` workers: each second closure is stolen by
+/// the next free worker, whose first closure then blocks until the leaf (the last second
+/// closure) has run. The only worker left to run the leaf is the one waiting for the
+/// outermost join, `levels - 1` thieves away from it. Returns the waiter's index and the
+/// leaf's; hangs if the waiter does not help its thieves' thieves.
+fn chain_of_thieves(levels: usize) -> (usize, usize) {
+    let pool = std::sync::Arc::new(pool(levels));
+    let chain = std::sync::Arc::new(Chain {
+        levels,
+        started: (0..=levels).map(|_| AtomicBool::new(false)).collect(),
+        leaf_thread: AtomicUsize::new(usize::MAX),
+        leaf_done: AtomicBool::new(false),
+        deadline: Instant::now() + Duration::from_secs(60),
+    });
+    let (tx, rx) = mpsc::channel();
+    {
+        let (pool, chain) = (pool.clone(), chain.clone());
+        // Not joined on a hang: a deadlocked pool cannot be unwound, the test fails instead.
+        std::thread::spawn(move || {
+            let waiter = pool.install(|| {
+                chain.level(1);
+                forkjoin::current_thread_index().unwrap()
+            });
+            let _ = tx.send(waiter);
+        });
+    }
+    let waiter = rx
+        .recv_timeout(Duration::from_secs(90))
+        .unwrap_or_else(|_| panic!("a chain of {levels} thieves hung"));
+    (waiter, chain.leaf_thread.load(Relaxed))
+}
+
+#[test]
+fn a_waiter_helps_the_thieves_of_its_thieves() {
+    for levels in [2, 3, 4, 6] {
+        for _ in 0..runs() {
+            let (waiter, leaf) = chain_of_thieves(levels);
+            assert_eq!(leaf, waiter, "{levels} levels: the leaf ran elsewhere");
+        }
+    }
 }
