@@ -75,6 +75,11 @@ impl Round {
     pub(crate) fn parks_next(&self) -> bool {
         self.searches >= SPIN_ROUNDS + YIELD_ROUNDS
     }
+
+    /// Search rounds that found nothing since the phase started (or the worker was woken).
+    pub(crate) fn searches(&self) -> u32 {
+        self.searches
+    }
 }
 
 /// What `no_work_found` needs to park a worker.

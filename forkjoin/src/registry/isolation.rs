@@ -269,17 +269,17 @@ impl Worker {
         let mut round = None;
         // Allocates only if it reads links.
         let scratch = RefCell::new(Closure::new());
-        let mut misses = 0u32;
         while !done() {
             // Links are read every few rounds and at every round once it parks: each read
             // pulls in the lines the thieves write at every region they enter.
-            let deep = misses % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
-                || round.as_ref().is_some_and(|r: &Round| r.parks_next());
-            let mut closure = scratch.borrow_mut();
-            let found = self.find_descendant(hint, floor, region, deep.then_some(&mut *closure));
-            drop(closure);
+            let deep = round.as_ref().is_some_and(|r: &Round| {
+                r.parks_next() || r.searches() % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
+            });
+            let found = {
+                let mut closure = scratch.borrow_mut();
+                self.find_descendant(hint, floor, region, deep.then_some(&mut *closure))
+            };
             if let Some(job) = found {
-                misses = 0;
                 if round.take().is_some() {
                     registry.idle.work_found(&registry.sleep);
                 }
@@ -287,7 +287,6 @@ impl Worker {
                 unsafe { self.execute(job) };
                 continue;
             }
-            misses += 1;
             let round = round.get_or_insert_with(|| registry.idle.start_looking());
             if registry.some_busy() {
                 self.request_sharing();
