@@ -109,10 +109,12 @@ impl<T> Deque<T> {
         }
     }
 
-    /// Pushes at the bottom, untagged (tag 0: no waiting worker may take it).
+    /// Pushes at the bottom, untagged (tag 0: no waiting worker may take it). The runtime
+    /// always pushes with a tag; the tests of the deque itself need none.
     ///
     /// # Safety
     /// Only the owner thread may call `push` and `pop`.
+    #[cfg(test)]
     pub(crate) unsafe fn push(&self, item: NonNull<T>) {
         // SAFETY: our contract.
         unsafe { self.push_tagged(item, 0) }
@@ -320,7 +322,8 @@ impl<T> Deque<T> {
     }
 
     /// Takes the oldest half of the items (rounded up), at most `out.len()`, with one CAS:
-    /// they are written to `out` oldest first, and `Success` says how many. For a deque
+    /// they are written to `out` oldest first, each with its tag, and `Success` says how
+    /// many. For a deque
     /// whose owner never pops, a submission queue, so that a worker drains a stream of
     /// submitted jobs paying the queue's cache misses and CAS once per batch, not per job.
     ///
@@ -329,7 +332,7 @@ impl<T> Deque<T> {
     /// the last items (it takes them from the other end without a CAS, hence the Dekker
     /// fence in `steal`); with pushes alone, every index below `bottom` stays pushed until a
     /// CAS on `top` takes it, so no fence is needed here.
-    pub(crate) unsafe fn steal_batch(&self, out: &mut [*mut T]) -> Steal<usize> {
+    pub(crate) unsafe fn steal_batch(&self, out: &mut [(*mut T, usize)]) -> Steal<usize> {
         // SAFETY: nobody pops this deque (our contract), so every slot below `bottom` stays written until a CAS on `top` takes it.
         unsafe {
             // Acquire: pairs with the SeqCst CAS of other thieves (the slots they took are
@@ -348,7 +351,11 @@ impl<T> Deque<T> {
                 // Relaxed: made visible by the Acquire load of `bottom`. If the owner has since
                 // wrapped around and overwritten this slot, it first saw `top` move past it, and
                 // the CAS below fails, so a stale value is never returned.
-                *slot = (*buf).slot(t + i as isize).load(Relaxed);
+                // The tag likewise (as in `steal_if`): validated by the same CAS.
+                *slot = (
+                    (*buf).slot(t + i as isize).load(Relaxed),
+                    (*buf).tag(t + i as isize).load(Relaxed),
+                );
             }
             if self
                 .top
@@ -433,13 +440,18 @@ mod tests {
     #[test]
     fn steal_batch_takes_the_oldest_half() {
         let d = Deque::with_capacity(4);
-        let mut out = [ptr::null_mut(); 4];
-        let taken = |d: &Deque<usize>, out: &mut [*mut usize]| -> Vec<usize> {
+        let mut out = [(ptr::null_mut(), 0); 4];
+        let taken = |d: &Deque<usize>, out: &mut [(*mut usize, usize)]| -> Vec<usize> {
             // SAFETY: nobody pops this deque.
             match unsafe { d.steal_batch(out) } {
                 Steal::Success(n) => out[..n]
                     .iter()
-                    .map(|&p| take(NonNull::new(p).unwrap()))
+                    .map(|&(p, tag)| {
+                        let v = take(NonNull::new(p).unwrap());
+                        // Each item comes with its own tag.
+                        assert_eq!(tag, v * 10);
+                        v
+                    })
                     .collect(),
                 Steal::Empty => Vec::new(),
                 Steal::Retry => panic!("no other thief"),
@@ -449,7 +461,7 @@ mod tests {
         // SAFETY: this thread is the owner.
         unsafe {
             for v in 0..11 {
-                d.push(item(v));
+                d.push_tagged(item(v), v * 10);
             }
         }
         // 11 queued: half is 6, capped at 4.
@@ -464,7 +476,7 @@ mod tests {
         assert!(d.is_empty());
         // A zero-length buffer takes nothing.
         // SAFETY: owner.
-        unsafe { d.push(item(11)) };
+        unsafe { d.push_tagged(item(11), 110) };
         assert_eq!(taken(&d, &mut []), Vec::<usize>::new());
         assert_eq!(taken(&d, &mut out), vec![11]);
     }
@@ -481,14 +493,16 @@ mod tests {
                 let (d, done) = (d.clone(), done.clone());
                 std::thread::spawn(move || {
                     let mut got = Vec::new();
-                    let mut out = [ptr::null_mut(); 8];
+                    let mut out = [(ptr::null_mut(), 0); 8];
                     loop {
                         let finished = done.load(Acquire);
                         // SAFETY: nobody pops this deque.
                         match unsafe { d.steal_batch(&mut out) } {
-                            Steal::Success(n) => {
-                                got.extend(out[..n].iter().map(|&p| take(NonNull::new(p).unwrap())))
-                            }
+                            Steal::Success(n) => got.extend(
+                                out[..n]
+                                    .iter()
+                                    .map(|&(p, _)| take(NonNull::new(p).unwrap())),
+                            ),
                             Steal::Retry => {}
                             Steal::Empty if finished => return got,
                             Steal::Empty => std::hint::spin_loop(),
@@ -734,14 +748,14 @@ mod loom_tests {
                 .map(|_| {
                     let d = d.clone();
                     thread::spawn(move || {
-                        let mut out = [ptr::null_mut(); 2];
+                        let mut out = [(ptr::null_mut(), 0); 2];
                         loop {
                             // SAFETY: nobody pops this deque.
                             match unsafe { d.steal_batch(&mut out) } {
                                 Steal::Success(n) => {
                                     return out[..n]
                                         .iter()
-                                        .map(|&p| take(NonNull::new(p).unwrap()))
+                                        .map(|&(p, _)| take(NonNull::new(p).unwrap()))
                                         .sum::<usize>()
                                 }
                                 Steal::Empty => return 0,
@@ -757,12 +771,12 @@ mod loom_tests {
                 d.push(item(4));
             }
             let mut got: usize = thieves.into_iter().map(|t| t.join().unwrap()).sum();
-            let mut out = [ptr::null_mut(); 4];
+            let mut out = [(ptr::null_mut(), 0); 4];
             // SAFETY: no thief is left; nobody pops.
             while let Steal::Success(n) = unsafe { d.steal_batch(&mut out) } {
                 got += out[..n]
                     .iter()
-                    .map(|&p| take(NonNull::new(p).unwrap()))
+                    .map(|&(p, _)| take(NonNull::new(p).unwrap()))
                     .sum::<usize>();
             }
             assert_eq!(got, 7);

@@ -469,10 +469,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
                         let thief = latch.thief.load(Relaxed);
                         // Isolated: the frame's own region, and whatever this worker pushed
                         // (every job left on its deque lies above the stolen frame).
-                        let helps = Helps::Descendants {
-                            floor: isize::MIN,
-                            region: latch.region,
-                        };
+                        let helps = Helps::descendants_from(isize::MIN, latch.region);
                         worker.wait_until(&|| latch.core.probe(), Some(thief), helps);
                         break;
                     }

@@ -162,13 +162,15 @@ where
     unsafe { Scope::task_done(&scope) };
     let region = scope.region;
     match (&scope.done, waiter) {
-        (ScopeLatch::Owner { core, .. }, Some(worker)) => {
-            worker.wait_until(&|| core.probe(), None, Helps::Descendants { floor, region })
-        }
+        (ScopeLatch::Owner { core, .. }, Some(worker)) => worker.wait_until(
+            &|| core.probe(),
+            None,
+            Helps::descendants_from(floor, region),
+        ),
         (ScopeLatch::Cross(latch), Some(worker)) => {
-            // The tasks run in another pool, and may send work back into this one: not
-            // isolated, as `install` into another pool (DESIGN.md, section 5).
-            worker.wait_until(&|| latch.core.probe(), None, Helps::Anything)
+            // The tasks run in another pool and may send work back into this one, by way of
+            // any pool: as `install` into another pool.
+            worker.wait_in_region(&|| latch.core.probe(), region, true)
         }
         (ScopeLatch::Outside(latch), None) => latch.wait(),
         _ => unreachable!("a scope's latch always suits its owner"),

@@ -7,7 +7,7 @@
 use crate::job::{JobHeader, JobRef};
 use crate::latch::{CountLatch, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
-use crate::registry::isolation::{self, Helps, NO_OWNER, NO_PARENT, NO_REGION};
+use crate::registry::isolation::{self, NO_OWNER, NO_PARENT};
 use crate::registry::{global_registry, Registry, Worker};
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -141,6 +141,10 @@ where
 #[repr(C)]
 struct BroadcastJob<OP, R, L> {
     header: JobHeader,
+    /// The broadcast's region, and the slot of its waiter if a worker of this pool (else
+    /// `NO_OWNER`): what a share pushes descends from the broadcast.
+    region: usize,
+    owner: usize,
     op: *const OP,
     latch: *const CountLatch<L>,
     result: UnsafeCell<Option<Result<R, Panic>>>,
@@ -152,11 +156,13 @@ where
     R: Send,
     L: Latch,
 {
-    fn new(op: &OP, latch: &CountLatch<L>) -> Self {
+    fn new(op: &OP, latch: &CountLatch<L>, (region, owner): (usize, usize)) -> Self {
         BroadcastJob {
             header: JobHeader {
                 execute: Self::execute,
             },
+            region,
+            owner,
             op,
             latch,
             result: UnsafeCell::new(None),
@@ -181,12 +187,15 @@ where
             let job = this as *const Self;
             // `op` is shared by every share (`OP: Sync`); the caller keeps it alive.
             let op = &*(*job).op;
+            // Its region's link is published by its waiter (`wait_in_region`).
+            let region = worker.enter_region((*job).region, (*job).owner, NO_PARENT);
             let result = catch(|| {
                 op(BroadcastContext {
                     worker,
                     _marker: PhantomData,
                 })
             });
+            drop(region);
             // Only this thread writes the result; the caller reads it after the latch.
             *(*job).result.get() = Some(result);
             // Copied out: once the latch is set the caller may free the job.
@@ -208,8 +217,8 @@ where
 }
 
 /// `broadcast` on `registry`'s pool, waiting as the calling thread must: a worker (of this
-/// pool, possibly in a borrowed slot, or of another) helps its own pool until the shares
-/// are done, and is woken by the last of them; a thread outside any pool blocks on a
+/// pool, possibly in a borrowed slot, or of another) runs what descends from the broadcast
+/// (in its own pool) until the shares are done, and is woken by the last of them; a thread outside any pool blocks on a
 /// condition variable (it borrows no slot: the shares must run on the pool's own slots).
 pub(super) fn broadcast_in<OP, R>(registry: &Registry, op: OP) -> Vec<R>
 where
@@ -218,24 +227,24 @@ where
 {
     let n = registry.num_threads();
     let current = Worker::current();
+    let region = isolation::new_region();
     if current.is_null() {
         let latch = CountLatch::new(n, OutsideLatch::new());
-        return run_broadcast(registry, &op, &latch, || latch.inner.wait());
+        return run_broadcast(registry, &op, &latch, (region, NO_OWNER), || {
+            latch.inner.wait()
+        });
     }
     // SAFETY: this thread's worker, live while the thread runs it.
     let worker = unsafe { &*current };
     // The waiter's own pool (this one or another), kept alive by the latch until the last
     // share has woken it.
     let latch = CountLatch::new(n, CrossLatch::new(worker.registry_arc(), worker.index));
-    run_broadcast(registry, &op, &latch, || {
-        // Into its own pool: its own share (its inbox) and what it pushes, nothing else
-        // descends from it. Into another: not isolated, as `install` (DESIGN.md, section 5).
-        let helps = if std::ptr::eq(worker.registry(), registry) {
-            Helps::descendants_of(worker, NO_REGION)
-        } else {
-            Helps::Anything
-        };
-        worker.wait_until(&|| latch.inner.core.probe(), None, helps)
+    // It runs its own share (its inbox), what it pushes, and what the shares push, wherever
+    // it comes back (in another pool, as `install` there).
+    let own_pool = std::ptr::eq(worker.registry(), registry);
+    let owner = if own_pool { worker.index } else { NO_OWNER };
+    run_broadcast(registry, &op, &latch, (region, owner), || {
+        worker.wait_in_region(&|| latch.inner.core.probe(), region, !own_pool)
     })
 }
 
@@ -246,6 +255,7 @@ fn run_broadcast<OP, R, L>(
     registry: &Registry,
     op: &OP,
     latch: &CountLatch<L>,
+    region_owner: (usize, usize),
     wait: impl FnOnce(),
 ) -> Vec<R>
 where
@@ -254,7 +264,9 @@ where
     L: Latch,
 {
     let n = registry.num_threads();
-    let jobs: Vec<BroadcastJob<OP, R, L>> = (0..n).map(|_| BroadcastJob::new(op, latch)).collect();
+    let jobs: Vec<BroadcastJob<OP, R, L>> = (0..n)
+        .map(|_| BroadcastJob::new(op, latch, region_owner))
+        .collect();
     for (worker, job) in registry.workers[..n].iter().zip(&jobs) {
         worker.inbox.push(job.job_ref());
     }

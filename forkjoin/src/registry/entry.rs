@@ -1,5 +1,5 @@
 use super::borrow::{run_borrowed, stack_left};
-use super::isolation::Helps;
+use super::isolation::{NO_OWNER, NO_PARENT};
 use super::worker::Worker;
 use super::Registry;
 use crate::job::JobHeader;
@@ -24,18 +24,22 @@ struct InstallJob<L, F, R> {
     /// Set by the worker that takes the job, before it runs it: the waiter outside the pool
     /// wakes nobody once it is (see `in_worker`).
     started: AtomicBool,
+    /// The region the job runs in: one its sender (a worker of another pool) waits for, or
+    /// 0 (sent from outside any pool).
+    region: usize,
     func: UnsafeCell<Option<F>>,
     result: UnsafeCell<Option<Result<R, Panic>>>,
     latch: L,
 }
 
 impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
-    pub(super) fn new(func: F, latch: L) -> Self {
+    pub(super) fn new(func: F, latch: L, region: usize) -> Self {
         InstallJob {
             header: JobHeader {
                 execute: Self::execute,
             },
             started: AtomicBool::new(false),
+            region,
             func: UnsafeCell::new(Some(func)),
             result: UnsafeCell::new(None),
             latch,
@@ -63,7 +67,12 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
                 .expect("install job executed twice");
             // Run as a call from outside (`registry/outside.rs`): alone at first.
             let call = worker.begin_outside_call();
+            // In its sender's region: what it pushes descends from it. Its sender publishes
+            // the link.
+            let region = (job.region != NO_PARENT)
+                .then(|| worker.enter_region(job.region, NO_OWNER, NO_PARENT));
             let result = catch(|| func(worker));
+            drop(region);
             worker.end_outside_call(call);
             *job.result.get() = Some(result);
             L::set(&job.latch);
@@ -88,7 +97,8 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
 /// Runs `op` on a worker of `registry`: directly if this thread is one; from outside any
 /// pool, by injecting it and waiting (or, in a pool built with `caller_runs`, on this thread
 /// in a borrowed slot when a worker is parked: `run_borrowed`); from a worker of another
-/// pool, by injecting it while that worker keeps working for its own pool.
+/// pool, by injecting it and waiting in isolation across pools (`Worker::wait_in_region`): that
+/// worker runs only what `op` sends back into its own pool.
 pub(crate) fn in_worker<R: Send>(
     registry: &Arc<Registry>,
     op: impl FnOnce(&Worker) -> R + Send,
@@ -109,7 +119,7 @@ pub(crate) fn in_worker<R: Send>(
                 return run_borrowed(registry, index, op);
             }
         }
-        let job = InstallJob::new(op, OutsideLatch::new());
+        let job = InstallJob::new(op, OutsideLatch::new(), NO_PARENT);
         // Queued without a wake-up: a worker that has just finished the caller's previous
         // call, or any other, is usually still searching and takes it within a microsecond
         // or two; the caller wakes a parked worker only if none has by `HANDOFF_WAIT`. (A
@@ -131,12 +141,13 @@ pub(crate) fn in_worker<R: Send>(
         Arc::increment_strong_count(current.registry);
         Arc::from_raw(current.registry)
     };
-    let job = InstallJob::new(op, CrossLatch::new(own, current.index));
-    registry.inject(job.job_ref());
-    // Not isolated: the job, in the other pool, may send work back into this one (into a
-    // submission queue, untagged), which this worker must be free to run (DESIGN.md,
-    // section 5).
-    current.wait_until(&|| job.latch.core.probe(), None, Helps::Anything);
+    // Its own region, below this worker's: what it sends back into this pool, by way of
+    // any pool, descends from it, and this worker, waiting, may run only that.
+    // SAFETY: on this worker's thread.
+    let region = unsafe { current.new_region() };
+    let job = InstallJob::new(op, CrossLatch::new(own, current.index), region);
+    registry.inject_in(job.job_ref(), region);
+    current.wait_in_region(&|| job.latch.core.probe(), region, true);
     job.into_result()
 }
 
@@ -173,7 +184,7 @@ pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, own
     match Worker::current_of(registry) {
         // SAFETY: `push_in` on the worker's own thread.
         Some(worker) => unsafe { worker.push_in(job, region, owner) },
-        None => registry.inject(job),
+        None => registry.inject_in(job, region),
     }
 }
 

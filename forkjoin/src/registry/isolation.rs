@@ -16,26 +16,33 @@
 //!   began to wait (its deque above `floor`), the jobs tagged with the region it waits for
 //!   or with any region that descends from it by the links published, wherever they are
 //!   (`Deque::steal_tagged`: the tag is read before the CAS, so a job of another region is
-//!   never taken), and its broadcast shares (which only it can run). Never a submission
-//!   queue's job, never another region's.
+//!   never taken), and its broadcast shares (which only it can run). Never another region's
+//!   job; a submission queue's only across pools.
+//! - **Across pools** (`wait_in_region`): a worker that hands work to another pool makes a
+//!   region for it below its own, publishes the link and waits in it; work sent back comes
+//!   through a submission queue tagged with a region whose link its sender publishes
+//!   (`Registry::inject_in`). Such a waiter reads the links of every pool (`Pools`) and takes
+//!   tagged jobs from its pool's submission queues too.
+//! - **Frames below a wait** stay private until it ends (`wait_isolated`): shared meanwhile,
+//!   the oldest would land above the waiter's floor, for it to take.
 //! - **Its core.** A waiter with nothing of its own passes unrelated work on (wakes a parked
 //!   worker, which may take it) and parks, with a timeout; the thread that pushes work of its
 //!   region wakes it (`Worker::push_in`), and it looks again for deeper descendants when the
 //!   timeout ends. No spare stands in for it: a spare runs unrelated work under the waiter's
 //!   index, which the waiter must let finish before it goes on, and a spare that takes a
 //!   lock the waiter holds deadlocks them both.
-//! - Waits for another pool are not isolated (`Helps::Anything`): the job there may send work
-//!   back into this pool, untagged.
 
 use super::heartbeat::HEARTBEAT;
 use super::idle::{Parking, Round};
-use super::worker::{Worker, SOURCE_OWN};
+use super::worker::{Worker, SOURCE_OWN, SOURCE_QUEUE};
+use super::Registry;
 use crate::deque::Steal;
 use crate::job::JobRef;
 use crate::lineage::Closure;
 use std::cell::RefCell;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 /// What a waiting worker may run.
 #[derive(Clone, Copy, Debug)]
@@ -43,16 +50,19 @@ pub(crate) enum Helps {
     /// Anything: a worker between jobs, a spare.
     Anything,
     /// Only what descends from what it waits for: the jobs of its own deque pushed since
-    /// `bottom` was `floor`, and the jobs tagged `region` on any deque.
-    Descendants { floor: isize, region: usize },
+    /// `bottom` was `floor`, and the jobs tagged `region` (or a region below it) on any
+    /// deque; `across_pools` for a wait for another pool, whose work may come back through
+    /// a submission queue by way of any pool (`Worker::wait_across`).
+    Descendants {
+        floor: isize,
+        region: usize,
+        across_pools: bool,
+    },
 }
 
 /// A waiter reads the links (looks below its own region) once in this many search rounds
 /// while it spins, and at every round once it parks.
 const DEEP_SEARCH_EVERY: u32 = 8;
-
-/// A region no job is tagged with: its waiter takes only the jobs it pushes itself.
-pub(crate) const NO_REGION: usize = usize::MAX;
 
 /// A region nobody waits on as a worker of this pool (no one to wake when its work is pushed).
 pub(crate) const NO_OWNER: usize = usize::MAX;
@@ -84,11 +94,65 @@ pub(crate) fn new_region() -> usize {
 impl Helps {
     /// The descendants of `region`, and whatever `worker` pushes from now on.
     pub(crate) fn descendants_of(worker: &Worker, region: usize) -> Helps {
+        Helps::descendants_from(worker.deque.bottom_index(), region)
+    }
+
+    /// The descendants of `region`, and the jobs of the waiter's own deque pushed since its
+    /// bottom was `floor`, in this pool.
+    pub(crate) fn descendants_from(floor: isize, region: usize) -> Helps {
         Helps::Descendants {
-            floor: worker.deque.bottom_index(),
+            floor,
             region,
+            across_pools: false,
         }
     }
+}
+
+/// Every pool started and not yet dropped, for the waiters across pools: the work a job
+/// sent to another pool sends back may pass through any pool, and so may the links from
+/// the region waited for to that work's.
+static POOLS: Mutex<Vec<Weak<Registry>>> = Mutex::new(Vec::new());
+
+/// Pools registered so far: a waiter's copy of `POOLS` is stale when this has moved.
+static POOLS_MADE: AtomicUsize = AtomicUsize::new(0);
+
+/// Adds a new pool to `POOLS` (and forgets the dropped ones).
+pub(super) fn register_pool(registry: &Arc<Registry>) {
+    let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+    pools.retain(|p| p.strong_count() > 0);
+    pools.push(Arc::downgrade(registry));
+    // Relaxed: a hint to re-read `POOLS`, whose mutex orders the list itself; a waiter that
+    // sees the count late reads a new pool's links late (helps less meanwhile, never
+    // wrongly).
+    POOLS_MADE.fetch_add(1, Relaxed);
+}
+
+/// A waiter's copy of `POOLS`, taken again when a pool has been started since. It keeps
+/// the pools alive until the wait ends (their memory, not their threads).
+#[derive(Default)]
+struct Pools {
+    made: usize,
+    live: Vec<Arc<Registry>>,
+}
+
+impl Pools {
+    fn current(&mut self) -> &[Arc<Registry>] {
+        // Relaxed: see `register_pool`.
+        if self.live.is_empty() || POOLS_MADE.load(Relaxed) != self.made {
+            let pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
+            // Relaxed: read under the lock, which every increment is made under.
+            self.made = POOLS_MADE.load(Relaxed);
+            self.live = pools.iter().filter_map(Weak::upgrade).collect();
+        }
+        &self.live
+    }
+}
+
+/// What a waiter reads links into: the closure of its region, and for a wait across pools
+/// its copy of the pools whose links it reads.
+struct Looking {
+    closure: Closure,
+    pools: Option<Pools>,
 }
 
 /// The region a worker runs in, restored when dropped (also when the job unwinds), and its
@@ -114,6 +178,26 @@ impl Drop for InRegion<'_> {
 }
 
 impl Worker {
+    /// Waits until `done()` for work of `region` (a region this worker made for work it
+    /// handed over: a broadcast's shares, a job or a scope's tasks in another pool, if
+    /// `across_pools`), running only what descends from it. The region descends from the
+    /// one this worker runs in, and the link is published while it waits.
+    pub(crate) fn wait_in_region(
+        &self,
+        done: &dyn Fn() -> bool,
+        region: usize,
+        across_pools: bool,
+    ) {
+        // SAFETY: `wait_until` runs on this worker's thread, and so does this.
+        let _in = unsafe { self.enter_region(region, self.index, self.current_region()) };
+        let helps = Helps::Descendants {
+            floor: self.deque.bottom_index(),
+            region,
+            across_pools,
+        };
+        self.wait_until(done, None, helps);
+    }
+
     /// A fresh region id (see `NEXT_REGIONS`).
     ///
     /// # Safety
@@ -169,29 +253,53 @@ impl Worker {
         }
     }
 
-    /// `region` and what descends from it, by the links published now.
-    fn close<'c>(&self, closure: &'c mut Closure, region: usize) -> &'c Closure {
-        let registry = self.registry();
-        let lineages = (0..registry.slot_count()).map(|i| &*registry.slot(i).lineage);
-        closure.close(region, lineages);
+    /// `region` and what descends from it, by the links published now: by this pool's
+    /// workers, or by every pool's if `pools` (a wait across pools).
+    fn close<'c>(&self, looking: &'c mut Looking, region: usize) -> &'c Closure {
+        let Looking { closure, pools } = looking;
+        match pools {
+            None => {
+                let registry = self.registry();
+                let lineages = (0..registry.slot_count()).map(|i| &*registry.slot(i).lineage);
+                closure.close(region, lineages);
+            }
+            Some(pools) => {
+                let lineages = pools.current().iter().flat_map(|registry| {
+                    (0..registry.slot_count()).map(|i| &*registry.slot(i).lineage)
+                });
+                closure.close(region, lineages);
+            }
+        }
         closure
     }
 
     /// The oldest job on any deque whose tag is `wanted`, the deque of `first` (the thief of
-    /// the frame waited for) first.
-    fn steal_descendant(&self, first: usize, wanted: impl Fn(usize) -> bool) -> Option<JobRef> {
+    /// the frame waited for) first; then, if `queues`, on the submission queues.
+    fn steal_descendant(
+        &self,
+        first: usize,
+        queues: bool,
+        wanted: impl Fn(usize) -> bool,
+    ) -> Option<JobRef> {
         let registry = self.registry();
         let workers = registry.slot_count();
+        let places = workers + if queues { registry.queues.len() } else { 0 };
         loop {
             let mut contended = false;
-            for k in 0..workers {
-                let i = (first + k) % workers;
-                // Our own deque too: a task waited for may lie at its top.
-                match registry.slot(i).deque.steal_tagged(&wanted) {
+            for k in 0..places {
+                let (deque, source) = if k < workers {
+                    let i = (first + k) % workers;
+                    // Our own deque too: a task waited for may lie at its top.
+                    let source = if i == self.index { SOURCE_OWN } else { i };
+                    (&registry.slot(i).deque, source)
+                } else {
+                    let q = k - workers;
+                    (&registry.queues[q].deque, SOURCE_QUEUE + q)
+                };
+                match deque.steal_tagged(&wanted) {
                     Steal::Success(job) => {
                         super::worker::bump(&self.counters.stolen);
                         // Where it came from, as `find_work` records it (`OwnerState::source`).
-                        let source = if i == self.index { SOURCE_OWN } else { i };
                         // SAFETY: owner-only state, on the owner's thread.
                         unsafe { (*self.owner_state()).source = source };
                         return Some(JobRef(job));
@@ -207,13 +315,14 @@ impl Worker {
     }
 
     /// A job that descends from `region`, or one this worker pushed since `floor`; of the
-    /// regions below `region`, only with a `closure` to compute them in.
+    /// regions below `region`, only when `deep` (then the links are read into `looking`).
     fn find_descendant(
         &self,
         hint: Option<usize>,
         floor: isize,
         region: usize,
-        closure: Option<&mut Closure>,
+        looking: &mut Looking,
+        deep: bool,
     ) -> Option<JobRef> {
         self.reclaim_index();
         if let Some(job) = self.take_own_above(floor) {
@@ -226,31 +335,45 @@ impl Worker {
         let first = hint
             .filter(|&v| v < registry.slot_count())
             .unwrap_or(self.index);
+        let queues = looking.pools.is_some();
         // The region's own jobs first (its thief pushes them), without reading any links;
         // then those of the regions below it.
-        if let Some(job) = self.steal_descendant(first, |tag| tag == region) {
+        if let Some(job) = self.steal_descendant(first, queues, |tag| tag == region) {
             return Some(job);
         }
-        let closure = self.close(closure?, region);
+        if !deep {
+            return None;
+        }
+        let closure = self.close(looking, region);
         if closure.is_root_only() {
             return None;
         }
-        self.steal_descendant(first, |tag| tag != region && closure.contains(tag))
+        self.steal_descendant(first, queues, |tag| tag != region && closure.contains(tag))
     }
 
     /// Whether a job this waiter may take is in sight (a snapshot, for parking).
-    fn sees_descendant(&self, floor: isize, region: usize, closure: &mut Closure) -> bool {
+    fn sees_descendant(&self, floor: isize, region: usize, looking: &mut Looking) -> bool {
         let registry = self.registry();
         if (self.deque.bottom_index() > floor && !self.deque.is_empty())
             || !registry.slot(self.shown_index()).inbox.is_empty()
         {
             return true;
         }
-        let tops = || (0..registry.slot_count()).filter_map(|i| registry.slot(i).deque.top_tag());
+        let queues = if looking.pools.is_some() {
+            &registry.queues[..]
+        } else {
+            &[]
+        };
+        let tops = || {
+            (0..registry.slot_count())
+                .map(|i| &registry.slot(i).deque)
+                .chain(queues.iter().map(|q| &q.deque))
+                .filter_map(|deque| deque.top_tag())
+        };
         if tops().any(|t| t == region) {
             return true;
         }
-        let closure = self.close(closure, region);
+        let closure = self.close(looking, region);
         !closure.is_root_only() && tops().any(|t| closure.contains(t))
     }
 
@@ -263,22 +386,34 @@ impl Worker {
         hint: Option<usize>,
         floor: isize,
         region: usize,
+        across_pools: bool,
     ) {
         let registry = self.registry();
+        // The join frames below the wait stay private until it ends: the heartbeat of a job
+        // run meanwhile shares the oldest private frame, which would land on this deque
+        // above `floor`, tagged with the region running then, for this waiter to take: an
+        // unrelated job (the rest of an outer loop). (Below a join frame's wait every
+        // frame is shared already, and this changes nothing.)
+        // SAFETY: owner-only state, on the owner's thread.
+        let shared_below = unsafe {
+            let st = self.owner_state();
+            std::mem::replace(&mut (*st).shared, (*st).len)
+        };
+        self.refresh_limit();
         // Counted idle while it looks, so that the thief of its frame shares on request.
         let mut round = None;
         // Allocates only if it reads links.
-        let scratch = RefCell::new(Closure::new());
+        let scratch = RefCell::new(Looking {
+            closure: Closure::new(),
+            pools: across_pools.then(Pools::default),
+        });
         while !done() {
             // Links are read every few rounds and at every round once it parks: each read
             // pulls in the lines the thieves write at every region they enter.
             let deep = round.as_ref().is_some_and(|r: &Round| {
                 r.parks_next() || r.searches() % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
             });
-            let found = {
-                let mut closure = scratch.borrow_mut();
-                self.find_descendant(hint, floor, region, deep.then_some(&mut *closure))
-            };
+            let found = self.find_descendant(hint, floor, region, &mut scratch.borrow_mut(), deep);
             if let Some(job) = found {
                 if round.take().is_some() {
                     registry.idle.work_found(&registry.sleep);
@@ -318,5 +453,9 @@ impl Worker {
         if round.is_some() {
             registry.idle.work_found(&registry.sleep);
         }
+        // Every job run meanwhile has returned, with its frames: `len` is back where it was.
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe { (*self.owner_state()).shared = shared_below };
+        self.refresh_limit();
     }
 }

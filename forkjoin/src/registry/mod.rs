@@ -85,7 +85,7 @@ impl Registry {
         max_spares: usize,
     ) -> Arc<Registry> {
         let queues = (threads * 2).next_power_of_two();
-        Arc::new_cyclic(|me| Registry {
+        let registry = Arc::new_cyclic(|me| Registry {
             workers: (0..threads)
                 .map(|index| Worker::new(index, me.as_ptr()))
                 .collect(),
@@ -107,7 +107,9 @@ impl Registry {
             caller_runs,
             config,
             profiling: ProfilingFlag::new(),
-        })
+        });
+        isolation::register_pool(&registry);
+        registry
     }
 
     /// Wakes a parked worker for work just published, if nobody is searching (see

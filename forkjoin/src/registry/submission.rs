@@ -49,18 +49,20 @@ impl SubmissionQueue {
     /// # Safety
     /// On `worker`'s own thread.
     pub(super) unsafe fn take_batch(&self, worker: &Worker) -> Option<(JobRef, usize)> {
-        let mut batch = [ptr::null_mut(); SUBMISSION_BATCH];
+        let mut batch = [(ptr::null_mut(), 0); SUBMISSION_BATCH];
         loop {
             // SAFETY: nobody pops a submission queue; submitters only push, workers steal.
             match unsafe { self.deque.steal_batch(&mut batch) } {
                 Steal::Success(n) => {
-                    for &job in batch[1..n].iter().rev() {
+                    for &(job, tag) in batch[1..n].iter().rev() {
+                        // With its tag: a waiter its job descends from may still take it
+                        // (`Registry::inject_in`).
                         // SAFETY: on the worker's own thread (our contract); the batch's
                         // pointers came from pushes of non-null jobs.
-                        unsafe { worker.deque.push(NonNull::new_unchecked(job)) };
+                        unsafe { worker.deque.push_tagged(NonNull::new_unchecked(job), tag) };
                     }
                     // SAFETY: as above.
-                    return Some((JobRef(unsafe { NonNull::new_unchecked(batch[0]) }), n));
+                    return Some((JobRef(unsafe { NonNull::new_unchecked(batch[0].0) }), n));
                 }
                 Steal::Empty => return None,
                 Steal::Retry => std::hint::spin_loop(),
@@ -84,25 +86,33 @@ impl Registry {
     /// Queues a job from outside the pool, and wakes a parked worker for it unless one is
     /// searching (`notify_work`).
     pub(crate) fn inject(&self, job: JobRef) {
-        self.push_submission(job);
+        self.inject_in(job, 0);
+    }
+
+    /// `inject` of a job that descends from `region` (a job sent from a worker of another
+    /// pool, a scope's task): tagged with it, so that a waiter it descends from may take it
+    /// (`registry/isolation.rs`).
+    pub(crate) fn inject_in(&self, job: JobRef, region: usize) {
+        self.push_to_queue(job, region, true);
         self.notify_work();
     }
 
     /// `inject` of a job that came from inside the pool (a spare's leftovers): not counted
     /// as a submission from outside.
     pub(super) fn reinject(&self, job: JobRef) {
-        self.push_to_queue(job, false);
+        self.push_to_queue(job, 0, false);
         self.notify_work();
     }
 
     /// Queues a job from outside the pool without waking anyone: the caller wakes a worker
     /// (`notify_work`) if none takes the job soon (see `entry::in_worker`).
     pub(super) fn push_submission(&self, job: JobRef) {
-        self.push_to_queue(job, true);
+        self.push_to_queue(job, 0, true);
     }
 
-    /// Pushes `job` onto a submission queue, counting it as external if `external`.
-    fn push_to_queue(&self, job: JobRef, external: bool) {
+    /// Pushes `job` onto a submission queue with `tag`, counting it as external if
+    /// `external`.
+    fn push_to_queue(&self, job: JobRef, tag: usize, external: bool) {
         let n = self.queues.len();
         let mut probe = PROBE.with(|p| {
             if p.get() == 0 {
@@ -122,7 +132,7 @@ impl Registry {
             if let Some(_owner) = guard {
                 // SAFETY: holding the queue's lock makes this thread its deque's owner; the
                 // mutex orders this push after the previous owner's.
-                unsafe { queue.deque.push(job.0) };
+                unsafe { queue.deque.push_tagged(job.0, tag) };
                 if external {
                     bump(&queue.submitted);
                 }

@@ -511,8 +511,13 @@ impl Worker {
     /// jobs), or only what descends from what it waits for (`registry/isolation.rs`). With
     /// nothing to do it spins, yields, then parks, and whoever makes `done()` true wakes it.
     pub(crate) fn wait_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>, helps: Helps) {
-        if let Helps::Descendants { floor, region } = helps {
-            return self.wait_isolated(done, hint, floor, region);
+        if let Helps::Descendants {
+            floor,
+            region,
+            across_pools,
+        } = helps
+        {
+            return self.wait_isolated(done, hint, floor, region, across_pools);
         }
         while !done() {
             match self.find_work(hint) {

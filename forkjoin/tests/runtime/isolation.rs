@@ -67,6 +67,16 @@ fn each_pool(
     program: fn(usize) -> u64,
     expected: fn(usize) -> u64,
 ) {
+    each_pool_with(name, build, |_, workers| program(workers), expected);
+}
+
+/// `each_pool` of a program that is also given its pool.
+fn each_pool_with(
+    name: &str,
+    build: impl Fn(usize) -> Pool,
+    program: impl Fn(&Pool, usize) -> u64 + Sync,
+    expected: fn(usize) -> u64,
+) {
     let nested_before = NESTED_OUTER.load(Relaxed);
     for workers in WORKERS {
         let pool = build(workers);
@@ -74,7 +84,7 @@ fn each_pool(
             let (tx, rx) = mpsc::channel();
             let got = std::thread::scope(|s| {
                 let runner = s.spawn(|| {
-                    let answer = pool.install(|| program(workers));
+                    let answer = pool.install(|| program(&pool, workers));
                     let _ = tx.send(());
                     answer
                 });
@@ -149,6 +159,65 @@ fn a_lock_held_across_a_nested_loop_never_deadlocks() {
         pool,
         lock_across_nested_loop,
         lock_across_nested_loop_answer,
+    );
+}
+
+/// Other pools for `lock_across_scopes_and_pools`, two workers each.
+fn other_pools() -> &'static [Pool; 2] {
+    static OTHERS: OnceLock<[Pool; 2]> = OnceLock::new();
+    OTHERS.get_or_init(|| [pool(2), pool(2)])
+}
+
+/// A lock held across a wait that is not a join's: a scope of the same pool, or a call into
+/// another pool whose work comes back into this one. An outer iteration of `home` takes
+/// the lock, then runs an inner loop of `home` in a scope's tasks, through `install` into
+/// another pool (and back), through a chain of two others, through a scope of another pool
+/// whose tasks call back, or through a broadcast there. While the holder waits it may run
+/// the inner loops' pieces, never another outer iteration (which would take the lock it
+/// holds), nor the rest of the outer loop below it on its own stack.
+fn lock_across_scopes_and_pools(home: &Pool, workers: usize) -> u64 {
+    let [b, c] = other_pools();
+    let total = Mutex::new(0u64);
+    let inner =
+        |i: u64| home.install(|| (0..50u64).into_par_iter().map(|x| work(x) + i).sum::<u64>());
+    // Three tasks of a scope of `pool`, each the inner loop: the answer once.
+    let in_scope = |pool: &Pool, i: u64| {
+        let parts = Mutex::new(0u64);
+        pool.in_place_scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|_| *parts.lock().unwrap() += inner(i));
+            }
+        });
+        parts.into_inner().unwrap() / 3
+    };
+    (0..outer(workers)).into_par_iter().for_each(|i| {
+        let _outer = Outer::enter();
+        let mut held = total.lock().unwrap();
+        *held += match i % 5 {
+            0 => in_scope(home, i),
+            1 => b.install(|| inner(i)),
+            2 => {
+                b.install(|| c.install(|| (0..2u64).into_par_iter().map(|_| inner(i)).sum::<u64>()))
+                    / 2
+            }
+            3 => in_scope(b, i),
+            _ => b.broadcast(|_| inner(i)).iter().sum::<u64>() / 2,
+        };
+    });
+    total.into_inner().unwrap()
+}
+
+fn lock_across_scopes_and_pools_answer(workers: usize) -> u64 {
+    (0..outer(workers)).map(|i| inner_answer(50, i)).sum()
+}
+
+#[test]
+fn a_lock_held_across_a_scope_or_a_call_into_another_pool_never_deadlocks() {
+    each_pool_with(
+        "scopes and pools",
+        pool,
+        lock_across_scopes_and_pools,
+        lock_across_scopes_and_pools_answer,
     );
 }
 
