@@ -233,6 +233,20 @@ impl<T> Deque<T> {
         unsafe { self.pop() }
     }
 
+    /// The tag of the item `pop` would take (meaningless if the deque is empty, or if a thief
+    /// takes that item first).
+    ///
+    /// # Safety
+    /// Only the owner thread may call it.
+    pub(crate) unsafe fn bottom_tag(&self) -> usize {
+        // Relaxed: only this thread writes `bottom`, `buffer` and the tags of its pushes.
+        let b = self.bottom.load(Relaxed);
+        let buf = self.buffer.load(Relaxed);
+        // SAFETY: buffers live as long as the deque; the owner reads a slot it wrote (or a
+        // stale one of an empty deque, whose tag nobody acts on).
+        unsafe { (*buf).tag(b - 1).load(Relaxed) }
+    }
+
     /// The index of the next push. Exact for the owner (only it writes `bottom`).
     pub(crate) fn bottom_index(&self) -> isize {
         // Relaxed: only the owner writes it, and only the owner asks.

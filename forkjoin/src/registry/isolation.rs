@@ -17,12 +17,12 @@
 //!   or with any region that descends from it by the links published, wherever they are
 //!   (`Deque::steal_tagged`: the tag is read before the CAS, so a job of another region is
 //!   never taken), and its broadcast shares (which only it can run). Never another region's
-//!   job; a submission queue's only across pools.
+//!   job. Submission queues are searched with the links (work sent back from another pool,
+//!   a spare's leftovers).
 //! - **Across pools** (`wait_in_region`): a worker that hands work to another pool makes a
 //!   region for it below its own, publishes the link and waits in it; work sent back comes
 //!   through a submission queue tagged with a region whose link its sender publishes
-//!   (`Registry::inject_in`). Such a waiter reads the links of every pool (`Pools`) and takes
-//!   tagged jobs from its pool's submission queues too.
+//!   (`Registry::inject_in`). Such a waiter reads the links of every pool (`Pools`).
 //! - **Frames below a wait** stay private until it ends (`wait_isolated`): shared meanwhile,
 //!   the oldest would land above the waiter's floor, for it to take.
 //! - **Its core.** A waiter with nothing of its own passes unrelated work on (wakes a parked
@@ -335,20 +335,17 @@ impl Worker {
         let first = hint
             .filter(|&v| v < registry.slot_count())
             .unwrap_or(self.index);
-        let queues = looking.pools.is_some();
         // The region's own jobs first (its thief pushes them), without reading any links;
-        // then those of the regions below it.
-        if let Some(job) = self.steal_descendant(first, queues, |tag| tag == region) {
+        // then those of the regions below it, and on the submission queues too: work sent
+        // back from another pool, a spare's leftovers.
+        if let Some(job) = self.steal_descendant(first, false, |tag| tag == region) {
             return Some(job);
         }
         if !deep {
             return None;
         }
         let closure = self.close(looking, region);
-        if closure.is_root_only() {
-            return None;
-        }
-        self.steal_descendant(first, queues, |tag| tag != region && closure.contains(tag))
+        self.steal_descendant(first, true, |tag| closure.contains(tag))
     }
 
     /// Whether a job this waiter may take is in sight (a snapshot, for parking).
@@ -359,15 +356,10 @@ impl Worker {
         {
             return true;
         }
-        let queues = if looking.pools.is_some() {
-            &registry.queues[..]
-        } else {
-            &[]
-        };
         let tops = || {
             (0..registry.slot_count())
                 .map(|i| &registry.slot(i).deque)
-                .chain(queues.iter().map(|q| &q.deque))
+                .chain(registry.queues.iter().map(|q| &q.deque))
                 .filter_map(|deque| deque.top_tag())
         };
         if tops().any(|t| t == region) {

@@ -317,10 +317,14 @@ impl Registry {
             }
         }
         // Jobs it spawned and nobody took: to the submission queues, where the others
-        // find them (the slot waits for the next stand-in).
-        // SAFETY: `pop` on the slot's own thread.
-        while let Some(job) = unsafe { worker.deque.pop() } {
-            self.reinject(JobRef(job));
+        // find them (the slot waits for the next stand-in), with their tags (a scope's
+        // waiting owner may take its task there).
+        // SAFETY: `bottom_tag` and `pop` on the slot's own thread.
+        while let Some((job, tag)) = unsafe {
+            let tag = worker.deque.bottom_tag();
+            worker.deque.pop().map(|job| (job, tag))
+        } {
+            self.reinject(JobRef(job), tag);
         }
         // Under the index still: the blocked thread has not resumed.
         self.run_thread_handler(index, ThreadEvent::Exit);

@@ -97,10 +97,10 @@ impl Registry {
         self.notify_work();
     }
 
-    /// `inject` of a job that came from inside the pool (a spare's leftovers): not counted
-    /// as a submission from outside.
-    pub(super) fn reinject(&self, job: JobRef) {
-        self.push_to_queue(job, 0, false);
+    /// `inject_in` of a job that came from inside the pool (a spare's leftovers): not
+    /// counted as a submission from outside.
+    pub(super) fn reinject(&self, job: JobRef, region: usize) {
+        self.push_to_queue(job, region, false);
         self.notify_work();
     }
 
