@@ -751,13 +751,20 @@ mod loom_tests {
         });
     }
 
-    /// Two batch thieves against a pusher that grows the buffer: each item exactly once.
+    /// Two batch thieves against a pusher that grows the buffer: each item exactly once,
+    /// with its own tag (pushed tagged ten times its value; copied to the new buffer).
     #[test]
     fn batch_steals_against_pushes() {
+        // An item taken by a batch, checked against its tag.
+        fn tagged(p: *mut usize, tag: usize) -> usize {
+            let v = take(NonNull::new(p).unwrap());
+            assert_eq!(tag, v * 10, "a batch carried another item's tag");
+            v
+        }
         model(|| {
             let d = Arc::new(Deque::with_capacity(2));
             // SAFETY: the model's main thread is the owner and never pops.
-            unsafe { d.push(item(1)) };
+            unsafe { d.push_tagged(item(1), 10) };
             let thieves: Vec<_> = (0..2)
                 .map(|_| {
                     let d = d.clone();
@@ -769,7 +776,7 @@ mod loom_tests {
                                 Steal::Success(n) => {
                                     return out[..n]
                                         .iter()
-                                        .map(|&(p, _)| take(NonNull::new(p).unwrap()))
+                                        .map(|&(p, tag)| tagged(p, tag))
                                         .sum::<usize>()
                                 }
                                 Steal::Empty => return 0,
@@ -781,8 +788,8 @@ mod loom_tests {
                 .collect();
             // SAFETY: owner; the third push grows the buffer.
             unsafe {
-                d.push(item(2));
-                d.push(item(4));
+                d.push_tagged(item(2), 20);
+                d.push_tagged(item(4), 40);
             }
             let mut got: usize = thieves.into_iter().map(|t| t.join().unwrap()).sum();
             let mut out = [(ptr::null_mut(), 0); 4];
@@ -790,7 +797,7 @@ mod loom_tests {
             while let Steal::Success(n) = unsafe { d.steal_batch(&mut out) } {
                 got += out[..n]
                     .iter()
-                    .map(|&(p, _)| take(NonNull::new(p).unwrap()))
+                    .map(|&(p, tag)| tagged(p, tag))
                     .sum::<usize>();
             }
             assert_eq!(got, 7);
