@@ -157,6 +157,15 @@ where
         parent,
         _marker: PhantomData,
     };
+    // The owner from another pool runs `op` in the scope's region, whose link it publishes
+    // before any task can send work back (`Worker::enter_handed_over`).
+    let _in = match (&scope.done, waiter) {
+        // SAFETY: the waiter is this thread's worker.
+        (ScopeLatch::Cross(_), Some(worker)) => {
+            Some(unsafe { worker.enter_handed_over(scope.region) })
+        }
+        _ => None,
+    };
     let result = catch(|| op(&scope)).map_err(|p| scope.record_panic(p));
     // SAFETY: `scope` lives on this stack until we have waited for `done` below.
     unsafe { Scope::task_done(&scope) };

@@ -187,7 +187,7 @@ where
             let job = this as *const Self;
             // `op` is shared by every share (`OP: Sync`); the caller keeps it alive.
             let op = &*(*job).op;
-            // Its region's link is published by its waiter (`wait_in_region`).
+            // Its region's link is published by its waiter (`enter_handed_over`).
             let region = worker.enter_region((*job).region, (*job).owner, NO_PARENT);
             let result = catch(|| {
                 op(BroadcastContext {
@@ -243,6 +243,8 @@ where
     // it comes back (in another pool, as `install` there).
     let own_pool = std::ptr::eq(worker.registry(), registry);
     let owner = if own_pool { worker.index } else { NO_OWNER };
+    // SAFETY: this thread's worker.
+    let _in = unsafe { worker.enter_handed_over(region) };
     run_broadcast(registry, &op, &latch, (region, owner), || {
         worker.wait_in_region(&|| latch.inner.core.probe(), region, !own_pool)
     })

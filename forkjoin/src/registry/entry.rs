@@ -144,7 +144,10 @@ pub(crate) fn in_worker<R: Send>(
     // Its own region, below this worker's: what it sends back into this pool, by way of
     // any pool, descends from it, and this worker, waiting, may run only that.
     // SAFETY: on this worker's thread.
-    let region = unsafe { current.new_region() };
+    let (region, _in) = unsafe {
+        let region = current.new_region();
+        (region, current.enter_handed_over(region))
+    };
     let job = InstallJob::new(op, CrossLatch::new(own, current.index), region);
     registry.inject_in(job.job_ref(), region);
     current.wait_in_region(&|| job.latch.core.probe(), region, true);

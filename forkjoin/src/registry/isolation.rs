@@ -19,8 +19,8 @@
 //!   never taken), and its broadcast shares (which only it can run). Never another region's
 //!   job. Submission queues are searched with the links (work sent back from another pool,
 //!   a spare's leftovers).
-//! - **Across pools** (`wait_in_region`): a worker that hands work to another pool makes a
-//!   region for it below its own, publishes the link and waits in it; work sent back comes
+//! - **Across pools** (`enter_handed_over`, `wait_in_region`): a worker that hands work to
+//!   another pool makes a region for it below its own, publishes the link and waits in it; work sent back comes
 //!   through a submission queue tagged with a region whose link its sender publishes
 //!   (`Registry::inject_in`). Such a waiter reads the links of every pool (`Pools`).
 //! - **Frames below a wait** stay private until it ends (`wait_isolated`): shared meanwhile,
@@ -60,8 +60,9 @@ pub(crate) enum Helps {
     },
 }
 
-/// A waiter reads the links (looks below its own region) once in this many search rounds
-/// while it spins, and at every round once it parks.
+/// A waiter within one pool reads the links (looks below its own region) once in this many
+/// search rounds while it spins, and at every round once it parks; a waiter across pools at
+/// every round.
 const DEEP_SEARCH_EVERY: u32 = 8;
 
 /// A region nobody waits on as a worker of this pool (no one to wake when its work is pushed).
@@ -178,18 +179,27 @@ impl Drop for InRegion<'_> {
 }
 
 impl Worker {
-    /// Waits until `done()` for work of `region` (a region this worker made for work it
-    /// handed over: a broadcast's shares, a job or a scope's tasks in another pool, if
-    /// `across_pools`), running only what descends from it. The region descends from the
-    /// one this worker runs in, and the link is published while it waits.
+    /// Enters `region`, a region this worker made for work it is about to hand over (a
+    /// broadcast's shares, a job or a scope's tasks in another pool), below the one it runs
+    /// in, until the guard drops: the link is published before the work can send anything
+    /// back, so that its waiter (`wait_in_region`) finds that at once.
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    pub(crate) unsafe fn enter_handed_over(&self, region: usize) -> InRegion<'_> {
+        // SAFETY: on this worker's thread (our contract).
+        unsafe { self.enter_region(region, self.index, self.current_region()) }
+    }
+
+    /// Waits until `done()` for the work handed over in `region` (entered with
+    /// `enter_handed_over`; in another pool if `across_pools`), running only what descends
+    /// from it.
     pub(crate) fn wait_in_region(
         &self,
         done: &dyn Fn() -> bool,
         region: usize,
         across_pools: bool,
     ) {
-        // SAFETY: `wait_until` runs on this worker's thread, and so does this.
-        let _in = unsafe { self.enter_region(region, self.index, self.current_region()) };
         let helps = Helps::Descendants {
             floor: self.deque.bottom_index(),
             region,
@@ -402,9 +412,13 @@ impl Worker {
         while !done() {
             // Links are read every few rounds and at every round once it parks: each read
             // pulls in the lines the thieves write at every region they enter.
-            let deep = round.as_ref().is_some_and(|r: &Round| {
-                r.parks_next() || r.searches() % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
-            });
+            // Across pools, at every round: what comes back lies in a submission queue under
+            // a region only the links name, and a waiter that looked for it every eighth round
+            // left it to a parked worker's wake-up (a round trip took 6 times as long).
+            let deep = across_pools
+                || round.as_ref().is_some_and(|r: &Round| {
+                    r.parks_next() || r.searches() % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
+                });
             let found = self.find_descendant(hint, floor, region, &mut scratch.borrow_mut(), deep);
             if let Some(job) = found {
                 if round.take().is_some() {

@@ -6,8 +6,10 @@
 //! 1251; a per-thread workspace, 1205; `par_bridge` whose `next` runs a loop, 1142; deep
 //! recursion, 854), each at 2, 4, 8 and 16 workers, many runs each under a watchdog, with
 //! exact answers, and with a detector: an outer body that starts on a thread whose stack
-//! already holds another outer body is counted, and must never be. A chain of thieves checks
-//! that a waiter helps its thieves' thieves, where the only free worker is the waiter.
+//! already holds another outer body is counted, and must never be. A lock held across a scope
+//! or a call into other pools whose work comes back checks waits that are not a join's. A
+//! chain of thieves checks that a waiter helps its thieves' thieves, where the only free
+//! worker is the waiter.
 //!
 //! `FJ_ISOLATION_RUNS` sets the runs per program and worker count (100 by default; the
 //! figures in docs/measurements.md were taken with 1,000).
