@@ -160,8 +160,8 @@ where
     // The owner from another pool runs `op` in the scope's region, whose link it publishes
     // before any task can send work back (`Worker::enter_handed_over`).
     let _in = match (&scope.done, waiter) {
-        // SAFETY: the waiter is this thread's worker.
         (ScopeLatch::Cross(_), Some(worker)) => {
+            // SAFETY: the waiter is this thread's worker.
             Some(unsafe { worker.enter_handed_over(scope.region) })
         }
         _ => None,
