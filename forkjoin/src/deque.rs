@@ -337,9 +337,9 @@ impl<T> Deque<T> {
 
     /// Takes the oldest half of the items (rounded up), at most `out.len()`, with one CAS:
     /// they are written to `out` oldest first, each with its tag, and `Success` says how
-    /// many. For a deque
-    /// whose owner never pops, a submission queue, so that a worker drains a stream of
-    /// submitted jobs paying the queue's cache misses and CAS once per batch, not per job.
+    /// many. For a deque whose owner never pops, a submission queue, so that a worker drains
+    /// a stream of submitted jobs paying the queue's cache misses and CAS once per batch, not
+    /// per job.
     ///
     /// # Safety
     /// No thread ever calls `pop` on this deque. The owner's pop is what races a thief for

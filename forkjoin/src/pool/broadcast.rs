@@ -218,8 +218,9 @@ where
 
 /// `broadcast` on `registry`'s pool, waiting as the calling thread must: a worker (of this
 /// pool, possibly in a borrowed slot, or of another) runs what descends from the broadcast
-/// (in its own pool) until the shares are done, and is woken by the last of them; a thread outside any pool blocks on a
-/// condition variable (it borrows no slot: the shares must run on the pool's own slots).
+/// (in its own pool) until the shares are done, and is woken by the last of them; a thread
+/// outside any pool blocks on a condition variable (it borrows no slot: the shares must run
+/// on the pool's own slots).
 pub(super) fn broadcast_in<OP, R>(registry: &Registry, op: OP) -> Vec<R>
 where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,

@@ -20,9 +20,10 @@
 //!   job. Submission queues are searched with the links (work sent back from another pool,
 //!   a spare's leftovers).
 //! - **Across pools** (`enter_handed_over`, `wait_in_region`): a worker that hands work to
-//!   another pool makes a region for it below its own, publishes the link and waits in it; work sent back comes
-//!   through a submission queue tagged with a region whose link its sender publishes
-//!   (`Registry::inject_in`). Such a waiter reads the links of every pool (`Pools`).
+//!   another pool makes a region for it below its own, publishes the link and waits in it;
+//!   work sent back comes through a submission queue tagged with a region whose link its
+//!   sender publishes (`Registry::inject_in`). Such a waiter reads the links of every pool
+//!   (`Pools`).
 //! - **Frames below a wait** stay private until it ends (`wait_isolated`): shared meanwhile,
 //!   the oldest would land above the waiter's floor, for it to take.
 //! - **Its core.** A waiter with nothing of its own passes unrelated work on (wakes a parked
@@ -38,7 +39,7 @@ use super::worker::{Worker, SOURCE_OWN, SOURCE_QUEUE};
 use super::Registry;
 use crate::deque::Steal;
 use crate::job::JobRef;
-use crate::lineage::Closure;
+use crate::lineage::{Closure, Lineage};
 use std::cell::RefCell;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
@@ -52,7 +53,7 @@ pub(crate) enum Helps {
     /// Only what descends from what it waits for: the jobs of its own deque pushed since
     /// `bottom` was `floor`, and the jobs tagged `region` (or a region below it) on any
     /// deque; `across_pools` for a wait for another pool, whose work may come back through
-    /// a submission queue by way of any pool (`Worker::wait_across`).
+    /// a submission queue by way of any pool (`Worker::wait_in_region`).
     Descendants {
         floor: isize,
         region: usize,
@@ -266,19 +267,13 @@ impl Worker {
     /// `region` and what descends from it, by the links published now: by this pool's
     /// workers, or by every pool's if `pools` (a wait across pools).
     fn close<'c>(&self, looking: &'c mut Looking, region: usize) -> &'c Closure {
+        fn lineages(registry: &Registry) -> impl Iterator<Item = &Lineage> {
+            (0..registry.slot_count()).map(|i| &*registry.slot(i).lineage)
+        }
         let Looking { closure, pools } = looking;
         match pools {
-            None => {
-                let registry = self.registry();
-                let lineages = (0..registry.slot_count()).map(|i| &*registry.slot(i).lineage);
-                closure.close(region, lineages);
-            }
-            Some(pools) => {
-                let lineages = pools.current().iter().flat_map(|registry| {
-                    (0..registry.slot_count()).map(|i| &*registry.slot(i).lineage)
-                });
-                closure.close(region, lineages);
-            }
+            None => closure.close(region, lineages(self.registry())),
+            Some(pools) => closure.close(region, pools.current().iter().flat_map(|r| lineages(r))),
         }
         closure
     }
@@ -345,11 +340,15 @@ impl Worker {
         let first = hint
             .filter(|&v| v < registry.slot_count())
             .unwrap_or(self.index);
-        // The region's own jobs first (its thief pushes them), without reading any links;
-        // then those of the regions below it, and on the submission queues too: work sent
-        // back from another pool, a spare's leftovers.
-        if let Some(job) = self.steal_descendant(first, false, |tag| tag == region) {
-            return Some(job);
+        // Within one pool, the region's own jobs first (its thief pushes them), without
+        // reading any links; then those of the regions below it, and on the submission queues
+        // too: work sent back from another pool, a spare's leftovers. Across pools the
+        // region's jobs are in the other pool, and every round reads the links.
+        let across_pools = looking.pools.is_some();
+        if !across_pools {
+            if let Some(job) = self.steal_descendant(first, false, |tag| tag == region) {
+                return Some(job);
+            }
         }
         if !deep {
             return None;
