@@ -446,7 +446,12 @@ fn calibrate_profile_predict_and_validate() {
             row["predicted_seconds_max"].as_f64().unwrap(),
         );
         assert!(0.0 < min && min <= median && median <= max, "{row}");
-        for line in ["no_wake_seconds", "eager_seconds"] {
+        for line in [
+            "no_wake_seconds",
+            "eager_seconds",
+            "waits_anything_seconds",
+            "waits_ancestors_woken_seconds",
+        ] {
             assert!(row[line].as_f64().unwrap() > 0.0, "{row}");
         }
     }

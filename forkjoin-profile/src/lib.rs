@@ -49,7 +49,7 @@ mod sim;
 
 pub use costs::{Costs, CostsError, Spread, MEASURED, ROUNDS, UNSETTLED_FACTOR};
 pub use forkjoin::instrument::{Step, TaskNode};
-pub use sim::Prediction;
+pub use sim::{Prediction, Waits};
 
 use forkjoin::instrument::{burdened_join, measured, Profiling, Session};
 use forkjoin::Pool;
@@ -268,7 +268,27 @@ impl Profile {
     /// the recorded graph, or, without a graph, the work spread evenly plus the burdened
     /// span (and [`Prediction::simulated`] says which).
     pub fn predict(&self, workers: usize, costs: &Costs) -> Prediction {
-        sim::predict(self, workers.max(1), costs)
+        self.predict_with(workers, costs, Waits::Isolated)
+    }
+
+    /// [`Profile::predict`] with the rule a waiting worker follows: [`Waits::Isolated`] is
+    /// this runtime's; [`Waits::Anything`] (rayon's) against it shows what isolation costs.
+    ///
+    /// ```
+    /// use forkjoin_profile::{Costs, Profile, TaskNode, Waits};
+    /// // Three workers, no costs, every join shared at once. A's owner waits for A's second
+    /// // half, taken by another worker, while B's thief shares B's second half: isolated,
+    /// // the waiter may not take it, and it waits for A's thief.
+    /// let leaf = |ns| TaskNode::new().work(ns);
+    /// let a = TaskNode::new().join(leaf(10), leaf(1_000));
+    /// let b = TaskNode::new().work(100).join(leaf(2_000), leaf(2_000));
+    /// let p = Profile::from_graph(TaskNode::new().join(a, b), &Costs::zero());
+    /// let ns = |waits| (p.predict_with(3, &Costs::zero(), waits).seconds * 1e9).round();
+    /// assert_eq!(ns(Waits::Isolated), 3_000.0); // B's second half waits for A's thief
+    /// assert_eq!(ns(Waits::Anything), 2_100.0);
+    /// ```
+    pub fn predict_with(&self, workers: usize, costs: &Costs, waits: Waits) -> Prediction {
+        sim::predict(self, workers.max(1), costs, waits)
     }
 
     /// This profile with its strand times rescaled so that the simulation on one worker takes

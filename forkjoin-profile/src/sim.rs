@@ -14,9 +14,14 @@
 //!   An owner told that its stolen frame finished pays only a wake-up, if it had parked. Thieves take the oldest frame of
 //!   a random victim (FIFO); the waiting owner of a stolen frame first tries its thief.
 //! - After its first closure, the owner runs an unshared (or not yet stolen) second closure
-//!   itself; if it was stolen, it helps: it steals other work, or waits until the thief
-//!   finishes and signals it. Its next join is then shared, as the first join of a job
-//!   (the thief has just become free).
+//!   itself; if it was stolen, it helps: it steals work that descends from the stolen frame
+//!   (`Waits::Isolated`, the runtime's rule: the oldest frame of a deque, if it was made
+//!   under the stolen one, the thief's deque first), or waits until the thief finishes and
+//!   signals it. Its next join is then shared, as the first join of a job (the thief has
+//!   just become free). A promotion wakes the waiter of the region the frame was made in,
+//!   and one idle worker that may take it; a parked waiter further up looks at its next park
+//!   timeout (`Waits`). `Waits::Anything` lets a waiter steal anything instead (rayon's
+//!   rule): the difference is what isolation costs.
 //! - A chunk (a coarsened subtree) runs on one worker for its work plus `join_ns` per join.
 //!
 //! Events are processed in model-time order (always the running worker with the smallest
@@ -50,7 +55,32 @@ pub struct Prediction {
     pub simulated: bool,
 }
 
-pub(crate) fn predict(profile: &Profile, workers: usize, costs: &Costs) -> Prediction {
+/// What a worker waiting for a stolen frame may steal meanwhile.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Waits {
+    /// Only frames that descend from the one it waits for: this runtime's rule (DESIGN.md,
+    /// section 5, "Waiting without blocking, in isolation"). As in the runtime, a frame
+    /// shared wakes the waiter of the region it was made in; a waiter further up the links
+    /// finds it while it searches or, parked, at its next park timeout (every
+    /// `Costs::heartbeat_ns` from when it parked: the runtime's first period, which doubles
+    /// up to four times it, so the model is early there).
+    #[default]
+    Isolated,
+    /// As [`Waits::Isolated`], with every parked waiter a shared frame descends to woken at
+    /// once: what waking the waiters up the links at each push would buy.
+    IsolatedAncestorsWoken,
+    /// Any frame, the thief's first: rayon's rule, and this runtime's before waits were
+    /// isolated. A prediction with it against one with [`Waits::Isolated`] gives what
+    /// isolation costs in cores a waiter leaves idle.
+    Anything,
+}
+
+pub(crate) fn predict(
+    profile: &Profile,
+    workers: usize,
+    costs: &Costs,
+    waits: Waits,
+) -> Prediction {
     let p = workers as f64;
     let t1 = profile.work as f64;
     let span = profile.span.max(1) as f64;
@@ -60,11 +90,11 @@ pub(crate) fn predict(profile: &Profile, workers: usize, costs: &Costs) -> Predi
     let speedup_upper = p.min(t1 / span);
     match profile.graph() {
         Some(graph) => {
-            let (seconds_min, seconds, seconds_max) = spread(graph, workers, costs);
+            let (seconds_min, seconds, seconds_max) = spread(graph, workers, costs, waits);
             let one = if workers == 1 {
                 seconds
             } else {
-                simulate(graph, 1, costs, 0) * 1e-9
+                simulate(graph, 1, costs, waits, 0) * 1e-9
             };
             Prediction {
                 workers,
@@ -105,6 +135,11 @@ enum FrameState {
 struct Frame<'g> {
     b: &'g TaskNode,
     state: FrameState,
+    /// The stolen frame whose second closure its owner was running when it made this one
+    /// (the runtime's region and its link): `ROOT` for the root job's.
+    parent: usize,
+    /// How many parents it has up to `ROOT`.
+    depth: u32,
 }
 
 #[derive(Clone, Copy)]
@@ -131,6 +166,12 @@ struct SimWorker<'g> {
     deque: std::collections::VecDeque<usize>,
     /// Started a job since its last promotion check: its first join is shared.
     fresh: bool,
+    /// The stolen frames whose second closures run on its stack, innermost last: the region
+    /// it runs in is the last.
+    regions: Vec<usize>,
+    /// A parked waiter's next park timeout, at which it searches again, if work it may take
+    /// appeared meanwhile that woke no one for it.
+    timer: Option<f64>,
 }
 
 /// The frame index standing for the root job (its completion ends the run).
@@ -140,6 +181,9 @@ struct Sim<'g> {
     workers: Vec<SimWorker<'g>>,
     frames: Vec<Frame<'g>>,
     costs: Costs,
+    waits: Waits,
+    /// How many workers have a `timer` set.
+    timers: usize,
     /// See [`JITTER`].
     jitter: f64,
     rng: u64,
@@ -163,12 +207,12 @@ const MEDIAN_ERROR: f64 = 0.01;
 /// (IQR / 1.35) of the first [`SEEDS`]; as many more seeds are simulated, up to
 /// [`MAX_SEEDS`], as that error needs to be at most [`MEDIAN_ERROR`] of the median. Seeds
 /// are numbered from 0, so a prediction repeats.
-fn spread(graph: &TaskNode, workers: usize, costs: &Costs) -> (f64, f64, f64) {
+fn spread(graph: &TaskNode, workers: usize, costs: &Costs, waits: Waits) -> (f64, f64, f64) {
     if workers == 1 {
-        let t = simulate(graph, 1, costs, 0) * 1e-9;
+        let t = simulate(graph, 1, costs, waits, 0) * 1e-9;
         return (t, t, t);
     }
-    let mut t = simulate_seeds(graph, workers, costs, 0..SEEDS);
+    let mut t = simulate_seeds(graph, workers, costs, waits, 0..SEEDS);
     t.sort_by(f64::total_cmp);
     let quartile = |t: &[f64], q: usize| t[(t.len() - 1) * q / 4];
     let sigma = (quartile(&t, 3) - quartile(&t, 1)) / 1.35;
@@ -177,7 +221,7 @@ fn spread(graph: &TaskNode, workers: usize, costs: &Costs) -> (f64, f64, f64) {
         .ceil();
     let seeds = (wanted as u64).clamp(SEEDS, MAX_SEEDS);
     if seeds > SEEDS {
-        t.extend(simulate_seeds(graph, workers, costs, SEEDS..seeds));
+        t.extend(simulate_seeds(graph, workers, costs, waits, SEEDS..seeds));
         t.sort_by(f64::total_cmp);
     }
     (t[0], t[t.len() / 2], t[t.len() - 1])
@@ -189,6 +233,7 @@ fn simulate_seeds(
     graph: &TaskNode,
     workers: usize,
     costs: &Costs,
+    waits: Waits,
     seeds: std::ops::Range<u64>,
 ) -> Vec<f64> {
     let threads = std::thread::available_parallelism()
@@ -202,7 +247,7 @@ fn simulate_seeds(
                     seeds
                         .skip(first)
                         .step_by(threads)
-                        .map(|seed| simulate(graph, workers, costs, seed) * 1e-9)
+                        .map(|seed| simulate(graph, workers, costs, waits, seed) * 1e-9)
                         .collect::<Vec<f64>>()
                 })
             })
@@ -216,9 +261,15 @@ fn simulate_seeds(
 
 /// Simulated nanoseconds for `root` on `workers` workers, including the root's submission;
 /// `seed` drives the thieves' choice of victims and which idle worker a promotion wakes.
-pub(crate) fn simulate(root: &TaskNode, workers: usize, costs: &Costs, seed: u64) -> f64 {
+pub(crate) fn simulate(
+    root: &TaskNode,
+    workers: usize,
+    costs: &Costs,
+    waits: Waits,
+    seed: u64,
+) -> f64 {
     // Parked since long ago: the pool was idle before the run.
-    simulate_from(root, workers, costs, -1e18, seed, JITTER)
+    simulate_from(root, workers, costs, waits, -1e18, seed, JITTER)
 }
 
 /// Each hand-over and wake-up takes its cost times a factor drawn uniformly from
@@ -236,6 +287,7 @@ fn simulate_from(
     root: &TaskNode,
     workers: usize,
     costs: &Costs,
+    waits: Waits,
     idle_since: f64,
     seed: u64,
     jitter: f64,
@@ -248,13 +300,19 @@ fn simulate_from(
                 stack: Vec::new(),
                 deque: Default::default(),
                 fresh: false,
+                regions: Vec::new(),
+                timer: None,
             })
             .collect(),
         frames: vec![Frame {
             b: root,
             state: FrameState::Stolen { thief: 0 },
+            parent: ROOT,
+            depth: 0,
         }],
         costs: costs.clone(),
+        waits,
+        timers: 0,
         jitter,
         // SplitMix64's first output for the seed: nonzero for every seed, as xorshift needs.
         rng: {
@@ -269,6 +327,7 @@ fn simulate_from(
     w0.state = State::Running;
     w0.fresh = true;
     w0.stack.push(Entry::Stolen { frame: ROOT });
+    w0.regions.push(ROOT);
     w0.stack.push(Entry::Run { task: root, pos: 0 });
     sim.run() + costs.submit_ns
 }
@@ -279,14 +338,38 @@ impl<'g> Sim<'g> {
             if let Some(t) = self.finished {
                 return t;
             }
-            let w = self
+            // The running worker with the smallest clock, or a parked one whose timeout
+            // comes first.
+            let running = self
                 .workers
                 .iter()
                 .enumerate()
                 .filter(|(_, w)| w.state == State::Running)
                 .min_by(|(_, a), (_, b)| a.clock.total_cmp(&b.clock))
-                .map(|(i, _)| i)
-                .expect("the simulation cannot stall: some worker runs the unfinished root");
+                .map(|(i, w)| (i, w.clock));
+            let timed = (self.timers > 0)
+                .then(|| {
+                    self.workers
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(i, w)| w.timer.map(|t| (i, t)))
+                        .min_by(|(_, a), (_, b)| a.total_cmp(b))
+                })
+                .flatten();
+            let (w, at) = match (running, timed) {
+                (Some(r), Some(t)) if t.1 < r.1 => t,
+                (Some(r), _) => r,
+                (None, t) => {
+                    t.expect("the simulation cannot stall: some worker runs the unfinished root")
+                }
+            };
+            let me = &mut self.workers[w];
+            if me.state != State::Running {
+                me.clock = at;
+                me.state = State::Running;
+                me.timer = None;
+                self.timers -= 1;
+            }
             self.step(w);
         }
     }
@@ -307,9 +390,13 @@ impl<'g> Sim<'g> {
                     }
                     Step::Join(a, b) => {
                         let frame = self.frames.len();
+                        let parent = *self.workers[w].regions.last().expect("runs in a region");
+                        let depth = self.frames[parent].depth + 1;
                         self.frames.push(Frame {
                             b,
                             state: FrameState::Private,
+                            parent,
+                            depth,
                         });
                         let me = &mut self.workers[w];
                         me.clock += self.costs.join_ns;
@@ -363,7 +450,13 @@ impl<'g> Sim<'g> {
                 }
                 FrameState::Stolen { thief } => {
                     // Help: steal (from the thief first), or wait to be signalled.
-                    if !self.steal(w, Some(thief)) {
+                    let helped = match self.waits {
+                        Waits::Anything => self.steal(w, Some(thief)),
+                        Waits::Isolated | Waits::IsolatedAncestorsWoken => {
+                            self.steal_descendant(w, frame, thief)
+                        }
+                    };
+                    if !helped {
                         self.go_idle(w);
                     }
                 }
@@ -373,6 +466,7 @@ impl<'g> Sim<'g> {
             }
             Some(Entry::Stolen { frame }) => {
                 self.workers[w].stack.pop();
+                self.workers[w].regions.pop();
                 let at = self.workers[w].clock;
                 if frame == ROOT {
                     self.finished = Some(at);
@@ -405,6 +499,77 @@ impl<'g> Sim<'g> {
         })
     }
 
+    /// The stolen frame worker `w` waits for, if it is waiting for one.
+    fn awaited(&self, w: usize) -> Option<usize> {
+        match self.workers[w].stack.last() {
+            Some(&Entry::Join {
+                frame,
+                inline_b: false,
+            }) if matches!(self.frames[frame].state, FrameState::Stolen { .. }) => Some(frame),
+            _ => None,
+        }
+    }
+
+    /// Whether frame `x` was made under stolen frame `f`: `f` is among the regions `x`'s
+    /// parents ran in.
+    fn descends(&self, x: usize, f: usize) -> bool {
+        let depth = self.frames[f].depth;
+        let mut r = self.frames[x].parent;
+        while self.frames[r].depth > depth {
+            r = self.frames[r].parent;
+        }
+        r == f
+    }
+
+    /// Whether idle worker `u` is one to tell of `work` (a frame just promoted), or, with
+    /// `None`, of work in general: a waiter only of what descends from its frame, and only
+    /// while it searches (one parked is left to `wake_waiters`, as the runtime's `wake_any`
+    /// passes over workers parked in isolation).
+    fn to_notify(&self, u: usize, work: Option<usize>, searching: bool) -> bool {
+        if self.waits == Waits::Anything {
+            return true;
+        }
+        match self.awaited(u) {
+            None => true,
+            Some(f) => searching && work.is_some_and(|x| self.descends(x, f)),
+        }
+    }
+
+    /// Frame `x` was shared at `at`: with isolated waits, wakes the waiter of the region it
+    /// was made in (`Worker::push_in` wakes the region's owner), or every waiter it descends
+    /// to (`IsolatedAncestorsWoken`); a parked waiter further up searches at its next
+    /// timeout.
+    fn wake_waiters(&mut self, at: f64, x: usize) {
+        let parent = self.frames[x].parent;
+        for u in 0..self.workers.len() {
+            let State::Idle { since } = self.workers[u].state else {
+                continue;
+            };
+            let Some(f) = self.awaited(u) else {
+                continue;
+            };
+            if !self.descends(x, f) {
+                continue;
+            }
+            let parked = since + self.costs.spin_ns;
+            if f == parent || self.waits == Waits::IsolatedAncestorsWoken {
+                self.wake(u, at);
+            } else if at > parked {
+                let hb = self.costs.heartbeat_ns;
+                let t = if hb > 0.0 {
+                    parked + ((at - parked) / hb).ceil().max(1.0) * hb
+                } else {
+                    at
+                };
+                let timer = &mut self.workers[u].timer;
+                if timer.is_none() {
+                    self.timers += 1;
+                }
+                *timer = Some(timer.map_or(t, |o| o.min(t)));
+            }
+        }
+    }
+
     fn go_idle(&mut self, w: usize) {
         let me = &mut self.workers[w];
         me.clock += self.costs.failed_steal_ns;
@@ -427,6 +592,9 @@ impl<'g> Sim<'g> {
             let me = &mut self.workers[w];
             me.clock = since.max(at) + wake;
             me.state = State::Running;
+            if me.timer.take().is_some() {
+                self.timers -= 1;
+            }
         }
     }
 
@@ -458,6 +626,25 @@ impl<'g> Sim<'g> {
         let victims: Vec<usize> = (0..self.workers.len())
             .filter(|&v| v != w && !self.workers[v].deque.is_empty())
             .collect();
+        self.steal_from(w, hint, &victims)
+    }
+
+    /// As [`Sim::steal`], for a worker waiting for stolen frame `awaited`: only a deque's
+    /// oldest frame that descends from it, the thief's first.
+    fn steal_descendant(&mut self, w: usize, awaited: usize, thief: usize) -> bool {
+        let victims: Vec<usize> = (0..self.workers.len())
+            .filter(|&v| {
+                v != w
+                    && self.workers[v]
+                        .deque
+                        .front()
+                        .is_some_and(|&x| self.descends(x, awaited))
+            })
+            .collect();
+        self.steal_from(w, Some(thief), &victims)
+    }
+
+    fn steal_from(&mut self, w: usize, hint: Option<usize>, victims: &[usize]) -> bool {
         if victims.is_empty() {
             return false;
         }
@@ -478,11 +665,12 @@ impl<'g> Sim<'g> {
         me.state = State::Running;
         me.fresh = true;
         me.stack.push(Entry::Stolen { frame });
+        me.regions.push(frame);
         me.stack.push(Entry::Run { task: b, pos: 0 });
         // Pass the signal on (`Worker::idle_until`): a wake-up may have been spared because
         // this worker was searching.
         if self.workers.iter().any(|o| !o.deque.is_empty()) {
-            self.notify_work(took);
+            self.notify_work(took, None);
         }
         true
     }
@@ -537,13 +725,18 @@ impl<'g> Sim<'g> {
         // The frame is visible once pushed: wake one idle worker then (the runtime's
         // notify_work); it steals when its clock comes.
         let published = me.clock;
-        self.notify_work(published);
+        self.notify_work(published, Some(frame));
     }
 
     /// New work is visible at `at`: as the runtime's `notify_work`, a worker still searching
     /// (idle for at most `spin_ns`) finds it with no wake-up; only if none is, a parked one
     /// is woken. Which one is random (the seed's).
-    fn notify_work(&mut self, at: f64) {
+    /// `work` is the frame just promoted, if that is what is new: only a worker that may take
+    /// it is woken (`may_take`).
+    fn notify_work(&mut self, at: f64, work: Option<usize>) {
+        if let (Some(x), false) = (work, self.waits == Waits::Anything) {
+            self.wake_waiters(at, x);
+        }
         let spin = self.costs.spin_ns;
         let idle = |o: &SimWorker, searching: bool| match o.state {
             State::Idle { since } => (at - since <= spin) == searching,
@@ -551,7 +744,9 @@ impl<'g> Sim<'g> {
         };
         for searching in [true, false] {
             let found: Vec<usize> = (0..self.workers.len())
-                .filter(|&u| idle(&self.workers[u], searching))
+                .filter(|&u| {
+                    idle(&self.workers[u], searching) && self.to_notify(u, work, searching)
+                })
                 .collect();
             if !found.is_empty() {
                 let u = found[self.below(found.len())];
@@ -688,15 +883,74 @@ mod tests {
         // max(T1/P, T_inf) <= T_P <= T1/P + 2 T_inf: the work and span laws below, and
         // above Brent's bound for a greedy scheduler with the span twice (a work-stealing
         // scheduler's idle workers may miss a frame for a step).
+        // Isolated waits have no such theorem (a waiter may idle beside work it may not
+        // take), but these shapes keep within it.
         for (name, g) in shapes::all() {
             let (t1, tinf) = (g.total_work() as f64, g.total_span() as f64);
             for p in [1, 2, 3, 4, 8, 16, 64] {
-                let tp = sim_ns(&g, p);
-                let pf = p as f64;
-                assert!(
-                    tp >= (t1 / pf).max(tinf) - 1e-6 && tp <= t1 / pf + 2.0 * tinf + 1e-6,
-                    "{name} p={p}: T_P {tp} T1 {t1} T_inf {tinf}"
-                );
+                for waits in [Waits::Anything, Waits::Isolated] {
+                    let tp = simulate(&g, p, &Costs::zero(), waits, 0);
+                    let pf = p as f64;
+                    assert!(
+                        tp >= (t1 / pf).max(tinf) - 1e-6 && tp <= t1 / pf + 2.0 * tinf + 1e-6,
+                        "{name} p={p} {waits:?}: T_P {tp} T1 {t1} T_inf {tinf}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// A leaf of `ns` nanoseconds.
+    fn leaf(ns: u64) -> TaskNode {
+        TaskNode::new().work(ns)
+    }
+
+    #[test]
+    fn an_isolated_waiter_leaves_unrelated_work_to_others() {
+        // Three workers, eager sharing, no costs. Worker 0 shares B, then A's second half;
+        // the two others take them at 0. Worker 0 runs A's first half (10) and waits for
+        // the second (until 1000); at 100 B's thief shares B's second half (2000 long).
+        // Isolated, no one may take it until A's thief is free at 1000: 1000 + 2000.
+        // Stealing anything, worker 0 takes it at 100: 100 + 2000.
+        let a = TaskNode::new().join(leaf(10), leaf(1_000));
+        let b = TaskNode::new().work(100).join(leaf(2_000), leaf(2_000));
+        let g = TaskNode::new().join(a, b);
+        for seed in 0..8 {
+            let run = |waits| simulate_from(&g, 3, &Costs::zero(), waits, -1e18, seed, 0.0);
+            assert_eq!(run(Waits::Isolated), 3_000.0, "seed {seed}");
+            assert_eq!(run(Waits::Anything), 2_100.0, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn an_isolated_waiter_helps_its_thieves() {
+        // Worker 0 waits for B (taken by worker 1 at 0), whose second half worker 1 shares
+        // at 100: it descends from B, so worker 0 takes it, as it would stealing anything.
+        let b = TaskNode::new().work(100).join(leaf(2_000), leaf(2_000));
+        let g = TaskNode::new().join(leaf(10), b);
+        for waits in [Waits::Isolated, Waits::Anything] {
+            assert_eq!(
+                simulate_from(&g, 2, &Costs::zero(), waits, -1e18, 0, 0.0),
+                2_100.0
+            );
+        }
+    }
+
+    #[test]
+    fn at_two_workers_isolation_changes_nothing() {
+        // The one other worker is the thief of the frame a waiter waits for, and everything
+        // on the thief's deque was made under that frame: the rules take the same frames.
+        for (name, g) in shapes::all() {
+            for costs in [Costs::zero(), Costs::typical()] {
+                for seed in 0..4 {
+                    // Without jitter: the rules draw their random numbers in other orders.
+                    let run = |waits| simulate_from(&g, 2, &costs, waits, -1e18, seed, 0.0);
+                    assert_eq!(
+                        run(Waits::Isolated),
+                        run(Waits::Anything),
+                        "{name} seed {seed}"
+                    );
+                }
             }
         }
     }
@@ -764,7 +1018,7 @@ mod tests {
     }
 
     fn sim_ns(g: &TaskNode, p: usize) -> f64 {
-        simulate(g, p, &Costs::zero(), 0)
+        simulate(g, p, &Costs::zero(), Waits::Anything, 0)
     }
 
     #[test]
@@ -856,14 +1110,25 @@ mod tests {
         // wake and again in the steal, and the owner a third time: 1301.
         let g = TaskNode::new().join(TaskNode::new().work(1_000), TaskNode::new().work(1_000));
         assert_eq!(
-            simulate_from(&g, 2, &marked_costs(5_000.0, 10_000.0), 0.0, 0, 0.0),
+            simulate_from(
+                &g,
+                2,
+                &marked_costs(5_000.0, 10_000.0),
+                Waits::Isolated,
+                0.0,
+                0,
+                0.0
+            ),
             1_111.0
         );
         // Without any costs but the hand-over: 1000 + 100.
         let mut costs = Costs::zero();
         costs.steal_ns = 100.0;
         costs.heartbeat_ns = 100_000.0;
-        assert_eq!(simulate_from(&g, 2, &costs, 0.0, 0, 0.0), 1_100.0);
+        assert_eq!(
+            simulate_from(&g, 2, &costs, Waits::Isolated, 0.0, 0, 0.0),
+            1_100.0
+        );
     }
 
     #[test]
@@ -872,22 +1137,54 @@ mod tests {
         // As above, but the owner waits 100 ns for its thief: with spin 50 ns it has parked
         // and pays the wake-up (5000) when told; with spin 200 ns it has not.
         assert_eq!(
-            simulate_from(&g, 2, &marked_costs(5_000.0, 50.0), 0.0, 0, 0.0),
+            simulate_from(
+                &g,
+                2,
+                &marked_costs(5_000.0, 50.0),
+                Waits::Isolated,
+                0.0,
+                0,
+                0.0
+            ),
             1_111.0 + 5_000.0
         );
         assert_eq!(
-            simulate_from(&g, 2, &marked_costs(5_000.0, 200.0), 0.0, 0, 0.0),
+            simulate_from(
+                &g,
+                2,
+                &marked_costs(5_000.0, 200.0),
+                Waits::Isolated,
+                0.0,
+                0,
+                0.0
+            ),
             1_111.0
         );
         // A thief that has searched for exactly spin_ns (11 ns) has not parked yet (the
         // owner, waiting 100 ns, has). One parked since long ago is woken at 11 + 5000 and
         // comes too late: worker 0 took b back at 1011 and ran it inline (2011).
         assert_eq!(
-            simulate_from(&g, 2, &marked_costs(5_000.0, 11.0), 0.0, 0, 0.0),
+            simulate_from(
+                &g,
+                2,
+                &marked_costs(5_000.0, 11.0),
+                Waits::Isolated,
+                0.0,
+                0,
+                0.0
+            ),
             1_111.0 + 5_000.0
         );
         assert_eq!(
-            simulate_from(&g, 2, &marked_costs(5_000.0, 1e9), -1e10, 0, 0.0),
+            simulate_from(
+                &g,
+                2,
+                &marked_costs(5_000.0, 1e9),
+                Waits::Isolated,
+                -1e10,
+                0,
+                0.0
+            ),
             2_011.0
         );
     }
@@ -899,6 +1196,9 @@ mod tests {
         costs.submit_ns = 100.0;
         let g = leaves(8, 1_000);
         // One worker: 7 joins inline, no sharing.
-        assert_eq!(simulate(&g, 1, &costs, 0), 8_000.0 + 70.0 + 100.0);
+        assert_eq!(
+            simulate(&g, 1, &costs, Waits::Isolated, 0),
+            8_000.0 + 70.0 + 100.0
+        );
     }
 }

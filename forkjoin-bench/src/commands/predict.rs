@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use forkjoin_profile::Costs;
+use forkjoin_profile::{Costs, Waits};
 use serde::Serialize;
 
 use super::calibrate::{join_fallback_note, load_costs};
@@ -43,6 +43,12 @@ struct PredictRow<'a> {
     /// seeds do): with no wake-up, the two costs that separate the prediction from
     /// Cilkview's estimate.
     eager_seconds: f64,
+    /// The same with waiters that steal anything (rayon's rule): against
+    /// `predicted_seconds`, what isolated waits cost in cores a waiter leaves idle.
+    waits_anything_seconds: f64,
+    /// The same with every waiter a shared frame may go to woken at once (the runtime wakes
+    /// only the waiter of the region it was made in): what waking those further up would buy.
+    waits_ancestors_woken_seconds: f64,
     speedup: f64,
     speedup_cilkview: f64,
     speedup_upper: f64,
@@ -85,8 +91,22 @@ fn predict_command(
         let pr = p.predict(t, costs);
         print_prediction(&pr);
         let (z, e) = (p.predict(t, &no_wake), p.predict(t, &eager));
+        let anything = p.predict_with(t, costs, Waits::Anything);
+        let woken = p.predict_with(t, costs, Waits::IsolatedAncestorsWoken);
         println!("{:>8} {:>34}   wake = 0", "", ms_range(&z));
         println!("{:>8} {:>34}   eager sharing", "", ms_range(&e));
+        println!(
+            "{:>8} {:>34}   waiters steal anything ({:.3}x)",
+            "",
+            ms_range(&anything),
+            pr.seconds / anything.seconds
+        );
+        println!(
+            "{:>8} {:>34}   every waiter woken for its work ({:.3}x)",
+            "",
+            ms_range(&woken),
+            pr.seconds / woken.seconds
+        );
         rows.push(PredictRow {
             program: program.name,
             threads: t,
@@ -95,6 +115,8 @@ fn predict_command(
             predicted_seconds_max: pr.seconds_max,
             no_wake_seconds: z.seconds,
             eager_seconds: e.seconds,
+            waits_anything_seconds: anything.seconds,
+            waits_ancestors_woken_seconds: woken.seconds,
             speedup: pr.speedup,
             speedup_cilkview: pr.speedup_cilkview,
             speedup_upper: pr.speedup_upper,

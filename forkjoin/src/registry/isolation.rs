@@ -29,9 +29,9 @@
 //! - **Its core.** A waiter with nothing of its own passes unrelated work on (wakes a parked
 //!   worker, which may take it) and parks, with a timeout; the thread that pushes work of its
 //!   region wakes it (`Worker::push_in`), and it looks again for deeper descendants when the
-//!   timeout ends. No spare stands in for it: a spare runs unrelated work under the waiter's
-//!   index, which the waiter must let finish before it goes on, and a spare that takes a
-//!   lock the waiter holds deadlocks them both.
+//!   timeout ends. No spare stands in for it: its only index would be a waiter's, whose
+//!   stack may hold what the spare's task takes (DESIGN.md, section 5, "No spare stands in
+//!   for it"; the simulator's `Waits` gives what the idle core costs).
 
 use super::heartbeat::HEARTBEAT;
 use super::idle::{Parking, Round};
