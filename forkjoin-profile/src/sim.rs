@@ -730,9 +730,8 @@ impl<'g> Sim<'g> {
 
     /// New work is visible at `at`: as the runtime's `notify_work`, a worker still searching
     /// (idle for at most `spin_ns`) finds it with no wake-up; only if none is, a parked one
-    /// is woken. Which one is random (the seed's).
-    /// `work` is the frame just promoted, if that is what is new: only a worker that may take
-    /// it is woken (`may_take`).
+    /// is woken. Which one is random (the seed's). `work` is the frame just promoted, if that
+    /// is what is new: only a worker that may take it is woken (`to_notify`).
     fn notify_work(&mut self, at: f64, work: Option<usize>) {
         if let (Some(x), false) = (work, self.waits == Waits::Anything) {
             self.wake_waiters(at, x);

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use forkjoin_profile::{Costs, Waits};
+use forkjoin_profile::{Costs, Prediction, Waits};
 use serde::Serialize;
 
 use super::calibrate::{join_fallback_note, load_costs};
@@ -93,19 +93,20 @@ fn predict_command(
         let (z, e) = (p.predict(t, &no_wake), p.predict(t, &eager));
         let anything = p.predict_with(t, costs, Waits::Anything);
         let woken = p.predict_with(t, costs, Waits::IsolatedAncestorsWoken);
-        println!("{:>8} {:>34}   wake = 0", "", ms_range(&z));
-        println!("{:>8} {:>34}   eager sharing", "", ms_range(&e));
-        println!(
-            "{:>8} {:>34}   waiters steal anything ({:.3}x)",
-            "",
-            ms_range(&anything),
-            pr.seconds / anything.seconds
+        // The same prediction under another model, below the row; a rule of waiting with
+        // the isolated prediction's time over its own.
+        let variant =
+            |label: &str, v: &Prediction| println!("{:>8} {:>34}   {label}", "", ms_range(v));
+        let ratio = |v: &Prediction| format!("({:.3}x)", pr.seconds / v.seconds);
+        variant("wake = 0", &z);
+        variant("eager sharing", &e);
+        variant(
+            &format!("waiters steal anything {}", ratio(&anything)),
+            &anything,
         );
-        println!(
-            "{:>8} {:>34}   every waiter woken for its work ({:.3}x)",
-            "",
-            ms_range(&woken),
-            pr.seconds / woken.seconds
+        variant(
+            &format!("every waiter woken for its work {}", ratio(&woken)),
+            &woken,
         );
         rows.push(PredictRow {
             program: program.name,
