@@ -28,6 +28,7 @@
 //! clock next), so a steal sees a deque as it is at the thief's time.
 
 use super::{Costs, Profile, Step, TaskNode};
+use forkjoin::instrument::ISOLATED_PARK_DOUBLINGS;
 
 /// A predicted run on some number of workers.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,9 +62,9 @@ pub enum Waits {
     /// Only frames that descend from the one it waits for: this runtime's rule (DESIGN.md,
     /// section 5, "Waiting without blocking, in isolation"). As in the runtime, a frame
     /// shared wakes the waiter of the region it was made in; a waiter further up the links
-    /// finds it while it searches or, parked, at its next park timeout (every
-    /// `Costs::heartbeat_ns` from when it parked: the runtime's first period, which doubles
-    /// up to four times it, so the model is early there).
+    /// finds it while it searches or, parked, at its next park timeout (`Costs::heartbeat_ns`
+    /// after it parked, the period doubling at each timeout up to four times it, as the
+    /// runtime's).
     #[default]
     Isolated,
     /// As [`Waits::Isolated`], with every parked waiter a shared frame descends to woken at
@@ -332,6 +333,26 @@ fn simulate_from(
     sim.run() + costs.submit_ns
 }
 
+/// When, counted from its first park, a waiter in isolation that has been parked for `idle`
+/// wakes by itself next: its first timeout is one `period`, and each one after doubles, up to
+/// 2 to the [`ISOLATED_PARK_DOUBLINGS`] times it (1, 3, 7, 11, 15... periods for two
+/// doublings), as the runtime's. `period` 0 (eager sharing, no heartbeat): at once.
+fn park_timeout_after(idle: f64, period: f64) -> f64 {
+    if period <= 0.0 {
+        return idle;
+    }
+    let longest = period * f64::from(1u32 << ISOLATED_PARK_DOUBLINGS);
+    let (mut t, mut p) = (period, period);
+    while t < idle && p < longest {
+        p *= 2.0;
+        t += p;
+    }
+    if t < idle {
+        t += ((idle - t) / longest).ceil() * longest;
+    }
+    t
+}
+
 impl<'g> Sim<'g> {
     fn run(&mut self) -> f64 {
         loop {
@@ -555,12 +576,7 @@ impl<'g> Sim<'g> {
             if f == parent || self.waits == Waits::IsolatedAncestorsWoken {
                 self.wake(u, at);
             } else if at > parked {
-                let hb = self.costs.heartbeat_ns;
-                let t = if hb > 0.0 {
-                    parked + ((at - parked) / hb).ceil().max(1.0) * hb
-                } else {
-                    at
-                };
+                let t = parked + park_timeout_after(at - parked, self.costs.heartbeat_ns);
                 let timer = &mut self.workers[u].timer;
                 if timer.is_none() {
                     self.timers += 1;
@@ -897,6 +913,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_parked_waiters_timeout_doubles_up_to_four_periods() {
+        // The runtime's timeouts: 1, 2, 4, 4, 4... periods, so it wakes at 1, 3, 7, 11, 15.
+        let wakes = |idle: f64| park_timeout_after(idle * 100.0, 100.0) / 100.0;
+        let seen: Vec<f64> = [0.5, 1.0, 1.5, 3.0, 3.1, 7.0, 7.5, 12.0, 40.0]
+            .into_iter()
+            .map(wakes)
+            .collect();
+        assert_eq!(seen, [1.0, 1.0, 3.0, 3.0, 7.0, 7.0, 11.0, 15.0, 43.0]);
+        // Eager sharing has no heartbeat: the waiter searches when the work appears.
+        assert_eq!(park_timeout_after(250.0, 0.0), 250.0);
     }
 
     /// A leaf of `ns` nanoseconds.

@@ -30,6 +30,11 @@ use std::time::Duration;
 /// section 4).
 pub const HEARTBEAT: Duration = crate::registry::heartbeat::HEARTBEAT;
 
+/// A worker waiting in isolation parks for [`HEARTBEAT`] at first, doubling at each timeout
+/// up to 2 to this power times it (DESIGN.md, section 5, "Waiting without blocking, in
+/// isolation").
+pub const ISOLATED_PARK_DOUBLINGS: u32 = crate::registry::idle::ISOLATED_BACKOFF;
+
 /// A pool profiles while this lives: every join takes the slow path, where it is timed, and
 /// every loop splits all the way down. Dropping it restores what was before, also when the
 /// profiled closure panics.

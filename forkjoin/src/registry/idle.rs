@@ -60,7 +60,7 @@ const WATCH_BACKOFF: u32 = 6;
 
 /// A waiter in isolation parks for at most `Parking::period` times 2 to this power: it is not
 /// the watcher, so its own wake-ups are its only requests to the thief it waits for.
-const ISOLATED_BACKOFF: u32 = 2;
+pub(crate) const ISOLATED_BACKOFF: u32 = 2;
 
 /// How far a worker's idle phase has gone (`start_looking` to `work_found`).
 pub(crate) struct Round {
