@@ -2,9 +2,8 @@
 # Runs every test of the repository, installing first what a fresh machine lacks.
 #
 #   1. the workspace's tests (unit, integration, doc): optimised (the `ci` profile), but
-#      for the runtime crate's integration tests and the differential tests, which run
-#      unoptimised with debug assertions (`ci-unoptimised`), and the runtime's own tests
-#      again optimised;
+#      for the runtime crate's integration tests, which run unoptimised with debug
+#      assertions (`ci-unoptimised`), and its runtime tests again optimised;
 #   2. the loom model checks of the deque and of the sleep/wake protocol;
 #   3. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
 #      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
@@ -50,16 +49,16 @@ if ! dpkg -s "${MPI_PACKAGES[@]}" >/dev/null 2>&1; then
 fi
 
 say "the tools' tests: unit tests, examples, integration tests (optimised: the ci profile)"
-# The runtime crate's own come below; the differential tests with its integration tests.
+# The runtime crate's own come below. The differential tests stay optimised: two of them
+# size a stack for optimised frames.
 cargo test --workspace --exclude forkjoin --profile ci --lib --bins --examples
-cargo test --workspace --exclude forkjoin --exclude forkjoin-differential --profile ci --test '*'
+cargo test --workspace --exclude forkjoin --profile ci --test '*'
 
-say "the runtime crate's integration tests and the differential tests (unoptimised, with debug assertions)"
-# Mostly the parallel iterators': generic code that each test crate monomorphises (the
-# differential tests twice, for rayon and for forkjoin) and that took 14 of the 15 minutes
-# this step compiled for at opt-level 3 (Cargo.toml, `ci-unoptimised`). Debug assertions
-# check every index computation for overflow.
-cargo test -p forkjoin -p forkjoin-differential --features forkjoin/profile --profile ci-unoptimised --test '*'
+say "the runtime crate's integration tests (unoptimised, with debug assertions)"
+# Mostly the parallel iterators': generic code that each test crate monomorphises and that
+# took 14 of the 15 minutes this step compiled for at opt-level 3 (Cargo.toml,
+# `ci-unoptimised`). Debug assertions check every index computation for overflow.
+cargo test -p forkjoin --features profile --profile ci-unoptimised --test '*'
 done_with target/ci-unoptimised
 # The runtime's own tests optimised (memory orderings are exercised by optimised code), and
 # without the `profile` feature the benchmark crate turns on: the default build must build
