@@ -95,7 +95,7 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
         # Miri interprets on one thread, so two lanes run side by side, each with a target
         # directory of its own (cargo holds its directory's lock while tests run). No
         # backtraces (RUST_BACKTRACE may be set around us): Miri reports its own, and capturing
-        # one at each panic the tests make took the panic tests 15 to 60 times as long
+        # one at each panic the tests make took the panic tests 10 to 50 times as long
         # (docs/measurements.md, "The test command").
         miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" between
             local name=$1 log=target/miri-$1.log
