@@ -21,8 +21,8 @@ start=$SECONDS
 say() { printf '\n==> [%ds, %s free] %s\n' "$((SECONDS - start))" "$(df -h --output=avail . | tail -n 1 | tr -d ' ')" "$*"; }
 
 # In CI (a fresh clone, built once): no incremental caches, and each stage's own target
-# directory removed once the stage has passed. The whole run otherwise keeps tens of GB on a
-# disk other machines share; a linker that cannot extend its output dies of a bus error.
+# directory removed once the stage has passed: the disk is shared with other machines, and a
+# linker that cannot extend its output dies of a bus error.
 if [[ "${CI:-}" == true ]]; then
     export CARGO_INCREMENTAL=0
     done_with() { rm -rf "$@"; }
@@ -49,8 +49,8 @@ if ! dpkg -s "${MPI_PACKAGES[@]}" >/dev/null 2>&1; then
 fi
 
 say "the tools' tests: unit tests, examples, integration tests (optimised: the ci profile)"
-# The runtime crate's own come below. The differential tests stay optimised: two of them
-# size a stack for optimised frames.
+# The runtime crate's own come below. The differential tests stay optimised: their stack
+# tests size stacks for optimised frames.
 cargo test --workspace --exclude forkjoin --profile ci --lib --bins --examples
 cargo test --workspace --exclude forkjoin --profile ci --test '*'
 

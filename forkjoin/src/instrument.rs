@@ -32,7 +32,13 @@ pub const HEARTBEAT: Duration = crate::registry::heartbeat::HEARTBEAT;
 
 /// A worker waiting in isolation parks for [`HEARTBEAT`] at first, doubling at each timeout
 /// up to 2 to this power times it (DESIGN.md, section 5, "Waiting without blocking, in
-/// isolation").
+/// isolation"). The simulator's waiters time out as the runtime's by it.
+///
+/// ```
+/// use forkjoin::instrument::{HEARTBEAT, ISOLATED_PARK_DOUBLINGS};
+/// // The longest park of a waiter in isolation: four heartbeat periods.
+/// assert_eq!(HEARTBEAT * (1 << ISOLATED_PARK_DOUBLINGS), HEARTBEAT * 4);
+/// ```
 pub const ISOLATED_PARK_DOUBLINGS: u32 = crate::registry::idle::ISOLATED_BACKOFF;
 
 /// A pool profiles while this lives: every join takes the slow path, where it is timed, and

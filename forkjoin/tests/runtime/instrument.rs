@@ -61,3 +61,9 @@ fn the_scheduler_facts_are_read_on_a_worker_only() {
         .is_some());
     assert!(forkjoin::instrument::HEARTBEAT > std::time::Duration::ZERO);
 }
+
+#[test]
+fn a_waiter_in_isolation_parks_at_most_four_heartbeats() {
+    use forkjoin::instrument::{HEARTBEAT, ISOLATED_PARK_DOUBLINGS};
+    assert_eq!(HEARTBEAT * (1 << ISOLATED_PARK_DOUBLINGS), HEARTBEAT * 4);
+}
