@@ -1,28 +1,39 @@
 #!/usr/bin/env bash
-# Runs every test of the repository, installing first what a fresh machine lacks.
+# Runs every test of the repository, installing first what a fresh machine lacks, and ends
+# with a table: each stage's time, its test count and the target directories' peak size.
 #
-#   1. the workspace's tests (unit, integration, doc): optimised (the `ci` profile), but
-#      for the runtime crate's integration tests, which run unoptimised with debug
-#      assertions (`ci-unoptimised`), and its runtime tests again optimised;
-#   2. the loom model checks of the deque and of the sleep/wake protocol;
-#   3. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
-#      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
-#   4. rayon's own integration tests built against forkjoin (all must compile and pass), and
+#   1. the workspace's tests, unoptimised (`cargo test --workspace --all-targets`, the quick
+#      tier a contributor runs after each change), then its doctests;
+#   2. the runtime's own tests again optimised and without the `profile` feature (memory
+#      orderings are exercised by optimised code; the default build must pass on its own);
+#   3. the workspace builds without MPI; clippy, warnings as errors;
+#   4. the loom model checks of the deque and of the sleep/wake protocol;
+#   5. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
+#      iterator cases and the sorts (in the background from stage 2 on: it interprets on
+#      one thread per lane); the compile-fail doctests' error codes (nightly);
+#   6. rayon's own integration tests built against forkjoin (all must compile and pass), and
 #      rayon's public API compared item by item with forkjoin's (nightly rustdoc's JSON);
 #      the Java ForkJoinPool peer's self-test (skipped with a note if there is no JDK);
-#   5. the MPI tests (NAS FT under mpiexec in both decompositions, the network calibration,
-#      the model clocks), after installing Open MPI from Debian's packages if missing.
+#   7. the MPI tests (NAS FT under mpiexec in both decompositions, the network calibration,
+#      the model clocks), with Open MPI from Debian's packages, installed in the background
+#      at the start if missing.
 #
-# FJ_SKIP_MIRI=1 skips step 3 (it takes a few minutes).
+# Everything cargo builds for stages 1-3 and 7 goes to one target directory, `target/`,
+# in two profiles: `dev` (the tests) and `ci` (the optimised runtime tests). Loom, Miri
+# and nightly builds need other flags, hence directories of their own.
+#
+# FJ_SKIP_MIRI=1 skips Miri (it takes a few minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 start=$SECONDS
+logs=target/test-logs
+mkdir -p "$logs"
 say() { printf '\n==> [%ds, %s free] %s\n' "$((SECONDS - start))" "$(df -h --output=avail . | tail -n 1 | tr -d ' ')" "$*"; }
 
-# In CI (a fresh clone, built once): no incremental caches, and each stage's own target
-# directory removed once the stage has passed: the disk is shared with other machines, and a
-# linker that cannot extend its output dies of a bus error.
+# In CI (a fresh clone, built once): no incremental caches, and the directories of the
+# stages that build with flags of their own removed once they have passed: the disk is
+# shared with other machines, and a linker that cannot extend its output dies of a bus error.
 if [[ "${CI:-}" == true ]]; then
     export CARGO_INCREMENTAL=0
     done_with() { rm -rf "$@"; }
@@ -35,70 +46,104 @@ if ! command -v cargo >/dev/null; then
     exit 1
 fi
 
+# --- The stage table -------------------------------------------------------------------
+# A stage runs its commands with their output also kept in `$logs/NAME.log`; its test count
+# is what the runners there say passed (cargo's "test result" lines, and the summaries of
+# rayon's suite, its examples, the compile-fail cases and the Java self-test).
+stage_names=() stage_seconds=() stage_counts=() peak_bytes=0
+target_bytes() { du -sb target 2>/dev/null | cut -f1; }
+note_peak() {
+    local b
+    b=$(target_bytes)
+    ((b > peak_bytes)) && peak_bytes=$b
+    return 0
+}
+count_tests() { # log -> "passed ignored"
+    python3 - "$1" <<'EOF'
+import re, sys
+s = open(sys.argv[1], errors="replace").read()
+passed = sum(int(x) for x in re.findall(r"test result: ok\. (\d+) passed", s))
+ignored = sum(int(x) for x in re.findall(r"test result: ok\. \d+ passed; \d+ failed; (\d+) ignored", s))
+for pattern in [r"; (\d+) tests pass, \d+ fail", r"(\d+) of \d+ examples pass",
+                r"(\d+) of \d+ compile-fail cases behave", r"self-test: (\d+) of \d+ verified",
+                r"rayon's public API: (\d+) items", r"items of rayon 1\.12\.0 and (\d+) of"]:
+    passed += sum(int(x) for x in re.findall(pattern, s))
+print(passed, ignored)
+EOF
+}
+record() { # name, log, seconds
+    stage_names+=("$1")
+    stage_seconds+=("$3")
+    stage_counts+=("$(count_tests "$2")")
+}
+current= current_log= current_start=
+stage() { # NAME: ends the stage before, starts this one
+    end_stage
+    current=$1 current_log=$logs/$(tr -c 'a-z0-9\n' - <<<"${1,,}" | tr -s -).log current_start=$SECONDS
+    : >"$current_log"
+    say "$1"
+}
+end_stage() {
+    [[ -z $current ]] && return 0
+    record "$current" "$current_log" "$((SECONDS - current_start))"
+    note_peak
+    current=
+}
+run() { "$@" 2>&1 | tee -a "$current_log"; } # a stage's command, its output kept
+
+# --- What runs in the background -------------------------------------------------------
 # Open MPI and what the `mpi` crate's bindings are generated with, for the MPI tests at the
-# end (the workspace itself builds without them: MPI is behind the `mpi` feature).
+# end (the workspace itself builds without them: MPI is behind the `mpi` feature). Fetched
+# and installed while the first stages compile.
 MPI_PACKAGES=(libopenmpi-dev openmpi-bin libclang1-14 libclang-common-14-dev pkg-config)
+mpi_install=
 if ! dpkg -s "${MPI_PACKAGES[@]}" >/dev/null 2>&1; then
-    say "installing Open MPI (${MPI_PACKAGES[*]})"
     if [[ $(id -u) == 0 ]]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else
         echo "test.sh: needs ${MPI_PACKAGES[*]}; run as root or install them" >&2
         exit 1
     fi
-    "${sudo[@]}" apt-get update -q >/dev/null
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${MPI_PACKAGES[@]}" >/dev/null
+    say "installing Open MPI in the background (${MPI_PACKAGES[*]})"
+    {
+        "${sudo[@]}" apt-get update -q &&
+            DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${MPI_PACKAGES[@]}"
+    } >"$logs/mpi-install.log" 2>&1 &
+    mpi_install=$!
 fi
 
-say "the tools' tests: unit tests, examples, integration tests (optimised: the ci profile)"
-# The runtime crate's own come below. The differential tests stay optimised: their stack
-# tests size stacks for optimised frames.
-cargo test --workspace --exclude forkjoin --profile ci --lib --bins --examples
-cargo test --workspace --exclude forkjoin --profile ci --test '*'
-
-say "the runtime crate's integration tests (unoptimised, with debug assertions)"
-# Mostly the parallel iterators': generic code that each test crate monomorphises and that
-# took 14 of the 15 minutes this step compiled for at opt-level 3 (Cargo.toml,
-# `ci-unoptimised`). Debug assertions check every index computation for overflow.
-cargo test -p forkjoin --features profile --profile ci-unoptimised --test '*'
-done_with target/ci-unoptimised
-# The runtime's own tests optimised (memory orderings are exercised by optimised code), and
-# without the `profile` feature the benchmark crate turns on: the default build must build
-# and pass on its own.
-cargo test -p forkjoin --profile ci --lib --examples --test runtime --test blocking
-
-say "the workspace builds without MPI: no mpi-sys in the default dependency tree"
-if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; then
-    echo "test.sh: mpi-sys is in the default build of the workspace; MPI must stay behind the \`mpi\` feature" >&2
-    exit 1
+# Miri and rust-src on a nightly toolchain, for stage 5, fetched meanwhile too.
+nightly_install=
+if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]] && ! cargo +nightly miri --version >/dev/null 2>&1; then
+    {
+        rustup toolchain install nightly --profile minimal --component miri,rust-src ||
+            rustup +nightly component add miri rust-src
+    } >"$logs/nightly-install.log" 2>&1 &
+    nightly_install=$!
 fi
 
-say "clippy, warnings as errors"
-cargo clippy --workspace --all-targets -- -D warnings
+# --- 1. The workspace, unoptimised -----------------------------------------------------
+stage "the workspace's tests, unoptimised (the quick tier: cargo test --workspace --all-targets)"
+# Every crate's unit tests, examples and integration tests, the differential tests among
+# them, in the `dev` profile: unoptimised, with debug assertions (overflow checks on every
+# index computation the iterators make). `fj`'s end-to-end tests run this build of `fj`.
+run cargo test --workspace --all-targets
 
-say "doctests (debug: a hundred small programs compile four times faster)"
-cargo test --workspace --doc
-done_with target/debug
+stage "doctests"
+run cargo test --workspace --doc
 
-say "loom model checks (deque, sleep/wake)"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests
-done_with target/loom
-
+# --- 5, started now: Miri interprets on one thread per lane -----------------------------
+miri_state=skipped
 if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
-    say "Miri"
-    if ! cargo +nightly miri --version >/dev/null 2>&1; then
-        rustup toolchain install nightly --profile minimal --component miri,rust-src >/dev/null 2>&1 ||
-            rustup +nightly component add miri rust-src >/dev/null 2>&1 || true
-    fi
+    [[ -n $nightly_install ]] && { wait "$nightly_install" || true; }
     if cargo +nightly miri --version >/dev/null 2>&1; then
         # Stacked Borrows and data-race checks. The global pool's threads are never joined
         # (it lives for the whole process), hence -Zmiri-ignore-leaks.
         export MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks"
-        # Miri interprets on one thread, so two lanes run side by side, each with a target
-        # directory of its own (cargo holds its directory's lock while tests run). No
-        # backtraces (RUST_BACKTRACE may be set around us): Miri reports its own, and capturing
-        # one at each panic the tests make took the panic tests 10 to 50 times as long
-        # (docs/measurements.md, "The test command").
+        # Two lanes side by side, each with a target directory of its own (cargo holds its
+        # directory's lock while tests run). No backtraces (RUST_BACKTRACE may be set around
+        # us): Miri reports its own, and capturing one at each panic the tests make took the
+        # panic tests 10 to 50 times as long (docs/measurements.md, "The test command").
         miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" between
-            local name=$1 log=target/miri-$1.log
+            local name=$1 log=$logs/miri-$1.log
             shift
             : >"$log"
             while (($#)); do
@@ -106,9 +151,10 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
                 while (($#)) && [[ $1 != ";" ]]; do args+=("$1"); shift; done
                 (($#)) && shift
                 RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri-$name cargo +nightly miri test -p forkjoin "${args[@]}" >>"$log" 2>&1 ||
-                    { echo "Miri lane $name failed: cargo miri test ${args[*]} (log: $log)"; return 1; }
+                    { echo "Miri lane $name failed: cargo miri test ${args[*]} (log: $log)" >>"$log"; return 1; }
             done
         }
+        miri_start=$SECONDS
         # The deque, the sleep protocol and tasks; a run of the runtime's tests.
         miri_lane runtime --lib -- deque::tests lineage::tests sleep::tests task::tests ";" \
             --test runtime -- --exact join::fib_exact_at_many_worker_counts \
@@ -125,61 +171,113 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
         miri_lane iterators --test iter -- miri:: ";" \
             --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std &
         lane_iterators=$!
-        failed=0
-        wait "$lane_runtime" || failed=1
-        wait "$lane_iterators" || failed=1
-        grep -h "test result" target/miri-runtime.log target/miri-iterators.log
-        if ((failed)); then
-            tail -n 40 target/miri-runtime.log target/miri-iterators.log
-            exit 1
-        fi
-        done_with target/miri-runtime target/miri-iterators
+        miri_state=running
+        say "Miri started in the background (logs: $logs/miri-runtime.log, $logs/miri-iterators.log)"
     else
+        miri_state=unavailable
         echo "Miri is not installable here (no nightly toolchain reachable): skipped"
     fi
 fi
 
-say "compile-fail doctests with their error codes (nightly)"
+# --- 2. The runtime, optimised ---------------------------------------------------------
+stage "the runtime's own tests, optimised, default features"
+run cargo test -p forkjoin --profile ci --lib --examples --test runtime --test blocking
+
+# --- 3. Builds and lints ---------------------------------------------------------------
+stage "the workspace builds without MPI; clippy, warnings as errors"
+if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; then
+    echo "test.sh: mpi-sys is in the default build of the workspace; MPI must stay behind the \`mpi\` feature" >&2
+    exit 1
+fi
+run cargo clippy --workspace --all-targets -- -D warnings
+
+# --- 4. Loom ---------------------------------------------------------------------------
+stage "loom model checks (deque, sleep/wake)"
+RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom run cargo test -p forkjoin --profile ci --lib loom_tests
+note_peak
+done_with target/loom
+
+# --- 5. The compile-fail doctests (Miri runs meanwhile) -------------------------------
+stage "compile-fail doctests with their error codes (nightly)"
 # Stable rustdoc runs `compile_fail` blocks but does not check the error code each names;
 # nightly does, so a block that fails for another reason is caught there.
 if cargo +nightly --version >/dev/null 2>&1; then
-    CARGO_TARGET_DIR=target/nightly cargo +nightly test -p forkjoin --doc compile_fail
+    CARGO_TARGET_DIR=target/nightly run cargo +nightly test -p forkjoin --doc compile_fail
+    note_peak
     done_with target/nightly
 else
     echo "no nightly toolchain: the error codes of the compile-fail doctests are not checked"
 fi
 
-say "rayon's own integration tests against forkjoin"
+# --- 6. rayon's suite and API, the Java peer -------------------------------------------
+stage "rayon's own integration tests against forkjoin"
 # Fetches rayon 1.12.0 and rayon-core 1.13.0 with cargo and builds their tests/ against the
 # working tree under the names `rayon` and `rayon_core`: every file must compile and every
 # test pass (issue 26's acceptance).
-./scripts/rayon-tests.sh
+run ./scripts/rayon-tests.sh
+note_peak
 done_with target/rayon-tests
 
-say "rayon's public API against forkjoin's (nightly rustdoc's JSON)"
+stage "rayon's public API against forkjoin's (nightly rustdoc's JSON)"
 # Every public item of rayon 1.12.0 and rayon-core 1.13.0 at the same path in forkjoin, with
 # the same methods, trait impls and function shapes (scripts/rayon-api.py).
 if cargo +nightly --version >/dev/null 2>&1; then
-    ./scripts/rayon-api.sh
+    run ./scripts/rayon-api.sh
+    note_peak
     done_with target/rayon-api
 else
     echo "no nightly toolchain: rayon's API is not compared"
 fi
 
-say "Java ForkJoinPool peer self-test"
+stage "Java ForkJoinPool peer self-test"
 if command -v javac >/dev/null && command -v java >/dev/null; then
     build=target/java-peer
     mkdir -p "$build"
-    javac -d "$build" peers/java/src/*.java
-    java -Xss16m -cp "$build" ForkJoinBench --self-test
+    run javac -d "$build" peers/java/src/*.java
+    run java -Xss16m -cp "$build" ForkJoinBench --self-test
 else
     echo "no JDK (javac/java) on this machine: the Java peer's self-test is skipped"
 fi
 
-say "MPI: NAS FT under mpiexec, network calibration, model clocks"
+# --- 7. MPI ----------------------------------------------------------------------------
+stage "MPI: NAS FT under mpiexec, network calibration, model clocks"
+if [[ -n $mpi_install ]] && ! wait "$mpi_install"; then
+    tail -n 20 "$logs/mpi-install.log"
+    echo "test.sh: installing ${MPI_PACKAGES[*]} failed (log: $logs/mpi-install.log)" >&2
+    exit 1
+fi
 # Open MPI refuses root without these, and more processes than cores without the last.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-cargo test -p forkjoin-bench --profile ci --features mpi --test mpi
-cargo test -p forkjoin-mpi --profile ci --features mpi
+# The `dev` build of stage 1 again, but for what the feature changes: `fj` and forkjoin-mpi.
+run cargo test -p forkjoin-bench --features mpi --test mpi
+run cargo test -p forkjoin-mpi --features mpi
+end_stage
 
+# --- 5, its end ------------------------------------------------------------------------
+if [[ $miri_state == running ]]; then
+    current="Miri (in the background from stage 2 on)" current_log=$logs/miri.log current_start=$miri_start
+    say "waiting for Miri"
+    failed=0
+    wait "$lane_runtime" || failed=1
+    wait "$lane_iterators" || failed=1
+    cat "$logs/miri-runtime.log" "$logs/miri-iterators.log" >"$current_log"
+    grep -h "test result" "$current_log"
+    if ((failed)); then
+        tail -n 40 "$logs/miri-runtime.log" "$logs/miri-iterators.log"
+        exit 1
+    fi
+    end_stage
+    done_with target/miri-runtime target/miri-iterators
+fi
+
+# --- The table -------------------------------------------------------------------------
 say "all tests passed"
+{
+    printf '\n%-84s %7s %7s %8s\n' stage seconds passed ignored
+    for i in "${!stage_names[@]}"; do
+        read -r passed ignored <<<"${stage_counts[$i]}"
+        printf '%-84s %7s %7s %8s\n' "${stage_names[$i]}" "${stage_seconds[$i]}" "$passed" "$ignored"
+    done
+    printf '%-84s %7s\n' "the whole command" "$((SECONDS - start))"
+    awk -v b="$peak_bytes" 'BEGIN { printf "peak size of the target directories: %.1f GB\n", b / 1e9 }'
+} | tee "$logs/table.txt"

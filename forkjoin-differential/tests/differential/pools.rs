@@ -128,7 +128,8 @@ same_on_both! {
     fn a_job_that_needs_the_stack_size_runs() -> u64 {
         let pool = rt::ThreadPoolBuilder::new()
             .num_threads(1)
-            .stack_size(64 << 20)
+            // Room for the two or three copies of the array an unoptimised build makes.
+            .stack_size(256 << 20)
             .build()
             .unwrap();
         let (tx, rx) = mpsc::channel();

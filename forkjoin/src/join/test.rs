@@ -22,6 +22,17 @@ fn worker_pool(threads: usize) -> Pool {
         .unwrap()
 }
 
+/// `worker_pool(1)` with room for `FRAMES + 100` nested joins of large closures in an
+/// unoptimised build, whose frames are several times an optimised build's.
+fn deep_worker_pool() -> Pool {
+    Pool::builder()
+        .threads(1)
+        .thread_name(|i| format!("join-test-{i}"))
+        .stack_size(256 << 20)
+        .build()
+        .unwrap()
+}
+
 /// One-worker pools of both kinds: a plain one, whose `install` may run on the calling
 /// thread in the parked worker's slot, and one whose `install` always runs on the worker
 /// (the two entries leave the join limit in different states).
@@ -343,7 +354,7 @@ fn join_context_flags_say_whether_the_closure_changed_threads() {
 #[test]
 fn recursion_deeper_than_the_frame_array_stays_correct() {
     let depth = FRAMES + 100;
-    let pool = worker_pool(1);
+    let pool = deep_worker_pool();
     pool.install(|| {
         on_worker(|w| {
             for (large, bound) in [(false, SMALL_BOUND), (true, LARGE_BOUND)] {
@@ -369,7 +380,7 @@ fn recursion_deeper_than_the_frame_array_while_profiling() {
         }
     }
     let depth = FRAMES + 100;
-    let pool = worker_pool(1);
+    let pool = deep_worker_pool();
     pool.install(|| {
         on_worker(|w| {
             w.registry().profiling.replace(true);
