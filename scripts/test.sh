@@ -9,20 +9,21 @@
 #   3. the workspace builds without MPI; clippy, warnings as errors;
 #   4. the loom model checks of the deque and of the sleep/wake protocol;
 #   5. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
-#      iterator cases and the sorts (in the background from stage 2 on: it interprets on
-#      one thread per lane); the compile-fail doctests' error codes (nightly);
+#      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
 #   6. rayon's own integration tests built against forkjoin (all must compile and pass), and
 #      rayon's public API compared item by item with forkjoin's (nightly rustdoc's JSON);
 #      the Java ForkJoinPool peer's self-test (skipped with a note if there is no JDK);
 #   7. the MPI tests (NAS FT under mpiexec in both decompositions, the network calibration,
-#      the model clocks), with Open MPI from Debian's packages, installed in the background
-#      at the start if missing.
+#      the model clocks), with Open MPI from Debian's packages.
 #
-# Everything cargo builds for stages 1-3 and 7 goes to one target directory, `target/`,
-# in two profiles: `dev` (the tests) and `ci` (the optimised runtime tests). Loom, Miri
-# and nightly builds need other flags, hence directories of their own.
+# Each artifact is built once. Stages 1 and 7 share `target/` (the `dev` profile; stage 7
+# rebuilds only what the `mpi` feature changes). What needs other flags has a directory of
+# its own: the optimised runtime tests (`target/opt`, the `ci` profile), clippy, loom, Miri
+# and the nightly builds. Tests leave a core idle much of the time, so what the later stages
+# build, clippy and Miri run beside the tests at a lower priority, and Open MPI and the
+# nightly toolchain are installed in the background from the start.
 #
-# FJ_SKIP_MIRI=1 skips Miri (it takes a few minutes).
+# FJ_SKIP_MIRI=1 skips Miri.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -103,11 +104,17 @@ if ! dpkg -s "${MPI_PACKAGES[@]}" >/dev/null 2>&1; then
         exit 1
     fi
     say "installing Open MPI in the background (${MPI_PACKAGES[*]})"
+    rm -f "$logs/mpi-install.status"
     {
-        "${sudo[@]}" apt-get update -q &&
-            DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${MPI_PACKAGES[@]}"
+        status=0
+        { "${sudo[@]}" apt-get update -q &&
+            DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${MPI_PACKAGES[@]}"; } || status=$?
+        echo "$status" >"$logs/mpi-install.status"
+        exit "$status"
     } >"$logs/mpi-install.log" 2>&1 &
     mpi_install=$!
+else
+    echo 0 >"$logs/mpi-install.status"
 fi
 
 # Miri and rust-src on a nightly toolchain, for stage 5, fetched meanwhile too.
@@ -120,17 +127,54 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]] && ! cargo +nightly miri --version >/dev/null
     nightly_install=$!
 fi
 
-# --- 1. The workspace, unoptimised -----------------------------------------------------
-stage "the workspace's tests, unoptimised (the quick tier: cargo test --workspace --all-targets)"
+# --- 1. The workspace, unoptimised: its build ------------------------------------------
+stage "the workspace's tests, unoptimised: the build"
 # Every crate's unit tests, examples and integration tests, the differential tests among
 # them, in the `dev` profile: unoptimised, with debug assertions (overflow checks on every
 # index computation the iterators make). `fj`'s end-to-end tests run this build of `fj`.
-run cargo test --workspace --all-targets
+run cargo test --workspace --all-targets --no-run
 
-stage "doctests"
-run cargo test --workspace --doc
+# --- What builds while the tests run ---------------------------------------------------
+# Tests leave a core idle much of the time (they wait, park and sleep). The builds the later
+# stages need, each in a target directory of its own (cargo locks its directory while it
+# works: a stage that reaches one still being built waits for it), and clippy, run beside
+# them at a lower priority, so that they take the idle time and not the tests'.
+background_builds() {
+    step() { # name, command...
+        local name=$1 t=$SECONDS status=ok
+        shift
+        echo "== $name: $*" >>"$logs/background.log"
+        "$@" >>"$logs/background.log" 2>&1 || status=failed
+        echo "$name|$((SECONDS - t))|$status" >>"$logs/background.times"
+        [[ $status == ok ]]
+    }
+    step "the optimised runtime tests: their build" \
+        env CARGO_TARGET_DIR=target/opt cargo test -p forkjoin --profile ci --lib --examples --test runtime --test blocking --no-run &&
+        step "loom: its build" \
+            env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests --no-run &&
+        step "clippy, warnings as errors" \
+            env CARGO_TARGET_DIR=target/clippy cargo clippy --workspace --all-targets -- -D warnings &&
+        step "MPI: the build (waits for Open MPI, and for the first stage's tests to free target/)" \
+            build_mpi_tests
+}
+# What the `mpi` feature changes of the first stage's build: `fj` and forkjoin-mpi.
+build_mpi_tests() {
+    while [[ ! -s $logs/mpi-install.status ]]; do sleep 2; done
+    [[ $(cat "$logs/mpi-install.status") == 0 ]] || { echo "installing Open MPI failed"; return 1; }
+    cargo test -p forkjoin-bench --features mpi --test mpi --no-run &&
+        cargo test -p forkjoin-mpi --features mpi --no-run
+}
+: >"$logs/background.log"
+: >"$logs/background.times"
+(
+    renice -n 10 -p "$BASHPID" >/dev/null
+    background_builds
+) &
+builder=$!
+say "building the optimised runtime tests, loom's and the MPI tests, and clippy, in the background (log: $logs/background.log)"
 
-# --- 5, started now: Miri interprets on one thread per lane -----------------------------
+# Miri interprets on one thread per lane: its two lanes run beside everything else, at the
+# lowest priority.
 miri_state=skipped
 if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
     [[ -n $nightly_install ]] && { wait "$nightly_install" || true; }
@@ -138,14 +182,15 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
         # Stacked Borrows and data-race checks. The global pool's threads are never joined
         # (it lives for the whole process), hence -Zmiri-ignore-leaks.
         export MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks"
-        # Two lanes side by side, each with a target directory of its own (cargo holds its
-        # directory's lock while tests run). No backtraces (RUST_BACKTRACE may be set around
-        # us): Miri reports its own, and capturing one at each panic the tests make took the
-        # panic tests 10 to 50 times as long (docs/measurements.md, "The test command").
+        # Two lanes side by side, each with a target directory of its own. No backtraces
+        # (RUST_BACKTRACE may be set around us): Miri reports its own, and capturing one at
+        # each panic the tests make took the panic tests 10 to 50 times as long
+        # (docs/measurements.md, "The test command").
         miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" between
             local name=$1 log=$logs/miri-$1.log
             shift
             : >"$log"
+            renice -n 19 -p "$BASHPID" >/dev/null
             while (($#)); do
                 local args=()
                 while (($#)) && [[ $1 != ";" ]]; do args+=("$1"); shift; done
@@ -179,17 +224,25 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
     fi
 fi
 
+# --- 1. The workspace, unoptimised: its tests ------------------------------------------
+stage "the workspace's tests, unoptimised (the quick tier: cargo test --workspace --all-targets)"
+run cargo test --workspace --all-targets
+
+stage "doctests"
+run cargo test --workspace --doc
+
 # --- 2. The runtime, optimised ---------------------------------------------------------
 stage "the runtime's own tests, optimised, default features"
-run cargo test -p forkjoin --profile ci --lib --examples --test runtime --test blocking
+CARGO_TARGET_DIR=target/opt run cargo test -p forkjoin --profile ci --lib --examples --test runtime --test blocking
+note_peak
+done_with target/opt
 
-# --- 3. Builds and lints ---------------------------------------------------------------
-stage "the workspace builds without MPI; clippy, warnings as errors"
+# --- 3. The build without MPI (clippy: in the background) ------------------------------
+stage "the workspace builds without MPI"
 if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; then
     echo "test.sh: mpi-sys is in the default build of the workspace; MPI must stay behind the \`mpi\` feature" >&2
     exit 1
 fi
-run cargo clippy --workspace --all-targets -- -D warnings
 
 # --- 4. Loom ---------------------------------------------------------------------------
 stage "loom model checks (deque, sleep/wake)"
@@ -248,14 +301,30 @@ if [[ -n $mpi_install ]] && ! wait "$mpi_install"; then
 fi
 # Open MPI refuses root without these, and more processes than cores without the last.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-# The `dev` build of stage 1 again, but for what the feature changes: `fj` and forkjoin-mpi.
+# Built in the background (`build_mpi_tests`).
 run cargo test -p forkjoin-bench --features mpi --test mpi
 run cargo test -p forkjoin-mpi --features mpi
 end_stage
 
-# --- 5, its end ------------------------------------------------------------------------
+# --- What ran in the background --------------------------------------------------------
+say "waiting for the background builds and clippy"
+builds_ok=1
+wait "$builder" || builds_ok=0
+note_peak
+while IFS='|' read -r name seconds status; do
+    stage_names+=("$name (in the background, $status)")
+    stage_seconds+=("$seconds")
+    stage_counts+=("- -")
+done <"$logs/background.times"
+if ((!builds_ok)); then
+    tail -n 60 "$logs/background.log"
+    echo "test.sh: a background step failed (log: $logs/background.log)" >&2
+    exit 1
+fi
+done_with target/clippy
+
 if [[ $miri_state == running ]]; then
-    current="Miri (in the background from stage 2 on)" current_log=$logs/miri.log current_start=$miri_start
+    current="Miri (in the background from the first tests on)" current_log=$logs/miri.log current_start=$miri_start
     say "waiting for Miri"
     failed=0
     wait "$lane_runtime" || failed=1
