@@ -2,8 +2,8 @@
 # Runs every test of the repository, installing first what a fresh machine lacks, and ends
 # with a table: each stage's time, its test count and the target directories' peak size.
 #
-#   1. the workspace's tests, unoptimised (`cargo test --workspace --all-targets`, the quick
-#      tier a contributor runs after each change), then its doctests;
+#   1. the workspace's tests and doctests, unoptimised (`cargo test` at the root: the quick
+#      tier a contributor runs after each change);
 #   2. the runtime's own tests again optimised and without the `profile` feature (memory
 #      orderings are exercised by optimised code; the default build must pass on its own);
 #   3. the workspace builds without MPI; clippy, warnings as errors;
@@ -117,22 +117,83 @@ else
     echo 0 >"$logs/mpi-install.status"
 fi
 
-# Miri and rust-src on a nightly toolchain, for stage 5, fetched meanwhile too.
-nightly_install=
-if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]] && ! cargo +nightly miri --version >/dev/null 2>&1; then
-    {
+# Miri and rust-src on a nightly toolchain, for Miri, the compile-fail doctests and rayon's
+# API, fetched meanwhile too; `nightly.status` says when it is done.
+rm -f "$logs/nightly.status"
+{
+    if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]] && ! cargo +nightly miri --version >/dev/null 2>&1; then
         rustup toolchain install nightly --profile minimal --component miri,rust-src ||
             rustup +nightly component add miri rust-src
-    } >"$logs/nightly-install.log" 2>&1 &
-    nightly_install=$!
+    fi
+    echo done >"$logs/nightly.status"
+} >"$logs/nightly-install.log" 2>&1 &
+nightly_install=$!
+
+# Miri interprets on one thread per lane: its two lanes run beside everything else from the
+# start, at the lowest priority, taking what the builds and tests leave idle. `miri.status`
+# says how they ended: 0 passed, 1 failed, or unavailable.
+miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" between
+    local name=$1 log=$logs/miri-$1.log
+    shift
+    : >"$log"
+    while (($#)); do
+        local args=()
+        while (($#)) && [[ $1 != ";" ]]; do args+=("$1"); shift; done
+        (($#)) && shift
+        RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri-$name cargo +nightly miri test -p forkjoin "${args[@]}" >>"$log" 2>&1 ||
+            { echo "Miri lane $name failed: cargo miri test ${args[*]} (log: $log)" >>"$log"; return 1; }
+    done
+}
+miri_job() {
+    renice -n 19 -p "$BASHPID" >/dev/null
+    while [[ ! -e $logs/nightly.status ]]; do sleep 2; done
+    if ! cargo +nightly miri --version >/dev/null 2>&1; then
+        echo unavailable >"$logs/miri.status"
+        return 0
+    fi
+    # Stacked Borrows and data-race checks. The global pool's threads are never joined (it
+    # lives for the whole process), hence -Zmiri-ignore-leaks.
+    export MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks"
+    # Two lanes side by side, each with a target directory of its own. No backtraces
+    # (RUST_BACKTRACE may be set around us): Miri reports its own, and capturing one at each
+    # panic the tests make took the panic tests 10 to 50 times as long
+    # (docs/measurements.md, "The test command").
+    #
+    # A run of the runtime's tests.
+    miri_lane runtime --test runtime -- --exact join::fib_exact_at_many_worker_counts \
+        scope::scope_borrows_the_stack_and_returns_a_value \
+        join::panics_propagate_and_the_pool_survives loops::loops_are_exact \
+        tasks::invoke_all_keeps_order join::nested_pools_do_not_deadlock \
+        tasks::task_is_done_and_join_from_inside_the_pool \
+        pool::bad_input_is_an_error_not_a_panic tasks::a_stream_of_submissions_runs_each_job_once &
+    local runtime=$!
+    # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds the
+    # whole crate and runs only these): collect in place, owning sources, drains, panics
+    # while collecting, nesting; the sorts' exact answers; the deque, the sleep protocol and
+    # tasks. (The two lanes take about as long.)
+    miri_lane iterators --test iter -- miri:: ";" \
+        --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std \
+        deque::tests lineage::tests sleep::tests task::tests &
+    local iterators=$! failed=0
+    wait "$runtime" || failed=1
+    wait "$iterators" || failed=1
+    echo "$failed $SECONDS" >"$logs/miri.status"
+}
+miri_start=$SECONDS
+rm -f "$logs/miri.status"
+if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
+    miri_job &
+    miri=$!
+    say "Miri starts in the background (logs: $logs/miri-runtime.log, $logs/miri-iterators.log)"
 fi
 
 # --- 1. The workspace, unoptimised: its build ------------------------------------------
 stage "the workspace's tests, unoptimised: the build"
-# Every crate's unit tests, examples and integration tests, the differential tests among
-# them, in the `dev` profile: unoptimised, with debug assertions (overflow checks on every
-# index computation the iterators make). `fj`'s end-to-end tests run this build of `fj`.
-run cargo test --workspace --all-targets --no-run
+# Every crate's unit tests, integration tests, examples and doctests, the differential tests
+# among them, in the `dev` profile: unoptimised, with debug assertions (overflow checks on
+# every index computation the iterators make). `fj`'s end-to-end tests run this build of
+# `fj`. (The doctests are compiled as they run.)
+run cargo test --workspace --no-run
 
 # --- What builds while the tests run ---------------------------------------------------
 # Tests leave a core idle much of the time (they wait, park and sleep). The builds the later
@@ -154,7 +215,7 @@ background_builds() {
             env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests --no-run &&
         step "clippy, warnings as errors" \
             env CARGO_TARGET_DIR=target/clippy cargo clippy --workspace --all-targets -- -D warnings &&
-        step "MPI: the build (waits for Open MPI, and for the first stage's tests to free target/)" \
+        step "MPI: the build (waits for Open MPI, and for the first stage to free target/)" \
             build_mpi_tests
 }
 # What the `mpi` feature changes of the first stage's build: `fj` and forkjoin-mpi.
@@ -173,63 +234,9 @@ build_mpi_tests() {
 builder=$!
 say "building the optimised runtime tests, loom's and the MPI tests, and clippy, in the background (log: $logs/background.log)"
 
-# Miri interprets on one thread per lane: its two lanes run beside everything else, at the
-# lowest priority.
-miri_state=skipped
-if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
-    [[ -n $nightly_install ]] && { wait "$nightly_install" || true; }
-    if cargo +nightly miri --version >/dev/null 2>&1; then
-        # Stacked Borrows and data-race checks. The global pool's threads are never joined
-        # (it lives for the whole process), hence -Zmiri-ignore-leaks.
-        export MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks"
-        # Two lanes side by side, each with a target directory of its own. No backtraces
-        # (RUST_BACKTRACE may be set around us): Miri reports its own, and capturing one at
-        # each panic the tests make took the panic tests 10 to 50 times as long
-        # (docs/measurements.md, "The test command").
-        miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" between
-            local name=$1 log=$logs/miri-$1.log
-            shift
-            : >"$log"
-            renice -n 19 -p "$BASHPID" >/dev/null
-            while (($#)); do
-                local args=()
-                while (($#)) && [[ $1 != ";" ]]; do args+=("$1"); shift; done
-                (($#)) && shift
-                RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri-$name cargo +nightly miri test -p forkjoin "${args[@]}" >>"$log" 2>&1 ||
-                    { echo "Miri lane $name failed: cargo miri test ${args[*]} (log: $log)" >>"$log"; return 1; }
-            done
-        }
-        miri_start=$SECONDS
-        # The deque, the sleep protocol and tasks; a run of the runtime's tests.
-        miri_lane runtime --lib -- deque::tests lineage::tests sleep::tests task::tests ";" \
-            --test runtime -- --exact join::fib_exact_at_many_worker_counts \
-            scope::scope_borrows_the_stack_and_returns_a_value \
-            join::panics_propagate_and_the_pool_survives loops::loops_are_exact \
-            tasks::invoke_all_keeps_order join::nested_pools_do_not_deadlock \
-            tasks::task_is_done_and_join_from_inside_the_pool \
-            pool::bad_input_is_an_error_not_a_panic tasks::a_stream_of_submissions_runs_each_job_once &
-        lane_runtime=$!
-        # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds
-        # the whole crate and runs only these): collect in place, owning sources, drains,
-        # panics while collecting, nesting; the sorts' exact answers. (The two lanes take
-        # about as long.)
-        miri_lane iterators --test iter -- miri:: ";" \
-            --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std &
-        lane_iterators=$!
-        miri_state=running
-        say "Miri started in the background (logs: $logs/miri-runtime.log, $logs/miri-iterators.log)"
-    else
-        miri_state=unavailable
-        echo "Miri is not installable here (no nightly toolchain reachable): skipped"
-    fi
-fi
-
 # --- 1. The workspace, unoptimised: its tests ------------------------------------------
-stage "the workspace's tests, unoptimised (the quick tier: cargo test --workspace --all-targets)"
-run cargo test --workspace --all-targets
-
-stage "doctests"
-run cargo test --workspace --doc
+stage "the workspace's tests and doctests, unoptimised (the quick tier: cargo test)"
+run cargo test --workspace
 
 # --- 2. The runtime, optimised ---------------------------------------------------------
 stage "the runtime's own tests, optimised, default features"
@@ -252,6 +259,7 @@ done_with target/loom
 
 # --- 5. The compile-fail doctests (Miri runs meanwhile) -------------------------------
 stage "compile-fail doctests with their error codes (nightly)"
+wait "$nightly_install" || true
 # Stable rustdoc runs `compile_fail` blocks but does not check the error code each names;
 # nightly does, so a block that fails for another reason is caught there.
 if cargo +nightly --version >/dev/null 2>&1; then
@@ -323,20 +331,30 @@ if ((!builds_ok)); then
 fi
 done_with target/clippy
 
-if [[ $miri_state == running ]]; then
-    current="Miri (in the background from the first tests on)" current_log=$logs/miri.log current_start=$miri_start
+if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
+    current="Miri (in the background from the start)" current_log=$logs/miri.log current_start=$miri_start
     say "waiting for Miri"
-    failed=0
-    wait "$lane_runtime" || failed=1
-    wait "$lane_iterators" || failed=1
-    cat "$logs/miri-runtime.log" "$logs/miri-iterators.log" >"$current_log"
-    grep -h "test result" "$current_log"
-    if ((failed)); then
+    wait "$miri" || true
+    read -r miri_outcome miri_end <"$logs/miri.status" || miri_outcome=1
+    case $miri_outcome in
+    unavailable)
+        echo "Miri is not installable here (no nightly toolchain reachable): skipped"
+        current=
+        ;;
+    0)
+        cat "$logs/miri-runtime.log" "$logs/miri-iterators.log" >"$current_log"
+        grep -h "test result" "$current_log"
+        record "$current" "$current_log" "$((miri_end - miri_start))"
+        note_peak
+        current=
+        done_with target/miri-runtime target/miri-iterators
+        ;;
+    *)
         tail -n 40 "$logs/miri-runtime.log" "$logs/miri-iterators.log"
+        echo "test.sh: Miri failed" >&2
         exit 1
-    fi
-    end_stage
-    done_with target/miri-runtime target/miri-iterators
+        ;;
+    esac
 fi
 
 # --- The table -------------------------------------------------------------------------
