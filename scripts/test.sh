@@ -159,21 +159,21 @@ miri_job() {
     # panic the tests make took the panic tests 10 to 50 times as long
     # (docs/measurements.md, "The test command").
     #
-    # A run of the runtime's tests.
+    # A run of the runtime's tests, in two halves, one per lane.
     miri_lane runtime --test runtime -- --exact join::fib_exact_at_many_worker_counts \
-        scope::scope_borrows_the_stack_and_returns_a_value \
         join::panics_propagate_and_the_pool_survives loops::loops_are_exact \
-        tasks::invoke_all_keeps_order join::nested_pools_do_not_deadlock \
-        tasks::task_is_done_and_join_from_inside_the_pool \
-        pool::bad_input_is_an_error_not_a_panic tasks::a_stream_of_submissions_runs_each_job_once &
+        join::nested_pools_do_not_deadlock pool::bad_input_is_an_error_not_a_panic &
     local runtime=$!
     # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds the
     # whole crate and runs only these): collect in place, owning sources, drains, panics
     # while collecting, nesting; the sorts' exact answers; the deque, the sleep protocol and
-    # tasks. (The two lanes take about as long.)
+    # tasks; the runtime tests' other half. (The two lanes take about as long.)
     miri_lane iterators --test iter -- miri:: ";" \
         --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std \
-        deque::tests lineage::tests sleep::tests task::tests &
+        deque::tests lineage::tests sleep::tests task::tests ";" \
+        --test runtime -- --exact scope::scope_borrows_the_stack_and_returns_a_value \
+        tasks::invoke_all_keeps_order tasks::task_is_done_and_join_from_inside_the_pool \
+        tasks::a_stream_of_submissions_runs_each_job_once &
     local iterators=$! failed=0
     wait "$runtime" || failed=1
     wait "$iterators" || failed=1
