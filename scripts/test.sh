@@ -2,8 +2,8 @@
 # Runs every test of the repository, installing first what a fresh machine lacks, and ends
 # with a table: each stage's time, its test count and the target directories' peak size.
 #
-#   1. the workspace's tests and doctests, unoptimised (`cargo test` at the root: the quick
-#      tier a contributor runs after each change);
+#   1. the workspace's tests and doctests, unoptimised (`cargo test` at the root; without
+#      the doctests, `cargo quick`, the quick tier a contributor runs after each change);
 #   2. the runtime's own tests again optimised and without the `profile` feature (memory
 #      orderings are exercised by optimised code; the default build must pass on its own);
 #   3. the workspace builds without MPI; clippy, warnings as errors;
@@ -235,7 +235,7 @@ builder=$!
 say "building the optimised runtime tests, loom's and the MPI tests, and clippy, in the background (log: $logs/background.log)"
 
 # --- 1. The workspace, unoptimised: its tests ------------------------------------------
-stage "the workspace's tests and doctests, unoptimised (the quick tier: cargo test)"
+stage "the workspace's tests and doctests, unoptimised (the quick tier, cargo quick, and the doctests)"
 run cargo test --workspace
 
 # --- 2. The runtime, optimised ---------------------------------------------------------

@@ -197,6 +197,10 @@ pub(crate) struct CalibrateArgs {
     /// Where to save the costs.
     #[arg(long, value_name = "FILE", default_value = "fj-costs.json")]
     pub out: PathBuf,
+    /// Rounds of every measurement: fewer take less time and pin the costs down less well
+    /// (at least 5).
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = clap::value_parser!(u32).range(forkjoin_profile::MIN_ROUNDS as i64..), default_value_t = forkjoin_profile::ROUNDS as u32)]
+    pub rounds: u32,
 }
 
 /// The problem size and the costs, shared by `fj profile`, `predict` and `validate`.

@@ -109,6 +109,13 @@ fn whole_suite_at_test_size_verifies() {
         "test",
         "--threads",
         "1,2",
+        // One run of each: every run's answer is verified, and no figure is checked.
+        "--k",
+        "1",
+        "--max-runs",
+        "1",
+        "--warmup",
+        "0",
         "--json",
         json.to_str().unwrap(),
         "--no-report",
@@ -279,14 +286,27 @@ fn usage_errors_are_one_line_and_exit_2() {
     );
     assert_usage_error(&["uts", "-z", "1"], "unknown option");
     assert_usage_error(&["uts", "-t", "1", "--threads", "0"], "at least 1");
+    assert_usage_error(&["calibrate", "--rounds", "4"], "5..");
 }
 
 #[test]
 fn calibrate_profile_predict_and_validate() {
     let dir = scratch("predict");
     let costs = dir.join("costs.json");
-    let out = fj(&["calibrate", "--out", costs.to_str().unwrap()]);
+    // The fewest rounds: what is checked is the file and the report, not the figures.
+    let out = fj(&[
+        "calibrate",
+        "--rounds",
+        &forkjoin_profile::MIN_ROUNDS.to_string(),
+        "--out",
+        costs.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "stderr: {}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains(&format!("{} rounds", forkjoin_profile::MIN_ROUNDS)),
+        "{}",
+        text(&out.stdout)
+    );
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&costs).unwrap()).unwrap();
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));

@@ -111,6 +111,9 @@ const SLACK_NS: f64 = 1.0;
 /// Rounds of [`Costs::measure`]: each takes one short repetition of every measurement.
 pub const ROUNDS: usize = 41;
 
+/// The fewest rounds [`Costs::measure_rounds`] takes.
+pub const MIN_ROUNDS: usize = FASTEST_FRACTION;
+
 /// Single hand-overs to a spinning worker per round (after [`WARM_UP`] discarded ones).
 const SPINNING_HANDOVERS: usize = 64;
 
@@ -369,7 +372,24 @@ impl Costs {
     /// assert_eq!(mine.len(), ROUNDS);
     /// println!("join {:.2} ns", costs.join_ns);
     /// ```
-    pub fn measure_with(mut between_rounds: impl FnMut()) -> Costs {
+    pub fn measure_with(between_rounds: impl FnMut()) -> Costs {
+        Costs::measure_rounds(ROUNDS, between_rounds)
+    }
+
+    /// [`Costs::measure_with`] in `rounds` rounds instead of [`ROUNDS`]: fewer rounds take
+    /// less time and pin the costs down less well (a round is about 0.15 s; at least
+    /// [`MIN_ROUNDS`], so that the fastest fifth is a round's figure, never none).
+    ///
+    /// ```no_run
+    /// use forkjoin_profile::{Costs, MIN_ROUNDS};
+    ///
+    /// let mut turns = 0;
+    /// let costs = Costs::measure_rounds(MIN_ROUNDS, || turns += 1);
+    /// assert_eq!(turns, MIN_ROUNDS);
+    /// println!("join {:.2} ns", costs.join_ns);
+    /// ```
+    pub fn measure_rounds(rounds: usize, mut between_rounds: impl FnMut()) -> Costs {
+        let rounds = rounds.max(MIN_ROUNDS);
         let one = Pool::new(1).expect("a pool of one worker");
         // Two workers pinned to two cores where the process may use two: the simulator's
         // hand-over is between workers on cores of their own. Unpinned, Linux now and then
@@ -384,7 +404,7 @@ impl Costs {
             .or_else(|_| Pool::new(2))
             .expect("a pool of two workers");
         let mut s = Repetitions::new();
-        for _ in 0..ROUNDS {
+        for _ in 0..rounds {
             // The one-worker measurements on the CPU fastest now: this host's slow states
             // are a CPU's own (see `cpus`), and a round on the slow CPU reads the join
             // 1.7x high.

@@ -47,7 +47,7 @@ mod costs;
 pub mod cpus;
 mod sim;
 
-pub use costs::{Costs, CostsError, Spread, MEASURED, ROUNDS, UNSETTLED_FACTOR};
+pub use costs::{Costs, CostsError, Spread, MEASURED, MIN_ROUNDS, ROUNDS, UNSETTLED_FACTOR};
 pub use forkjoin::instrument::{Step, TaskNode};
 pub use sim::{Prediction, Waits};
 

@@ -2,7 +2,7 @@
 //! `fj calibrate` replaces the generic one for that program only, and survives a save and a
 //! load; the fastest CPU, and running there with the thread's mask given back.
 
-use forkjoin_profile::{cpus, Costs, ROUNDS};
+use forkjoin_profile::{cpus, Costs, MIN_ROUNDS};
 
 #[test]
 fn a_program_gets_its_own_join_cost_and_others_the_generic_one() {
@@ -29,14 +29,19 @@ fn a_program_gets_its_own_join_cost_and_others_the_generic_one() {
     assert_eq!(own.program_join_ns, loaded.program_join_ns);
 }
 
-/// `Costs::measure_with` runs the caller's measurement once after every round, and the
-/// costs it returns are the measurement's: every measured cost a non-negative figure.
+/// `Costs::measure_rounds` (and so `measure_with`, its default number of rounds) runs the
+/// caller's measurement once after every round, and the costs it returns are the
+/// measurement's: every measured cost a non-negative figure. Below the fewest rounds it
+/// takes the fewest.
 #[test]
 #[cfg_attr(miri, ignore = "measures the host for seconds")]
-fn measure_with_runs_the_callers_turn_after_every_round() {
+fn measure_rounds_runs_the_callers_turn_after_every_round() {
     let mut turns = 0;
-    let costs = Costs::measure_with(|| turns += 1);
-    assert_eq!(turns, ROUNDS);
+    let costs = Costs::measure_rounds(MIN_ROUNDS + 1, || turns += 1);
+    assert_eq!(turns, MIN_ROUNDS + 1);
+    let mut turns = 0;
+    Costs::measure_rounds(1, || turns += 1);
+    assert_eq!(turns, MIN_ROUNDS);
     // Figures, whatever their size: how large they come out depends on the host's speed
     // and load, which no test may assume.
     for cost in costs.measured() {

@@ -21,14 +21,14 @@ pub(crate) const DEFAULT_COSTS: &str = "fj-costs.json";
 /// `fj calibrate`: measures the costs and saves them, with their spreads and the names of
 /// the costs that could not be pinned down.
 pub(crate) fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
-    let out = &args.out;
+    let (out, rounds) = (&args.out, args.rounds as usize);
     println!(
-        "fj calibrate: measuring the runtime's primitive costs on this machine, {} rounds of every measurement in turn, each followed by a turn of the suite's programs' joins (about fifteen seconds)",
+        "fj calibrate: measuring the runtime's primitive costs on this machine, {rounds} rounds of every measurement in turn, each followed by a turn of the suite's programs' joins (about fifteen seconds at {} rounds)",
         forkjoin_profile::ROUNDS
     );
     // The calibration this one replaces, for the host's speed then (`judge_speed`).
     let before = Costs::load(out).ok();
-    let mut programs = ProgramJoinCosts::new(forkjoin_profile::ROUNDS)?;
+    let mut programs = ProgramJoinCosts::new(rounds)?;
     let dense: Vec<&str> = programs.dense.iter().map(|m| m.name).collect();
     println!(
         "programs whose own join cost is measured (joins at {REFERENCE_JOIN_NS} ns each {}% or more of the plain run; the others are charged the generic join): {}",
@@ -39,7 +39,7 @@ pub(crate) fn run(args: &CalibrateArgs) -> Result<ExitCode, Failure> {
             dense.join(", ")
         }
     );
-    let mut costs = Costs::measure_with(|| programs.turn());
+    let mut costs = Costs::measure_rounds(rounds, || programs.turn());
     let joins = programs.finish()?;
     costs.program_join_ns = joins.ns;
     costs.spread.extend(joins.spread);
