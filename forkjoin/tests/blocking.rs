@@ -594,6 +594,42 @@ fn blocks_in_a_row_reuse_one_spare_thread() {
     assert_eq!(spares_after_retiring(), 0);
 }
 
+/// A broadcast made while a worker is inside `blocking` runs that worker's share on its
+/// stand-in, under the worker's index: every share sees an index below the pool's size,
+/// each index once. The broadcaster is the blocked closure's own join partner, offered
+/// when its worker blocked.
+#[test]
+fn a_stand_in_runs_the_broadcast_share_under_the_index_it_stands_in_for() {
+    let _serial = serial();
+    for threads in [1, 2, 4] {
+        let pool = forkjoin::Pool::new(threads).unwrap();
+        let (tx, rx) = mpsc::channel::<()>();
+        let indexes = watchdog("a broadcast beside a blocked worker", move || {
+            pool.install(|| {
+                forkjoin::join(
+                    move || forkjoin::blocking(|| rx.recv().unwrap()),
+                    || {
+                        let mut seen = forkjoin::broadcast(|ctx| {
+                            (
+                                ctx.index(),
+                                ctx.num_threads(),
+                                forkjoin::current_thread_index(),
+                            )
+                        });
+                        tx.send(()).unwrap();
+                        seen.sort_unstable();
+                        seen
+                    },
+                )
+                .1
+            })
+        });
+        let expected: Vec<_> = (0..threads).map(|i| (i, threads, Some(i))).collect();
+        assert_eq!(indexes, expected, "{threads} workers");
+    }
+    assert_eq!(spares_after_retiring(), 0);
+}
+
 /// A resting spare stands in only for a thread of the index it showed (a thread's index
 /// never changes): with one spare slot (`max_blocking(1)`), worker 1 blocking after worker 0
 /// dismisses worker 0's resting spare and gets a new thread; each spare thread shows one

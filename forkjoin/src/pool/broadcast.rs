@@ -31,10 +31,12 @@ pub struct BroadcastContext<'a> {
 }
 
 impl BroadcastContext<'_> {
-    /// The index of the worker running this share, in `0..num_threads()`.
+    /// The index of the worker running this share, in `0..num_threads()`: a spare standing
+    /// in for a worker inside [`blocking`](crate::blocking) runs that worker's share, under
+    /// its index.
     #[inline]
     pub fn index(&self) -> usize {
-        self.worker.index
+        self.worker.shown_index()
     }
 
     /// The number of workers the broadcast runs on: the pool's size.

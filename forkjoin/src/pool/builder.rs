@@ -409,6 +409,7 @@ impl<S> PoolBuilder<S> {
             config,
             max_blocking: self.max_blocking,
             thread_name: self.thread_name.take(),
+            stack_size_chosen: self.stack_size.is_some(),
             use_current_thread: self.use_current_thread,
         };
         let (registry, handles, error) = Registry::start(start, &mut self.spawn);

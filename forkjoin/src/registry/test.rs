@@ -25,6 +25,7 @@ fn options(threads: usize, config: ThreadConfig) -> Start {
         },
         max_blocking: DEFAULT_MAX_BLOCKING,
         thread_name: None,
+        stack_size_chosen: false,
         use_current_thread: false,
     }
 }

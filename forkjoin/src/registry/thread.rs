@@ -180,8 +180,11 @@ pub(crate) struct Start {
     pub(crate) caller_runs: Option<usize>,
     pub(crate) config: ThreadConfig,
     pub(crate) max_blocking: usize,
-    /// Names worker `i`'s thread (default: `forkjoin-{i}`).
+    /// Names worker `i`'s thread (`DefaultSpawn`'s default: `forkjoin-{i}`).
     pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    /// Whether the program chose `config.stack_size` (`PoolBuilder::stack_size`): only then
+    /// does a `ThreadBuilder` report it, as rayon's does.
+    pub(crate) stack_size_chosen: bool,
     /// The calling thread becomes worker 0 (`PoolBuilder::use_current_thread`).
     pub(crate) use_current_thread: bool,
 }
@@ -198,6 +201,7 @@ impl Start {
             },
             max_blocking: DEFAULT_MAX_BLOCKING,
             thread_name: None,
+            stack_size_chosen: false,
             use_current_thread: false,
         }
     }
@@ -216,18 +220,16 @@ impl Registry {
         let registry = Registry::new(threads, start.caller_runs, start.config, start.max_blocking);
         let mut handles = Vec::with_capacity(threads + 1);
         for index in 0..threads {
-            let name = match &mut start.thread_name {
-                Some(f) => f(index),
-                None => format!("forkjoin-{index}"),
-            };
+            let name = start.thread_name.as_mut().map(|f| f(index));
             if start.use_current_thread && index == 0 {
                 continue;
             }
             let thread = ThreadBuilder {
                 registry: Arc::clone(&registry),
                 index,
-                name: Some(name),
-                stack_size: Some(stack),
+                name,
+                stack_size: start.stack_size_chosen.then_some(stack),
+                default_stack: stack,
             };
             match spawn.spawn(thread) {
                 Ok(h) => handles.extend(h),
@@ -418,6 +420,8 @@ pub struct ThreadBuilder {
     pub(crate) index: usize,
     pub(crate) name: Option<String>,
     pub(crate) stack_size: Option<usize>,
+    /// The stack `DefaultSpawn` gives when the program chose none.
+    pub(crate) default_stack: usize,
 }
 
 impl ThreadBuilder {
@@ -426,13 +430,14 @@ impl ThreadBuilder {
         self.index
     }
 
-    /// The name the pool gives the thread (`PoolBuilder::thread_name`, else
-    /// `forkjoin-<index>`).
+    /// The name the program gave the thread (`PoolBuilder::thread_name`), `None` if it gave
+    /// none, as in rayon (the pool's own threads are then named `forkjoin-<index>`).
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
     }
 
-    /// The stack size the pool asks for, in bytes.
+    /// The stack size the program asked for (`PoolBuilder::stack_size`), in bytes; `None`
+    /// if it asked for none, as in rayon (the pool's own threads then get 16 MiB).
     pub fn stack_size(&self) -> Option<usize> {
         self.stack_size
     }
@@ -478,14 +483,15 @@ impl private::Sealed for DefaultSpawn {}
 
 impl ThreadSpawn for DefaultSpawn {
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>> {
-        let mut b = std::thread::Builder::new();
-        if let Some(name) = thread.name() {
-            b = b.name(name.to_owned());
-        }
-        if let Some(size) = thread.stack_size() {
-            b = b.stack_size(size);
-        }
-        b.spawn(move || thread.run()).map(Some)
+        let name = match thread.name() {
+            Some(name) => name.to_owned(),
+            None => format!("forkjoin-{}", thread.index),
+        };
+        std::thread::Builder::new()
+            .name(name)
+            .stack_size(thread.stack_size().unwrap_or(thread.default_stack))
+            .spawn(move || thread.run())
+            .map(Some)
     }
 }
 

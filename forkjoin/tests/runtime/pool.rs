@@ -142,6 +142,53 @@ fn a_spawn_handler_starts_every_worker() {
     }
 }
 
+/// As in rayon, a `ThreadBuilder` reports only what the program chose: no name and no stack
+/// size unless given; the pool's own threads are then named `forkjoin-<index>`.
+#[test]
+fn a_thread_builder_reports_only_what_the_program_chose() {
+    let seen = |builder: ThreadPoolBuilder| {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let record = seen.clone();
+        let pool = builder
+            .num_threads(2)
+            .spawn_handler(move |thread| {
+                record
+                    .lock()
+                    .unwrap()
+                    .push((thread.name().map(str::to_owned), thread.stack_size()));
+                std::thread::spawn(|| thread.run());
+                Ok(())
+            })
+            .build()
+            .unwrap();
+        drop(pool);
+        let seen = seen.lock().unwrap().clone();
+        seen
+    };
+    assert_eq!(seen(ThreadPoolBuilder::new()), [(None, None), (None, None)]);
+    let chosen = seen(
+        ThreadPoolBuilder::new()
+            .thread_name(|i| format!("t{i}"))
+            .stack_size(3 << 20),
+    );
+    assert_eq!(
+        chosen,
+        [
+            (Some("t0".to_owned()), Some(3 << 20)),
+            (Some("t1".to_owned()), Some(3 << 20))
+        ]
+    );
+    let names = ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .broadcast(|_| std::thread::current().name().map(str::to_owned));
+    assert_eq!(
+        names,
+        [Some("forkjoin-0".to_owned()), Some("forkjoin-1".to_owned())]
+    );
+}
+
 #[test]
 fn a_failing_spawn_handler_is_an_error_not_a_panic() {
     let r = ThreadPoolBuilder::new()
