@@ -84,6 +84,9 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
         }
     }
     let _leave = Leave(worker);
+    // The second closures of this thread's pending joins, offered as rayon has them: the
+    // stand-in or another worker may run them meanwhile.
+    worker.share_private_frames();
     worker.registry().enter_blocking(worker);
     f()
 }

@@ -127,6 +127,28 @@ where
     complete(worker.registry(), latch, Some(worker), op)
 }
 
+/// While it lives, the join frames below it on its worker's stack stay private
+/// (`Worker::hide_frames_below`); dropped after the scope's wait, unwinding included.
+struct HiddenFrames<'a> {
+    worker: &'a Worker,
+    shared: usize,
+}
+
+impl<'a> HiddenFrames<'a> {
+    fn new(worker: &'a Worker) -> Self {
+        HiddenFrames {
+            worker,
+            shared: worker.hide_frames_below(),
+        }
+    }
+}
+
+impl Drop for HiddenFrames<'_> {
+    fn drop(&mut self) {
+        self.worker.show_frames_below(self.shared);
+    }
+}
+
 /// Runs `op` in a new scope of `registry`'s pool on this thread, then waits (`waiter` is
 /// this thread's worker, if it is one; `done` must suit it) until every task has finished,
 /// and re-raises the first panic.
@@ -142,6 +164,10 @@ where
     // What the owner may run while it waits: what it pushes from here on (the tasks it
     // spawns among them) and the scope's region (what its tasks push, wherever they run).
     let floor = waiter.map_or(0, |w| w.deque.bottom_index());
+    // The frames of the joins below the scope stay private from here on, `op` included: a
+    // promotion while `op` runs (a heartbeat, a spawn) would put an outer join's second
+    // closure above `floor`, where the wait below would take it.
+    let _hidden = waiter.map(HiddenFrames::new);
     // Its tasks descend from the region its owner runs in, if the owner is of its pool.
     let parent = match (&done, waiter) {
         // SAFETY: an owner's `waiter` is this thread's worker.

@@ -175,11 +175,16 @@ impl<T> Shared<T> {
 #[repr(C)]
 struct TaskJob<F, T> {
     header: JobHeader,
+    /// Set by whoever runs `func`: the thread that executes the queued job, or a joiner of
+    /// the same pool that finds the job not started (the JDK's `tryRemoveAndExec`: the job
+    /// may lie under others on a deque, where no wait can reach it). The queued job that
+    /// finds it set only gives back the queue's reference.
+    claimed: AtomicBool,
     func: UnsafeCell<Option<F>>,
     shared: Shared<T>,
 }
 
-// SAFETY: `func` is taken once, by the single thread that executes the job; `result` is
+// SAFETY: `func` is taken once, by the single thread that claims the job; `result` is
 // written once before `done` is released and read only after it is acquired; `waker` is
 // touched only by the owner that `wake_state` names (see `Shared::register`), and `Waker` is
 // `Send + Sync`.
@@ -189,11 +194,25 @@ unsafe impl<F: Send, T: Send> Send for TaskJob<F, T> {}
 
 trait Handle<T>: Send + Sync {
     fn shared(&self) -> &Shared<T>;
+    /// Runs the task on `worker` (a worker of its pool joining it) if nobody has started it;
+    /// whether it did.
+    fn run_if_unclaimed(&self, worker: &Worker) -> bool;
 }
 
-impl<F: Send, T: Send> Handle<T> for TaskJob<F, T> {
+impl<F: FnOnce() -> T + Send, T: Send> Handle<T> for TaskJob<F, T> {
     fn shared(&self) -> &Shared<T> {
         &self.shared
+    }
+
+    fn run_if_unclaimed(&self, worker: &Worker) -> bool {
+        // Relaxed: the claim only decides who takes `func`; `func` was written before the
+        // job was shared, which the joiner's handle (made with it) already saw.
+        if self.claimed.swap(true, Relaxed) {
+            return false;
+        }
+        // SAFETY: claimed by us, on the calling worker's thread.
+        unsafe { self.run(worker) };
+        true
     }
 }
 
@@ -208,6 +227,7 @@ where
         header: JobHeader {
             execute: TaskJob::<F, T>::execute,
         },
+        claimed: AtomicBool::new(false),
         func: UnsafeCell::new(Some(func)),
         shared: Shared::new(Arc::as_ptr(registry) as usize, isolation::new_region()),
     });
@@ -227,11 +247,26 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
             // SAFETY: made by `new` from `Arc::into_raw`; executed once, which gives back the
             // queue's reference.
             let job = Arc::from_raw(this as *const Self);
-            let func = (*job.func.get()).take().expect("a task executed twice");
-            let region = worker.enter_region(job.shared.region, NO_OWNER, NO_PARENT);
+            // Relaxed: as in `run_if_unclaimed`.
+            if !job.claimed.swap(true, Relaxed) {
+                job.run(worker);
+            }
+        }
+    }
+
+    /// Runs `func` on `worker` and delivers the result.
+    ///
+    /// # Safety
+    /// The caller claimed the job (`claimed`), on `worker`'s thread.
+    unsafe fn run(&self, worker: &Worker) {
+        // SAFETY: claimed by the caller (our contract), so no other thread takes `func` or
+        // writes `result`; `worker` is this thread's.
+        unsafe {
+            let func = (*self.func.get()).take().expect("a task executed twice");
+            let region = worker.enter_region(self.shared.region, NO_OWNER, NO_PARENT);
             let result = catch(func);
             drop(region);
-            let shared = &job.shared;
+            let shared = &self.shared;
             *shared.result.get() = Some(result);
             // Release: `join` acquires it before reading the result.
             shared.done.store(true, Release);
@@ -313,6 +348,10 @@ impl<T> Task<T> {
             let worker = (!current.is_null()).then(|| unsafe { &*current });
             match worker {
                 Some(w) if w.registry() as *const Registry as usize == shared.registry => {
+                    // Not started: run it here, wherever its job lies.
+                    if self.handle.run_if_unclaimed(w) {
+                        return self.take_result();
+                    }
                     shared.waiter.store(w.index, Relaxed);
                     // The waiter's half: announce, fence, then look (in `wait_until`, and
                     // again under the sleep protocol's own fence before parking).
@@ -333,10 +372,15 @@ impl<T> Task<T> {
                 }),
             }
         }
-        // SAFETY: `done` was acquired, so the job's write of the result is visible and no
-        // one writes it again; this task is the only reader (`join` consumes it, `poll`
-        // borrows it mutably).
-        unsafe { (*shared.result.get()).take() }
+        self.take_result()
+    }
+
+    /// The result, once `done` was acquired (or the task ran on this thread).
+    fn take_result(&self) -> Result<T, Panic> {
+        // SAFETY: `done` was acquired (or the job ran on this thread), so the job's write of
+        // the result is visible and no one writes it again; this task is the only reader
+        // (`join` consumes it, `poll` borrows it mutably).
+        unsafe { (*self.handle.shared().result.get()).take() }
             .expect("`Task::join` after the task's result was taken by polling it to completion")
     }
 }

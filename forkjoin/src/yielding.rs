@@ -13,9 +13,10 @@ pub enum Yield {
     Idle,
 }
 
-/// Runs one job of the current pool, if there is one: from this worker's own deque first,
-/// then stolen from the others or taken from the submission queues, as an idle worker would.
-/// `None` outside any pool.
+/// Runs one job of the current pool, if there is one: from this worker's own deque first
+/// (the newest second closure of its pending joins among them, as in rayon), then stolen
+/// from the others or taken from the submission queues, as an idle worker would. `None`
+/// outside any pool.
 ///
 /// ```
 /// let pool = forkjoin::Pool::new(1).unwrap();
@@ -32,13 +33,15 @@ pub enum Yield {
 /// ```
 pub fn yield_now() -> Option<Yield> {
     let worker = current()?;
+    worker.share_private_frames();
     Some(run(worker, worker.find_work(None)))
 }
 
-/// Runs one job from this worker's own deque, if there is one (no stealing). `None`
-/// outside any pool.
+/// Runs one job from this worker's own deque, if there is one (no stealing): the newest
+/// second closure of its pending joins first, as in rayon. `None` outside any pool.
 pub fn yield_local() -> Option<Yield> {
     let worker = current()?;
+    worker.share_private_frames();
     worker.reclaim_index();
     // SAFETY: `pop` on the worker's own thread.
     let job = unsafe { worker.deque.pop() }.map(JobRef);

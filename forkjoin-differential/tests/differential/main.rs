@@ -42,6 +42,7 @@ mod consumers;
 mod drops;
 mod entry;
 mod environment;
+mod finishing;
 mod indices;
 mod iter_panics;
 mod pools;

@@ -46,13 +46,20 @@ pub(super) fn spawn_fifo_in<F>(registry: &Registry, f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    registry.inject(crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
+    let job = crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
         if let Err(p) = catch(f) {
             worker
                 .registry()
                 .report_panic(&"a spawned job", p.into_payload());
         }
-    }));
+    });
+    match Worker::current_of(registry) {
+        // From a worker of the pool: in its FIFO, behind a marker on its deque, where its
+        // own waits find it, as rayon's (`Worker::push_fifo`).
+        // SAFETY: this thread's own worker.
+        Some(worker) => unsafe { worker.push_fifo(job) },
+        None => registry.inject(job),
+    }
 }
 
 /// `spawn` into `registry`'s pool: onto the current worker's deque if this thread is one of

@@ -161,11 +161,13 @@ pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) 
 }
 
 /// Queues a job: on the current worker's deque if this thread is a worker of `registry`
-/// (FJTask's `fork`), else into a submission queue (the JDK pool's external submission).
+/// (FJTask's `fork`), above its pending joins' second closures, as in rayon
+/// (`Worker::push_spawned`); else into a submission queue (the JDK pool's external
+/// submission).
 pub(crate) fn submit_job(registry: &Registry, job: JobRef) {
     match Worker::current_of(registry) {
-        // SAFETY: `push` on the worker's own thread.
-        Some(worker) => unsafe { worker.push(job) },
+        // SAFETY: on the worker's own thread.
+        Some(worker) => unsafe { worker.push_spawned(job) },
         None => registry.inject(job),
     }
 }
@@ -185,8 +187,11 @@ pub(crate) fn spawn_job_in(
 /// region may take it.
 pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, owner: usize) {
     match Worker::current_of(registry) {
-        // SAFETY: `push_in` on the worker's own thread.
-        Some(worker) => unsafe { worker.push_in(job, region, owner) },
+        // SAFETY: on the worker's own thread.
+        Some(worker) => unsafe {
+            worker.share_private_frames();
+            worker.push_in(job, region, owner)
+        },
         None => registry.inject_in(job, region),
     }
 }

@@ -255,6 +255,20 @@ impl Worker {
                 return;
             }
             self.take_request();
+            self.promote_oldest_private();
+        }
+    }
+
+    /// Promotes the oldest private frame, `frames[shared]`, onto the deque.
+    ///
+    /// # Safety
+    /// On this worker's thread, with `shared < len`.
+    unsafe fn promote_oldest_private(&self) {
+        let st = self.owner_state();
+        // SAFETY: owner-only state on the owner's thread (our contract); frames in
+        // `shared..len` belong to joins still running on this stack, so their heads are live.
+        unsafe {
+            let i = (*st).shared;
             let head = (*self.frames())[i];
             FrameHead::prepare_for_sharing(head, self.index, self.new_region(), (*st).region);
             (*st).shared = i + 1;
@@ -265,6 +279,23 @@ impl Worker {
                     .push_tagged(NonNull::new_unchecked(head as *mut JobHeader), (*st).region);
             } else {
                 self.push(JobRef(NonNull::new_unchecked(head as *mut JobHeader)));
+            }
+        }
+    }
+
+    /// Promotes every private frame, oldest first, so that the newest is on top of the deque:
+    /// what rayon's eager push would have there. `yield_now` and `yield_local` then run this
+    /// worker's own pending second closures as rayon's do, `blocking` offers them before its
+    /// thread blocks, and a spawned job is pushed above them (DESIGN.md, section 4, "Offered
+    /// before a wait outside the pool"). On the worker's own thread.
+    pub(crate) fn share_private_frames(&self) {
+        let st = self.owner_state();
+        // SAFETY: on the owner's thread (the caller's); owner-only state. Each promotion
+        // takes `frames[shared]` and advances `shared` by one, up to `len`.
+        unsafe {
+            let private = (*st).len.saturating_sub((*st).shared);
+            for _ in 0..private {
+                self.promote_oldest_private();
             }
         }
     }

@@ -395,12 +395,7 @@ impl Worker {
         // above `floor`, tagged with the region running then, for this waiter to take: an
         // unrelated job (the rest of an outer loop). (Below a join frame's wait every
         // frame is shared already, and this changes nothing.)
-        // SAFETY: owner-only state, on the owner's thread.
-        let shared_below = unsafe {
-            let st = self.owner_state();
-            std::mem::replace(&mut (*st).shared, (*st).len)
-        };
-        self.refresh_limit();
+        let shared_below = self.hide_frames_below();
         // Counted idle while it looks, so that the thief of its frame shares on request.
         let mut round = None;
         // Allocates only if it reads links.
@@ -459,8 +454,28 @@ impl Worker {
             registry.idle.work_found(&registry.sleep);
         }
         // Every job run meanwhile has returned, with its frames: `len` is back where it was.
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*self.owner_state()).shared = shared_below };
+        self.show_frames_below(shared_below);
+    }
+
+    /// Counts every private join frame on this stack as shared, so that nothing promotes
+    /// them (the heartbeat, `share_private_frames`) until `show_frames_below` is given the
+    /// count this returns: a wait, or a scope from its start, keeps the frames of the joins
+    /// below it off its deque, where it would take them above its floor. On the worker's
+    /// own thread.
+    pub(crate) fn hide_frames_below(&self) -> usize {
+        // SAFETY: owner-only state, on the owner's thread (the caller's).
+        let below = unsafe {
+            let st = self.owner_state();
+            std::mem::replace(&mut (*st).shared, (*st).len)
+        };
+        self.refresh_limit();
+        below
+    }
+
+    /// Ends `hide_frames_below`, once every frame recorded since has completed.
+    pub(crate) fn show_frames_below(&self, shared: usize) {
+        // SAFETY: owner-only state, on the owner's thread (the caller's).
+        unsafe { (*self.owner_state()).shared = shared };
         self.refresh_limit();
     }
 }

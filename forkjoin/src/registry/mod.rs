@@ -16,6 +16,7 @@
 mod borrow;
 pub(crate) mod compensation;
 mod entry;
+mod fifo_spawns;
 pub(crate) mod heartbeat;
 pub(crate) mod idle;
 mod inbox;

@@ -1,3 +1,4 @@
+use super::fifo_spawns::FifoSpawns;
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
 use super::idle::Parking;
 use super::inbox::Inbox;
@@ -219,10 +220,13 @@ pub(crate) struct Worker {
     pub(crate) lineage: CachePadded<Lineage>,
     /// Broadcast shares for this slot (see `Inbox`); last, away from the join path's fields.
     pub(crate) inbox: CachePadded<Inbox>,
+    /// The jobs this slot's threads spawned with `spawn_fifo`, oldest first.
+    pub(super) fifo_spawns: FifoSpawns,
 }
 
 // SAFETY: `join` is `Sync` (see there); `frames` is only accessed by the thread running as
-// this worker; `inbox` is a mutex and an atomic; everything else is atomic or immutable.
+// this worker; `inbox` and `fifo_spawns` are mutexes (and an atomic); everything else is
+// atomic or immutable.
 unsafe impl Sync for Worker {}
 
 // SAFETY: as above; the raw registry pointer points into the `Arc` that owns the worker.
@@ -243,6 +247,7 @@ impl Worker {
             shown_index: AtomicUsize::new(index),
             lineage: CachePadded(Lineage::new()),
             inbox: CachePadded(Inbox::new()),
+            fifo_spawns: FifoSpawns::new(),
         }
     }
 
@@ -333,6 +338,20 @@ impl Worker {
             let st = self.owner_state();
             self.push_in(job, (*st).region, (*st).region_owner);
         }
+    }
+
+    /// `push` of a job the program spawned (`spawn`, `submit`, a FIFO spawn's marker): the
+    /// private frames of the joins running on this stack are promoted first, so that the
+    /// job lies above their second closures, as on rayon's deque, and each join, completing,
+    /// runs the jobs its first closure spawned before its second closure, which may wait
+    /// for them (DESIGN.md, section 4).
+    ///
+    /// # Safety
+    /// Must be called on this worker's own thread.
+    pub(crate) unsafe fn push_spawned(&self, job: JobRef) {
+        self.share_private_frames();
+        // SAFETY: on this worker's own thread (our contract).
+        unsafe { self.push(job) };
     }
 
     /// `push`, tagged with `region`, whose waiter is `owner` (a scope's task, a task).

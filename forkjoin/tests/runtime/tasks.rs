@@ -129,6 +129,32 @@ fn task_is_done_and_join_from_inside_the_pool() {
     assert_eq!(r, 90);
 }
 
+/// Tasks joined in any order from a worker of their pool finish, even with one worker: a
+/// task not yet started runs on its joiner, wherever its job lies in a deque (here under
+/// the older tasks, where a wait that takes only a deque's oldest job cannot reach it).
+#[test]
+fn tasks_joined_newest_first_finish() {
+    for workers in [1, 2, 8] {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let pool = Pool::new(workers).unwrap();
+            let sum = pool.install(|| {
+                let tasks: Vec<_> = (0..10u64).map(|i| pool.submit(move || i * 3)).collect();
+                tasks
+                    .into_iter()
+                    .rev()
+                    .map(|t| t.join().unwrap())
+                    .collect::<Vec<_>>()
+            });
+            let _ = tx.send(sum);
+        });
+        let got = rx
+            .recv_timeout(PATIENCE)
+            .expect("joining newest first hung");
+        assert_eq!(got, (0..10u64).rev().map(|i| i * 3).collect::<Vec<_>>());
+    }
+}
+
 #[test]
 fn invoke_all_keeps_order() {
     let pool = Pool::new(3).unwrap();

@@ -1,0 +1,189 @@
+//! Programs whose waits need work the waiting thread made itself: the second closure of a
+//! join whose first closure yields until it has run, or blocks until it has; a job the
+//! first closure spawned, which the second waits for. Each finishes on rayon, whose joins
+//! put the second closure on the deque at once and whose waits run anything; on forkjoin,
+//! whose joins keep it private until someone asks, `yield_now`, `yield_local`, `blocking`
+//! and a spawn offer it first (DESIGN.md, section 4), and a worker's FIFO spawns lie on its
+//! deque (section 7). Every program runs under a watchdog: a hang is a `None`, not a hung
+//! suite.
+
+use crate::common::{watchdog, MayBlock};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// The worker counts these programs run at: one, the machine's two, and oversubscribed.
+const WORKERS: [usize; 5] = [1, 2, 4, 8, 16];
+
+same_on_both! {
+    /// At the bottom of `depth` nested joins, the first closure of a join yields until the
+    /// second has set a flag. Observed per depth and worker count: the flag, and how often
+    /// the second closure ran.
+    fn yield_now_runs_the_pending_second_closure() -> Option<Vec<(bool, usize)>> {
+        fn nest(depth: usize, yield_once: fn()) -> (bool, usize) {
+            if depth > 0 {
+                return rt::join(|| nest(depth - 1, yield_once), || ()).0;
+            }
+            let (flag, runs) = (AtomicBool::new(false), AtomicUsize::new(0));
+            rt::join(
+                || {
+                    while !flag.load(SeqCst) {
+                        yield_once();
+                    }
+                },
+                || {
+                    runs.fetch_add(1, SeqCst);
+                    flag.store(true, SeqCst);
+                },
+            );
+            (flag.load(SeqCst), runs.load(SeqCst))
+        }
+        watchdog(|| {
+            let mut seen = Vec::new();
+            for depth in [0, 1, 6] {
+                for &n in &WORKERS {
+                    let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                    seen.push(pool.install(|| nest(depth, || {
+                        let _ = rt::yield_now();
+                    })));
+                }
+            }
+            seen
+        })
+    }
+}
+
+same_on_both! {
+    /// The same with `yield_local`, which runs only the caller's own jobs.
+    fn yield_local_runs_the_pending_second_closure() -> Option<Vec<(bool, usize)>> {
+        fn nest(depth: usize) -> (bool, usize) {
+            if depth > 0 {
+                return rt::join(|| nest(depth - 1), || ()).0;
+            }
+            let (flag, runs) = (AtomicBool::new(false), AtomicUsize::new(0));
+            rt::join(
+                || {
+                    while !flag.load(SeqCst) {
+                        if rt::yield_local().is_none() {
+                            std::thread::yield_now();
+                        }
+                    }
+                },
+                || {
+                    runs.fetch_add(1, SeqCst);
+                    flag.store(true, SeqCst);
+                },
+            );
+            (flag.load(SeqCst), runs.load(SeqCst))
+        }
+        watchdog(|| {
+            let mut seen = Vec::new();
+            for depth in [0, 1, 6] {
+                for &n in &WORKERS {
+                    let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                    seen.push(pool.install(|| nest(depth)));
+                }
+            }
+            seen
+        })
+    }
+}
+
+same_on_both! {
+    /// Below a few nested joins, a join's two closures hand a value back and forth over
+    /// rendezvous channels, each blocking (through `forkjoin::blocking` on forkjoin) until
+    /// the other has run: the first cannot go on until another thread runs the second, as
+    /// with a child's stdout and stderr drained by the two halves. rayon needs two workers.
+    /// Observed per worker count: the value that came back.
+    fn join_halves_that_block_on_each_other_finish() -> Option<Vec<u64>> {
+        fn nest(pool: &rt::ThreadPool, depth: usize) -> u64 {
+            if depth > 0 {
+                return rt::join(|| nest(pool, depth - 1), || ()).0;
+            }
+            let (to_b, from_a) = mpsc::sync_channel::<u64>(0);
+            let (to_a, from_b) = mpsc::sync_channel::<u64>(0);
+            rt::join(
+                move || {
+                    pool.may_block(|| {
+                        to_b.send(20).unwrap();
+                        from_b.recv().unwrap()
+                    })
+                },
+                move || pool.may_block(|| to_a.send(from_a.recv().unwrap() * 2 + 2).unwrap()),
+            )
+            .0
+        }
+        watchdog(|| {
+            WORKERS[1..]
+                .iter()
+                .flat_map(|&n| {
+                    let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                    [1, 4].map(|depth| pool.install(|| nest(&pool, depth)))
+                })
+                .collect()
+        })
+    }
+}
+
+same_on_both! {
+    /// Below `depth` nested joins, a join's first half spawns a job (`spawn_fifo`, then
+    /// `spawn`) that sends a value, and works 2 ms; the second half receives the value. The
+    /// spawned job must run before the second half, which blocks in `recv` (on one worker:
+    /// the job lies above the second half on the deque) or while it does (on another).
+    /// Observed per kind, depth and worker count: the value.
+    fn a_job_spawned_by_the_first_half_reaches_the_second() -> Option<Vec<u64>> {
+        fn nest(depth: usize, fifo: bool) -> u64 {
+            if depth > 0 {
+                return rt::join(|| nest(depth - 1, fifo), || ()).0;
+            }
+            let (tx, rx) = mpsc::channel();
+            rt::join(
+                move || {
+                    let job = move || tx.send(7u64).unwrap();
+                    if fifo {
+                        rt::spawn_fifo(job);
+                    } else {
+                        rt::spawn(job);
+                    }
+                    let start = Instant::now();
+                    while start.elapsed() < Duration::from_millis(2) {
+                        std::hint::spin_loop();
+                    }
+                },
+                move || rx.recv().unwrap(),
+            )
+            .1
+        }
+        watchdog(|| {
+            let mut seen = Vec::new();
+            for fifo in [true, false] {
+                for depth in [0, 3] {
+                    for &n in &WORKERS {
+                        let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                        seen.push(pool.install(|| nest(depth, fifo)));
+                    }
+                }
+            }
+            seen
+        })
+    }
+}
+
+same_on_both! {
+    /// The one worker of a pool spawns 20 jobs with `spawn_fifo`: they run in the order
+    /// spawned (rayon: FIFO among the FIFO spawns of one thread).
+    fn fifo_spawns_of_one_worker_run_in_order() -> Option<Vec<usize>> {
+        watchdog(|| {
+            let pool = rt::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+            let (tx, rx) = mpsc::channel();
+            pool.install(|| {
+                for i in 0..20 {
+                    let tx = tx.clone();
+                    rt::spawn_fifo(move || tx.send(i).unwrap());
+                }
+            });
+            drop(tx);
+            rx.iter().collect()
+        })
+    }
+}

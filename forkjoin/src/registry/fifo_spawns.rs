@@ -1,0 +1,63 @@
+//! `spawn_fifo` from a worker: the job waits in the spawning slot's FIFO, and a marker job
+//! that runs the FIFO's oldest goes onto the worker's deque like any push (rayon does the
+//! same). So the jobs one worker spawns run in the order spawned, and they are where that
+//! worker's own waits look: a join waiting for its stolen half runs what its first half
+//! spawned, as rayon's does (DESIGN.md, section 7).
+
+use super::worker::Worker;
+use crate::job::{HeapJob, JobRef};
+use std::collections::VecDeque;
+use std::sync::{Mutex, PoisonError};
+
+/// The jobs a slot's threads spawned with `spawn_fifo`, oldest first. Any thread that runs
+/// one of the slot's markers takes from it, so a mutex guards it (a spawn is a heap
+/// allocation already).
+pub(crate) struct FifoSpawns {
+    jobs: Mutex<VecDeque<JobRef>>,
+}
+
+impl FifoSpawns {
+    pub(super) fn new() -> FifoSpawns {
+        FifoSpawns {
+            jobs: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    fn push(&self, job: JobRef) {
+        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
+        self.jobs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_back(job);
+    }
+
+    fn pop(&self) -> Option<JobRef> {
+        self.jobs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+    }
+}
+
+impl Worker {
+    /// Queues `job` in this slot's FIFO and pushes a marker that runs the FIFO's oldest
+    /// job: one marker per job, so every job runs once, in the order spawned, whichever
+    /// thread takes which marker.
+    ///
+    /// # Safety
+    /// On this worker's own thread.
+    pub(crate) unsafe fn push_fifo(&self, job: JobRef) {
+        self.fifo_spawns.push(job);
+        let slot = self.index;
+        let marker = HeapJob::into_job_ref(move |runner: &Worker| {
+            // The same pool: a marker is only ever on this pool's deques and queues.
+            if let Some(job) = runner.registry().slot(slot).fifo_spawns.pop() {
+                // SAFETY: a job taken from the FIFO is run by the one thread that took it,
+                // which runs as `runner`.
+                unsafe { job.execute(runner) };
+            }
+        });
+        // SAFETY: on this worker's own thread (our contract).
+        unsafe { self.push_spawned(marker) };
+    }
+}
