@@ -16,10 +16,11 @@ use std::time::{Duration, Instant};
 const WORKERS: [usize; 5] = [1, 2, 4, 8, 16];
 
 same_on_both! {
-    /// At the bottom of `depth` nested joins, the first closure of a join yields until the
-    /// second has set a flag. Observed per depth and worker count: the flag, and how often
-    /// the second closure ran.
-    fn yield_now_runs_the_pending_second_closure() -> Option<Vec<(bool, usize)>> {
+    /// At the bottom of `depth` nested joins, the first closure of a join yields
+    /// (`yield_now`, then `yield_local`, which runs only the caller's own jobs) until the
+    /// second has set a flag. Observed per yield, depth and worker count: the flag, and how
+    /// often the second closure ran.
+    fn a_yield_runs_the_pending_second_closure() -> Option<Vec<(bool, usize)>> {
         fn nest(depth: usize, yield_once: fn()) -> (bool, usize) {
             if depth > 0 {
                 return rt::join(|| nest(depth - 1, yield_once), || ()).0;
@@ -38,50 +39,22 @@ same_on_both! {
             );
             (flag.load(SeqCst), runs.load(SeqCst))
         }
-        watchdog(|| {
+        let yields: [fn(); 2] = [
+            || {
+                let _ = rt::yield_now();
+            },
+            || {
+                let _ = rt::yield_local();
+            },
+        ];
+        watchdog(move || {
             let mut seen = Vec::new();
-            for depth in [0, 1, 6] {
-                for &n in &WORKERS {
-                    let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
-                    seen.push(pool.install(|| nest(depth, || {
-                        let _ = rt::yield_now();
-                    })));
-                }
-            }
-            seen
-        })
-    }
-}
-
-same_on_both! {
-    /// The same with `yield_local`, which runs only the caller's own jobs.
-    fn yield_local_runs_the_pending_second_closure() -> Option<Vec<(bool, usize)>> {
-        fn nest(depth: usize) -> (bool, usize) {
-            if depth > 0 {
-                return rt::join(|| nest(depth - 1), || ()).0;
-            }
-            let (flag, runs) = (AtomicBool::new(false), AtomicUsize::new(0));
-            rt::join(
-                || {
-                    while !flag.load(SeqCst) {
-                        if rt::yield_local().is_none() {
-                            std::thread::yield_now();
-                        }
+            for yield_once in yields {
+                for depth in [0, 1, 6] {
+                    for &n in &WORKERS {
+                        let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                        seen.push(pool.install(|| nest(depth, yield_once)));
                     }
-                },
-                || {
-                    runs.fetch_add(1, SeqCst);
-                    flag.store(true, SeqCst);
-                },
-            );
-            (flag.load(SeqCst), runs.load(SeqCst))
-        }
-        watchdog(|| {
-            let mut seen = Vec::new();
-            for depth in [0, 1, 6] {
-                for &n in &WORKERS {
-                    let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
-                    seen.push(pool.install(|| nest(depth)));
                 }
             }
             seen
