@@ -127,28 +127,6 @@ where
     complete(worker.registry(), latch, Some(worker), op)
 }
 
-/// While it lives, the join frames below it on its worker's stack stay private
-/// (`Worker::hide_frames_below`); dropped after the scope's wait, unwinding included.
-struct HiddenFrames<'a> {
-    worker: &'a Worker,
-    shared: usize,
-}
-
-impl<'a> HiddenFrames<'a> {
-    fn new(worker: &'a Worker) -> Self {
-        HiddenFrames {
-            worker,
-            shared: worker.hide_frames_below(),
-        }
-    }
-}
-
-impl Drop for HiddenFrames<'_> {
-    fn drop(&mut self) {
-        self.worker.show_frames_below(self.shared);
-    }
-}
-
 /// Runs `op` in a new scope of `registry`'s pool on this thread, then waits (`waiter` is
 /// this thread's worker, if it is one; `done` must suit it) until every task has finished,
 /// and re-raises the first panic.
@@ -167,7 +145,7 @@ where
     // The frames of the joins below the scope stay private from here on, `op` included: a
     // promotion while `op` runs (a heartbeat, a spawn) would put an outer join's second
     // closure above `floor`, where the wait below would take it.
-    let _hidden = waiter.map(HiddenFrames::new);
+    let _hidden = waiter.map(Worker::hide_frames_below);
     // Its tasks descend from the region its owner runs in, if the owner is of its pool.
     let parent = match (&done, waiter) {
         // SAFETY: an owner's `waiter` is this thread's worker.

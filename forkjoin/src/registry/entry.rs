@@ -188,10 +188,7 @@ pub(crate) fn spawn_job_in(
 pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, owner: usize) {
     match Worker::current_of(registry) {
         // SAFETY: on the worker's own thread.
-        Some(worker) => unsafe {
-            worker.share_private_frames();
-            worker.push_in(job, region, owner)
-        },
+        Some(worker) => unsafe { worker.push_spawned_in(job, region, owner) },
         None => registry.inject_in(job, region),
     }
 }

@@ -395,7 +395,7 @@ impl Worker {
         // above `floor`, tagged with the region running then, for this waiter to take: an
         // unrelated job (the rest of an outer loop). (Below a join frame's wait every
         // frame is shared already, and this changes nothing.)
-        let shared_below = self.hide_frames_below();
+        let hidden = self.hide_frames_below();
         // Counted idle while it looks, so that the thief of its frame shares on request.
         let mut round = None;
         // Allocates only if it reads links.
@@ -454,28 +454,39 @@ impl Worker {
             registry.idle.work_found(&registry.sleep);
         }
         // Every job run meanwhile has returned, with its frames: `len` is back where it was.
-        self.show_frames_below(shared_below);
+        drop(hidden);
     }
 
     /// Counts every private join frame on this stack as shared, so that nothing promotes
-    /// them (the heartbeat, `share_private_frames`) until `show_frames_below` is given the
-    /// count this returns: a wait, or a scope from its start, keeps the frames of the joins
-    /// below it off its deque, where it would take them above its floor. On the worker's
-    /// own thread.
-    pub(crate) fn hide_frames_below(&self) -> usize {
+    /// them (the heartbeat, `share_private_frames`) until the guard drops: a wait, or a
+    /// scope from its start, keeps the frames of the joins below it off its deque, where it
+    /// would take them above its floor. On the worker's own thread; the guard drops there
+    /// once every frame recorded since has completed.
+    pub(crate) fn hide_frames_below(&self) -> HiddenFrames<'_> {
         // SAFETY: owner-only state, on the owner's thread (the caller's).
-        let below = unsafe {
+        let shared = unsafe {
             let st = self.owner_state();
             std::mem::replace(&mut (*st).shared, (*st).len)
         };
         self.refresh_limit();
-        below
+        HiddenFrames {
+            worker: self,
+            shared,
+        }
     }
+}
 
-    /// Ends `hide_frames_below`, once every frame recorded since has completed.
-    pub(crate) fn show_frames_below(&self, shared: usize) {
-        // SAFETY: owner-only state, on the owner's thread (the caller's).
-        unsafe { (*self.owner_state()).shared = shared };
-        self.refresh_limit();
+/// While it lives, the join frames below it on its worker's stack stay private
+/// (`Worker::hide_frames_below`); dropping it, unwinding included, restores their count.
+pub(crate) struct HiddenFrames<'a> {
+    worker: &'a Worker,
+    shared: usize,
+}
+
+impl Drop for HiddenFrames<'_> {
+    fn drop(&mut self) {
+        // SAFETY: owner-only state, on the owner's thread (see `hide_frames_below`).
+        unsafe { (*self.worker.owner_state()).shared = self.shared };
+        self.worker.refresh_limit();
     }
 }

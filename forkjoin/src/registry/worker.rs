@@ -349,9 +349,21 @@ impl Worker {
     /// # Safety
     /// Must be called on this worker's own thread.
     pub(crate) unsafe fn push_spawned(&self, job: JobRef) {
+        // SAFETY: on this worker's own thread (our contract): owner-only state.
+        unsafe {
+            let st = self.owner_state();
+            self.push_spawned_in(job, (*st).region, (*st).region_owner);
+        }
+    }
+
+    /// `push_spawned`, tagged with `region`, whose waiter is `owner` (a scope's task, a task).
+    ///
+    /// # Safety
+    /// Must be called on this worker's own thread.
+    pub(crate) unsafe fn push_spawned_in(&self, job: JobRef, region: usize, owner: usize) {
         self.share_private_frames();
         // SAFETY: on this worker's own thread (our contract).
-        unsafe { self.push(job) };
+        unsafe { self.push_in(job, region, owner) };
     }
 
     /// `push`, tagged with `region`, whose waiter is `owner` (a scope's task, a task).
