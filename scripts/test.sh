@@ -7,7 +7,7 @@
 #   2. the runtime's own tests again optimised and without the `profile` feature (memory
 #      orderings are exercised by optimised code; the default build must pass on its own);
 #   3. the workspace builds without MPI; clippy, warnings as errors;
-#   4. the loom model checks of the deque and of the sleep/wake protocol;
+#   4. the loom model checks of the deque, of the sleep/wake protocol and of frame claims;
 #   5. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
 #      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
 #   6. rayon's own integration tests built against forkjoin (all must compile and pass), and
@@ -170,7 +170,7 @@ miri_job() {
     # tasks; the runtime tests' other half. (The two lanes take about as long.)
     miri_lane iterators --test iter -- miri:: ";" \
         --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std \
-        deque::tests lineage::tests sleep::tests task::tests ";" \
+        deque::tests frame_counts::tests lineage::tests sleep::tests task::tests ";" \
         --test runtime -- --exact scope::scope_borrows_the_stack_and_returns_a_value \
         tasks::invoke_all_keeps_order tasks::task_is_done_and_join_from_inside_the_pool \
         tasks::a_stream_of_submissions_runs_each_job_once &
@@ -252,7 +252,7 @@ if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; t
 fi
 
 # --- 4. Loom ---------------------------------------------------------------------------
-stage "loom model checks (deque, sleep/wake)"
+stage "loom model checks (deque, sleep/wake, frame claims)"
 RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom run cargo test -p forkjoin --profile ci --lib loom_tests
 note_peak
 done_with target/loom

@@ -87,6 +87,9 @@ pub(crate) struct FrameLatch {
     /// the owner ran in when it shared the frame (`registry/isolation.rs`).
     pub(crate) region: usize,
     pub(crate) parent: usize,
+    /// Taken by a thief straight from the owner's private frames (`registry/claim.rs`),
+    /// not from its deque.
+    pub(crate) claimed: bool,
 }
 
 /// The type-erased start of every join frame. `#[repr(C)]` so that a `*const FrameHead`
@@ -99,15 +102,18 @@ pub(crate) struct FrameHead {
 }
 
 impl FrameHead {
-    /// Fills in the latch before the frame is pushed onto the deque.
+    /// Fills in the latch before the frame is pushed onto the deque, or as a thief claims
+    /// it (`claimed`).
     ///
     /// # Safety
-    /// `head` is a live frame on the calling worker's stack that has not been shared.
+    /// `head` is a live frame that has not been shared, on the calling worker's stack or
+    /// claimed under its owner's `frames_lock`.
     pub(crate) unsafe fn prepare_for_sharing(
         head: *const FrameHead,
         owner: usize,
         region: usize,
         parent: usize,
+        claimed: bool,
     ) {
         // SAFETY: `head` is a live, unshared frame on the calling worker's stack (our contract): nobody else reads its latch yet.
         unsafe {
@@ -117,6 +123,7 @@ impl FrameHead {
                 thief: AtomicUsize::new(usize::MAX),
                 region,
                 parent,
+                claimed,
             });
         }
     }

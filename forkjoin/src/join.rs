@@ -174,7 +174,7 @@ where
         let limit = state.limit.load(Relaxed);
         // `limit` is at least `PRIVATE_FRAMES`; `SHARE_REQUEST` (a pending heartbeat, or a
         // thread outside any pool) is never reached.
-        if (*st).len + LARGE_FRAMES_FEWER >= limit {
+        if (*st).counts.len() + LARGE_FRAMES_FEWER >= limit {
             registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
             return join_plain(a, b);
         }
@@ -232,7 +232,7 @@ where
     // SAFETY: `state` is this thread's join state (our contract); its owner state is only touched by this thread.
     unsafe {
         let st = (*state).owner_state();
-        let idx = (*st).len;
+        let idx = (*st).counts.len();
         // Relaxed: the owner's own bound, or the heartbeat's request, which has nothing to
         // synchronise.
         let limit = (*state).limit.load(Relaxed);
@@ -339,7 +339,7 @@ where
 {
     // SAFETY: `worker` is this thread's worker (our contract); its owner state is only touched by this thread.
     unsafe {
-        let idx = (*worker.owner_state()).len;
+        let idx = (*worker.owner_state()).counts.len();
         if idx >= FRAMES {
             return join_plain(a, b);
         }
@@ -370,7 +370,7 @@ where
         let frame = JoinFrame::new(b);
         // A pointer to the whole frame (its head is the first field): a thief reads all of it.
         *(*worker.frames()).get_unchecked_mut(idx) = (&frame as *const JoinFrame<B, RB>).cast();
-        (*st).len = idx + 1;
+        (*st).counts.recorded(idx);
         if HEARTBEAT {
             // After the push, so that this frame can be the one shared.
             worker.on_heartbeat();
@@ -427,26 +427,29 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
         // SAFETY: on the owner's thread, `idx` being this frame's index, younger joins completed (our contract).
         unsafe {
             let st = worker.owner_state();
-            (*st).len = idx;
-            if idx < (*st).shared {
-                return self.complete_promoted(worker, idx);
+            if (*st).counts.popped_maybe_shared(idx) {
+                return self.complete_shared(worker, idx);
             }
             registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
             self.take_func()()
         }
     }
 
-    /// The frame was promoted: take it back if it is still in the deque, else help until the
-    /// thief is done.
+    /// The frame was shared, or a thief began to claim it: take it back if it is still in
+    /// the deque (or the claim backed off), else help until the thief is done.
     ///
     /// # Safety
-    /// As for `complete`, and the frame has been promoted (its latch is filled in).
+    /// As for `complete`, and `idx` was below `shared` when `complete` looked.
     #[cold]
     #[inline(never)]
-    unsafe fn complete_promoted(&self, worker: &Worker, idx: usize) -> RB {
-        // SAFETY: as for `complete`, and the frame was promoted (our contract): its latch is initialised.
+    unsafe fn complete_shared(&self, worker: &Worker, idx: usize) -> RB {
+        // SAFETY: as for `complete` (our contract); `take_back_shared` says whether the frame
+        // is shared, and then its latch is initialised.
         unsafe {
-            (*worker.owner_state()).shared = idx;
+            let Some(claimed) = worker.take_back_shared(idx) else {
+                registry::bump(&*std::ptr::addr_of!((*worker.owner_state()).inline_joins));
+                return self.take_func()();
+            };
             worker.refresh_limit();
             let me = JobRef(NonNull::from(self).cast());
             let latch = self.head.latch();
@@ -454,7 +457,8 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
                 if latch.core.probe() {
                     break;
                 }
-                match worker.deque.pop() {
+                // A claimed frame was never on the deque: wait for it at once.
+                match if claimed { None } else { worker.deque.pop() } {
                     Some(job) if job == me.0 => {
                         // Shared but taken back: it still counts as a task this worker ran.
                         registry::bump(&worker.counters.executed);
@@ -528,7 +532,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> Drop for UnwindGuard<B, RB> {
         // `JoinFrame<B, RB>` because this guard was made next to it.
         let _ = catch(|| unsafe {
             let worker = &*Worker::current();
-            let idx = (*worker.owner_state()).len - 1;
+            let idx = (*worker.owner_state()).counts.len() - 1;
             let frame = &*((*worker.frames())[idx] as *const JoinFrame<B, RB>);
             frame.complete(worker, idx)
         });

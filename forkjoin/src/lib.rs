@@ -32,6 +32,7 @@ mod build_error;
 mod compile_fail;
 mod counter;
 mod deque;
+mod frame_counts;
 mod lineage;
 mod padded;
 mod sleep;

@@ -23,6 +23,10 @@ pub struct WorkerStats {
     pub joins_inline: u64,
     /// Joins this worker made stealable (promoted onto its deque).
     pub tasks_shared: u64,
+    /// Joins' second closures this worker took, idle, from a worker that had reached no
+    /// join for a while (a first closure blocked or running long); counted in
+    /// `tasks_stolen` too (DESIGN.md, section 4, "Claimed from a stalled worker").
+    pub frames_claimed: u64,
 }
 
 impl WorkerStats {
@@ -34,6 +38,7 @@ impl WorkerStats {
         self.isolated_sleeps += o.isolated_sleeps;
         self.joins_inline += o.joins_inline;
         self.tasks_shared += o.tasks_shared;
+        self.frames_claimed += o.frames_claimed;
     }
 
     /// Counters accumulated between an earlier snapshot and this one.
@@ -46,6 +51,7 @@ impl WorkerStats {
             isolated_sleeps: self.isolated_sleeps - earlier.isolated_sleeps,
             joins_inline: self.joins_inline - earlier.joins_inline,
             tasks_shared: self.tasks_shared - earlier.tasks_shared,
+            frames_claimed: self.frames_claimed - earlier.frames_claimed,
         }
     }
 }

@@ -28,3 +28,82 @@ pub(crate) fn model(f: impl Fn() + Sync + Send + 'static) {
     }
     builder.check(f);
 }
+
+/// The owner's half of an asymmetric Dekker fence (DESIGN.md, section 4, "Claimed from a
+/// stalled worker"): between a store and a load that must not be reordered against a thread
+/// that calls `heavy_barrier`. Only the compiler is held back; the heavy side makes the CPU
+/// drain this thread's store buffer. Under loom and Miri, which know no such syscall, a
+/// SeqCst fence on both sides models it.
+#[inline(always)]
+pub(crate) fn light_barrier() {
+    #[cfg(any(loom, miri))]
+    fence(std::sync::atomic::Ordering::SeqCst);
+    #[cfg(not(any(loom, miri)))]
+    std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
+}
+
+/// The other half: a full fence on every running thread of the process (Linux's
+/// `membarrier`, private expedited), so that each thread's `light_barrier` orders like a
+/// SeqCst fence against this one. False where the system offers none; the caller then does
+/// without what needs it.
+pub(crate) fn heavy_barrier() -> bool {
+    #[cfg(any(loom, miri))]
+    {
+        fence(std::sync::atomic::Ordering::SeqCst);
+        true
+    }
+    #[cfg(all(not(any(loom, miri)), target_os = "linux"))]
+    {
+        membarrier::heavy()
+    }
+    #[cfg(all(not(any(loom, miri)), not(target_os = "linux")))]
+    {
+        false
+    }
+}
+
+#[cfg(all(not(any(loom, miri)), target_os = "linux"))]
+mod membarrier {
+    use std::sync::atomic::AtomicU8;
+    use std::sync::atomic::Ordering::Relaxed;
+
+    // The commands of membarrier(2) (linux/membarrier.h); the libc crate has the syscall's
+    // number only.
+    const QUERY: libc::c_long = 0;
+    const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
+    const REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
+
+    /// 0: not tried yet; 1: registered; 2: not offered.
+    static STATE: AtomicU8 = AtomicU8::new(0);
+
+    fn membarrier(cmd: libc::c_long) -> libc::c_long {
+        // SAFETY: membarrier takes two integers and touches no memory of ours.
+        unsafe {
+            libc::syscall(
+                libc::SYS_membarrier,
+                cmd,
+                0 as libc::c_long,
+                0 as libc::c_long,
+            )
+        }
+    }
+
+    pub(super) fn heavy() -> bool {
+        // Relaxed: the state carries no data; a thread that sees 0 registers again, which
+        // the kernel allows.
+        let mut state = STATE.load(Relaxed);
+        if state == 0 {
+            let offered = membarrier(QUERY);
+            state = if offered >= 0
+                && offered & PRIVATE_EXPEDITED != 0
+                && membarrier(REGISTER_PRIVATE_EXPEDITED) == 0
+            {
+                1
+            } else {
+                2
+            };
+            STATE.store(state, Relaxed);
+        }
+        state == 1 && membarrier(PRIVATE_EXPEDITED) == 0
+    }
+}

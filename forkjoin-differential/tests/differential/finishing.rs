@@ -98,6 +98,71 @@ same_on_both! {
     }
 }
 
+/// Works `ms` milliseconds of CPU.
+fn spin(ms: u64) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(ms) {
+        std::hint::spin_loop();
+    }
+}
+
+same_on_both! {
+    /// At the bottom of `depth` nested joins, the first half of a join blocks until the
+    /// second has run, with no `blocking` notice: either both halves hand a value back and
+    /// forth over rendezvous channels, or the first waits in another pool (`install` of a
+    /// `recv` into a one-worker pool) for what the second sends. The join runs as one item
+    /// of a loop whose other items keep the other workers busy for 3 ms, so that nobody is
+    /// idle when it forks: forkjoin keeps its second half private, and must take it from
+    /// the blocked worker once one is idle. Observed per kind, worker count and depth: the
+    /// value that came back. (rayon needs two workers for the channels.)
+    fn join_halves_blocked_without_notice_finish() -> Option<Vec<u64>> {
+        fn nest(depth: usize, handoff: &(dyn Fn(u64) -> u64 + Sync)) -> u64 {
+            if depth > 0 {
+                return rt::join(|| nest(depth - 1, handoff), || ()).0;
+            }
+            handoff(20)
+        }
+        fn beside_busy_workers(depth: usize, handoff: &(dyn Fn(u64) -> u64 + Sync)) -> u64 {
+            let items = 2 * rt::current_num_threads();
+            (0..items)
+                .into_par_iter()
+                .map(|i| if i == items / 2 { nest(depth, handoff) } else { spin(3); 0 })
+                .sum()
+        }
+        fn channels(v: u64) -> u64 {
+            let (to_b, from_a) = mpsc::sync_channel::<u64>(0);
+            let (to_a, from_b) = mpsc::sync_channel::<u64>(0);
+            rt::join(
+                move || {
+                    to_b.send(v).unwrap();
+                    from_b.recv().unwrap()
+                },
+                move || to_a.send(from_a.recv().unwrap() * 2 + 2).unwrap(),
+            )
+            .0
+        }
+        watchdog(|| {
+            let other = rt::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+            let other = &other;
+            let other_pool = move |v: u64| {
+                let (tx, rx) = mpsc::channel::<u64>();
+                let recv = move || other.install(move || rx.recv().unwrap());
+                rt::join(recv, move || tx.send(v + 1).unwrap()).0
+            };
+            let mut seen = Vec::new();
+            for (handoff, least) in [(&channels as &(dyn Fn(u64) -> u64 + Sync), 2), (&other_pool, 1)] {
+                for &n in WORKERS.iter().filter(|&&n| n >= least) {
+                    let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                    for depth in [0, 1, 4] {
+                        seen.push(pool.install(|| beside_busy_workers(depth, handoff)));
+                    }
+                }
+            }
+            seen
+        })
+    }
+}
+
 same_on_both! {
     /// Below `depth` nested joins, a join's first half spawns a job (`spawn_fifo`, then
     /// `spawn`) that sends a value, and works 2 ms; the second half receives the value. The
@@ -118,10 +183,7 @@ same_on_both! {
                     } else {
                         rt::spawn(job);
                     }
-                    let start = Instant::now();
-                    while start.elapsed() < Duration::from_millis(2) {
-                        std::hint::spin_loop();
-                    }
+                    spin(2);
                 },
                 move || rx.recv().unwrap(),
             )

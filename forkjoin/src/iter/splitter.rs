@@ -11,8 +11,8 @@
 //! Three things keep that cheap and useful:
 //!
 //! - **Chunks grow.** The first chunk is one item, the next sixteen: a loop of a few
-//!   expensive items is ready to split after its first item, and a loop of sixteen cheap
-//!   ones folds in two chunks. From then on (`TIMED_FROM`) the run reads the time-stamp
+//!   expensive items is ready to split after its first item (timed when a request is
+//!   pending as the run starts), and a loop of sixteen cheap ones folds in two chunks. From then on (`TIMED_FROM`) the run reads the time-stamp
 //!   counter at each boundary and sizes its chunks to last about `CHUNK_TIME_NS`, so that an
 //!   idle worker never waits long for an answer and cheap items fold in long vectorised
 //!   runs. A pool of one worker folds every loop in one chunk.
@@ -546,7 +546,15 @@ impl Pace {
     fn new(worker: &Worker, depth: u32) -> Pace {
         Pace {
             chunk: 1,
-            since: 0,
+            // Timed from the start if a request is already pending (a fresh job, idle
+            // workers asking): the first boundary then knows the first item's cost and can
+            // answer at once. Untimed, it timed one more item first, and a loop of four
+            // 3 ms items at 2 workers split only before its last (docs/measurements.md).
+            since: if worker.heartbeat_pending() {
+                clock::now()
+            } else {
+                0
+            },
             cost: 0.0,
             declined: false,
             worker,
@@ -608,6 +616,8 @@ impl Pace {
             worker.caller_tick();
         }
         let ticks = now.saturating_sub(self.since).max(1);
+        // A chunk may fold nothing (a search that stopped): count it as one item.
+        let done = done.max(1);
         let cost = ticks as f32 / done as f32;
         let target = (clock::ticks(CHUNK_TIME_NS) as f32 / cost) as usize;
         Pace {

@@ -355,6 +355,7 @@ impl Pool {
                 isolated_sleeps: w.counters.isolated_sleeps.load(Relaxed),
                 joins_inline: w.inline_joins(),
                 tasks_shared: w.counters.promoted.load(Relaxed),
+                frames_claimed: w.counters.claimed.load(Relaxed),
             })
             .collect();
         Stats::new(workers, self.registry.external_submissions())

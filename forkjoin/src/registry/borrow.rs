@@ -63,7 +63,7 @@ pub(super) fn run_borrowed<R>(
             let st = worker.owner_state();
             // SAFETY: owner-only state, on the owner's thread (until `give_back`).
             unsafe {
-                debug_assert_eq!((*st).len, 0);
+                debug_assert_eq!((*st).counts.len(), 0);
                 (*st).running = false;
                 (*st).fresh = false;
             }

@@ -141,6 +141,12 @@ pub(crate) fn in_worker<R: Send>(
         Arc::increment_strong_count(current.registry);
         Arc::from_raw(current.registry)
     };
+    // The joins below this wait are offered first, as before blocking: it lasts as long as
+    // the other pool takes, and `op` may wait for one of them (the other half of a join
+    // sending on a channel). Pushed before the wait, they lie below its floor: others steal
+    // them, this waiter does not (DESIGN.md, section 4, "Offered before a wait outside the
+    // pool").
+    current.share_private_frames();
     // Its own region, below this worker's: what it sends back into this pool, by way of
     // any pool, descends from it, and this worker, waiting, may run only that.
     // SAFETY: on this worker's thread.

@@ -25,7 +25,7 @@ impl Worker {
     #[inline]
     fn frame_bound(&self) -> usize {
         // SAFETY: owner-only state, on the owner's thread.
-        let shared = unsafe { (*self.owner_state()).shared };
+        let shared = unsafe { (*self.owner_state()).counts.shared() };
         if self.registry().profiling.is_set() {
             return SHARE_REQUEST;
         }
@@ -109,7 +109,7 @@ impl Worker {
         // SAFETY: on this worker's thread (our contract): owner-only state.
         unsafe {
             let st = self.owner_state();
-            if (*st).shared < (*st).len || self.profiling_now() {
+            if (*st).counts.has_private() || self.profiling_now() {
                 return;
             }
             (*st).deferred_request = depth;
@@ -248,8 +248,7 @@ impl Worker {
                 self.take_request();
                 return;
             }
-            let i = (*st).shared;
-            if !self.deque.is_empty() || i >= (*st).len {
+            if !self.deque.is_empty() || !(*st).counts.has_private() {
                 // Someone can use work, but none can be shared now: keep the request. (The
                 // join that called us has just recorded a frame, so `i < len` in practice.)
                 return;
@@ -259,24 +258,35 @@ impl Worker {
         }
     }
 
-    /// Promotes the oldest private frame, `frames[shared]`, onto the deque.
+    /// Promotes the oldest private frame, `frames[shared]`, onto the deque, unless a thief
+    /// claimed the last one meanwhile (`registry/claim.rs`).
     ///
     /// # Safety
-    /// On this worker's thread, with `shared < len`.
+    /// On this worker's thread.
     unsafe fn promote_oldest_private(&self) {
         let st = self.owner_state();
         // SAFETY: owner-only state on the owner's thread (our contract); frames in
-        // `shared..len` belong to joins still running on this stack, so their heads are live.
+        // `shared..len` belong to joins still running on this stack, so their heads are live;
+        // under the lock no thief claims the frame promoted.
+        let promoted = unsafe {
+            (*st).counts.promote_oldest(&self.frames_lock, |i| {
+                let head = (*self.frames())[i];
+                let region = (*st).region.load(Relaxed);
+                FrameHead::prepare_for_sharing(head, self.index, self.new_region(), region, false);
+            })
+        };
+        let Some(i) = promoted else { return };
+        // SAFETY: as above.
+        let head = unsafe { (*self.frames())[i] };
+        self.refresh_limit();
+        bump(&self.counters.promoted);
+        // SAFETY: as above; the frame is now shared, and only the deque hands it out.
         unsafe {
-            let i = (*st).shared;
-            let head = (*self.frames())[i];
-            FrameHead::prepare_for_sharing(head, self.index, self.new_region(), (*st).region);
-            (*st).shared = i + 1;
-            self.refresh_limit();
-            bump(&self.counters.promoted);
             if (*st).quiet {
-                self.deque
-                    .push_tagged(NonNull::new_unchecked(head as *mut JobHeader), (*st).region);
+                self.deque.push_tagged(
+                    NonNull::new_unchecked(head as *mut JobHeader),
+                    (*st).region.load(Relaxed),
+                );
             } else {
                 self.push(JobRef(NonNull::new_unchecked(head as *mut JobHeader)));
             }
@@ -293,7 +303,7 @@ impl Worker {
         // SAFETY: on the owner's thread (the caller's); owner-only state. Each promotion
         // takes `frames[shared]` and advances `shared` by one, up to `len`.
         unsafe {
-            let private = (*st).len.saturating_sub((*st).shared);
+            let private = (*st).counts.len().saturating_sub((*st).counts.shared());
             for _ in 0..private {
                 self.promote_oldest_private();
             }

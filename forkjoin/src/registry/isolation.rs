@@ -171,7 +171,8 @@ impl Drop for InRegion<'_> {
         // SAFETY: made by `enter_region` on this worker's thread, which still runs it.
         unsafe {
             let st = self.worker.owner_state();
-            ((*st).region, (*st).region_owner) = self.outer;
+            (*st).region.store(self.outer.0, Relaxed);
+            (*st).region_owner = self.outer.1;
         }
         if self.linked {
             self.worker.lineage.pop();
@@ -233,7 +234,7 @@ impl Worker {
     /// On this worker's thread.
     pub(crate) unsafe fn current_region(&self) -> usize {
         // SAFETY: owner-only state, on the owner's thread (our contract).
-        unsafe { (*self.owner_state()).region }
+        unsafe { (*self.owner_state()).region.load(Relaxed) }
     }
 
     /// Runs in `region`, which descends from `parent` (or `NO_PARENT`), until the guard
@@ -253,8 +254,10 @@ impl Worker {
         // SAFETY: owner-only state, on the owner's thread (our contract).
         let outer = unsafe {
             let st = self.owner_state();
-            let outer = ((*st).region, (*st).region_owner);
-            ((*st).region, (*st).region_owner) = (region, owner);
+            // Relaxed: a claiming thief reads it after an Acquire load of `len`, which the
+            // frames made in this region are recorded with (`registry/claim.rs`).
+            let outer = ((*st).region.swap(region, Relaxed), (*st).region_owner);
+            (*st).region_owner = owner;
             outer
         };
         InRegion {
@@ -422,10 +425,25 @@ impl Worker {
                 unsafe { self.execute(job) };
                 continue;
             }
-            let round = round.get_or_insert_with(|| registry.idle.start_looking());
+            // Counted idle before it asks (the thief of its frame shares on request).
+            round.get_or_insert_with(|| registry.idle.start_looking());
             if registry.some_busy() {
                 self.request_sharing();
+                // A stalled worker's private frame, if it runs in a region this waiter
+                // helps with (the links are read only for a claim).
+                let wanted = |r: usize| {
+                    r == region || self.close(&mut scratch.borrow_mut(), region).contains(r)
+                };
+                if let Some(job) = self.claim_from_stalled(&wanted) {
+                    if round.take().is_some() {
+                        registry.idle.work_found(&registry.sleep);
+                    }
+                    // SAFETY: on this worker's thread; the frame was claimed for it alone.
+                    unsafe { self.execute(job) };
+                    continue;
+                }
             }
+            let round = round.get_or_insert_with(|| registry.idle.start_looking());
             let parking = Parking {
                 index: self.index,
                 stay_awake: &|| {
@@ -441,6 +459,19 @@ impl Worker {
             if !round.parks_next() {
                 registry.idle.no_work_found(round, &registry.sleep, parking);
                 continue;
+            }
+            // The only worker of its pool, waiting for another pool: nobody else can run
+            // what it pushed before the wait (the other halves of the joins it is in, which
+            // the other pool's work may wait for), so it runs them itself, as rayon's waits
+            // do (DESIGN.md, section 5, "The guarantee").
+            if across_pools && registry.num_threads() == 1 {
+                if let Some(job) = self.take_own() {
+                    registry.idle.work_found(&registry.sleep);
+                    *round = registry.idle.start_looking();
+                    // SAFETY: on this worker's thread; the job was taken from its deque.
+                    unsafe { self.execute(JobRef(job)) };
+                    continue;
+                }
             }
             // About to park. Work this waiter may not take: make sure a thread that may is
             // awake (counted idle, this waiter may have made its publisher skip the
@@ -465,8 +496,8 @@ impl Worker {
     pub(crate) fn hide_frames_below(&self) -> HiddenFrames<'_> {
         // SAFETY: owner-only state, on the owner's thread (the caller's).
         let shared = unsafe {
-            let st = self.owner_state();
-            std::mem::replace(&mut (*st).shared, (*st).len)
+            let counts = &(*self.owner_state()).counts;
+            counts.set_shared(&self.frames_lock, counts.len())
         };
         self.refresh_limit();
         HiddenFrames {
@@ -486,7 +517,11 @@ pub(crate) struct HiddenFrames<'a> {
 impl Drop for HiddenFrames<'_> {
     fn drop(&mut self) {
         // SAFETY: owner-only state, on the owner's thread (see `hide_frames_below`).
-        unsafe { (*self.worker.owner_state()).shared = self.shared };
+        unsafe {
+            (*self.worker.owner_state())
+                .counts
+                .set_shared(&self.worker.frames_lock, self.shared)
+        };
         self.worker.refresh_limit();
     }
 }

@@ -14,6 +14,7 @@
 //! - `isolation`: what a waiting worker may run (regions, `Helps`), and how it waits.
 
 mod borrow;
+mod claim;
 pub(crate) mod compensation;
 mod entry;
 mod fifo_spawns;

@@ -269,7 +269,12 @@ fn a_pending_request_is_kept_across_refresh_limit() {
     in_worker(&running.registry, |w| {
         let limit = || w.join.limit.load(Relaxed);
         // SAFETY: owner-only state, read on the owner's thread.
-        let (len, shared) = unsafe { ((*w.owner_state()).len, (*w.owner_state()).shared) };
+        let (len, shared) = unsafe {
+            (
+                (*w.owner_state()).counts.len(),
+                (*w.owner_state()).counts.shared(),
+            )
+        };
         assert_eq!((len, shared), (0, 0));
 
         w.join.limit.store(SHARE_REQUEST, Relaxed);

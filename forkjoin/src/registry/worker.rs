@@ -1,3 +1,4 @@
+use super::claim::StallWatch;
 use super::fifo_spawns::FifoSpawns;
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
 use super::idle::Parking;
@@ -5,6 +6,7 @@ use super::inbox::Inbox;
 use super::isolation::{Helps, NO_OWNER};
 use super::Registry;
 use crate::deque::{Deque, Steal};
+use crate::frame_counts::{FrameCounts, FramesLock};
 use crate::job::FrameHead;
 use crate::job::{JobHeader, JobRef};
 use crate::lineage::Lineage;
@@ -58,6 +60,8 @@ pub(crate) struct Counters {
     pub(crate) parks: AtomicU64,
     pub(crate) isolated_sleeps: AtomicU64,
     pub(crate) promoted: AtomicU64,
+    /// Private frames this worker claimed from stalled workers (`registry/claim.rs`).
+    pub(crate) claimed: AtomicU64,
 }
 
 pub(crate) use crate::counter::{add, bump};
@@ -67,8 +71,9 @@ pub(crate) use crate::counter::{add, bump};
 /// `frames[shared..len]` are private. Accessed through raw pointers only, never through a
 /// long-lived `&mut`, because joins nest.
 pub(crate) struct OwnerState {
-    pub(crate) len: usize,
-    pub(crate) shared: usize,
+    /// How many frames are recorded and shared (`crate::frame_counts`: a thief may claim
+    /// the oldest private one).
+    pub(crate) counts: FrameCounts,
     /// Joins whose second closure ran on this worker without ever being shared. Written by
     /// the owner (relaxed load and store), read by `Pool::stats`.
     pub(crate) inline_joins: AtomicU64,
@@ -113,13 +118,17 @@ pub(crate) struct OwnerState {
     /// nothing more).
     pub(crate) blocking: bool,
     /// The region this worker runs in, the tag of what it pushes (`registry/isolation.rs`):
-    /// 0 outside any.
-    pub(super) region: usize,
+    /// 0 outside any. Atomic for a thief that claims a private frame, made in this region.
+    pub(super) region: AtomicUsize,
     /// The slot of the worker that waits for `region`, woken when its work is pushed, or
     /// `NO_OWNER`.
     pub(super) region_owner: usize,
     /// The ids this worker has taken for regions it makes and not yet used (`new_region`).
     pub(super) regions: Range<usize>,
+    /// The worker this one, idle, watches for a stall, and since when (`registry/claim.rs`).
+    pub(super) stall_watch: Option<StallWatch>,
+    /// When this worker last looked for a worker to watch.
+    pub(super) stall_looked: Option<Instant>,
 }
 
 /// What every join reads: the owner's frame count and the bound on it. The first field of a
@@ -147,8 +156,7 @@ impl JoinState {
     const fn new(rng: u64, limit: usize) -> JoinState {
         JoinState {
             owner: CachePadded(UnsafeCell::new(OwnerState {
-                len: 0,
-                shared: 0,
+                counts: FrameCounts::new(),
                 inline_joins: AtomicU64::new(0),
                 fresh: false,
                 source: SOURCE_OWN,
@@ -164,7 +172,9 @@ impl JoinState {
                 caller_deadline: 0,
                 quiet: false,
                 blocking: false,
-                region: 0,
+                region: AtomicUsize::new(0),
+                stall_watch: None,
+                stall_looked: None,
                 region_owner: NO_OWNER,
                 regions: 0..0,
             })),
@@ -215,6 +225,9 @@ pub(crate) struct Worker {
     /// the thread it stands in for (set by `start_spare` before its thread starts or, for a
     /// resting thread, takes the stand-in).
     pub(super) shown_index: AtomicUsize,
+    /// Held by a thief claiming one of this worker's private frames, and by the owner while
+    /// it changes `shared` (`registry/claim.rs`).
+    pub(super) frames_lock: FramesLock,
     /// The regions this worker runs in that descend from another's, for their ancestors'
     /// waiters (`registry/isolation.rs`).
     pub(crate) lineage: CachePadded<Lineage>,
@@ -245,6 +258,7 @@ impl Worker {
             index,
             registry,
             shown_index: AtomicUsize::new(index),
+            frames_lock: FramesLock::new(),
             lineage: CachePadded(Lineage::new()),
             inbox: CachePadded(Inbox::new()),
             fifo_spawns: FifoSpawns::new(),
@@ -314,7 +328,7 @@ impl Worker {
         unsafe { (*ptr::addr_of!((*self.owner_state()).inline_joins)).load(Relaxed) }
     }
 
-    fn next_random(&self) -> u64 {
+    pub(super) fn next_random(&self) -> u64 {
         let st = self.owner_state();
         // SAFETY: owner-only field, accessed by the owner.
         unsafe {
@@ -336,7 +350,7 @@ impl Worker {
         // SAFETY: on this worker's own thread (our contract).
         unsafe {
             let st = self.owner_state();
-            self.push_in(job, (*st).region, (*st).region_owner);
+            self.push_in(job, (*st).region.load(Relaxed), (*st).region_owner);
         }
     }
 
@@ -352,7 +366,7 @@ impl Worker {
         // SAFETY: on this worker's own thread (our contract): owner-only state.
         unsafe {
             let st = self.owner_state();
-            self.push_spawned_in(job, (*st).region, (*st).region_owner);
+            self.push_spawned_in(job, (*st).region.load(Relaxed), (*st).region_owner);
         }
     }
 
@@ -447,7 +461,7 @@ impl Worker {
     /// A job of this worker's own deque for `find_work`: the newest (depth first), or the
     /// oldest in a pool built with rayon's `breadth_first` hint. The join's own path pops
     /// its just-pushed task directly and is the same in both.
-    fn take_own(&self) -> Option<NonNull<JobHeader>> {
+    pub(super) fn take_own(&self) -> Option<NonNull<JobHeader>> {
         if !self.registry().config.breadth_first {
             // SAFETY: `find_work` runs on this worker's thread.
             return unsafe { self.deque.pop() };
@@ -474,7 +488,7 @@ impl Worker {
         // SAFETY: on this worker's thread (our contract): owner-only state.
         unsafe {
             let st = self.owner_state();
-            !self.deque.is_empty() || (*st).len > (*st).shared
+            !self.deque.is_empty() || (*st).counts.has_private()
         }
     }
 
@@ -588,6 +602,12 @@ impl Worker {
             }
             if registry.some_busy() {
                 self.request_sharing();
+                if let Some(job) = self.claim_from_stalled(&|_| true) {
+                    registry.idle.work_found(&registry.sleep);
+                    // SAFETY: on this worker's thread; the frame was claimed for it alone.
+                    unsafe { self.execute(job) };
+                    return false;
+                }
             }
             // A worker between jobs (not inside one, where its stack holds frames or a
             // scope) may lend its slot while it sleeps: see `run_borrowed`.

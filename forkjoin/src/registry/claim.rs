@@ -1,0 +1,160 @@
+//! Claiming a stalled worker's oldest private frame (DESIGN.md, section 4, "Claimed from a
+//! stalled worker"). A join's second closure stays private until its owner, at a join,
+//! sees a request and promotes it; an owner that reaches no join (its first closure blocks
+//! on the second, or runs long) would keep it from every idle worker. So an idle worker that
+//! sees another's request unanswered for `STALL`, with private frames and nothing on its
+//! deque, takes the oldest private frame itself.
+//!
+//! The race with the owner popping that frame, and the asymmetric fence that settles it, are
+//! `crate::frame_counts`'s; this file decides when to claim and what a claimed frame becomes.
+
+use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
+use super::worker::{bump, Worker};
+use crate::job::{FrameHead, JobHeader, JobRef};
+use std::ptr::NonNull;
+use std::sync::atomic::Ordering::Relaxed;
+use std::time::{Duration, Instant};
+
+/// How long a request must stay unanswered, the owner's frame and job counts unchanged,
+/// before an idle worker claims a private frame: two heartbeat periods, so that a worker
+/// that reaches joins (and answers) never meets a claim.
+const STALL: Duration = Duration::from_micros(2 * HEARTBEAT.as_micros() as u64);
+
+/// A worker an idle one watches for a stall: which, its progress then, and since when.
+#[derive(Clone, Copy)]
+pub(crate) struct StallWatch {
+    victim: usize,
+    progress: u64,
+    since: Instant,
+}
+
+impl Worker {
+    /// The owner's slow path for frame `idx`, which its fast path saw maybe shared: `None`
+    /// if a claim of it backed off meanwhile (the frame is private: run it inline), else
+    /// whether a thief claimed it (then it is not on the deque). On the owner's thread,
+    /// every younger frame completed.
+    pub(crate) fn take_back_shared(&self, idx: usize) -> Option<bool> {
+        // SAFETY: owner-only state, on the owner's thread (our contract); once `take_back`
+        // says the frame is shared, its latch was written by whoever shared it, under the
+        // lock `take_back` then took.
+        unsafe {
+            if !(*self.owner_state())
+                .counts
+                .take_back(&self.frames_lock, idx)
+            {
+                return None;
+            }
+            let head = (*self.frames())[idx];
+            Some((*head).latch().claimed)
+        }
+    }
+
+    /// What a worker's owner has done lately: its joins and jobs. Unchanged over `STALL`,
+    /// with a request pending, it has reached no join.
+    fn progress(&self) -> u64 {
+        // Relaxed: statistics counters, read as hints.
+        // SAFETY: `inline_joins` is an atomic; the owner state lives as long as the worker.
+        let joins = unsafe { (*self.owner_state()).inline_joins.load(Relaxed) };
+        joins.wrapping_add(self.counters.executed.load(Relaxed))
+    }
+
+    /// Whether `victim` has a private frame to claim and no other work: a request pending,
+    /// nothing on its deque, frames not shared. Hints, read without the lock.
+    fn claimable(&self, victim: &Worker) -> bool {
+        // Relaxed: hints; `try_claim` decides under the lock.
+        victim.index != self.index
+            && victim.join.limit.load(Relaxed) == SHARE_REQUEST
+            && victim.deque.is_empty()
+            // SAFETY: the counts are atomics; the owner state lives as long as the worker.
+            && unsafe { (*victim.owner_state()).counts.has_private() }
+    }
+
+    /// An idle worker's look for a stalled worker whose current region `wanted` accepts:
+    /// the oldest private frame of one that has stayed claimable, making no progress, for
+    /// `STALL` since this worker began to watch it. On this worker's thread.
+    pub(super) fn claim_from_stalled(&self, wanted: &dyn Fn(usize) -> bool) -> Option<JobRef> {
+        let registry = self.registry();
+        let st = self.owner_state();
+        let now = Instant::now();
+        // SAFETY: owner-only state, on the owner's thread.
+        let watch = unsafe { (*st).stall_watch };
+        if let Some(w) = watch.filter(|w| w.victim < registry.slot_count()) {
+            let victim = registry.slot(w.victim);
+            if self.claimable(victim) && victim.progress() == w.progress {
+                if now.duration_since(w.since) < STALL {
+                    return None;
+                }
+                // SAFETY: owner-only state, on the owner's thread.
+                unsafe { (*st).stall_watch = None };
+                return self.try_claim(victim, wanted);
+            }
+        }
+        // Watch the first claimable worker from a random start, at most every half period:
+        // each look reads the line the others' joins write.
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe {
+            if (*st)
+                .stall_looked
+                .is_some_and(|t| now.duration_since(t) < HEARTBEAT / 2)
+            {
+                (*st).stall_watch = None;
+                return None;
+            }
+            (*st).stall_looked = Some(now);
+        }
+        let workers = registry.slot_count();
+        let start = (self.next_random() % workers as u64) as usize;
+        let found = (0..workers)
+            .map(|k| registry.slot((start + k) % workers))
+            .find(|&v| self.claimable(v))
+            .map(|v| StallWatch {
+                victim: v.index,
+                progress: v.progress(),
+                since: now,
+            });
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe { (*st).stall_watch = found };
+        None
+    }
+
+    /// Claims `victim`'s oldest private frame, if its region is `wanted` and the victim does
+    /// not pop it first (the protocol in the module's docs). The frame is then this worker's
+    /// to run, as if stolen from the victim's deque.
+    fn try_claim(&self, victim: &Worker, wanted: &dyn Fn(usize) -> bool) -> Option<JobRef> {
+        let st = victim.owner_state();
+        // SAFETY: the counts and `region` are atomics. `claim` runs the closure for frame
+        // `s` only once the claim holds: the frame's pointer and contents are visible (with
+        // the `region` the owner made it in: it changes again only inside a wait, which
+        // hides the frames under the lock, or once they complete; a task run inline by its
+        // joiner is the exception, and then the frame's parent is that task's region), and
+        // the owner cannot pop it before the lock is released, so it stays on its stack
+        // until its latch is set.
+        let claimed = unsafe {
+            (*st).counts.claim(&victim.frames_lock, |s| {
+                let region = (*st).region.load(Relaxed);
+                if !wanted(region) {
+                    return false;
+                }
+                let head = (*victim.frames())[s];
+                // `new_region` on this worker's thread, the caller's.
+                let id = self.new_region();
+                FrameHead::prepare_for_sharing(head, victim.index, id, region, true);
+                true
+            })
+        };
+        // SAFETY: as above: the claimed frame is live and this worker's alone to run.
+        let claimed = claimed.map(|s| unsafe {
+            JobRef(NonNull::new_unchecked(
+                (*victim.frames())[s] as *mut JobHeader,
+            ))
+        });
+        if claimed.is_some() {
+            bump(&self.counters.claimed);
+            bump(&self.counters.stolen);
+            // Where the job came from, as `find_work` records it (`OwnerState::source`).
+            // SAFETY: owner-only state, on the owner's thread.
+            unsafe { (*self.owner_state()).source = victim.index };
+        }
+        claimed
+    }
+}
