@@ -249,7 +249,8 @@ impl<T> Deque<T> {
 
     /// The index of the next push. Exact for the owner (only it writes `bottom`).
     pub(crate) fn bottom_index(&self) -> isize {
-        // Relaxed: only the owner writes it, and only the owner asks.
+        // Relaxed: only the owner writes it; the owner asks, and a thief claiming a frame
+        // under the owner's frames lock, while the owner cannot push (`registry/claim.rs`).
         self.bottom.load(Relaxed)
     }
 

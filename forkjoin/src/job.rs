@@ -90,6 +90,11 @@ pub(crate) struct FrameLatch {
     /// Taken by a thief straight from the owner's private frames (`registry/claim.rs`),
     /// not from its deque.
     pub(crate) claimed: bool,
+    /// The owner's deque holds what the frame's first closure pushed from this index on:
+    /// its bottom when the frame was claimed (jobs below were there before, an outer
+    /// join's, which its wait must not take), or `isize::MIN` for a frame it promoted
+    /// (every job left above a promoted frame was pushed after it).
+    pub(crate) floor: isize,
 }
 
 /// The type-erased start of every join frame. `#[repr(C)]` so that a `*const FrameHead`
@@ -103,7 +108,7 @@ pub(crate) struct FrameHead {
 
 impl FrameHead {
     /// Fills in the latch before the frame is pushed onto the deque, or as a thief claims
-    /// it (`claimed`).
+    /// it (`floor`: the owner's deque bottom then).
     ///
     /// # Safety
     /// `head` is a live frame that has not been shared, on the calling worker's stack or
@@ -113,7 +118,7 @@ impl FrameHead {
         owner: usize,
         region: usize,
         parent: usize,
-        claimed: bool,
+        floor: Option<isize>,
     ) {
         // SAFETY: `head` is a live, unshared frame on the calling worker's stack (our contract): nobody else reads its latch yet.
         unsafe {
@@ -123,7 +128,8 @@ impl FrameHead {
                 thief: AtomicUsize::new(usize::MAX),
                 region,
                 parent,
-                claimed,
+                claimed: floor.is_some(),
+                floor: floor.unwrap_or(isize::MIN),
             });
         }
     }

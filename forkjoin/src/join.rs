@@ -472,8 +472,9 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
                         // Relaxed: only a hint for where to steal; stale values are harmless.
                         let thief = latch.thief.load(Relaxed);
                         // Isolated: the frame's own region, and whatever this worker pushed
-                        // (every job left on its deque lies above the stolen frame).
-                        let helps = Helps::descendants_from(isize::MIN, latch.region);
+                        // since the frame was shared (every job left on its deque lies above
+                        // a stolen frame; a claimed one's latch says where its jobs start).
+                        let helps = Helps::descendants_from(latch.floor, latch.region);
                         worker.wait_until(&|| latch.core.probe(), Some(thief), helps);
                         break;
                     }

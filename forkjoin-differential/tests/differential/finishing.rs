@@ -164,6 +164,31 @@ same_on_both! {
 }
 
 same_on_both! {
+    /// The two items of a loop wait for each other (a barrier of two), and so do the two
+    /// halves of a join: each pair must run on two threads at once. rayon needs two
+    /// workers. Observed per worker count and round: that both ended.
+    fn items_that_wait_for_each_other_meet() -> Option<Vec<bool>> {
+        use std::sync::Barrier;
+        watchdog(|| {
+            let mut seen = Vec::new();
+            for &n in &WORKERS[1..] {
+                let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                for _ in 0..5 {
+                    let meet = Barrier::new(2);
+                    pool.install(|| (0..2).into_par_iter().for_each(|_| {
+                        meet.wait();
+                    }));
+                    let pair = Barrier::new(2);
+                    pool.install(|| rt::join(|| pair.wait(), || pair.wait()));
+                    seen.push(true);
+                }
+            }
+            seen
+        })
+    }
+}
+
+same_on_both! {
     /// Below `depth` nested joins, a join's first half spawns a job (`spawn_fifo`, then
     /// `spawn`) that sends a value, and works 2 ms; the second half receives the value. The
     /// spawned job must run before the second half, which blocks in `recv` (on one worker:

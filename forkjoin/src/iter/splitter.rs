@@ -75,6 +75,19 @@ impl Bounds {
             max: producer.max_len().max(1),
         }
     }
+
+    /// Whether a run of `len` items may split its first `min` off (`split_first`): any
+    /// two items without a `with_min_len`; with one, only where the lazy splitter could
+    /// split the rest after a first chunk of `min` items too, so that a piece of at most
+    /// `3 * min` items (as `map_reduce_deterministic` makes) is folded whole, as before.
+    #[inline]
+    fn split_first(&self, len: usize) -> bool {
+        if self.min == 1 {
+            len >= 2
+        } else {
+            len >= 3 * self.min
+        }
+    }
 }
 
 /// Entry point of `bridge_producer_consumer`.
@@ -127,9 +140,59 @@ where
     reducer.reduce(l, r)
 }
 
-/// One run: fold on this worker, splitting lazily.
+/// One run: fold on this worker, splitting lazily; while some worker is idle as it starts,
+/// its first item is split off first (`split_first`).
 #[inline]
 fn run<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds, worker: &Worker) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if bounds.split_first(len) && !C::RIGHT_FIRST && worker.someone_idle() && !worker.alone() {
+        return split_first(len, producer, consumer, bounds);
+    }
+    run_lazily(len, producer, consumer, bounds, worker)
+}
+
+/// A run that starts while some worker is idle: its first item (or `with_min_len` items)
+/// and its rest are the two halves of a join, so that the rest is a join frame from the
+/// start. If the first item runs long or blocks (a loop of a few coarse items), an idle
+/// worker claims the rest (DESIGN.md, section 8, "The first item split off"); a thief's run
+/// of it splits its own first item off again. If the first item is short, the rest comes
+/// back private at once and runs lazily, as any run, for the cost of one join.
+#[cold]
+#[inline(never)]
+fn split_first<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let first = bounds.min;
+    let (head_p, rest_p) = producer.split_at(first);
+    let (head_c, rest_c, reducer) = consumer.split_at(first);
+    let (l, r) = join_context(
+        move |_| run_lazily(first, head_p, head_c, bounds, current_worker()),
+        move |ctx| {
+            let worker = current_worker();
+            if ctx.migrated() {
+                run(len - first, rest_p, rest_c, bounds, worker)
+            } else {
+                run_lazily(len - first, rest_p, rest_c, bounds, worker)
+            }
+        },
+    );
+    reducer.reduce(l, r)
+}
+
+/// `run` without the first item split off.
+#[inline]
+fn run_lazily<P, C>(
+    len: usize,
+    producer: P,
+    consumer: C,
+    bounds: Bounds,
+    worker: &Worker,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
@@ -212,17 +275,18 @@ where
         if folder.full() {
             return folder.complete();
         }
-        if pace.boundary(take, len, bounds) {
-            return split_folder::<P, C>(len, producer, folder, bounds, pace);
+        if let Some(mid) = pace.boundary(take, len, bounds) {
+            return split_folder::<P, C>(len, mid, producer, folder, bounds, pace);
         }
     }
 }
 
-/// Shares the right half of a run's rest; the left half goes on in the same folder.
+/// Shares a run's rest after `mid` items; the first `mid` go on in the same folder.
 #[cold]
 #[inline(never)]
 fn split_folder<P, C>(
     len: usize,
+    mid: usize,
     producer: P,
     mut folder: C::Folder,
     bounds: Bounds,
@@ -232,7 +296,6 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let mid = len / 2;
     let (left, right) = producer.split_at(mid);
     let (right_c, reducer) = C::split_folder(&mut folder, mid);
     let here = StaysHere((folder, pace));
@@ -285,8 +348,7 @@ where
         producer = tail;
         consumer = tail_c;
         len -= take;
-        if pace.boundary(take, len, bounds) {
-            let mid = len / 2;
+        if let Some(mid) = pace.boundary(take, len, bounds) {
             let (left_p, right_p) = producer.split_at(mid);
             let (left_c, right_c, reducer) = consumer.split_at(mid);
             let pace = StaysHere(pace);
@@ -577,9 +639,10 @@ impl Pace {
     }
 
     /// Called between two chunks: `done` items were just folded and `rest` remain. Sets the
-    /// next chunk's length and says whether to split the rest now.
+    /// next chunk's length and says where to split the rest now, if it should: in half, when
+    /// asked and worth it.
     #[inline(always)]
-    fn boundary(&mut self, done: usize, rest: usize, bounds: Bounds) -> bool {
+    fn boundary(&mut self, done: usize, rest: usize, bounds: Bounds) -> Option<usize> {
         if self.since != 0 {
             *self = self.timed(done);
         } else {
@@ -590,18 +653,18 @@ impl Pace {
             }
         }
         if self.declined || rest / 2 < bounds.min {
-            return false;
+            return None;
         }
         // SAFETY: the worker running this run (see `worker`), alive while its thread is.
         let worker = unsafe { &*self.worker };
         // SAFETY: on the worker's own thread (a run never moves).
         let deferred = unsafe { worker.deferred_request_for(self.depth) } && worker.someone_idle();
         if !deferred && !worker.split_requested() {
-            return false;
+            return None;
         }
         let (pace, split) = self.asked(rest);
         *self = pace;
-        split
+        split.then_some(rest / 2)
     }
 
     /// A timed chunk ended: learn the cost per item and size the next chunk.

@@ -138,7 +138,10 @@ impl Worker {
                 let head = (*victim.frames())[s];
                 // `new_region` on this worker's thread, the caller's.
                 let id = self.new_region();
-                FrameHead::prepare_for_sharing(head, victim.index, id, region, true);
+                // Relaxed: under the lock the owner cannot push (a spawn promotes its
+                // frames first, under the lock): what it pushes from now on lies above.
+                let floor = victim.deque.bottom_index();
+                FrameHead::prepare_for_sharing(head, victim.index, id, region, Some(floor));
                 true
             })
         };

@@ -1,5 +1,5 @@
 use super::worker::{bump, Worker, FRAMES, PRIVATE_FRAMES, SOURCE_OWN};
-use crate::job::{FrameHead, JobHeader, JobRef};
+use crate::job::{FrameHead, JobHeader};
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
@@ -268,28 +268,27 @@ impl Worker {
         // SAFETY: owner-only state on the owner's thread (our contract); frames in
         // `shared..len` belong to joins still running on this stack, so their heads are live;
         // under the lock no thief claims the frame promoted.
+        // Pushed under the lock: a thief that claims the next frame reads this deque's
+        // bottom as the floor of what that frame's owner may take while it waits for it, and
+        // this frame, an outer join's, must lie below (`registry/claim.rs`).
         let promoted = unsafe {
             (*st).counts.promote_oldest(&self.frames_lock, |i| {
                 let head = (*self.frames())[i];
                 let region = (*st).region.load(Relaxed);
-                FrameHead::prepare_for_sharing(head, self.index, self.new_region(), region, false);
+                FrameHead::prepare_for_sharing(head, self.index, self.new_region(), region, None);
+                self.deque
+                    .push_tagged(NonNull::new_unchecked(head as *mut JobHeader), region);
             })
         };
-        let Some(i) = promoted else { return };
-        // SAFETY: as above.
-        let head = unsafe { (*self.frames())[i] };
+        if promoted.is_none() {
+            return;
+        }
         self.refresh_limit();
         bump(&self.counters.promoted);
-        // SAFETY: as above; the frame is now shared, and only the deque hands it out.
-        unsafe {
-            if (*st).quiet {
-                self.deque.push_tagged(
-                    NonNull::new_unchecked(head as *mut JobHeader),
-                    (*st).region.load(Relaxed),
-                );
-            } else {
-                self.push(JobRef(NonNull::new_unchecked(head as *mut JobHeader)));
-            }
+        // SAFETY: owner-only state, on the owner's thread (our contract).
+        if unsafe { !(*st).quiet } {
+            // What `push` does after its push: wake a parked worker, or the region's waiter.
+            self.notify_pushed();
         }
     }
 

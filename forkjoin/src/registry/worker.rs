@@ -341,20 +341,7 @@ impl Worker {
         }
     }
 
-    /// Pushes a job onto this worker's deque, tagged with the region it runs in, and lets
-    /// an idle worker know, and the region's waiter if it is parked.
-    ///
-    /// # Safety
-    /// Must be called on this worker's own thread.
-    pub(crate) unsafe fn push(&self, job: JobRef) {
-        // SAFETY: on this worker's own thread (our contract).
-        unsafe {
-            let st = self.owner_state();
-            self.push_in(job, (*st).region.load(Relaxed), (*st).region_owner);
-        }
-    }
-
-    /// `push` of a job the program spawned (`spawn`, `submit`, a FIFO spawn's marker): the
+    /// A push of a job the program spawned (`spawn`, `submit`, a FIFO spawn's marker): the
     /// private frames of the joins running on this stack are promoted first, so that the
     /// job lies above their second closures, as on rayon's deque, and each join, completing,
     /// runs the jobs its first closure spawned before its second closure, which may wait
@@ -387,6 +374,18 @@ impl Worker {
     pub(crate) unsafe fn push_in(&self, job: JobRef, region: usize, owner: usize) {
         // SAFETY: on this worker's own thread (our contract), the deque's owner.
         unsafe { self.deque.push_tagged(job.0, region) };
+        self.notify_pushed_to(owner);
+    }
+
+    /// After a push in the current region: wakes a parked worker, and the region's waiter.
+    pub(super) fn notify_pushed(&self) {
+        // SAFETY: owner-only state, on the owner's thread (the caller's, who pushed).
+        let owner = unsafe { (*self.owner_state()).region_owner };
+        self.notify_pushed_to(owner);
+    }
+
+    /// After a push of work whose waiter is `owner`: wakes a parked worker, and `owner`.
+    fn notify_pushed_to(&self, owner: usize) {
         let registry = self.registry();
         // Its fence also orders the push before the look at the owner's slot below.
         registry.notify_work();
