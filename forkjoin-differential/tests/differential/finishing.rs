@@ -166,21 +166,26 @@ same_on_both! {
 same_on_both! {
     /// The two items of a loop wait for each other (a barrier of two), and so do the two
     /// halves of a join: each pair must run on two threads at once. rayon needs two
-    /// workers. Observed per worker count and round: that both ended.
-    fn items_that_wait_for_each_other_meet() -> Option<Vec<bool>> {
+    /// workers. Observed per worker count and round: each pair's leaders (one).
+    fn items_that_wait_for_each_other_meet() -> Option<Vec<(usize, usize)>> {
         use std::sync::Barrier;
         watchdog(|| {
             let mut seen = Vec::new();
             for &n in &WORKERS[1..] {
                 let pool = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
                 for _ in 0..5 {
+                    // How many of each pair came out of the barrier as its leader: one.
                     let meet = Barrier::new(2);
-                    pool.install(|| (0..2).into_par_iter().for_each(|_| {
-                        meet.wait();
-                    }));
+                    let in_loop = pool.install(|| {
+                        (0..2)
+                            .into_par_iter()
+                            .map(|_| usize::from(meet.wait().is_leader()))
+                            .sum()
+                    });
                     let pair = Barrier::new(2);
-                    pool.install(|| rt::join(|| pair.wait(), || pair.wait()));
-                    seen.push(true);
+                    let leader = || usize::from(pair.wait().is_leader());
+                    let (a, b) = pool.install(|| rt::join(leader, leader));
+                    seen.push((in_loop, a + b));
                 }
             }
             seen
