@@ -193,6 +193,7 @@ stage "the workspace's tests, unoptimised: the build"
 # among them, in the `dev` profile: unoptimised, with debug assertions (overflow checks on
 # every index computation the iterators make). `fj`'s end-to-end tests run this build of
 # `fj`. (The doctests are compiled as they run.)
+rm -f "$logs/first-stage.done"
 run cargo test --workspace --no-run
 
 # --- What builds while the tests run ---------------------------------------------------
@@ -215,11 +216,15 @@ background_builds() {
             env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests --no-run &&
         step "clippy, warnings as errors" \
             env CARGO_TARGET_DIR=target/clippy cargo clippy --workspace --all-targets -- -D warnings &&
-        step "MPI: the build (waits for Open MPI, and for the first stage to free target/)" \
+        step "MPI: the build (waits for Open MPI, and for the first stage's tests to end)" \
             build_mpi_tests
 }
-# What the `mpi` feature changes of the first stage's build: `fj` and forkjoin-mpi.
+# What the `mpi` feature changes of the first stage's build: `fj` and forkjoin-mpi. Built in
+# `target/`, it replaces `target/debug/fj`, which the first stage's end-to-end tests run
+# (`fj ft` without MPI must say how to get it): so not before those tests end. (In a tree
+# built before, the other background builds are quick and it started while they ran.)
 build_mpi_tests() {
+    while [[ ! -e $logs/first-stage.done ]]; do sleep 2; done
     while [[ ! -s $logs/mpi-install.status ]]; do sleep 2; done
     [[ $(cat "$logs/mpi-install.status") == 0 ]] || { echo "installing Open MPI failed"; return 1; }
     cargo test -p forkjoin-bench --features mpi --test mpi --no-run &&
@@ -236,7 +241,10 @@ say "building the optimised runtime tests, loom's and the MPI tests, and clippy,
 
 # --- 1. The workspace, unoptimised: its tests ------------------------------------------
 stage "the workspace's tests and doctests, unoptimised (the quick tier, cargo quick, and the doctests)"
-run cargo test --workspace
+first_stage_status=0
+run cargo test --workspace || first_stage_status=$?
+touch "$logs/first-stage.done"
+((first_stage_status == 0)) || exit "$first_stage_status"
 
 # --- 2. The runtime, optimised ---------------------------------------------------------
 stage "the runtime's own tests, optimised, default features"
