@@ -38,7 +38,7 @@ use super::plumbing::traits::{
     Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer,
 };
 use crate::clock;
-use crate::join::{join, join_context};
+use crate::join::{join, join_context, FnContext};
 use crate::registry::{self, Worker};
 use std::cell::Cell;
 
@@ -130,13 +130,36 @@ where
     C: Consumer<P::Item>,
 {
     let mid = len / 2;
+    fork_at(
+        mid,
+        producer,
+        consumer,
+        move |p, c, _| split_to_max(mid, p, c, bounds, current_worker()),
+        move |p, c, _| split_to_max(len - mid, p, c, bounds, current_worker()),
+    )
+}
+
+/// Splits the producer and the consumer after `mid` items and runs the pieces as a join
+/// (the right one first for a `RIGHT_FIRST` consumer), each told whether it migrated; the
+/// reducer joins their results.
+#[inline(always)]
+fn fork_at<P, C, L, R>(mid: usize, producer: P, consumer: C, left: L, right: R) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+    L: FnOnce(P, C, bool) -> C::Result + Send,
+    R: FnOnce(P, C, bool) -> C::Result + Send,
+{
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_at(mid);
-    let (l, r) = join_in_order(
-        C::RIGHT_FIRST,
-        move || split_to_max(mid, left_p, left_c, bounds, current_worker()),
-        move || split_to_max(len - mid, right_p, right_c, bounds, current_worker()),
-    );
+    let left = move |ctx: FnContext| left(left_p, left_c, ctx.migrated());
+    let right = move |ctx: FnContext| right(right_p, right_c, ctx.migrated());
+    let (l, r) = if C::RIGHT_FIRST {
+        let (r, l) = join_context(right, left);
+        (l, r)
+    } else {
+        join_context(left, right)
+    };
     reducer.reduce(l, r)
 }
 
@@ -168,20 +191,20 @@ where
     C: Consumer<P::Item>,
 {
     let first = bounds.min;
-    let (head_p, rest_p) = producer.split_at(first);
-    let (head_c, rest_c, reducer) = consumer.split_at(first);
-    let (l, r) = join_context(
-        move |_| run_lazily(first, head_p, head_c, bounds, current_worker()),
-        move |ctx| {
+    fork_at(
+        first,
+        producer,
+        consumer,
+        move |p, c, _| run_lazily(first, p, c, bounds, current_worker()),
+        move |p, c, migrated| {
             let worker = current_worker();
-            if ctx.migrated() {
-                run(len - first, rest_p, rest_c, bounds, worker)
+            if migrated {
+                run(len - first, p, c, bounds, worker)
             } else {
-                run_lazily(len - first, rest_p, rest_c, bounds, worker)
+                run_lazily(len - first, p, c, bounds, worker)
             }
         },
-    );
-    reducer.reduce(l, r)
+    )
 }
 
 /// `run` without the first item split off.
