@@ -50,8 +50,6 @@ pub(crate) struct Idle {
     count: CachePadded<AtomicUsize>,
     /// A parked worker keeps the heartbeat going (see `no_work_found`).
     watcher: CachePadded<AtomicBool>,
-    /// The watcher's current backoff (0: it ticks every period).
-    watch_backoff: AtomicUsize,
 }
 
 /// The watcher's period doubles, up to this many times, while every request it made is
@@ -117,7 +115,6 @@ impl Idle {
         Idle {
             count: CachePadded(AtomicUsize::new(workers)),
             watcher: CachePadded(AtomicBool::new(false)),
-            watch_backoff: AtomicUsize::new(0),
         }
     }
 
@@ -228,10 +225,6 @@ impl Idle {
                 } else {
                     0
                 };
-                if watch {
-                    // Relaxed: a hint for `watched`.
-                    self.watch_backoff.store(round.backoff as usize, Relaxed);
-                }
                 watch.then_some(parking.period * (1 << round.backoff))
             },
             parking.lendable,
@@ -250,13 +243,10 @@ impl Idle {
         }
     }
 
-    /// Whether a parked worker is on watch and ticks every period (see `no_work_found`): a
-    /// share may then wait for its tick instead of waking anyone. Not while it has backed
-    /// off: a busy worker in long items without boundaries kept a quiet share waiting up to
-    /// 64 periods, and took it back itself (DESIGN.md, section 7, "Entry from outside the pool").
+    /// Whether a parked worker is on watch (see `no_work_found`).
     pub(crate) fn watched(&self) -> bool {
-        // Relaxed: hints; a watcher that has just left, or backed off, costs a tick's wait.
-        self.watcher.load(Relaxed) && self.watch_backoff.load(Relaxed) == 0
+        // Relaxed: a hint; a watcher that has just left costs a tick's wait.
+        self.watcher.load(Relaxed)
     }
 }
 
