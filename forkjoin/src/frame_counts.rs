@@ -12,6 +12,10 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 pub(crate) struct FrameCounts {
     len: AtomicUsize,
     shared: AtomicUsize,
+    /// `shared` as the owner last set it. A claim only ever raises `shared` above it (and
+    /// counts its frame shared while it is in progress, taking the count back if it fails),
+    /// so `len == by_owner` means no frame is private and no claim is in progress. Owner-only.
+    by_owner: AtomicUsize,
 }
 
 /// A spin lock held by a thief for one claim (a system call), and by the owner while it
@@ -64,6 +68,7 @@ impl FrameCounts {
         FrameCounts {
             len: AtomicUsize::new(0),
             shared: AtomicUsize::new(0),
+            by_owner: AtomicUsize::new(0),
         }
     }
 
@@ -72,6 +77,7 @@ impl FrameCounts {
         FrameCounts {
             len: AtomicUsize::new(0),
             shared: AtomicUsize::new(0),
+            by_owner: AtomicUsize::new(0),
         }
     }
 
@@ -115,6 +121,7 @@ impl FrameCounts {
             let shared = idx < self.shared.load(Relaxed);
             if shared {
                 self.shared.store(idx, Relaxed);
+                self.by_owner.store(idx, Relaxed);
             }
             shared
         })
@@ -134,18 +141,27 @@ impl FrameCounts {
             }
             share(i);
             self.shared.store(i + 1, Relaxed);
+            self.by_owner.store(i + 1, Relaxed);
             Some(i)
         })
     }
 
     /// The owner sets `shared` (frames hidden below a wait, and back).
     pub(crate) fn set_shared(&self, lock: &FramesLock, shared: usize) -> usize {
+        self.by_owner.store(shared, Relaxed);
         lock.with(|| self.shared.swap(shared, Relaxed))
     }
 
     /// Whether frames are private (a hint, read without the lock).
     pub(crate) fn has_private(&self) -> bool {
         self.len.load(Relaxed) > self.shared.load(Relaxed)
+    }
+
+    /// On the owner's thread, without the lock: true only if no frame is private and no
+    /// claim is in progress (then none can start: there is nothing to claim). False says
+    /// "maybe": decide under the lock (`promote_oldest`). Relaxed: the owner's own writes.
+    pub(crate) fn none_private(&self) -> bool {
+        self.len.load(Relaxed) == self.by_owner.load(Relaxed)
     }
 
     /// A thief claims the oldest private frame: on success, `take(i)` runs under the lock
@@ -377,6 +393,40 @@ mod loom_tests {
             }
             thief.join().unwrap();
             assert_eq!([runs[0].load(Relaxed), runs[1].load(Relaxed)], [1, 1]);
+        });
+    }
+
+    /// A claim that declines (the frame's region is not the claimer's) counts the frame
+    /// shared until it takes the count back: an owner that shares every private frame
+    /// (before it changes region) asks `none_private`, then promotes until `promote_oldest`
+    /// finds none, under the lock, and leaves no frame private. Counting `len - shared`
+    /// first would skip the frame a declining claim held.
+    #[test]
+    fn promoting_until_none_leaves_no_frame_private_beside_a_declining_claim() {
+        model(|| {
+            let counts = Arc::new(FrameCounts::new());
+            let lock = Arc::new(FramesLock::new());
+            counts.recorded(0);
+            counts.recorded(1);
+            // Frame 0 shared already: the claim's tentative count then equals `len`.
+            assert_eq!(counts.promote_oldest(&lock, |_| {}), Some(0));
+            let thief = {
+                let (counts, lock) = (counts.clone(), lock.clone());
+                thread::spawn(move || assert_eq!(counts.claim(&lock, |_| false), None))
+            };
+            // The owner runs on meanwhile: a yield lets the claim start first (without it the
+            // bounded search never runs the claim's tentative count before the owner looks).
+            thread::yield_now();
+            let mut promoted = Vec::new();
+            if !counts.none_private() {
+                while let Some(i) = counts.promote_oldest(&lock, |_| {}) {
+                    promoted.push(i);
+                }
+            }
+            assert!(counts.none_private());
+            thief.join().unwrap();
+            assert_eq!(promoted, [1]);
+            assert_eq!((counts.len(), counts.shared()), (2, 2));
         });
     }
 }

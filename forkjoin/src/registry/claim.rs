@@ -124,11 +124,9 @@ impl Worker {
         let st = victim.owner_state();
         // SAFETY: the counts and `region` are atomics. `claim` runs the closure for frame
         // `s` only once the claim holds: the frame's pointer and contents are visible (with
-        // the `region` the owner made it in: it changes again only inside a wait, which
-        // hides the frames under the lock, or once they complete; a task run inline by its
-        // joiner is the exception, and then the frame's parent is that task's region), and
-        // the owner cannot pop it before the lock is released, so it stays on its stack
-        // until its latch is set.
+        // the `region` the owner made it in: `enter_region` shares the private frames, under
+        // the lock, before it changes the region), and the owner cannot pop it before the
+        // lock is released, so it stays on its stack until its latch is set.
         let claimed = unsafe {
             (*st).counts.claim(&victim.frames_lock, |s| {
                 let region = (*st).region.load(Relaxed);

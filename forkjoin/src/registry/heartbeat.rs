@@ -259,11 +259,11 @@ impl Worker {
     }
 
     /// Promotes the oldest private frame, `frames[shared]`, onto the deque, unless a thief
-    /// claimed the last one meanwhile (`registry/claim.rs`).
+    /// claimed the last one meanwhile (`registry/claim.rs`): whether it promoted one.
     ///
     /// # Safety
     /// On this worker's thread.
-    unsafe fn promote_oldest_private(&self) {
+    unsafe fn promote_oldest_private(&self) -> bool {
         let st = self.owner_state();
         // SAFETY: owner-only state on the owner's thread (our contract); frames in
         // `shared..len` belong to joins still running on this stack, so their heads are live;
@@ -281,7 +281,7 @@ impl Worker {
             })
         };
         if promoted.is_none() {
-            return;
+            return false;
         }
         self.refresh_limit();
         bump(&self.counters.promoted);
@@ -290,6 +290,7 @@ impl Worker {
             // What `push` does after its push: wake a parked worker, or the region's waiter.
             self.notify_pushed();
         }
+        true
     }
 
     /// Promotes every private frame, oldest first, so that the newest is on top of the deque:
@@ -297,16 +298,21 @@ impl Worker {
     /// worker's own pending second closures as rayon's do, `blocking` offers them before its
     /// thread blocks, and a spawned job is pushed above them (DESIGN.md, section 4, "Offered
     /// before a wait outside the pool"). On the worker's own thread.
+    #[inline]
     pub(crate) fn share_private_frames(&self) {
-        let st = self.owner_state();
-        // SAFETY: on the owner's thread (the caller's); owner-only state. Each promotion
-        // takes `frames[shared]` and advances `shared` by one, up to `len`.
-        unsafe {
-            let private = (*st).counts.len().saturating_sub((*st).counts.shared());
-            for _ in 0..private {
-                self.promote_oldest_private();
-            }
+        // SAFETY: on the owner's thread (the caller's); owner-only state.
+        if unsafe { !(*self.owner_state()).counts.none_private() } {
+            self.share_private_frames_locked();
         }
+    }
+
+    /// Counted under the lock, one promotion at a time: read without it, `shared` may be a
+    /// claim's tentative count, which the claim takes back if it fails.
+    #[cold]
+    #[inline(never)]
+    fn share_private_frames_locked(&self) {
+        // SAFETY: on the owner's thread (our caller's).
+        while unsafe { self.promote_oldest_private() } {}
     }
 
     /// Whether every other worker still has a request pending, none taken since this one

@@ -254,6 +254,10 @@ impl Worker {
         // SAFETY: owner-only state, on the owner's thread (our contract).
         let outer = unsafe {
             let st = self.owner_state();
+            // A frame is tagged, when promoted or claimed, with the region its worker runs
+            // in then: the private frames below, made in the region left, are offered now,
+            // tagged with it (DESIGN.md, section 5, "Regions").
+            self.share_private_frames();
             // Relaxed: a claiming thief reads it after an Acquire load of `len`, which the
             // frames made in this region are recorded with (`registry/claim.rs`).
             let outer = ((*st).region.swap(region, Relaxed), (*st).region_owner);

@@ -300,6 +300,39 @@ fn a_pending_request_is_kept_across_refresh_limit() {
     });
 }
 
+/// A worker that enters a region with private join frames below offers them first, tagged
+/// with the region it leaves: a frame is tagged, when shared, with the region its worker
+/// runs in then, and these were made in the one left (a claim of one inside a broadcast
+/// linked the rest of an outer loop below the broadcast's region).
+#[test]
+fn entering_a_region_offers_the_private_frames_below_tagged_with_the_region_left() {
+    use super::isolation::{NO_OWNER, NO_PARENT};
+    let running = Running::new(1);
+    in_worker(&running.registry, |w| {
+        // Each block below: owner-only state and regions, on the worker's thread.
+        // SAFETY: as said.
+        let private = || unsafe { (*w.owner_state()).counts.has_private() };
+        // SAFETY: as said.
+        let outer = unsafe { w.new_region() };
+        // SAFETY: as said.
+        let _outer = unsafe { w.enter_region(outer, NO_OWNER, NO_PARENT) };
+        let (seen, b) = crate::join(
+            || {
+                let before = (private(), w.deque.top_tag());
+                // SAFETY: as said.
+                let inner = unsafe { w.new_region() };
+                // SAFETY: as said.
+                let _inner = unsafe { w.enter_region(inner, NO_OWNER, NO_PARENT) };
+                (before, (private(), w.deque.top_tag()))
+            },
+            || 2,
+        );
+        assert_eq!(seen, ((true, None), (false, Some(outer))));
+        assert_eq!(b, 2);
+        assert!(!private());
+    });
+}
+
 /// A run that declines a request with no private frame to offer defers it: runs nested as
 /// deeply or deeper no longer see it, shallower ones do, until it is raised again.
 #[test]
