@@ -369,7 +369,13 @@ where
         let st = worker.owner_state();
         let frame = JoinFrame::new(b);
         // A pointer to the whole frame (its head is the first field): a thief reads all of it.
-        *(*worker.frames()).get_unchecked_mut(idx) = (&frame as *const JoinFrame<B, RB>).cast();
+        // Written through the entry's own pointer: a reference to the array would also cover
+        // the older entries a claiming thief may be reading (`registry/claim.rs`).
+        worker
+            .frames()
+            .cast::<*const FrameHead>()
+            .add(idx)
+            .write((&frame as *const JoinFrame<B, RB>).cast());
         (*st).counts.recorded(idx);
         if HEARTBEAT {
             // After the push, so that this frame can be the one shared.

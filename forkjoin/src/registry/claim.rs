@@ -122,6 +122,7 @@ impl Worker {
     /// to run, as if stolen from the victim's deque.
     fn try_claim(&self, victim: &Worker, wanted: &dyn Fn(usize) -> bool) -> Option<JobRef> {
         let st = victim.owner_state();
+        let mut claimed_head = std::ptr::null();
         // SAFETY: the counts and `region` are atomics. `claim` runs the closure for frame
         // `s` only once the claim holds: the frame's pointer and contents are visible (with
         // the `region` the owner made it in: `enter_region` shares the private frames, under
@@ -134,6 +135,7 @@ impl Worker {
                     return false;
                 }
                 let head = (*victim.frames())[s];
+                claimed_head = head;
                 // `new_region` on this worker's thread, the caller's.
                 let id = self.new_region();
                 // Relaxed: under the lock the owner cannot push (a spawn promotes its
@@ -143,12 +145,10 @@ impl Worker {
                 true
             })
         };
-        // SAFETY: as above: the claimed frame is live and this worker's alone to run.
-        let claimed = claimed.map(|s| unsafe {
-            JobRef(NonNull::new_unchecked(
-                (*victim.frames())[s] as *mut JobHeader,
-            ))
-        });
+        // SAFETY: as above: the claimed frame (its pointer read under the lock) is live and
+        // this worker's alone to run.
+        let claimed = claimed
+            .map(|_| unsafe { JobRef(NonNull::new_unchecked(claimed_head as *mut JobHeader)) });
         if claimed.is_some() {
             bump(&self.counters.claimed);
             bump(&self.counters.stolen);
