@@ -87,14 +87,19 @@ pub(crate) struct FrameLatch {
     /// the owner ran in when it shared the frame (`registry/isolation.rs`).
     pub(crate) region: usize,
     pub(crate) parent: usize,
-    /// Taken by a thief straight from the owner's private frames (`registry/claim.rs`),
-    /// not from its deque.
-    pub(crate) claimed: bool,
     /// The owner's deque holds what the frame's first closure pushed from this index on:
     /// its bottom when the frame was claimed (jobs below were there before, an outer
     /// join's, which its wait must not take), or `isize::MIN` for a frame it promoted
     /// (every job left above a promoted frame was pushed after it).
     pub(crate) floor: isize,
+}
+
+impl FrameLatch {
+    /// Taken by a thief straight from the owner's private frames (`registry/claim.rs`),
+    /// not from its deque: only such a frame has a floor.
+    pub(crate) fn claimed(&self) -> bool {
+        self.floor != isize::MIN
+    }
 }
 
 /// The type-erased start of every join frame. `#[repr(C)]` so that a `*const FrameHead`
@@ -128,7 +133,6 @@ impl FrameHead {
                 thief: AtomicUsize::new(usize::MAX),
                 region,
                 parent,
-                claimed: floor.is_some(),
                 floor: floor.unwrap_or(isize::MIN),
             });
         }

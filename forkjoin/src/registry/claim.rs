@@ -45,7 +45,7 @@ impl Worker {
                 return None;
             }
             let head = (*self.frames())[idx];
-            Some((*head).latch().claimed)
+            Some((*head).latch().claimed())
         }
     }
 
