@@ -77,7 +77,7 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     impl Drop for Leave<'_> {
         fn drop(&mut self) {
             let registry = self.0.registry();
-            registry.take_index_back();
+            registry.take_index_back(self.0);
             // SAFETY: owner-only state, on the owner's thread.
             unsafe { (*self.0.owner_state()).blocking = false };
             registry.compensation.leave();
@@ -87,17 +87,18 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     // The second closures of this thread's pending joins, offered as rayon has them: the
     // stand-in or another worker may run them meanwhile.
     worker.share_private_frames();
-    worker.registry().enter_blocking(worker);
+    let registry = worker.registry();
+    registry.lend_index(worker, registry.enter_blocking(worker));
     f()
 }
 
 impl Registry {
-    /// A thread of this pool is about to block: wake a parked worker, else start a spare
-    /// that stands in for it (`Compensation::enter`, `reserve_spare`). One spare at most per
-    /// blocked thread: two would run under one index.
-    fn enter_blocking(&self, worker: &Worker) {
+    /// A thread of this pool is about to block: wake a parked worker, else reserve a spare
+    /// to stand in for it (`Compensation::enter`, `reserve_spare`; `lend_index` starts it).
+    /// One spare at most per blocked thread: two would run under one index.
+    fn enter_blocking(&self, worker: &Worker) -> bool {
         if self.compensation.enter() == 0 {
-            return;
+            return false;
         }
         // A parked worker is a thread ready to run: wake it rather than start another (the
         // JDK pool does the same). Not a parked spare: it stands in for another blocked
@@ -108,14 +109,11 @@ impl Registry {
         let n = self.num_threads();
         let mut others = (1..n).map(|k| (worker.shown_index() + k) % n);
         if !self.has_work() && others.clone().any(|i| self.sleep.is_parked(i)) {
-            return;
+            return false;
         }
         if others.any(|i| self.sleep.wake_unisolated(i)) {
-            return;
+            return false;
         }
-        if !self.compensation.reserve_spare() {
-            return;
-        }
-        self.start_spare(worker);
+        self.compensation.reserve_spare()
     }
 }

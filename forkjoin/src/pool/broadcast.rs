@@ -136,6 +136,7 @@ where
     for index in 0..registry.num_threads() {
         registry.sleep.wake(index);
     }
+    registry.stand_in_for_waiting();
 }
 
 /// One worker's share of a broadcast: on the caller's stack, which outlives it (the caller
@@ -283,6 +284,8 @@ where
     for index in 0..n {
         registry.sleep.wake(index);
     }
+    // A slot whose thread is inside `blocking` without a spare gets one for its share.
+    registry.stand_in_for_waiting();
     wait();
     jobs.into_iter().map(BroadcastJob::into_result).collect()
 }

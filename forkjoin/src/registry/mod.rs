@@ -102,7 +102,7 @@ impl Registry {
                 .collect(),
             sleep: Sleep::with_spares(threads, max_spares),
             compensation: Compensation::new(max_spares),
-            spares: Spares::new(max_spares),
+            spares: Spares::new(threads, max_spares),
             idle: Idle::new(threads),
             terminating: AtomicBool::new(false),
             last_outside_call: CachePadded(AtomicU64::new(0)),

@@ -5,27 +5,90 @@ use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;
 use crate::job::JobRef;
-use std::cell::RefCell;
 use std::ptr;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
-use std::sync::atomic::{AtomicPtr, AtomicUsize};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::atomic::{fence, AtomicPtr, AtomicUsize};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-thread_local! {
-    /// The spare standing in for this thread, which is inside `blocking`, and the spare's
-    /// slot: set when `blocking` starts one, taken when the thread takes its index back.
-    static STAND_IN: RefCell<Option<(Arc<StandIn>, usize)>> = const { RefCell::new(None) };
+/// What the thread running in a slot has lent while it is inside `blocking` (see
+/// `crate::blocking`), per slot: the workers' then the spares'.
+pub(crate) enum Lending {
+    /// Nothing: the thread is not inside `blocking`, or has taken its index back.
+    Nothing,
+    /// Inside `blocking` without a stand-in: a parked worker was left to take its core. Its
+    /// index may still get work only a thread under that index may run (a broadcast share
+    /// in its inbox): whoever queues it starts a stand-in then (`stand_in_for_waiting`).
+    Waiting,
+    /// Lent to the spare in slot `.1`, which stands in through the hand-over `.0`.
+    To(Arc<StandIn>, usize),
 }
 
 impl Registry {
+    /// The calling thread (`blocked`, its worker) is inside `blocking`, counted there:
+    /// starts the spare it `reserved`, else (or if none could start) marks it `Waiting`,
+    /// and if a share for its index was queued already, starts one for it now: the
+    /// broadcaster looks only after its push (`stand_in_for_waiting`), and either it sees
+    /// this thread waiting or this thread sees its share.
+    pub(crate) fn lend_index(&self, blocked: &Worker, reserved: bool) {
+        let mut lending = self.spares.lending(blocked.index);
+        if reserved {
+            if let Some((stand_in, slot)) = self.start_spare(blocked) {
+                *lending = Lending::To(stand_in, slot);
+                return;
+            }
+        }
+        *lending = Lending::Waiting;
+        self.spares.waiting.fetch_add(1, SeqCst);
+        // The blocked thread's half of the Dekker pattern with the broadcaster's push,
+        // fence and look at `waiting` (`stand_in_for_waiting`).
+        fence(SeqCst);
+        if !self.slot(blocked.shown_index()).inbox.is_empty() {
+            self.stand_in_if_waiting(blocked, &mut lending);
+        }
+    }
+
+    /// Shares were queued in every slot's inbox and the sleepers woken (`run_broadcast`,
+    /// after its fence): each thread inside `blocking` without a stand-in gets one now, or
+    /// the share for its index would wait until it returns, which may be never (it may wait
+    /// for the broadcast's caller).
+    pub(crate) fn stand_in_for_waiting(&self) {
+        // SeqCst, after the caller's fence: see `lend_index`.
+        if self.spares.waiting.load(SeqCst) == 0 {
+            return;
+        }
+        for index in 0..self.slot_count() {
+            let blocked = self.slot(index);
+            let mut lending = self.spares.lending(index);
+            self.stand_in_if_waiting(blocked, &mut lending);
+        }
+    }
+
+    /// Starts a spare for the thread in `blocked`'s slot if it waits without one (and the
+    /// bound allows it: else it stays waiting).
+    fn stand_in_if_waiting(&self, blocked: &Worker, lending: &mut Lending) {
+        if !matches!(lending, Lending::Waiting) || !self.compensation.reserve_spare() {
+            return;
+        }
+        if let Some((stand_in, slot)) = self.start_spare(blocked) {
+            *lending = Lending::To(stand_in, slot);
+            self.spares.waiting.fetch_sub(1, SeqCst);
+        }
+    }
+
     /// The calling thread, inside `blocking`, runs pool code under its own index again (its
     /// closure has returned, or it is about to take a task: `Worker::find_work`): if a spare
     /// stands in for it, it asks for its index back and waits until the spare has finished
     /// its task and handed it back.
-    pub(crate) fn take_index_back(&self) {
-        let Some((stand_in, slot)) = STAND_IN.with(|s| s.borrow_mut().take()) else {
-            return;
+    pub(crate) fn take_index_back(&self, blocked: &Worker) {
+        let lent = std::mem::replace(&mut *self.spares.lending(blocked.index), Lending::Nothing);
+        let (stand_in, slot) = match lent {
+            Lending::Nothing => return,
+            Lending::Waiting => {
+                self.spares.waiting.fetch_sub(1, SeqCst);
+                return;
+            }
+            Lending::To(stand_in, slot) => (stand_in, slot),
         };
         stand_in.ask_back();
         // The fence pairs with the parking spare's (`StandIn::ask_back`).
@@ -68,6 +131,13 @@ pub(crate) struct Spares {
     /// Per slot: its thread's state, which decides between a resting thread and
     /// `start_spare` (see `SlotThread`).
     rest: Box<[Rest]>,
+    /// Per slot, the workers' then the spares': what its thread lent inside `blocking`.
+    /// Taken before `free` and a slot's `rest` (`stand_in_if_waiting` starts a spare under
+    /// it), never while waiting for a hand-back.
+    lending: Box<[Mutex<Lending>]>,
+    /// How many slots are `Lending::Waiting`: a broadcast with none looks no further.
+    /// SeqCst: the Dekker pattern of `lend_index` and `stand_in_for_waiting`.
+    pub(super) waiting: AtomicUsize,
     /// The keep-alive, in nanoseconds, shortened by unit tests.
     #[cfg(test)]
     pub(super) keep_alive_nanos: std::sync::atomic::AtomicU64,
@@ -111,8 +181,12 @@ enum SlotThread {
 }
 
 impl Spares {
-    pub(super) fn new(max: usize) -> Spares {
+    pub(super) fn new(workers: usize, max: usize) -> Spares {
         Spares {
+            lending: (0..workers + max)
+                .map(|_| Mutex::new(Lending::Nothing))
+                .collect(),
+            waiting: AtomicUsize::new(0),
             slots: (0..max).map(|_| AtomicPtr::new(ptr::null_mut())).collect(),
             made: AtomicUsize::new(0),
             free: Mutex::new(Vec::new()),
@@ -132,6 +206,13 @@ impl Spares {
             #[cfg(test)]
             threads_exited: AtomicUsize::new(0),
         }
+    }
+
+    pub(super) fn lending(&self, slot: usize) -> MutexGuard<'_, Lending> {
+        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
+        self.lending[slot]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn keep_alive(&self) -> Duration {
@@ -159,11 +240,13 @@ impl Spares {
 
 impl Registry {
     /// Starts a spare (its count was reserved by `Compensation::reserve_spare`) in a free
-    /// spare slot or a new one, standing in for the calling thread (`blocked`, its worker)
-    /// under its shown index until it asks for it back (`take_index_back`): the slot's
+    /// spare slot or a new one, standing in for the thread in `blocked`'s slot (the caller
+    /// of `blocking`, or one waiting there without a spare: `stand_in_for_waiting`) under its
+    /// shown index until it asks for it back (`take_index_back`): the slot's
     /// resting thread if it has one (no thread start), else a new thread. If no slot or
     /// thread can be had, the spare is counted out again and the caller blocks without one.
-    pub(crate) fn start_spare(&self, blocked: &Worker) {
+    /// Returns the hand-over and the spare's slot, for the blocked thread's `Lending`.
+    pub(crate) fn start_spare(&self, blocked: &Worker) -> Option<(Arc<StandIn>, usize)> {
         let shown_index = blocked.shown_index();
         // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
         let mut free = self
@@ -193,7 +276,7 @@ impl Registry {
                     // thread can be started.
                     drop(free);
                     self.compensation.spare_gone();
-                    return;
+                    return None;
                 }
                 let worker = Box::new(Worker::new(self.workers.len() + k, self));
                 self.spares.slots[k].store(Box::into_raw(worker), SeqCst);
@@ -223,8 +306,7 @@ impl Registry {
                 rest.wake.notify_all();
                 drop(state);
                 drop(free);
-                STAND_IN.with(|s| *s.borrow_mut() = Some((stand_in, index)));
-                return;
+                return Some((stand_in, index));
             }
             SlotThread::Resting { .. } => {
                 // Dismissed: it leaves on its next look (`rest`), touching nothing, and a
@@ -253,13 +335,14 @@ impl Registry {
         state.thread = SlotThread::Busy;
         // Detached: the blocked thread waits for the hand-back, not for the thread.
         match builder.spawn(move || me.spare_main(k, generation, spare_side)) {
-            Ok(_) => STAND_IN.with(|s| *s.borrow_mut() = Some((stand_in, index))),
+            Ok(_) => Some((stand_in, index)),
             Err(_) => {
                 // No thread: the blocked thread waits without compensation, as before.
                 state.thread = SlotThread::NoThread;
                 free.push((k, None));
                 self.idle.leave();
                 self.compensation.spare_gone();
+                None
             }
         }
     }

@@ -447,6 +447,55 @@ fn wait_until(what: &str, cond: impl Fn() -> bool) {
     }
 }
 
+/// A worker inside `blocking` that left its core to a parked worker has no spare; a share
+/// queued in its inbox afterwards (a broadcast's) gets it one, which runs the share under
+/// the worker's index, and hands the index back when the worker returns.
+#[test]
+fn a_share_for_a_worker_blocked_without_a_spare_starts_one() {
+    let running = Running::new(2);
+    let registry = &running.registry;
+    let (unblock, blocked_on) = mpsc::channel::<()>();
+    let blocked = {
+        let registry = Arc::clone(registry);
+        thread::spawn(move || {
+            in_worker(&registry, move |worker| {
+                let other = 1 - worker.index;
+                wait_until("the other worker to park", || {
+                    worker.registry().sleep.is_parked(other)
+                });
+                crate::blocking(|| blocked_on.recv().unwrap());
+                worker.index
+            })
+        })
+    };
+    wait_until("a block without a spare", || {
+        registry.spares.waiting.load(SeqCst) == 1
+    });
+    assert_eq!(registry.compensation.counts(), (1, 0));
+    let index = (0..2)
+        .find(|&i| matches!(*registry.spares.lending(i), spares::Lending::Waiting))
+        .unwrap();
+    let (ran, share_ran) = mpsc::channel();
+    registry
+        .slot(index)
+        .inbox
+        .push(HeapJob::into_job_ref(move |worker: &Worker| {
+            ran.send((worker.shown_index(), worker.index)).unwrap()
+        }));
+    std::sync::atomic::fence(SeqCst);
+    registry.stand_in_for_waiting();
+    let ran_as = share_ran
+        .recv_timeout(std::time::Duration::from_secs(60))
+        .expect("the share never ran");
+    // Under the blocked worker's index, in the first spare slot.
+    assert_eq!(ran_as, (index, 2));
+    assert_eq!(registry.compensation.counts(), (1, 1));
+    unblock.send(()).unwrap();
+    assert_eq!(blocked.join().unwrap(), index);
+    assert_eq!(registry.compensation.counts(), (0, 0));
+    assert_eq!(registry.spares.waiting.load(SeqCst), 0);
+}
+
 /// A spare's thread rests after its stand-in and stands in again: 101 blocks in a row of
 /// the one worker, 101 stand-ins, one spare slot, one thread started.
 #[test]

@@ -425,7 +425,7 @@ impl Worker {
     pub(crate) fn reclaim_index(&self) {
         // SAFETY: owner-only state, on the owner's thread.
         if unsafe { (*self.owner_state()).blocking } {
-            self.registry().take_index_back();
+            self.registry().take_index_back(self);
         }
     }
 

@@ -265,13 +265,21 @@ fn global_entry_points_from_outside() {
 }
 
 /// Whether a call from this thread into `pool` runs on this thread once the pool's workers
-/// have parked: calls (each after `settle`) until one does, for at most `PATIENCE`, since
-/// how soon the workers park depends on how much CPU they get meanwhile.
+/// have parked: calls until one does, for at most `PATIENCE`, each after a pause that
+/// doubles from `settle`'s (up to a second), since how soon the workers park depends on
+/// how much CPU they get meanwhile: a worker yields a few dozen times before it parks, and
+/// on a loaded machine each yield may cost a time slice (a call handed to a worker starts
+/// its count again).
 fn eventually_on_the_caller(pool: &Pool) -> bool {
     let me = std::thread::current().id();
     let start = Instant::now();
+    let mut pause = Duration::ZERO;
     loop {
         settle();
+        std::thread::sleep(pause);
+        pause = (pause * 2)
+            .max(Duration::from_millis(20))
+            .min(Duration::from_secs(1));
         if pool.install(|| std::thread::current().id()) == me {
             return true;
         }
