@@ -252,3 +252,42 @@ same_on_both! {
         })
     }
 }
+
+same_on_both! {
+    /// Every worker of a pool A is inside a call into a pool B (a broadcast of A's workers
+    /// each calling `B.install`); each call there spawns a job into A, then calls back into
+    /// A (`A.install`). The callbacks must not wait behind the spawned jobs: every worker of
+    /// A waits for its callback, and none is free to run a spawned job first. 20 rounds per
+    /// worker count. Observed per worker count: the sum of the callbacks' results, and the
+    /// spawned jobs that ran once the pool A was dropped.
+    fn callbacks_from_another_pool_are_not_held_behind_spawns() -> Option<Vec<(u64, usize)>> {
+        watchdog(|| {
+            let mut seen = Vec::new();
+            for &n in &WORKERS {
+                for _ in 0..20 {
+                    let a = rt::ThreadPoolBuilder::new().num_threads(n).build().unwrap();
+                    let b = rt::ThreadPoolBuilder::new()
+                        .num_threads((n / 2).max(1))
+                        .build()
+                        .unwrap();
+                    let (ran, spawned_ran) = mpsc::channel();
+                    let sum: u64 = a
+                        .broadcast(|ctx| {
+                            let i = ctx.index() as u64;
+                            let ran = ran.clone();
+                            b.install(|| {
+                                a.spawn(move || ran.send(()).unwrap());
+                                a.install(|| i + 1)
+                            })
+                        })
+                        .iter()
+                        .sum();
+                    drop(a);
+                    drop(ran);
+                    seen.push((sum, spawned_ran.iter().count()));
+                }
+            }
+            seen
+        })
+    }
+}

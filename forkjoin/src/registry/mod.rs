@@ -86,7 +86,8 @@ impl Registry {
         config: ThreadConfig,
         max_spares: usize,
     ) -> Arc<Registry> {
-        let queues = (threads * 2).next_power_of_two();
+        // One for tagged jobs, then a power of two for the rest (`push_to_queue`).
+        let queues = 1 + (threads * 2).next_power_of_two();
         let registry = Arc::new_cyclic(|me| Registry {
             workers: (0..threads)
                 .map(|index| Worker::new(index, me.as_ptr()))

@@ -6,7 +6,7 @@ use std::cell::Cell;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 
 /// The most jobs a worker takes from a submission queue at once (it takes the oldest half).
 /// A stream of small submitted jobs then costs the queue's cache misses and CAS once per
@@ -111,9 +111,28 @@ impl Registry {
     }
 
     /// Pushes `job` onto a submission queue with `tag`, counting it as external if
-    /// `external`.
+    /// `external`. A tagged job goes to the first queue, which holds only tagged jobs; the
+    /// others hold untagged jobs: a waiter in isolation takes only the oldest job of a queue,
+    /// and only if its tag is one it may run, so a callback from another pool queued behind an
+    /// untagged submission of the same thread would wait for a worker that is free (and every
+    /// worker may be waiting for the callback).
     fn push_to_queue(&self, job: JobRef, tag: usize, external: bool) {
-        let n = self.queues.len();
+        if tag != 0 {
+            let queue = &self.queues[0];
+            let _owner = queue
+                .push_lock
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            // SAFETY: holding the queue's lock makes this thread its deque's owner; the mutex
+            // orders this push after the previous owner's.
+            unsafe { queue.deque.push_tagged(job.0, tag) };
+            if external {
+                bump(&queue.submitted);
+            }
+            return;
+        }
+        // The untagged queues, `1..=n`, `n` a power of two.
+        let n = self.queues.len() - 1;
         let mut probe = PROBE.with(|p| {
             if p.get() == 0 {
                 // Seed from the address of a thread-local: distinct per live thread.
@@ -123,7 +142,7 @@ impl Registry {
         });
         let mut attempts = 0;
         loop {
-            let queue = &self.queues[probe as usize & (n - 1)];
+            let queue = &self.queues[1 + (probe as usize & (n - 1))];
             let guard = if attempts < n {
                 queue.push_lock.try_lock().ok()
             } else {
