@@ -170,7 +170,7 @@ where
         }
         _ => None,
     };
-    let result = catch(|| op(&scope)).map_err(|p| scope.record_panic(p));
+    let result = run_body(&scope, op);
     // SAFETY: `scope` lives on this stack until we have waited for `done` below.
     unsafe { Scope::task_done(&scope) };
     let region = scope.region;
@@ -195,6 +195,17 @@ where
         Ok(r) => r,
         Err(()) => unreachable!("the scope's panic was recorded and re-raised above"),
     }
+}
+
+/// Runs a scope's closure, recording its panic. Out of line: what `op` needs on the stack is
+/// gone before its owner waits, under every task it runs meanwhile (a scope nested through
+/// its tasks stacks one wait per level).
+#[inline(never)]
+fn run_body<'scope, OP, R>(scope: &Scope<'scope>, op: OP) -> Result<R, ()>
+where
+    OP: FnOnce(&Scope<'scope>) -> R,
+{
+    catch(|| op(scope)).map_err(|p| scope.record_panic(p))
 }
 
 /// How a scope's owner waits for the tasks, and so how the last task wakes it.

@@ -157,6 +157,30 @@ struct Looking {
     pools: Option<Pools>,
 }
 
+/// A waiter's `Looking`, made the first time it reads the links: a wait that finds its work
+/// without them keeps one pointer in its frame, under every job it runs meanwhile (a scope
+/// nested through its tasks stacks one wait per level).
+#[derive(Default)]
+struct Scratch(Option<Box<Looking>>);
+
+impl Scratch {
+    fn get(&mut self, across_pools: bool) -> &mut Looking {
+        self.0.get_or_insert_with(|| {
+            Box::new(Looking {
+                closure: Closure::new(),
+                pools: across_pools.then(Pools::default),
+            })
+        })
+    }
+}
+
+/// What an isolated wait keeps from one round to the next (`wait_isolated`).
+struct IsolatedWait {
+    /// Counted idle while it looks, so that the thief of its frame shares on request.
+    round: Option<Round>,
+    scratch: RefCell<Scratch>,
+}
+
 /// The region a worker runs in, restored when dropped (also when the job unwinds), and its
 /// link withdrawn.
 pub(crate) struct InRegion<'w> {
@@ -333,7 +357,7 @@ impl Worker {
         hint: Option<usize>,
         floor: isize,
         region: usize,
-        looking: &mut Looking,
+        (scratch, across_pools): (&mut Scratch, bool),
         deep: bool,
     ) -> Option<JobRef> {
         self.reclaim_index();
@@ -351,7 +375,6 @@ impl Worker {
         // reading any links; then those of the regions below it, and on the submission queues
         // too: work sent back from another pool, a spare's leftovers. Across pools the
         // region's jobs are in the other pool, and every round reads the links.
-        let across_pools = looking.pools.is_some();
         if !across_pools {
             if let Some(job) = self.steal_descendant(first, false, |tag| tag == region) {
                 return Some(job);
@@ -360,12 +383,17 @@ impl Worker {
         if !deep {
             return None;
         }
-        let closure = self.close(looking, region);
+        let closure = self.close(scratch.get(across_pools), region);
         self.steal_descendant(first, true, |tag| closure.contains(tag))
     }
 
     /// Whether a job this waiter may take is in sight (a snapshot, for parking).
-    fn sees_descendant(&self, floor: isize, region: usize, looking: &mut Looking) -> bool {
+    fn sees_descendant(
+        &self,
+        floor: isize,
+        region: usize,
+        (scratch, across_pools): (&mut Scratch, bool),
+    ) -> bool {
         let registry = self.registry();
         if (self.deque.bottom_index() > floor && !self.deque.is_empty())
             || !registry.slot(self.shown_index()).inbox.is_empty()
@@ -381,7 +409,7 @@ impl Worker {
         if tops().any(|t| t == region) {
             return true;
         }
-        let closure = self.close(looking, region);
+        let closure = self.close(scratch.get(across_pools), region);
         !closure.is_root_only() && tops().any(|t| closure.contains(t))
     }
 
@@ -396,100 +424,130 @@ impl Worker {
         region: usize,
         across_pools: bool,
     ) {
-        let registry = self.registry();
         // The join frames below the wait stay private until it ends: the heartbeat of a job
         // run meanwhile shares the oldest private frame, which would land on this deque
         // above `floor`, tagged with the region running then, for this waiter to take: an
         // unrelated job (the rest of an outer loop). (Below a join frame's wait every
         // frame is shared already, and this changes nothing.)
         let hidden = self.hide_frames_below();
-        // Counted idle while it looks, so that the thief of its frame shares on request.
-        let mut round = None;
-        // Allocates only if it reads links.
-        let scratch = RefCell::new(Looking {
-            closure: Closure::new(),
-            pools: across_pools.then(Pools::default),
-        });
+        let mut wait = IsolatedWait {
+            round: None,
+            scratch: RefCell::new(Scratch::default()),
+        };
+        // Each round out of line: its locals are gone before the job it found runs, so a
+        // wait costs the stack of a few words under the jobs it runs.
         while !done() {
-            // Links are read every few rounds and at every round once it parks: each read
-            // pulls in the lines the thieves write at every region they enter.
-            // Across pools, at every round: what comes back lies in a submission queue under
-            // a region only the links name, and a waiter that looked for it every eighth round
-            // left it to a parked worker's wake-up (a round trip took 6 times as long).
-            let deep = across_pools
-                || round.as_ref().is_some_and(|r: &Round| {
-                    r.parks_next() || r.searches() % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
-                });
-            let found = self.find_descendant(hint, floor, region, &mut scratch.borrow_mut(), deep);
-            if let Some(job) = found {
-                if round.take().is_some() {
-                    registry.idle.work_found(&registry.sleep);
-                }
-                // SAFETY: on this worker's thread; the job was taken from a queue.
+            if let Some(job) =
+                self.isolated_round(&mut wait, done, hint, floor, region, across_pools)
+            {
+                // SAFETY: on this worker's thread; the job was taken for it alone (from a
+                // queue, or a claimed frame).
                 unsafe { self.execute(job) };
-                continue;
             }
-            // Counted idle before it asks (the thief of its frame shares on request).
-            round.get_or_insert_with(|| registry.idle.start_looking());
-            if registry.some_busy() {
-                self.request_sharing();
-                // A stalled worker's private frame, if it runs in a region this waiter
-                // helps with (the links are read only for a claim).
-                let wanted = |r: usize| {
-                    r == region || self.close(&mut scratch.borrow_mut(), region).contains(r)
-                };
-                if let Some(job) = self.claim_from_stalled(&wanted) {
-                    if round.take().is_some() {
-                        registry.idle.work_found(&registry.sleep);
-                    }
-                    // SAFETY: on this worker's thread; the frame was claimed for it alone.
-                    unsafe { self.execute(job) };
-                    continue;
-                }
-            }
-            let round = round.get_or_insert_with(|| registry.idle.start_looking());
-            let parking = Parking {
-                index: self.index,
-                stay_awake: &|| {
-                    done() || self.sees_descendant(floor, region, &mut scratch.borrow_mut())
-                },
-                wants_watcher: &|| false,
-                lendable: false,
-                parks: &self.counters.parks,
-                period: HEARTBEAT,
-                requests_pending: &|| false,
-                isolated: Some(&self.counters.isolated_sleeps),
-            };
-            if !round.parks_next() {
-                registry.idle.no_work_found(round, &registry.sleep, parking);
-                continue;
-            }
-            // The only worker of its pool, waiting for another pool: nobody else can run
-            // what it pushed before the wait (the other halves of the joins it is in, which
-            // the other pool's work may wait for), so it runs them itself, as rayon's waits
-            // do (DESIGN.md, section 5, "The guarantee").
-            if across_pools && registry.num_threads() == 1 {
-                if let Some(job) = self.take_own() {
-                    registry.idle.work_found(&registry.sleep);
-                    *round = registry.idle.start_looking();
-                    // SAFETY: on this worker's thread; the job was taken from its deque.
-                    unsafe { self.execute(JobRef(job)) };
-                    continue;
-                }
-            }
-            // About to park. Work this waiter may not take: make sure a thread that may is
-            // awake (counted idle, this waiter may have made its publisher skip the
-            // wake-up). No spare stands in for it (see the module's docs).
-            if registry.has_work() {
-                registry.sleep.wake_any();
-            }
-            registry.idle.no_work_found(round, &registry.sleep, parking);
         }
-        if round.is_some() {
-            registry.idle.work_found(&registry.sleep);
+        if wait.round.is_some() {
+            self.registry().idle.work_found(&self.registry().sleep);
         }
         // Every job run meanwhile has returned, with its frames: `len` is back where it was.
         drop(hidden);
+    }
+
+    /// One round of `wait_isolated`: a job it may run (the idle count left, if it had
+    /// entered it), or `None` after spinning, yielding or parking as the idle policy says.
+    #[inline(never)]
+    fn isolated_round(
+        &self,
+        wait: &mut IsolatedWait,
+        done: &dyn Fn() -> bool,
+        hint: Option<usize>,
+        floor: isize,
+        region: usize,
+        across_pools: bool,
+    ) -> Option<JobRef> {
+        let registry = self.registry();
+        let IsolatedWait { round, scratch } = wait;
+        // Links are read every few rounds and at every round once it parks: each read pulls
+        // in the lines the thieves write at every region they enter. Across pools, at every
+        // round: what comes back lies in a submission queue under a region only the links
+        // name, and a waiter that looked for it every eighth round left it to a parked
+        // worker's wake-up (a round trip took 6 times as long).
+        let deep = across_pools
+            || round.as_ref().is_some_and(|r: &Round| {
+                r.parks_next() || r.searches() % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
+            });
+        let found = self.find_descendant(
+            hint,
+            floor,
+            region,
+            (&mut scratch.borrow_mut(), across_pools),
+            deep,
+        );
+        if let Some(job) = found {
+            if round.take().is_some() {
+                registry.idle.work_found(&registry.sleep);
+            }
+            return Some(job);
+        }
+        // Counted idle before it asks (the thief of its frame shares on request).
+        round.get_or_insert_with(|| registry.idle.start_looking());
+        if registry.some_busy() {
+            self.request_sharing();
+            // A stalled worker's private frame, if it runs in a region this waiter helps
+            // with (the links are read only for a claim).
+            let wanted = |r: usize| {
+                r == region
+                    || self
+                        .close(scratch.borrow_mut().get(across_pools), region)
+                        .contains(r)
+            };
+            if let Some(job) = self.claim_from_stalled(&wanted) {
+                if round.take().is_some() {
+                    registry.idle.work_found(&registry.sleep);
+                }
+                return Some(job);
+            }
+        }
+        let round = round.get_or_insert_with(|| registry.idle.start_looking());
+        let parking = Parking {
+            index: self.index,
+            stay_awake: &|| {
+                done()
+                    || self.sees_descendant(
+                        floor,
+                        region,
+                        (&mut scratch.borrow_mut(), across_pools),
+                    )
+            },
+            wants_watcher: &|| false,
+            lendable: false,
+            parks: &self.counters.parks,
+            period: HEARTBEAT,
+            requests_pending: &|| false,
+            isolated: Some(&self.counters.isolated_sleeps),
+        };
+        if !round.parks_next() {
+            registry.idle.no_work_found(round, &registry.sleep, parking);
+            return None;
+        }
+        // The only worker of its pool, waiting for another pool: nobody else can run what it
+        // pushed before the wait (the other halves of the joins it is in, which the other
+        // pool's work may wait for), so it runs them itself, as rayon's waits do (DESIGN.md,
+        // section 5, "The guarantee").
+        if across_pools && registry.num_threads() == 1 {
+            if let Some(job) = self.take_own() {
+                registry.idle.work_found(&registry.sleep);
+                *round = registry.idle.start_looking();
+                return Some(JobRef(job));
+            }
+        }
+        // About to park. Work this waiter may not take: make sure a thread that may is awake
+        // (counted idle, this waiter may have made its publisher skip the wake-up). No spare
+        // stands in for it (see the module's docs).
+        if registry.has_work() {
+            registry.sleep.wake_any();
+        }
+        registry.idle.no_work_found(round, &registry.sleep, parking);
+        None
     }
 
     /// Counts every private join frame on this stack as shared, so that nothing promotes

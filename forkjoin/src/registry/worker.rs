@@ -579,7 +579,9 @@ impl Worker {
     /// The idle phase, driven by the idle policy's events (`Idle`). Returns true when
     /// `done()` became true, false after running a job. While some worker is busy the idle
     /// ones keep its heartbeat: they ask for sharing as they search, and the watcher each
-    /// time it wakes.
+    /// time it wakes. Out of line, as an isolated wait's rounds: `wait_until`'s frame lies
+    /// under every job a waiter runs.
+    #[inline(never)]
     fn idle_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>) -> bool {
         let registry = self.registry();
         let mut round = registry.idle.start_looking();
