@@ -165,7 +165,7 @@ mod loom_tests {
 
     use super::*;
     use crate::sleep::Sleep;
-    use crate::sync::model;
+    use crate::sync::{fence, model};
     use loom::sync::Arc;
     use loom::thread;
     use std::sync::atomic::Ordering::{Acquire, Relaxed};
@@ -229,6 +229,59 @@ mod loom_tests {
             assert_eq!(comp.counts(), (0, 0));
             // The worker runs whatever the spare left.
             assert_eq!(spare.join().unwrap(), 1 - work.load(SeqCst));
+        });
+    }
+
+    /// A thread blocks without a spare (a parked worker was left its core) while a broadcast
+    /// queues a share for its index: the blocked side, holding its slot's lock, counts itself
+    /// waiting, fences and looks at its inbox; the broadcaster pushes, fences and reads the
+    /// count, and locks the slot only if it is not zero (`Registry::lend_index`,
+    /// `stand_in_for_waiting`, which this re-enacts). Whatever the interleaving, exactly one
+    /// of them starts the spare (without the blocked side's fence, loom finds a run where
+    /// neither does).
+    #[test]
+    fn a_share_queued_beside_a_block_without_a_spare_gets_one() {
+        const WAITING: u8 = 1;
+        const LENT: u8 = 2;
+        fn start(lending: &mut u8, waiting: &AtomicUsize, starts: &AtomicUsize) {
+            *lending = LENT;
+            waiting.fetch_sub(1, SeqCst);
+            starts.fetch_add(1, SeqCst);
+        }
+        model(|| {
+            let waiting = Arc::new(AtomicUsize::new(0));
+            let inbox = Arc::new(AtomicUsize::new(0));
+            let lending = Arc::new(Mutex::new(0u8));
+            let starts = Arc::new(AtomicUsize::new(0));
+            let blocked = {
+                let (waiting, inbox, lending, starts) = (
+                    waiting.clone(),
+                    inbox.clone(),
+                    lending.clone(),
+                    starts.clone(),
+                );
+                thread::spawn(move || {
+                    let mut lending = lending.lock().unwrap();
+                    *lending = WAITING;
+                    waiting.fetch_add(1, SeqCst);
+                    fence(SeqCst);
+                    if inbox.load(Relaxed) != 0 {
+                        start(&mut lending, &waiting, &starts);
+                    }
+                })
+            };
+            inbox.store(1, Relaxed);
+            fence(SeqCst);
+            if waiting.load(SeqCst) != 0 {
+                let mut lending = lending.lock().unwrap();
+                if *lending == WAITING {
+                    start(&mut lending, &waiting, &starts);
+                }
+            }
+            blocked.join().unwrap();
+            assert_eq!(*lending.lock().unwrap(), LENT);
+            assert_eq!(starts.load(SeqCst), 1);
+            assert_eq!(waiting.load(SeqCst), 0);
         });
     }
 
