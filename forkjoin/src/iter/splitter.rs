@@ -56,6 +56,11 @@ const SHARE_WORTH_NS: u64 = 16_000;
 const GROWTH: usize = 16;
 /// Chunks this short are fed to the folder item by item.
 const SHORT_CHUNK: usize = 4;
+/// Items at least this long are worth a short wait for an idle worker at a boundary
+/// (`Pace::idle_soon`), which costs at most `IDLE_POLL_NS`, 2% of one such item.
+const LONG_ITEM_NS: u64 = 1_000_000;
+/// The longest a run of long items waits for an idle worker at a boundary.
+const IDLE_POLL_NS: u64 = 20_000;
 /// A timed chunk is at most this many times the previous one (a chunk of cheap first items
 /// must not make the next one of dearer items far too long).
 const MAX_GROWTH: usize = 16;
@@ -174,7 +179,7 @@ where
     if bounds.split_first(len) && !C::RIGHT_FIRST && worker.someone_idle() && !worker.alone() {
         return split_first(len, producer, consumer, bounds);
     }
-    run_lazily(len, producer, consumer, bounds, worker)
+    run_lazily(len, producer, consumer, bounds, worker, false)
 }
 
 /// A run that starts while some worker is idle: its first item (or `with_min_len` items)
@@ -195,19 +200,26 @@ where
         first,
         producer,
         consumer,
-        move |p, c, _| run_lazily(first, p, c, bounds, current_worker()),
+        move |p, c, _| run_lazily(first, p, c, bounds, current_worker(), false),
         move |p, c, migrated| {
             let worker = current_worker();
-            if migrated {
-                run(len - first, p, c, bounds, worker)
+            if !migrated {
+                return run_lazily(len - first, p, c, bounds, worker, false);
+            }
+            // A thief's rest, taken while the first item ran: maybe a loop of a few long
+            // items. Its own first item is split off again if someone is idle; else the run
+            // times its items from the start, so that its first boundary knows their cost.
+            let rest = len - first;
+            if bounds.split_first(rest) && worker.someone_idle() {
+                split_first(rest, p, c, bounds)
             } else {
-                run_lazily(len - first, p, c, bounds, worker)
+                run_lazily(rest, p, c, bounds, worker, true)
             }
         },
     )
 }
 
-/// `run` without the first item split off.
+/// `run` without the first item split off; `timed` times its items from the start.
 #[inline]
 fn run_lazily<P, C>(
     len: usize,
@@ -215,6 +227,7 @@ fn run_lazily<P, C>(
     consumer: C,
     bounds: Bounds,
     worker: &Worker,
+    timed: bool,
 ) -> C::Result
 where
     P: Producer,
@@ -234,7 +247,7 @@ where
     // SAFETY: `worker` is this thread's worker; the guard leaves on every way out.
     let depth = unsafe { worker.enter_loop() };
     let _nested = LoopGuard(worker);
-    let pace = Pace::new(worker, depth);
+    let pace = Pace::new(worker, depth, timed);
     if C::SPLITS_FOLDER {
         run_folder::<P, C>(len, producer, consumer.into_folder(), bounds, pace)
     } else {
@@ -409,7 +422,7 @@ where
     C: Consumer<P::Item>,
 {
     // Depth 0: unused, as a backward run never weighs a request (`Pace::boundary`).
-    let pace = Cell::new(Pace::new(worker, 0));
+    let pace = Cell::new(Pace::new(worker, 0, false));
     backward(len, producer, consumer, bounds, &pace)
 }
 
@@ -628,14 +641,15 @@ struct Pace {
 
 impl Pace {
     #[inline(always)]
-    fn new(worker: &Worker, depth: u32) -> Pace {
+    fn new(worker: &Worker, depth: u32, timed: bool) -> Pace {
         Pace {
             chunk: 1,
             // Timed from the start if a request is already pending (a fresh job, idle
-            // workers asking): the first boundary then knows the first item's cost and can
-            // answer at once. Untimed, it timed one more item first, and a loop of four
-            // 3 ms items at 2 workers split only before its last (docs/measurements.md).
-            since: if worker.heartbeat_pending() {
+            // workers asking), or if asked to: the first boundary then knows the first
+            // item's cost and can answer at once. Untimed, it timed one more item first, and
+            // a loop of four 3 ms items at 2 workers split only before its last
+            // (docs/measurements.md).
+            since: if timed || worker.heartbeat_pending() {
                 clock::now()
             } else {
                 0
@@ -682,12 +696,37 @@ impl Pace {
         let worker = unsafe { &*self.worker };
         // SAFETY: on the worker's own thread (a run never moves).
         let deferred = unsafe { worker.deferred_request_for(self.depth) } && worker.someone_idle();
-        if !deferred && !worker.split_requested() {
+        if !deferred && !worker.split_requested() && (self.cost == 0.0 || !self.idle_soon()) {
             return None;
         }
         let (pace, split) = self.asked(rest);
         *self = pace;
         split.then_some(rest / 2)
+    }
+
+    /// Nobody asks, but the items are long (`LONG_ITEM_NS` or more): waits up to
+    /// `IDLE_POLL_NS` for a worker to become idle before starting the next. Workers that
+    /// finish items of the same length finish together, and a request sent a microsecond
+    /// after this boundary would wait a whole item for the next one (a loop of four 150 ms
+    /// items on 2 workers took three items' time).
+    #[cold]
+    #[inline(never)]
+    fn idle_soon(&self) -> bool {
+        if self.cost < clock::ticks(LONG_ITEM_NS) as f32 {
+            return false;
+        }
+        // SAFETY: as in `boundary`.
+        let worker = unsafe { &*self.worker };
+        let until = clock::now() + clock::ticks(IDLE_POLL_NS);
+        loop {
+            if worker.someone_idle() || worker.split_requested() {
+                return true;
+            }
+            if clock::now() >= until {
+                return false;
+            }
+            std::hint::spin_loop();
+        }
     }
 
     /// A timed chunk ended: learn the cost per item and size the next chunk.
