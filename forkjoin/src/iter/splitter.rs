@@ -696,7 +696,7 @@ impl Pace {
         let worker = unsafe { &*self.worker };
         // SAFETY: on the worker's own thread (a run never moves).
         let deferred = unsafe { worker.deferred_request_for(self.depth) } && worker.someone_idle();
-        if !deferred && !worker.split_requested() && (self.cost == 0.0 || !self.idle_soon()) {
+        if !deferred && !worker.split_requested() && (self.cost == 0.0 || !self.idle_soon(rest)) {
             return None;
         }
         let (pace, split) = self.asked(rest);
@@ -704,19 +704,22 @@ impl Pace {
         split.then_some(rest / 2)
     }
 
-    /// Nobody asks, but the items are long (`LONG_ITEM_NS` or more): waits up to
-    /// `IDLE_POLL_NS` for a worker to become idle before starting the next. Workers that
-    /// finish items of the same length finish together, and a request sent a microsecond
-    /// after this boundary would wait a whole item for the next one (a loop of four 150 ms
-    /// items on 2 workers took three items' time).
+    /// Nobody asks, but the items are long (`LONG_ITEM_NS` or more) and few are left (`rest`,
+    /// at most two per worker): waits up to `IDLE_POLL_NS` for a worker to become idle before
+    /// starting the next. Workers that finish items of the same length finish together, and a
+    /// request sent a microsecond after this boundary would wait a whole item for the next
+    /// one (a loop of four 150 ms items on 2 workers took three items' time). With many items
+    /// left, a late request costs one item of many, and nothing waits.
     #[cold]
     #[inline(never)]
-    fn idle_soon(&self) -> bool {
-        if self.cost < clock::ticks(LONG_ITEM_NS) as f32 {
-            return false;
-        }
+    fn idle_soon(&self, rest: usize) -> bool {
         // SAFETY: as in `boundary`.
         let worker = unsafe { &*self.worker };
+        if self.cost < clock::ticks(LONG_ITEM_NS) as f32
+            || rest > 2 * worker.registry().num_threads()
+        {
+            return false;
+        }
         let until = clock::now() + clock::ticks(IDLE_POLL_NS);
         loop {
             if worker.someone_idle() || worker.split_requested() {
