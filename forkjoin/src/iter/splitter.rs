@@ -176,10 +176,27 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    run_timed(len, producer, consumer, bounds, worker, false)
+}
+
+/// `run`, its items timed from the start if `timed` and no first item is split off.
+#[inline]
+fn run_timed<P, C>(
+    len: usize,
+    producer: P,
+    consumer: C,
+    bounds: Bounds,
+    worker: &Worker,
+    timed: bool,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
     if bounds.split_first(len) && !C::RIGHT_FIRST && worker.someone_idle() && !worker.alone() {
         return split_first(len, producer, consumer, bounds);
     }
-    run_lazily(len, producer, consumer, bounds, worker, false)
+    run_lazily(len, producer, consumer, bounds, worker, timed)
 }
 
 /// A run that starts while some worker is idle: its first item (or `with_min_len` items)
@@ -207,14 +224,8 @@ where
                 return run_lazily(len - first, p, c, bounds, worker, false);
             }
             // A thief's rest, taken while the first item ran: maybe a loop of a few long
-            // items. Its own first item is split off again if someone is idle; else the run
-            // times its items from the start, so that its first boundary knows their cost.
-            let rest = len - first;
-            if bounds.split_first(rest) && worker.someone_idle() {
-                split_first(rest, p, c, bounds)
-            } else {
-                run_lazily(rest, p, c, bounds, worker, true)
-            }
+            // items, so timed from the start: its first boundary knows their cost.
+            run_timed(len - first, p, c, bounds, worker, true)
         },
     )
 }
