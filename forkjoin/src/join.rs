@@ -316,12 +316,36 @@ where
         };
         if worker.registry().profiling.is_set() {
             if let Some(timed) = profile_hooks::open_join() {
-                let (ra, rb) = join_unprofiled_slow(worker, timed.timed(a), timed.timed(b));
-                return timed.close(ra, rb);
+                // Through closures of one type for every join: a profiled join costs an
+                // indirect call more, and each join's types instantiate no second join
+                // (DESIGN.md, section 2, "Generic code kept small").
+                let (mut a, mut b) = (Some(a), Some(b));
+                let (mut ra, mut rb) = (None, None);
+                let run_a: &mut (dyn FnMut() + Send) = &mut || ra = a.take().map(|a| a());
+                let run_b: &mut (dyn FnMut() + Send) = &mut || rb = b.take().map(|b| b());
+                join_timed(worker, timed, run_a, run_b);
+                // Both ran: a panic in either went on from the join.
+                return (ra.expect("a ran"), rb.expect("b ran"));
             }
         }
         join_unprofiled_slow(worker, a, b)
     }
+}
+
+/// A join timed by the profiler (`join_slow`).
+///
+/// # Safety
+/// `worker` is the current thread's worker.
+#[inline(never)]
+unsafe fn join_timed(
+    worker: &Worker,
+    timed: profile_hooks::OpenJoin,
+    a: &mut (dyn FnMut() + Send),
+    b: &mut (dyn FnMut() + Send),
+) {
+    // SAFETY: `worker` is this thread's worker (our contract).
+    let (ra, rb) = unsafe { join_unprofiled_slow(worker, timed.timed(a), timed.timed(b)) };
+    timed.close(ra, rb);
 }
 
 /// `join_slow` without the profiling check: with the profiler's timed closures, or the
@@ -441,57 +465,20 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
         }
     }
 
-    /// The frame was shared, or a thief began to claim it: take it back if it is still in
-    /// the deque (or the claim backed off), else help until the thief is done.
+    /// The frame was shared, or a thief began to claim it: run `b` here if the frame is
+    /// taken back, else take the result the thief left.
     ///
     /// # Safety
     /// As for `complete`, and `idx` was below `shared` when `complete` looked.
     #[cold]
     #[inline(never)]
     unsafe fn complete_shared(&self, worker: &Worker, idx: usize) -> RB {
-        // SAFETY: as for `complete` (our contract); `take_back_shared` says whether the frame
-        // is shared, and then its latch is initialised.
+        // SAFETY: as for `complete` (our contract); when `wait_for_shared` says the thief ran
+        // the frame, its latch is set and the result written.
         unsafe {
-            let Some(claimed) = worker.take_back_shared(idx) else {
-                registry::bump(&*std::ptr::addr_of!((*worker.owner_state()).inline_joins));
+            if wait_for_shared(worker, idx, &self.head) {
                 return self.take_func()();
-            };
-            worker.refresh_limit();
-            let me = JobRef(NonNull::from(self).cast());
-            let latch = self.head.latch();
-            loop {
-                if latch.core.probe() {
-                    break;
-                }
-                // A claimed frame was never on the deque: wait for it at once.
-                match if claimed { None } else { worker.deque.pop() } {
-                    Some(job) if job == me.0 => {
-                        // Shared but taken back: it still counts as a task this worker ran.
-                        registry::bump(&worker.counters.executed);
-                        worker.renew_request();
-                        return self.take_func()();
-                    }
-                    // A job pushed after ours and not yet taken (e.g. a `submit` from inside `a`):
-                    // run it, then look again.
-                    Some(job) => worker.execute(JobRef(job)),
-                    None => {
-                        // Relaxed: only a hint for where to steal; stale values are harmless.
-                        let thief = latch.thief.load(Relaxed);
-                        // Isolated: the frame's own region, and whatever this worker pushed
-                        // since the frame was shared (every job left on its deque lies above
-                        // a stolen frame; a claimed one's latch says where its jobs start).
-                        let helps = Helps::descendants_from(latch.floor, latch.region);
-                        worker.wait_until(&|| latch.core.probe(), Some(thief), helps);
-                        break;
-                    }
-                }
             }
-            // Stolen and finished: the thief is probably looking for work this very moment,
-            // before it has even counted itself idle or asked. Share our next join as if we
-            // had just started a job, so that the next region of a loop of regions (Jacobi)
-            // does not start private, its top half kept until the thief's request reaches a
-            // join, after a whole leaf (see DESIGN.md, section 4).
-            worker.share_next_join();
             // The latch's Acquire probe made the thief's write of the result visible.
             match (*self.result.get()).assume_init_read() {
                 Ok(rb) => rb,
@@ -523,6 +510,64 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
             CoreLatch::set_raw(&latch.core);
             worker.registry().sleep.fence_and_wake(owner);
         }
+    }
+}
+
+/// The shared frame `head` (at `idx`) after `a` returned: takes it back if it is still in the
+/// deque (or the claim backed off) and returns `true`, its closure to be run by the caller;
+/// else helps until the thief has set its latch and returns `false`. Not generic: every
+/// join shares it (DESIGN.md, section 2, "Generic code kept small").
+///
+/// # Safety
+/// As for `JoinFrame::complete_shared`; `head` is the frame's head, its first field.
+#[cold]
+#[inline(never)]
+unsafe fn wait_for_shared(worker: &Worker, idx: usize, head: &FrameHead) -> bool {
+    // SAFETY: as for `complete_shared` (our contract); `take_back_shared` says whether the
+    // frame is shared, and then its latch is initialised.
+    unsafe {
+        let Some(claimed) = worker.take_back_shared(idx) else {
+            registry::bump(&*std::ptr::addr_of!((*worker.owner_state()).inline_joins));
+            return true;
+        };
+        worker.refresh_limit();
+        // The frame's address (its head comes first), as the deque holds it.
+        let me = JobRef(NonNull::from(head).cast());
+        let latch = head.latch();
+        loop {
+            if latch.core.probe() {
+                break;
+            }
+            // A claimed frame was never on the deque: wait for it at once.
+            match if claimed { None } else { worker.deque.pop() } {
+                Some(job) if job == me.0 => {
+                    // Shared but taken back: it still counts as a task this worker ran.
+                    registry::bump(&worker.counters.executed);
+                    worker.renew_request();
+                    return true;
+                }
+                // A job pushed after ours and not yet taken (e.g. a `submit` from inside `a`):
+                // run it, then look again.
+                Some(job) => worker.execute(JobRef(job)),
+                None => {
+                    // Relaxed: only a hint for where to steal; stale values are harmless.
+                    let thief = latch.thief.load(Relaxed);
+                    // Isolated: the frame's own region, and whatever this worker pushed
+                    // since the frame was shared (every job left on its deque lies above
+                    // a stolen frame; a claimed one's latch says where its jobs start).
+                    let helps = Helps::descendants_from(latch.floor, latch.region);
+                    worker.wait_until(&|| latch.core.probe(), Some(thief), helps);
+                    break;
+                }
+            }
+        }
+        // Stolen and finished: the thief is probably looking for work this very moment,
+        // before it has even counted itself idle or asked. Share our next join as if we
+        // had just started a job, so that the next region of a loop of regions (Jacobi)
+        // does not start private, its top half kept until the thief's request reaches a
+        // join, after a whole leaf (see DESIGN.md, section 4).
+        worker.share_next_join();
+        false
     }
 }
 

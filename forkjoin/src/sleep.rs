@@ -754,7 +754,7 @@ mod loom_tests {
         });
     }
 
-    /// A join frame's steal-back (`JoinFrame::complete_promoted` with `Worker::wait_until`'s
+    /// A join frame's steal-back (`join::wait_for_shared` with `Worker::wait_until`'s
     /// hint), on the real deques and sleep slots: worker 0 promotes a frame, finds it stolen
     /// when it pops, and helps while it waits: it steals back the subtask the thief pushed
     /// (a join inside the stolen frame), or parks until the thief wakes it. The thief pops

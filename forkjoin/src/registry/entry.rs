@@ -106,6 +106,24 @@ pub(crate) fn in_worker<R: Send>(
     if let Some(worker) = Worker::current_of(registry) {
         return op(worker);
     }
+    // Handed over or run in a borrowed slot, which costs microseconds anyway: through one
+    // function for every caller, so that a closure type instantiates only these few lines,
+    // not the jobs, latches and waits of the hand-off (DESIGN.md, section 2, "Generic
+    // code kept small").
+    let mut op = Some(op);
+    let mut result = None;
+    in_worker_elsewhere(registry, &mut |worker| {
+        if let Some(op) = op.take() {
+            result = Some(op(worker));
+        }
+    });
+    // `None` only if `op` panicked, and then its panic went on from the hand-off.
+    result.expect("a call handed to a worker returned")
+}
+
+/// `in_worker` on a thread that is not one of `registry`'s workers.
+#[inline(never)]
+fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
     let current = Worker::current();
     if current.is_null() {
         // From outside any pool: hand `op` to the workers and wait; or, if the pool lets
@@ -130,7 +148,8 @@ pub(crate) fn in_worker<R: Send>(
             registry.notify_work();
         }
         job.latch.wait();
-        return job.into_result();
+        job.into_result();
+        return;
     }
     // SAFETY: this thread's worker, live while the thread runs it.
     let current = unsafe { &*current };
@@ -157,7 +176,7 @@ pub(crate) fn in_worker<R: Send>(
     let job = InstallJob::new(op, CrossLatch::new(own, current.index), region);
     registry.inject_in(job.job_ref(), region);
     current.wait_in_region(&|| job.latch.core.probe(), region, true);
-    job.into_result()
+    job.into_result();
 }
 
 /// Queues a boxed job: on the current worker's deque if this thread is a worker of
