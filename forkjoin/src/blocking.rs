@@ -32,9 +32,13 @@ use crate::registry::{Registry, Worker};
 /// inside it that another thread did not take, a `yield_now`, a wait that helps), the caller
 /// takes its index back: it waits until the spare has finished the task it is running (the
 /// spare takes no new one once asked), then goes on, and the spare ends (its thread rests a
-/// while, ready to stand in for the next blocked thread, then exits). So a task
-/// that a spare may run must not wait for what the caller does after `blocking` returns (as
-/// in any work-stealing pool, a task must not wait for work that only a waiting thread can
+/// while, ready to stand in for the next blocked thread, then exits). A spare's task that is
+/// itself inside `blocking` holds nothing: the caller takes the index at once, and the task,
+/// when its own `blocking` returns, gets the index back when the caller next waits with
+/// nothing to run, blocks, or finishes. So a task that a spare may run may wait, inside
+/// `blocking`, for what the caller does after `blocking` returns (a reply to its request);
+/// waiting for it any other way (spinning on a flag) holds the index the caller needs (as
+/// in any work-stealing pool, a task must not spin on work that only a waiting thread can
 /// do). Inside `f`, `current_thread_index()` is the caller's index, which is lent: `f` must
 /// not use per-index state, nor hold it across the call.
 ///
@@ -88,13 +92,13 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     // stand-in or another worker may run them meanwhile.
     worker.share_private_frames();
     let registry = worker.registry();
-    registry.lend_index(worker, registry.enter_blocking(worker));
+    registry.give_up_index(worker, registry.enter_blocking(worker));
     f()
 }
 
 impl Registry {
     /// A thread of this pool is about to block: wake a parked worker, else reserve a spare
-    /// to stand in for it (`Compensation::enter`, `reserve_spare`; `lend_index` starts it).
+    /// to stand in for it (`Compensation::enter`, `reserve_spare`; `give_up_index` starts it).
     /// One spare at most per blocked thread: two would run under one index.
     fn enter_blocking(&self, worker: &Worker) -> bool {
         if self.compensation.enter() == 0 {

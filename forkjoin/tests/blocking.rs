@@ -668,3 +668,53 @@ fn a_resting_spare_stands_in_only_for_its_own_index() {
     assert!(index_of.len() >= 6, "{starts:?}");
     assert_eq!(spares_after_retiring(), 0);
 }
+
+/// A stand-in may run a task that blocks waiting for what its blocked thread does next: a
+/// client task that sends requests to the scope's body, a server that receives each inside
+/// `blocking` and replies after it returns. When the stand-in runs the client, it blocks in
+/// the reply's `blocking` while the server, back from its own, wants its index: it takes it
+/// at once (nobody waits for a thread inside `blocking`), and the client, once replied to,
+/// gets the index back while the server waits. At 1 worker the stand-in always runs the
+/// client (rayon needs two workers here); at 2, 4 and 8 sometimes. Exact sums; every run.
+#[test]
+fn a_stand_in_blocked_on_its_blocked_thread_holds_nothing_it_needs() {
+    let _serial = serial();
+    for threads in [1, 2, 4, 8] {
+        let pool = std::sync::Arc::new(forkjoin::Pool::new(threads).unwrap());
+        for round in 0..20 {
+            let pool = std::sync::Arc::clone(&pool);
+            let (total, replies) = watchdog(
+                &format!("request and reply at {threads} workers, round {round}"),
+                move || request_and_reply(&pool, 50),
+            );
+            assert_eq!((total, replies), (1225, 2450), "{threads} workers, round {round}");
+        }
+    }
+    assert_eq!(spares_after_retiring(), 0);
+}
+
+/// `n` requests 0, 1, ... from a client task to the scope's body, each replied to with
+/// twice its number: (sum of the requests, sum of the replies).
+fn request_and_reply(pool: &forkjoin::Pool, n: u64) -> (u64, u64) {
+    pool.install(|| {
+        let (request, requests) = mpsc::channel::<u64>();
+        let (reply, replies) = mpsc::channel::<u64>();
+        let requests = Mutex::new(requests);
+        let (mut total, mut replied) = (0, 0);
+        let client_replied = &mut replied;
+        forkjoin::scope(|s| {
+            s.spawn(move |_| {
+                for k in 0..n {
+                    request.send(k).unwrap();
+                    *client_replied += forkjoin::blocking(|| replies.recv().unwrap());
+                }
+            });
+            for _ in 0..n {
+                let k = forkjoin::blocking(|| requests.lock().unwrap().recv().unwrap());
+                total += k;
+                reply.send(2 * k).unwrap();
+            }
+        });
+        (total, replied)
+    })
+}

@@ -1,6 +1,6 @@
 //! The counts behind `blocking`'s compensation (see `crate::blocking`): threads inside
-//! `blocking` and spare threads alive; and `StandIn`, the hand-over of one index between a
-//! thread inside `blocking` and the spare that runs tasks under that index meanwhile.
+//! `blocking` and spare threads alive; and `IndexToken`, the right to run pool work under
+//! one index, which passes between the index's worker and the spares standing in for it.
 //!
 //! The two counts share one atomic word, `Compensation::counts`, so that a decision reads
 //! both at once. Each spare stands in for one blocked thread (whose index it shows) and counts
@@ -8,7 +8,7 @@
 //! threads. A spare's thread may outlive its stand-in, resting in its slot for the next one
 //! (`registry/spares.rs`), but a resting thread is not counted: it runs nothing.
 
-use crate::sync::{AtomicBool, AtomicUsize, Condvar, Mutex};
+use crate::sync::{AtomicUsize, Condvar, Mutex};
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 
 /// Bits of `counts` for each count: the blocked threads in the low half, the spares in the
@@ -92,69 +92,150 @@ fn split(counts: usize) -> (usize, usize) {
     (counts & LOW, counts >> HALF)
 }
 
-/// The hand-over of one index (see `crate::blocking`): a thread inside `blocking` lends its
-/// index to the spare started for it, which runs tasks under it; when the thread wants it back
-/// (its closure returned, or it is about to run pool work itself), it asks, and waits until
-/// the spare has finished the task it is running and handed the index back. The spare takes
-/// no task once asked, and its thread runs no task after the hand-back until it is given
-/// another stand-in (it rests, then exits): a thread's index never changes, and no two
-/// threads run tasks under one index at once. One `StandIn` per stand-in: a resting thread
-/// reused for the next gets a new one.
-pub(crate) struct StandIn {
-    /// The blocked thread wants its index back.
-    asked: AtomicBool,
-    /// The spare has left its last task and takes no other: the index is the blocked
-    /// thread's again. The mutex orders everything the spare did before it under the index
-    /// before what the thread does after.
-    handed_back: Mutex<bool>,
-    back: Condvar,
+/// The right to run pool work under one index (see `crate::blocking`), one per worker
+/// index. Exactly one thread holds it at a time, or none: the index's worker, or a spare
+/// standing in for it (`shown_index`). A holder that goes into `blocking` gives it up: to a
+/// thread waiting for it if there is one, else to a spare started for it, else to nobody
+/// (then whoever claims it first takes it at once). A thread whose `blocking` closure has
+/// returned, or which is about to run pool work inside it, claims it back and waits until
+/// the holder passes it: a spare at its next task boundary (it then ends), any holder on
+/// going into `blocking`, and the index's worker before it parks (then it claims it back
+/// itself). Nobody waits for a thread inside `blocking`: a stand-in that blocks waiting for
+/// what its original does next (a reply to its request) holds nothing the original needs.
+pub(crate) struct IndexToken {
+    /// Threads waiting in `claim`. SeqCst: the Dekker pattern with a parking holder, which
+    /// reads this after announcing itself asleep (`claimed`); the claimant raises it under
+    /// the lock, then fences and wakes the holder (`Sleep::fence_and_wake`).
+    claims: AtomicUsize,
+    state: Mutex<TokenState>,
+    /// Signalled when the token passes to a claimant.
+    passed: Condvar,
 }
 
-impl StandIn {
-    pub(crate) fn new() -> Self {
-        StandIn {
-            asked: AtomicBool::new(false),
-            handed_back: Mutex::new(false),
-            back: Condvar::new(),
+struct TokenState {
+    /// The slot whose thread holds the token, or `None`.
+    holder: Option<usize>,
+    /// The slots of the threads in `claim`, first come first served.
+    queue: std::collections::VecDeque<usize>,
+}
+
+/// What `IndexToken::give_up` did with the token.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum GivenTo {
+    /// A thread that was waiting for it.
+    Claimant,
+    /// The spare `start` returned.
+    Spare,
+    /// Nobody (`start` found none): the first claim takes it.
+    Nobody,
+}
+
+impl IndexToken {
+    /// A token held by the worker in slot `holder`.
+    pub(crate) fn new(holder: usize) -> Self {
+        IndexToken {
+            claims: AtomicUsize::new(0),
+            state: Mutex::new(TokenState {
+                holder: Some(holder),
+                queue: std::collections::VecDeque::new(),
+            }),
+            passed: Condvar::new(),
         }
     }
 
-    /// The blocked thread asks for its index back; it then fences and wakes the spare if it
-    /// is parked (`Sleep::fence_and_wake`), and waits (`wait_until_handed_back`).
-    pub(crate) fn ask_back(&self) {
-        // SeqCst: the Dekker pattern with the parking spare, which reads this (`asked_back`)
-        // after its own fence: it sees the request or its waker sees it asleep.
-        self.asked.store(true, SeqCst);
-    }
-
-    /// Whether the blocked thread wants its index back (the spare's loop condition).
-    pub(crate) fn asked_back(&self) -> bool {
-        // SeqCst: as in `ask_back`.
-        self.asked.load(SeqCst)
-    }
-
-    /// The spare gives the index back: its last touch of the pool in this stand-in (its
-    /// thread then rests, outside the pool, until given another).
-    pub(crate) fn hand_back(&self) {
-        *self
-            .handed_back
+    fn lock(&self) -> crate::sync::MutexGuard<'_, TokenState> {
+        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
+        self.state
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = true;
-        self.back.notify_all();
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Blocks until the spare has handed the index back.
-    pub(crate) fn wait_until_handed_back(&self) {
-        let mut back = self
-            .handed_back
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        while !*back {
-            back = self
-                .back
-                .wait(back)
+    /// The holder (`me`) goes into `blocking`, or ends: the token passes to the first
+    /// claimant, else to the spare `start` starts (called under the token's lock, so that no
+    /// claim takes the token meanwhile; it returns the spare's slot), else to nobody.
+    pub(crate) fn give_up(&self, me: usize, start: impl FnOnce() -> Option<usize>) -> GivenTo {
+        let mut state = self.lock();
+        debug_assert_eq!(state.holder, Some(me), "the token given up by its holder");
+        if self.pass_locked(&mut state) {
+            return GivenTo::Claimant;
+        }
+        match start() {
+            Some(spare) => {
+                state.holder = Some(spare);
+                GivenTo::Spare
+            }
+            None => {
+                state.holder = None;
+                GivenTo::Nobody
+            }
+        }
+    }
+
+    /// The holder (`me`) at a task boundary, or about to park: passes the token to the first
+    /// claimant, if any. Returns whether it did.
+    pub(crate) fn pass(&self, me: usize) -> bool {
+        let mut state = self.lock();
+        debug_assert_eq!(state.holder, Some(me), "the token passed by its holder");
+        self.pass_locked(&mut state)
+    }
+
+    fn pass_locked(&self, state: &mut TokenState) -> bool {
+        let Some(next) = state.queue.pop_front() else {
+            return false;
+        };
+        state.holder = Some(next);
+        // SeqCst: see `claims`.
+        self.claims.fetch_sub(1, SeqCst);
+        self.passed.notify_all();
+        true
+    }
+
+    /// Whether a thread waits for the token (a holder's cue to `pass` it).
+    pub(crate) fn claimed(&self) -> bool {
+        // SeqCst: see `claims`.
+        self.claims.load(SeqCst) > 0
+    }
+
+    /// The thread in slot `me` wants to run pool work under the index: takes the token if
+    /// nobody holds it, else waits until its holder passes it. `wake` is called with the
+    /// holder's slot after the claim is counted (it fences and wakes the holder if it is
+    /// parked). Returns whether it had to wait.
+    pub(crate) fn claim(&self, me: usize, wake: impl FnOnce(usize)) -> bool {
+        let mut state = self.lock();
+        let Some(holder) = state.holder else {
+            state.holder = Some(me);
+            return false;
+        };
+        debug_assert_ne!(holder, me, "a claim by the token's holder");
+        state.queue.push_back(me);
+        // SeqCst: see `claims`.
+        self.claims.fetch_add(1, SeqCst);
+        drop(state);
+        wake(holder);
+        let mut state = self.lock();
+        while state.holder != Some(me) {
+            state = self
+                .passed
+                .wait(state)
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
         }
+        true
+    }
+
+    /// The slot whose thread holds the token (tests).
+    #[cfg(test)]
+    pub(crate) fn holder(&self) -> Option<usize> {
+        self.lock().holder
+    }
+
+    /// If nobody holds the token, gives it to the spare `start` starts (under the lock).
+    pub(crate) fn fill(&self, start: impl FnOnce() -> Option<usize>) -> bool {
+        let mut state = self.lock();
+        if state.holder.is_some() {
+            return false;
+        }
+        state.holder = start();
+        state.holder.is_some()
     }
 }
 
@@ -168,21 +249,21 @@ mod loom_tests {
     use crate::sync::{fence, model};
     use loom::sync::Arc;
     use loom::thread;
-    use std::sync::atomic::Ordering::{Acquire, Relaxed};
+    use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
     /// A spare's life as `registry::spare_main` lives it, reduced to the protocol: take the
-    /// work if there is some, else leave once asked for the index back, else park until work
-    /// or the request arrives; then count itself out and hand the index back. Returns how
-    /// many items it ran.
+    /// work if there is some, else leave once the token is claimed, else park until work or
+    /// the claim arrives; then count itself out and pass the token on. Returns how many
+    /// items it ran.
     fn spare(
         sleep: &Sleep,
         comp: &Compensation,
-        stand_in: &StandIn,
+        token: &IndexToken,
         index: usize,
         work: &AtomicUsize,
     ) -> usize {
         let mut ran = 0;
-        while !stand_in.asked_back() {
+        while !token.claimed() {
             let n = work.load(Acquire);
             if n > 0 {
                 if work.compare_exchange(n, n - 1, SeqCst, SeqCst).is_ok() {
@@ -192,43 +273,108 @@ mod loom_tests {
             }
             sleep.sleep(
                 index,
-                || work.load(Relaxed) > 0 || stand_in.asked_back(),
+                || work.load(Relaxed) > 0 || token.claimed(),
                 || None,
                 false,
             );
         }
         comp.spare_gone();
-        stand_in.hand_back();
+        assert_eq!(token.give_up(index, || None), GivenTo::Claimant);
         ran
     }
 
-    /// The worker of a one-worker pool blocks while work is queued: a spare starts and runs
-    /// work; when the worker is back it asks for its index, the spare (busy or parked) hands
-    /// it back and ends, and the counts are back to zero. Never lost: the request's wake-up.
+    /// The worker of a one-worker pool blocks while work is queued: a spare starts with the
+    /// index's token and runs work; when the worker is back it claims the token, the spare
+    /// (busy or parked) passes it and ends, and the counts are back to zero. Never lost: the
+    /// claim's wake-up.
     #[test]
-    fn a_spare_stands_in_and_hands_the_index_back() {
+    fn a_spare_stands_in_and_passes_the_token_back() {
         model(|| {
             let sleep = Arc::new(Sleep::with_spares(1, 1));
             let comp = Arc::new(Compensation::new(4));
-            let stand_in = Arc::new(StandIn::new());
+            let token = Arc::new(IndexToken::new(0));
             let work = Arc::new(AtomicUsize::new(1));
-            // The worker (slot 0) blocks: nobody is parked, so it starts a spare.
+            // The worker (slot 0) blocks: nobody is parked, so it starts a spare (slot 1).
             assert_eq!(comp.enter(), 1);
             assert!(comp.reserve_spare());
             sleep.activate(1);
+            assert_eq!(token.give_up(0, || Some(1)), GivenTo::Spare);
             let spare = {
-                let (sleep, comp, stand_in, work) =
-                    (sleep.clone(), comp.clone(), stand_in.clone(), work.clone());
-                thread::spawn(move || spare(&sleep, &comp, &stand_in, 1, &work))
+                let (sleep, comp, token, work) =
+                    (sleep.clone(), comp.clone(), token.clone(), work.clone());
+                thread::spawn(move || spare(&sleep, &comp, &token, 1, &work))
             };
-            // The worker is back: it asks for its index and waits for it.
-            stand_in.ask_back();
-            sleep.fence_and_wake(1);
-            stand_in.wait_until_handed_back();
+            // The worker is back: it claims the token and waits for it.
+            assert!(token.claim(0, |holder| sleep.fence_and_wake(holder)));
             comp.leave();
             assert_eq!(comp.counts(), (0, 0));
+            assert_eq!(token.holder(), Some(0));
             // The worker runs whatever the spare left.
             assert_eq!(spare.join().unwrap(), 1 - work.load(SeqCst));
+        });
+    }
+
+    /// A stand-in blocks in the middle of its task (waiting, say, for a reply its original
+    /// sends once back), so it gives the token up: the original, back, takes it at once,
+    /// without waiting for the stand-in. When the stand-in's wait ends it claims the token,
+    /// and the original, about to park, passes it and claims it back. At no point do two
+    /// threads hold it (`running` counts the holders that run).
+    #[test]
+    fn a_stand_in_that_blocks_holds_nothing_its_original_waits_for() {
+        model(|| {
+            let sleep = Arc::new(Sleep::with_spares(1, 1));
+            let token = Arc::new(IndexToken::new(0));
+            let running = Arc::new(AtomicUsize::new(0));
+            let reply = Arc::new(AtomicUsize::new(0));
+            let finished = Arc::new(AtomicUsize::new(0));
+            let run = |running: &AtomicUsize| {
+                assert_eq!(running.fetch_add(1, SeqCst), 0, "two threads hold the token");
+                running.fetch_sub(1, SeqCst);
+            };
+            // The original (slot 0) blocks: the token goes to the spare (slot 1).
+            sleep.activate(1);
+            assert_eq!(token.give_up(0, || Some(1)), GivenTo::Spare);
+            let stand_in = {
+                let (sleep, token, running, reply, finished) = (
+                    sleep.clone(),
+                    token.clone(),
+                    running.clone(),
+                    reply.clone(),
+                    finished.clone(),
+                );
+                thread::spawn(move || {
+                    run(&running);
+                    // Its task blocks until the original's reply; nobody else stands in. (The
+                    // original may be waiting for the token already, or not yet back.)
+                    assert_ne!(token.give_up(1, || None), GivenTo::Spare);
+                    while reply.load(Acquire) == 0 {
+                        thread::yield_now();
+                    }
+                    // Back: it finishes its task under the index, then ends.
+                    token.claim(1, |holder| sleep.fence_and_wake(holder));
+                    run(&running);
+                    // To the original, waiting or about to claim it again.
+                    token.give_up(1, || None);
+                    finished.store(1, SeqCst);
+                })
+            };
+            // The original is back: it claims the token (it may find it free at once, or
+            // wait while the stand-in still runs its task) and replies.
+            token.claim(0, |holder| sleep.fence_and_wake(holder));
+            run(&running);
+            reply.store(1, Release);
+            // It waits for nothing else: about to park, it lends the token while claimed,
+            // until the stand-in has given it back.
+            while finished.load(SeqCst) == 0 {
+                if token.holder() == Some(0) && token.claimed() {
+                    assert!(token.pass(0));
+                    token.claim(0, |holder| sleep.fence_and_wake(holder));
+                }
+                thread::yield_now();
+            }
+            stand_in.join().unwrap();
+            assert_eq!(token.holder(), Some(0));
+            assert!(!token.claimed());
         });
     }
 

@@ -512,6 +512,7 @@ impl Worker {
             index: self.index,
             stay_awake: &|| {
                 done()
+                    || registry.index_claimed(self)
                     || self.sees_descendant(
                         floor,
                         region,
@@ -539,6 +540,12 @@ impl Worker {
                 *round = registry.idle.start_looking();
                 return Some(JobRef(job));
             }
+        }
+        // A thread waiting for this worker's index (a stand-in whose `blocking` returned in
+        // the middle of a task, which what this waiter waits for may need) gets it now.
+        if registry.lend_index_before_parking(self) {
+            round.start_over();
+            return None;
         }
         // About to park. Work this waiter may not take: make sure a thread that may is awake
         // (counted idle, this waiter may have made its publisher skip the wake-up). No spare

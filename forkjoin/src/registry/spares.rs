@@ -1,4 +1,4 @@
-use super::compensation::StandIn;
+use super::compensation::{GivenTo, IndexToken};
 use super::isolation::Helps;
 use super::thread::{set_precise_timer, ThreadEvent};
 use super::worker::Worker;
@@ -8,92 +8,124 @@ use crate::job::JobRef;
 use std::ptr;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::atomic::{fence, AtomicPtr, AtomicUsize};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// What the thread running in a slot has lent while it is inside `blocking` (see
-/// `crate::blocking`), per slot: the workers' then the spares'.
-pub(crate) enum Lending {
-    /// Nothing: the thread is not inside `blocking`, or has taken its index back.
-    Nothing,
-    /// Inside `blocking` without a stand-in: a parked worker was left to take its core. Its
-    /// index may still get work only a thread under that index may run (a broadcast share
-    /// in its inbox): whoever queues it starts a stand-in then (`stand_in_for_waiting`).
-    Waiting,
-    /// Lent to the spare in slot `.1`, which stands in through the hand-over `.0`.
-    To(Arc<StandIn>, usize),
-}
-
 impl Registry {
-    /// The calling thread (`blocked`, its worker) is inside `blocking`, counted there:
-    /// starts the spare it `reserved`, else (or if none could start) marks it `Waiting`,
-    /// and if a share for its index was queued already, starts one for it now: the
-    /// broadcaster looks only after its push (`stand_in_for_waiting`), and either it sees
-    /// this thread waiting or this thread sees its share.
-    pub(crate) fn lend_index(&self, blocked: &Worker, reserved: bool) {
-        let mut lending = self.spares.lending(blocked.index);
-        if reserved {
-            if let Some((stand_in, slot)) = self.start_spare(blocked) {
-                *lending = Lending::To(stand_in, slot);
-                return;
+    /// The calling thread (`blocked`, its worker), counted inside `blocking`, gives up its
+    /// index's token (`IndexToken`): to a thread waiting for it, else to the spare it
+    /// `reserved` (started now), else to nobody. Then, with nobody holding it, if a share
+    /// for the index was queued already it starts a spare for it now: the broadcaster looks
+    /// only after its push (`stand_in_for_waiting`), and either it sees the token free or
+    /// this thread sees its share.
+    pub(crate) fn give_up_index(&self, blocked: &Worker, reserved: bool) {
+        let shown = blocked.shown_index();
+        let token = &self.spares.tokens[shown];
+        let given = token.give_up(blocked.index, || {
+            // A failed start counts the reserved spare out itself.
+            reserved
+                .then(|| self.start_spare(shown))
+                .flatten()
+        });
+        // SAFETY: owner-only state, on the owner's thread.
+        unsafe { (*blocked.owner_state()).gave_up_index = true };
+        match given {
+            GivenTo::Claimant if reserved => self.compensation.spare_gone(),
+            GivenTo::Claimant | GivenTo::Spare => {}
+            GivenTo::Nobody => {
+                self.spares.free_tokens.fetch_add(1, SeqCst);
+                // The blocked thread's half of the Dekker pattern with the broadcaster's
+                // push, fence and look at `free_tokens` (`stand_in_for_waiting`).
+                fence(SeqCst);
+                if !self.slot(shown).inbox.is_empty() {
+                    self.stand_in_if_free(shown);
+                }
             }
-        }
-        *lending = Lending::Waiting;
-        self.spares.waiting.fetch_add(1, SeqCst);
-        // The blocked thread's half of the Dekker pattern with the broadcaster's push,
-        // fence and look at `waiting` (`stand_in_for_waiting`).
-        fence(SeqCst);
-        if !self.slot(blocked.shown_index()).inbox.is_empty() {
-            self.stand_in_if_waiting(blocked, &mut lending);
         }
     }
 
     /// Shares were queued in every slot's inbox and the sleepers woken (`run_broadcast`,
-    /// after its fence): each thread inside `blocking` without a stand-in gets one now, or
-    /// the share for its index would wait until it returns, which may be never (it may wait
-    /// for the broadcast's caller).
+    /// after its fence): each index whose token nobody holds (every thread of it inside
+    /// `blocking`, none with a spare) gets a spare now, or the share for it would wait until
+    /// one of them returns, which may be never (it may wait for the broadcast's caller).
     pub(crate) fn stand_in_for_waiting(&self) {
-        // SeqCst, after the caller's fence: see `lend_index`.
-        if self.spares.waiting.load(SeqCst) == 0 {
+        // SeqCst, after the caller's fence: see `give_up_index`.
+        if self.spares.free_tokens.load(SeqCst) == 0 {
             return;
         }
-        for index in 0..self.slot_count() {
-            let blocked = self.slot(index);
-            let mut lending = self.spares.lending(index);
-            self.stand_in_if_waiting(blocked, &mut lending);
+        for shown in 0..self.workers.len() {
+            self.stand_in_if_free(shown);
         }
     }
 
-    /// Starts a spare for the thread in `blocked`'s slot if it waits without one (and the
-    /// bound allows it: else it stays waiting).
-    fn stand_in_if_waiting(&self, blocked: &Worker, lending: &mut Lending) {
-        if !matches!(lending, Lending::Waiting) || !self.compensation.reserve_spare() {
-            return;
-        }
-        if let Some((stand_in, slot)) = self.start_spare(blocked) {
-            *lending = Lending::To(stand_in, slot);
-            self.spares.waiting.fetch_sub(1, SeqCst);
-        }
-    }
-
-    /// The calling thread, inside `blocking`, runs pool code under its own index again (its
-    /// closure has returned, or it is about to take a task: `Worker::find_work`): if a spare
-    /// stands in for it, it asks for its index back and waits until the spare has finished
-    /// its task and handed it back.
-    pub(crate) fn take_index_back(&self, blocked: &Worker) {
-        let lent = std::mem::replace(&mut *self.spares.lending(blocked.index), Lending::Nothing);
-        let (stand_in, slot) = match lent {
-            Lending::Nothing => return,
-            Lending::Waiting => {
-                self.spares.waiting.fetch_sub(1, SeqCst);
-                return;
+    /// Starts a spare holding index `shown`'s token if nobody holds it (and the bound allows
+    /// one: else it stays free).
+    fn stand_in_if_free(&self, shown: usize) {
+        let started = self.spares.tokens[shown].fill(|| {
+            if !self.compensation.reserve_spare() {
+                return None;
             }
-            Lending::To(stand_in, slot) => (stand_in, slot),
-        };
-        stand_in.ask_back();
-        // The fence pairs with the parking spare's (`StandIn::ask_back`).
-        self.sleep.fence_and_wake(slot);
-        stand_in.wait_until_handed_back();
+            self.start_spare(shown)
+        });
+        if started {
+            self.spares.free_tokens.fetch_sub(1, SeqCst);
+        }
+    }
+
+    /// The calling thread, inside `blocking`, runs pool code under its index again (its
+    /// closure has returned, or it is about to take a task: `Worker::find_work`): if it gave
+    /// the index's token up, it claims it back, waiting until the holder passes it (a spare
+    /// finishes the task it is running first; nobody waits for a thread inside `blocking`).
+    pub(crate) fn take_index_back(&self, blocked: &Worker) {
+        let st = blocked.owner_state();
+        // SAFETY: owner-only state, on the owner's thread.
+        if !unsafe { std::mem::replace(&mut (*st).gave_up_index, false) } {
+            return;
+        }
+        let shown = blocked.shown_index();
+        let waited = self.spares.tokens[shown].claim(blocked.index, |holder| {
+            // The fence pairs with a parking holder's (see `IndexToken::claims`).
+            self.sleep.fence_and_wake(holder);
+        });
+        if !waited {
+            // Nobody held it: it was counted free.
+            self.spares.free_tokens.fetch_sub(1, SeqCst);
+        }
+    }
+
+    /// `worker`'s thread exits (the pool terminates): it gives its index's token up for good.
+    pub(crate) fn leave_index(&self, worker: &Worker) {
+        let token = &self.spares.tokens[worker.shown_index()];
+        if token.give_up(worker.index, || None) == GivenTo::Nobody {
+            self.spares.free_tokens.fetch_add(1, SeqCst);
+        }
+    }
+
+    /// Whether a thread waits for the token of `worker`'s index (a holder about to park
+    /// passes it first: `lend_index_before_parking`; a spare between tasks ends).
+    pub(crate) fn index_claimed(&self, worker: &Worker) -> bool {
+        self.spares.tokens[worker.shown_index()].claimed()
+    }
+
+    /// `worker`, holding its index's token, is about to park in a wait: if a
+    /// thread waits for the token (a stand-in whose `blocking` has returned, in the middle
+    /// of a task that what this worker waits for may need), passes it and claims it back,
+    /// waiting until that thread is done with it. Returns whether it did (it then looks for
+    /// work again rather than park). Not counted idle (`Idle`) while it waits: it can take
+    /// no work meanwhile.
+    pub(crate) fn lend_index_before_parking(&self, worker: &Worker) -> bool {
+        // SAFETY: owner-only state, on the owner's thread.
+        if unsafe { (*worker.owner_state()).gave_up_index } || !self.index_claimed(worker) {
+            return false;
+        }
+        let token = &self.spares.tokens[worker.shown_index()];
+        self.idle.leave();
+        let passed = token.pass(worker.index);
+        if passed {
+            token.claim(worker.index, |holder| self.sleep.fence_and_wake(holder));
+        }
+        self.idle.enter();
+        passed
     }
 }
 
@@ -125,19 +157,19 @@ pub(crate) struct Spares {
     /// index its thread shows if it rests there (a hint, for the choice of a slot: the slot's
     /// state under its lock decides), `None` if it has no thread. Starting a spare takes a
     /// thread start or a wake-up, far costlier than this lock. Nobody joins the threads (a
-    /// spare's blocked thread waits for its hand-back instead, and dropping the pool waits
+    /// spare's blocked thread waits for the token instead, and dropping the pool waits
     /// for no thread).
     pub(super) free: Mutex<Vec<(usize, Option<usize>)>>,
     /// Per slot: its thread's state, which decides between a resting thread and
     /// `start_spare` (see `SlotThread`).
     rest: Box<[Rest]>,
-    /// Per slot, the workers' then the spares': what its thread lent inside `blocking`.
-    /// Taken before `free` and a slot's `rest` (`stand_in_if_waiting` starts a spare under
-    /// it), never while waiting for a hand-back.
-    lending: Box<[Mutex<Lending>]>,
-    /// How many slots are `Lending::Waiting`: a broadcast with none looks no further.
-    /// SeqCst: the Dekker pattern of `lend_index` and `stand_in_for_waiting`.
-    pub(super) waiting: AtomicUsize,
+    /// Per worker index, the right to run pool work under it (`IndexToken`). Its lock is
+    /// taken before `free` and a slot's `rest` (a spare is started under it), never while
+    /// waiting for the token.
+    pub(super) tokens: Box<[IndexToken]>,
+    /// How many tokens nobody holds: a broadcast with none looks no further. SeqCst: the
+    /// Dekker pattern of `give_up_index` and `stand_in_for_waiting`.
+    pub(super) free_tokens: AtomicUsize,
     /// The keep-alive, in nanoseconds, shortened by unit tests.
     #[cfg(test)]
     pub(super) keep_alive_nanos: std::sync::atomic::AtomicU64,
@@ -175,18 +207,16 @@ enum SlotThread {
     /// The thread, which shows `shown`, has handed its index back (or is about to: the slot
     /// is marked resting before it is freed) and waits for an assignment.
     Resting { shown: usize },
-    /// A new stand-in for the resting thread, not yet taken: the blocked thread's hand-over
-    /// (`start_spare` has set the slot's `shown_index` to the blocked thread's index).
-    Assigned(Arc<StandIn>),
+    /// A new stand-in for the resting thread, not yet taken (`start_spare` has set the
+    /// slot's `shown_index` and given it the index's token).
+    Assigned,
 }
 
 impl Spares {
     pub(super) fn new(workers: usize, max: usize) -> Spares {
         Spares {
-            lending: (0..workers + max)
-                .map(|_| Mutex::new(Lending::Nothing))
-                .collect(),
-            waiting: AtomicUsize::new(0),
+            tokens: (0..workers).map(IndexToken::new).collect(),
+            free_tokens: AtomicUsize::new(0),
             slots: (0..max).map(|_| AtomicPtr::new(ptr::null_mut())).collect(),
             made: AtomicUsize::new(0),
             free: Mutex::new(Vec::new()),
@@ -206,13 +236,6 @@ impl Spares {
             #[cfg(test)]
             threads_exited: AtomicUsize::new(0),
         }
-    }
-
-    pub(super) fn lending(&self, slot: usize) -> MutexGuard<'_, Lending> {
-        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
-        self.lending[slot]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
     }
 
     fn keep_alive(&self) -> Duration {
@@ -240,14 +263,12 @@ impl Spares {
 
 impl Registry {
     /// Starts a spare (its count was reserved by `Compensation::reserve_spare`) in a free
-    /// spare slot or a new one, standing in for the thread in `blocked`'s slot (the caller
-    /// of `blocking`, or one waiting there without a spare: `stand_in_for_waiting`) under its
-    /// shown index until it asks for it back (`take_index_back`): the slot's
-    /// resting thread if it has one (no thread start), else a new thread. If no slot or
-    /// thread can be had, the spare is counted out again and the caller blocks without one.
-    /// Returns the hand-over and the spare's slot, for the blocked thread's `Lending`.
-    pub(crate) fn start_spare(&self, blocked: &Worker) -> Option<(Arc<StandIn>, usize)> {
-        let shown_index = blocked.shown_index();
+    /// spare slot or a new one, standing in under index `shown_index`, whose token the
+    /// caller gives it under the token's lock (`IndexToken::give_up`, `fill`), until a
+    /// thread of that index claims it back (`take_index_back`): the slot's resting thread if
+    /// it has one (no thread start), else a new thread. If no slot or thread can be had, the
+    /// spare is counted out again and the token stays with nobody. Returns the spare's slot.
+    pub(crate) fn start_spare(&self, shown_index: usize) -> Option<usize> {
         // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
         let mut free = self
             .spares
@@ -299,14 +320,13 @@ impl Registry {
         // The spare counts as idle (searching) from now, as a worker does from the pool's
         // start: a job published before its thread runs sees it and need not wake anyone.
         self.idle.enter();
-        let stand_in = Arc::new(StandIn::new());
         match state.thread {
             SlotThread::Resting { shown } if shown == shown_index => {
-                state.thread = SlotThread::Assigned(Arc::clone(&stand_in));
+                state.thread = SlotThread::Assigned;
                 rest.wake.notify_all();
                 drop(state);
                 drop(free);
-                return Some((stand_in, index));
+                return Some(index);
             }
             SlotThread::Resting { .. } => {
                 // Dismissed: it leaves on its next look (`rest`), touching nothing, and a
@@ -316,26 +336,25 @@ impl Registry {
             }
             SlotThread::NoThread => {}
             // A freed slot's thread rests there or has exited.
-            SlotThread::Busy | SlotThread::Assigned(..) => {
+            SlotThread::Busy | SlotThread::Assigned => {
                 unreachable!("a free spare slot whose thread stands in")
             }
         }
         // From the worker's pointer to its registry, which covers the whole `Arc`
         // allocation (a `&Registry` covers only the registry: Miri's Stacked Borrows rejects
         // reaching the counts through it).
-        let me = blocked.registry_arc();
+        let me = self.slot(shown_index).registry_arc();
         let mut builder = std::thread::Builder::new().name(format!("forkjoin-spare-{k}"));
         if self.config.stack_size > 0 {
             builder = builder.stack_size(self.config.stack_size);
         }
-        let spare_side = Arc::clone(&stand_in);
         let generation = state.generation;
         // Busy before the thread runs: it marks the slot resting at the end of its stand-in,
         // which must not be overwritten. The slot's lock is held across the start.
         state.thread = SlotThread::Busy;
-        // Detached: the blocked thread waits for the hand-back, not for the thread.
-        match builder.spawn(move || me.spare_main(k, generation, spare_side)) {
-            Ok(_) => Some((stand_in, index)),
+        // Detached: the blocked thread waits for the token, not for the thread.
+        match builder.spawn(move || me.spare_main(k, generation)) {
+            Ok(_) => Some(index),
             Err(_) => {
                 // No thread: the blocked thread waits without compensation, as before.
                 state.thread = SlotThread::NoThread;
@@ -348,21 +367,19 @@ impl Registry {
     }
 
     /// A spare thread's life, in spare slot `k` (as its `generation`-th thread): stand-ins
-    /// (`first`, then those `start_spare` assigns), each under the index of the blocked
-    /// thread it stands in for, always the same, with rests in between (`rest`), until a
-    /// rest runs out of keep-alive, the thread is dismissed, or the pool terminates.
-    fn spare_main(self: Arc<Registry>, k: usize, generation: u64, first: Arc<StandIn>) {
+    /// (the first, then those `start_spare` assigns), each under the same index, holding its
+    /// token, with rests in between (`rest`), until a rest runs out of keep-alive, the
+    /// thread is dismissed, or the pool terminates.
+    fn spare_main(self: Arc<Registry>, k: usize, generation: u64) {
         set_precise_timer();
-        // Relaxed: a count the tests read after the blocks they wait for (whose hand-backs
+        // Relaxed: a count the tests read after the blocks they wait for (whose tokens' passing
         // order it) or poll; nothing is published through it.
         #[cfg(test)]
         self.spares.threads_started.fetch_add(1, Relaxed);
-        let mut stand_in = first;
         loop {
-            self.stand_in(k, &stand_in);
-            match self.rest(k, generation) {
-                Some(next) => stand_in = next,
-                None => break,
+            self.stand_in(k);
+            if !self.rest(k, generation) {
+                break;
             }
         }
         // Relaxed: as `threads_started`.
@@ -371,27 +388,24 @@ impl Registry {
         // Last: dropping the registry, which may free it (and the slot).
     }
 
-    /// One stand-in of the thread of spare slot `k`: a worker's life, under the index of the
-    /// blocked thread it stands in for (`shown_index`), until that thread asks for its index
-    /// back (see `blocking`). Ends with the slot marked resting and freed, and the index
-    /// handed back.
-    fn stand_in(&self, k: usize, stand_in: &StandIn) {
+    /// One stand-in of the thread of spare slot `k`: a worker's life, under the index whose
+    /// token it was given (`shown_index`), until a thread of that index claims the token
+    /// (see `blocking`). Ends with the slot marked resting and freed, and the token passed
+    /// on.
+    fn stand_in(&self, k: usize) {
         let index = self.workers.len() + k;
         let worker = self.slot(index);
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
         self.idle.leave();
         self.run_thread_handler(index, ThreadEvent::Start);
-        // Between tasks only: asked while running one, it finishes it first.
-        worker.wait_until(
-            &|| stand_in.asked_back() || self.is_terminating(),
-            None,
-            Helps::Anything,
-        );
-        if !stand_in.asked_back() {
-            // The pool terminates while the blocked thread is still away: run what is left,
-            // as the workers do (they may have finished before this spare's last jobs
-            // spawned more), until asked back (then the thread, alive, drains instead).
-            while !stand_in.asked_back() {
+        let claimed = || self.index_claimed(worker);
+        // Between tasks only: claimed while running one, it finishes it first.
+        worker.wait_until(&|| claimed() || self.is_terminating(), None, Helps::Anything);
+        if !claimed() {
+            // The pool terminates while the index's threads are still away: run what is
+            // left, as the workers do (they may have finished before this spare's last jobs
+            // spawned more), until claimed (then the claimant, alive, drains instead).
+            while !claimed() {
                 let Some(job) = worker.find_work(None) else {
                     break;
                 };
@@ -414,8 +428,8 @@ impl Registry {
         CURRENT.with(|c| c.set(&OUTSIDE));
         self.compensation.spare_gone();
         // Resting before free: `start_spare` finds every free slot resting or without a
-        // thread. Whatever it assigns from now is taken after the hand-back below, by this
-        // thread, in `rest`.
+        // thread. Whatever it assigns from now is taken after the token is passed on below,
+        // by this thread, in `rest`.
         let shown = worker.shown_index();
         self.spares.rest[k]
             .state
@@ -427,28 +441,34 @@ impl Registry {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push((k, Some(shown)));
-        // Last: from here the blocked thread runs under the index again.
-        stand_in.hand_back();
+        // Last: from here the claimant runs under the index.
+        let token = &self.spares.tokens[shown];
+        if token.give_up(index, || None) == GivenTo::Nobody {
+            // Only when the pool terminates: counted free, as a thread going into
+            // `blocking` with no spare leaves it (`give_up_index`).
+            self.spares.free_tokens.fetch_add(1, SeqCst);
+        }
     }
 
-    /// The thread of spare slot `k`, its index handed back, waits for a new stand-in
-    /// (`start_spare` assigns it) for up to the keep-alive. Returns it, or `None` when the
-    /// keep-alive has run out or the pool terminates first (the slot then has no thread,
-    /// decided under its lock, so `start_spare` starts a new one), or when `start_spare` has
-    /// dismissed it (the slot's `generation` is no longer this thread's): this one exits.
-    fn rest(&self, k: usize, generation: u64) -> Option<Arc<StandIn>> {
+    /// The thread of spare slot `k`, its token passed on, waits for a new stand-in
+    /// (`start_spare` assigns it) for up to the keep-alive. Returns true when it has one,
+    /// false when the keep-alive has run out or the pool terminates first (the slot then has
+    /// no thread, decided under its lock, so `start_spare` starts a new one), or when
+    /// `start_spare` has dismissed it (the slot's `generation` is no longer this thread's):
+    /// this one exits.
+    fn rest(&self, k: usize, generation: u64) -> bool {
         let rest = &self.spares.rest[k];
         let deadline = Instant::now() + self.spares.keep_alive();
         let mut state = rest.state.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
             if state.generation != generation {
                 // Dismissed: the slot is another thread's now.
-                return None;
+                return false;
             }
-            // An assignment is taken even if the pool terminates meanwhile: its blocked
-            // thread counts on it (the stand-in then drains, as a spare started now would).
+            // An assignment is taken even if the pool terminates meanwhile: it holds its
+            // index's token (the stand-in then drains, as a spare started now would).
             match std::mem::replace(&mut state.thread, SlotThread::Busy) {
-                SlotThread::Assigned(stand_in) => return Some(stand_in),
+                SlotThread::Assigned => return true,
                 other => state.thread = other,
             }
             let now = Instant::now();
@@ -467,7 +487,7 @@ impl Registry {
                 if let Some(entry) = free.iter_mut().find(|(slot, _)| *slot == k) {
                     entry.1 = None;
                 }
-                return None;
+                return false;
             }
             state = rest
                 .wake

@@ -469,11 +469,11 @@ fn a_share_for_a_worker_blocked_without_a_spare_starts_one() {
         })
     };
     wait_until("a block without a spare", || {
-        registry.spares.waiting.load(SeqCst) == 1
+        registry.spares.free_tokens.load(SeqCst) == 1
     });
     assert_eq!(registry.compensation.counts(), (1, 0));
     let index = (0..2)
-        .find(|&i| matches!(*registry.spares.lending(i), spares::Lending::Waiting))
+        .find(|&i| registry.spares.tokens[i].holder().is_none())
         .unwrap();
     let (ran, share_ran) = mpsc::channel();
     registry
@@ -493,7 +493,8 @@ fn a_share_for_a_worker_blocked_without_a_spare_starts_one() {
     unblock.send(()).unwrap();
     assert_eq!(blocked.join().unwrap(), index);
     assert_eq!(registry.compensation.counts(), (0, 0));
-    assert_eq!(registry.spares.waiting.load(SeqCst), 0);
+    assert_eq!(registry.spares.free_tokens.load(SeqCst), 0);
+    assert_eq!(registry.spares.tokens[index].holder(), Some(index));
 }
 
 /// A spare's thread rests after its stand-in and stands in again: 101 blocks in a row of

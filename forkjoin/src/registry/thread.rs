@@ -112,6 +112,9 @@ impl Registry {
         }
         self.run_thread_handler(index, ThreadEvent::Exit);
         CURRENT.with(|c| c.set(&OUTSIDE));
+        // A stand-in of this index in the middle of a task (its `blocking` returned) gets
+        // the index, now or when it claims it, and drains what it leaves.
+        self.leave_index(worker);
     }
 
     /// Runs the start or exit handler, if any, on worker `index`'s own thread. It runs as a

@@ -117,6 +117,9 @@ pub(crate) struct OwnerState {
     /// The thread running as this worker is inside `blocking` (a nested call starts
     /// nothing more).
     pub(crate) blocking: bool,
+    /// Inside `blocking`, the thread has given its index's token up (`give_up_index`) and
+    /// must claim it back before it runs pool work (`take_index_back`).
+    pub(crate) gave_up_index: bool,
     /// The region this worker runs in, the tag of what it pushes (`registry/isolation.rs`):
     /// 0 outside any. Atomic for a thief that claims a private frame, made in this region.
     pub(super) region: AtomicUsize,
@@ -172,6 +175,7 @@ impl JoinState {
                 caller_deadline: 0,
                 quiet: false,
                 blocking: false,
+                gave_up_index: false,
                 region: AtomicUsize::new(0),
                 stall_watch: None,
                 stall_looked: None,
@@ -419,12 +423,12 @@ impl Worker {
         }
     }
 
-    /// Inside `blocking`, a spare may hold this thread's index: takes it back, before this
-    /// thread runs any task under it.
+    /// Inside `blocking`, another thread may hold this thread's index: takes it back, before
+    /// this thread runs any task under it.
     #[inline]
     pub(crate) fn reclaim_index(&self) {
         // SAFETY: owner-only state, on the owner's thread.
-        if unsafe { (*self.owner_state()).blocking } {
+        if unsafe { (*self.owner_state()).gave_up_index } {
             self.registry().take_index_back(self);
         }
     }
@@ -610,6 +614,12 @@ impl Worker {
                     return false;
                 }
             }
+            // A thread waiting for this worker's index (a stand-in whose `blocking` returned
+            // in the middle of a task) gets it while this one would sleep.
+            if round.parks_next() && registry.lend_index_before_parking(self) {
+                round.start_over();
+                continue;
+            }
             // A worker between jobs (not inside one, where its stack holds frames or a
             // scope) may lend its slot while it sleeps: see `run_borrowed`.
             // SAFETY: owner-only state, on the owner's thread.
@@ -619,7 +629,11 @@ impl Worker {
                 &registry.sleep,
                 Parking {
                     index: self.index,
-                    stay_awake: &|| done() || registry.has_work_for(self.shown_index()),
+                    stay_awake: &|| {
+                        done()
+                            || registry.has_work_for(self.shown_index())
+                            || registry.index_claimed(self)
+                    },
                     wants_watcher: &|| registry.some_busy() || registry.called_lately(),
                     lendable,
                     parks: &self.counters.parks,
