@@ -687,7 +687,11 @@ fn a_stand_in_blocked_on_its_blocked_thread_holds_nothing_it_needs() {
                 &format!("request and reply at {threads} workers, round {round}"),
                 move || request_and_reply(&pool, 50),
             );
-            assert_eq!((total, replies), (1225, 2450), "{threads} workers, round {round}");
+            assert_eq!(
+                (total, replies),
+                (1225, 2450),
+                "{threads} workers, round {round}"
+            );
         }
     }
     assert_eq!(spares_after_retiring(), 0);

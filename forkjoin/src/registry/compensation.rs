@@ -328,7 +328,11 @@ mod loom_tests {
             let reply = Arc::new(AtomicUsize::new(0));
             let finished = Arc::new(AtomicUsize::new(0));
             let run = |running: &AtomicUsize| {
-                assert_eq!(running.fetch_add(1, SeqCst), 0, "two threads hold the token");
+                assert_eq!(
+                    running.fetch_add(1, SeqCst),
+                    0,
+                    "two threads hold the token"
+                );
                 running.fetch_sub(1, SeqCst);
             };
             // The original (slot 0) blocks: the token goes to the spare (slot 1).

@@ -23,9 +23,7 @@ impl Registry {
         let token = &self.spares.tokens[shown];
         let given = token.give_up(blocked.index, || {
             // A failed start counts the reserved spare out itself.
-            reserved
-                .then(|| self.start_spare(shown))
-                .flatten()
+            reserved.then(|| self.start_spare(shown)).flatten()
         });
         // SAFETY: owner-only state, on the owner's thread.
         unsafe { (*blocked.owner_state()).gave_up_index = true };
@@ -400,7 +398,11 @@ impl Registry {
         self.run_thread_handler(index, ThreadEvent::Start);
         let claimed = || self.index_claimed(worker);
         // Between tasks only: claimed while running one, it finishes it first.
-        worker.wait_until(&|| claimed() || self.is_terminating(), None, Helps::Anything);
+        worker.wait_until(
+            &|| claimed() || self.is_terminating(),
+            None,
+            Helps::Anything,
+        );
         if !claimed() {
             // The pool terminates while the index's threads are still away: run what is
             // left, as the workers do (they may have finished before this spare's last jobs
