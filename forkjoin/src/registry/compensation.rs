@@ -152,8 +152,14 @@ impl IndexToken {
 
     /// The holder (`me`) goes into `blocking`, or ends: the token passes to the first
     /// claimant, else to the spare `start` starts (called under the token's lock, so that no
-    /// claim takes the token meanwhile; it returns the spare's slot), else to nobody.
-    pub(crate) fn give_up(&self, me: usize, start: impl FnOnce() -> Option<usize>) -> GivenTo {
+    /// claim takes the token meanwhile; it returns the spare's slot), else to nobody (counted
+    /// in `free`, the count of tokens nobody holds, under the lock).
+    pub(crate) fn give_up(
+        &self,
+        me: usize,
+        free: &AtomicUsize,
+        start: impl FnOnce() -> Option<usize>,
+    ) -> GivenTo {
         let mut state = self.lock();
         debug_assert_eq!(state.holder, Some(me), "the token given up by its holder");
         if self.pass_locked(&mut state) {
@@ -166,6 +172,9 @@ impl IndexToken {
             }
             None => {
                 state.holder = None;
+                // SeqCst: the Dekker pattern of a blocked thread and a broadcaster
+                // (`Registry::give_up_index`).
+                free.fetch_add(1, SeqCst);
                 GivenTo::Nobody
             }
         }
@@ -199,11 +208,13 @@ impl IndexToken {
     /// The thread in slot `me` wants to run pool work under the index: takes the token if
     /// nobody holds it, else waits until its holder passes it. `wake` is called with the
     /// holder's slot after the claim is counted (it fences and wakes the holder if it is
-    /// parked). Returns whether it had to wait.
-    pub(crate) fn claim(&self, me: usize, wake: impl FnOnce(usize)) -> bool {
+    /// parked). Returns whether it had to wait (else it took a token counted in `free`).
+    pub(crate) fn claim(&self, me: usize, free: &AtomicUsize, wake: impl FnOnce(usize)) -> bool {
         let mut state = self.lock();
         let Some(holder) = state.holder else {
             state.holder = Some(me);
+            // SeqCst: as in `give_up`.
+            free.fetch_sub(1, SeqCst);
             return false;
         };
         debug_assert_ne!(holder, me, "a claim by the token's holder");
@@ -228,14 +239,18 @@ impl IndexToken {
         self.lock().holder
     }
 
-    /// If nobody holds the token, gives it to the spare `start` starts (under the lock).
-    pub(crate) fn fill(&self, start: impl FnOnce() -> Option<usize>) -> bool {
+    /// If nobody holds the token, gives it to the spare `start` starts (under the lock), and
+    /// counts it out of `free`.
+    pub(crate) fn fill(&self, free: &AtomicUsize, start: impl FnOnce() -> Option<usize>) {
         let mut state = self.lock();
         if state.holder.is_some() {
-            return false;
+            return;
         }
         state.holder = start();
-        state.holder.is_some()
+        if state.holder.is_some() {
+            // SeqCst: as in `give_up`.
+            free.fetch_sub(1, SeqCst);
+        }
     }
 }
 
@@ -279,7 +294,11 @@ mod loom_tests {
             );
         }
         comp.spare_gone();
-        assert_eq!(token.give_up(index, || None), GivenTo::Claimant);
+        // Claimed: passed on, never counted free.
+        assert_eq!(
+            token.give_up(index, &AtomicUsize::new(0), || None),
+            GivenTo::Claimant
+        );
         ran
     }
 
@@ -293,22 +312,24 @@ mod loom_tests {
             let sleep = Arc::new(Sleep::with_spares(1, 1));
             let comp = Arc::new(Compensation::new(4));
             let token = Arc::new(IndexToken::new(0));
+            let free = AtomicUsize::new(0);
             let work = Arc::new(AtomicUsize::new(1));
             // The worker (slot 0) blocks: nobody is parked, so it starts a spare (slot 1).
             assert_eq!(comp.enter(), 1);
             assert!(comp.reserve_spare());
             sleep.activate(1);
-            assert_eq!(token.give_up(0, || Some(1)), GivenTo::Spare);
+            assert_eq!(token.give_up(0, &free, || Some(1)), GivenTo::Spare);
             let spare = {
                 let (sleep, comp, token, work) =
                     (sleep.clone(), comp.clone(), token.clone(), work.clone());
                 thread::spawn(move || spare(&sleep, &comp, &token, 1, &work))
             };
             // The worker is back: it claims the token and waits for it.
-            assert!(token.claim(0, |holder| sleep.fence_and_wake(holder)));
+            assert!(token.claim(0, &free, |holder| sleep.fence_and_wake(holder)));
             comp.leave();
             assert_eq!(comp.counts(), (0, 0));
             assert_eq!(token.holder(), Some(0));
+            assert_eq!(free.load(SeqCst), 0);
             // The worker runs whatever the spare left.
             assert_eq!(spare.join().unwrap(), 1 - work.load(SeqCst));
         });
@@ -324,6 +345,7 @@ mod loom_tests {
         model(|| {
             let sleep = Arc::new(Sleep::with_spares(1, 1));
             let token = Arc::new(IndexToken::new(0));
+            let free = Arc::new(AtomicUsize::new(0));
             let running = Arc::new(AtomicUsize::new(0));
             let reply = Arc::new(AtomicUsize::new(0));
             let finished = Arc::new(AtomicUsize::new(0));
@@ -337,11 +359,12 @@ mod loom_tests {
             };
             // The original (slot 0) blocks: the token goes to the spare (slot 1).
             sleep.activate(1);
-            assert_eq!(token.give_up(0, || Some(1)), GivenTo::Spare);
+            assert_eq!(token.give_up(0, &free, || Some(1)), GivenTo::Spare);
             let stand_in = {
-                let (sleep, token, running, reply, finished) = (
+                let (sleep, token, free, running, reply, finished) = (
                     sleep.clone(),
                     token.clone(),
+                    free.clone(),
                     running.clone(),
                     reply.clone(),
                     finished.clone(),
@@ -350,21 +373,21 @@ mod loom_tests {
                     run(&running);
                     // Its task blocks until the original's reply; nobody else stands in. (The
                     // original may be waiting for the token already, or not yet back.)
-                    assert_ne!(token.give_up(1, || None), GivenTo::Spare);
+                    assert_ne!(token.give_up(1, &free, || None), GivenTo::Spare);
                     while reply.load(Acquire) == 0 {
                         thread::yield_now();
                     }
                     // Back: it finishes its task under the index, then ends.
-                    token.claim(1, |holder| sleep.fence_and_wake(holder));
+                    token.claim(1, &free, |holder| sleep.fence_and_wake(holder));
                     run(&running);
                     // To the original, waiting or about to claim it again.
-                    token.give_up(1, || None);
+                    token.give_up(1, &free, || None);
                     finished.store(1, SeqCst);
                 })
             };
             // The original is back: it claims the token (it may find it free at once, or
             // wait while the stand-in still runs its task) and replies.
-            token.claim(0, |holder| sleep.fence_and_wake(holder));
+            token.claim(0, &free, |holder| sleep.fence_and_wake(holder));
             run(&running);
             reply.store(1, Release);
             // It waits for nothing else: about to park, it lends the token while claimed,
@@ -372,13 +395,15 @@ mod loom_tests {
             while finished.load(SeqCst) == 0 {
                 if token.holder() == Some(0) && token.claimed() {
                     assert!(token.pass(0));
-                    token.claim(0, |holder| sleep.fence_and_wake(holder));
+                    token.claim(0, &free, |holder| sleep.fence_and_wake(holder));
                 }
                 thread::yield_now();
             }
             stand_in.join().unwrap();
             assert_eq!(token.holder(), Some(0));
             assert!(!token.claimed());
+            // Counted free while nobody held it, and out again when claimed.
+            assert_eq!(free.load(SeqCst), 0);
         });
     }
 

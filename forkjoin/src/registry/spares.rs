@@ -20,20 +20,20 @@ impl Registry {
     /// this thread sees its share.
     pub(crate) fn give_up_index(&self, blocked: &Worker, reserved: bool) {
         let shown = blocked.shown_index();
-        let token = &self.spares.tokens[shown];
-        let given = token.give_up(blocked.index, || {
-            // A failed start counts the reserved spare out itself.
-            reserved.then(|| self.start_spare(shown)).flatten()
-        });
+        let given =
+            self.spares.tokens[shown].give_up(blocked.index, &self.spares.free_tokens, || {
+                // A failed start counts the reserved spare out itself.
+                reserved.then(|| self.start_spare(shown)).flatten()
+            });
         // SAFETY: owner-only state, on the owner's thread.
         unsafe { (*blocked.owner_state()).gave_up_index = true };
         match given {
             GivenTo::Claimant if reserved => self.compensation.spare_gone(),
             GivenTo::Claimant | GivenTo::Spare => {}
             GivenTo::Nobody => {
-                self.spares.free_tokens.fetch_add(1, SeqCst);
-                // The blocked thread's half of the Dekker pattern with the broadcaster's
-                // push, fence and look at `free_tokens` (`stand_in_for_waiting`).
+                // Counted in `free_tokens` (under the token's lock). The blocked thread's
+                // half of the Dekker pattern with the broadcaster's push, fence and look at
+                // that count (`stand_in_for_waiting`).
                 fence(SeqCst);
                 if !self.slot(shown).inbox.is_empty() {
                     self.stand_in_if_free(shown);
@@ -59,15 +59,12 @@ impl Registry {
     /// Starts a spare holding index `shown`'s token if nobody holds it (and the bound allows
     /// one: else it stays free).
     fn stand_in_if_free(&self, shown: usize) {
-        let started = self.spares.tokens[shown].fill(|| {
+        self.spares.tokens[shown].fill(&self.spares.free_tokens, || {
             if !self.compensation.reserve_spare() {
                 return None;
             }
             self.start_spare(shown)
         });
-        if started {
-            self.spares.free_tokens.fetch_sub(1, SeqCst);
-        }
     }
 
     /// The calling thread, inside `blocking`, runs pool code under its index again (its
@@ -80,23 +77,22 @@ impl Registry {
         if !unsafe { std::mem::replace(&mut (*st).gave_up_index, false) } {
             return;
         }
-        let shown = blocked.shown_index();
-        let waited = self.spares.tokens[shown].claim(blocked.index, |holder| {
+        self.claim_index(blocked);
+    }
+
+    /// Claims the token of `worker`'s index for it, waiting until its holder passes it.
+    fn claim_index(&self, worker: &Worker) {
+        let token = &self.spares.tokens[worker.shown_index()];
+        token.claim(worker.index, &self.spares.free_tokens, |holder| {
             // The fence pairs with a parking holder's (see `IndexToken::claims`).
             self.sleep.fence_and_wake(holder);
         });
-        if !waited {
-            // Nobody held it: it was counted free.
-            self.spares.free_tokens.fetch_sub(1, SeqCst);
-        }
     }
 
     /// `worker`'s thread exits (the pool terminates): it gives its index's token up for good.
     pub(crate) fn leave_index(&self, worker: &Worker) {
         let token = &self.spares.tokens[worker.shown_index()];
-        if token.give_up(worker.index, || None) == GivenTo::Nobody {
-            self.spares.free_tokens.fetch_add(1, SeqCst);
-        }
+        token.give_up(worker.index, &self.spares.free_tokens, || None);
     }
 
     /// Whether a thread waits for the token of `worker`'s index (a holder about to park
@@ -116,11 +112,10 @@ impl Registry {
         if unsafe { (*worker.owner_state()).gave_up_index } || !self.index_claimed(worker) {
             return false;
         }
-        let token = &self.spares.tokens[worker.shown_index()];
         self.idle.leave();
-        let passed = token.pass(worker.index);
+        let passed = self.spares.tokens[worker.shown_index()].pass(worker.index);
         if passed {
-            token.claim(worker.index, |holder| self.sleep.fence_and_wake(holder));
+            self.claim_index(worker);
         }
         self.idle.enter();
         passed
@@ -165,8 +160,9 @@ pub(crate) struct Spares {
     /// taken before `free` and a slot's `rest` (a spare is started under it), never while
     /// waiting for the token.
     pub(super) tokens: Box<[IndexToken]>,
-    /// How many tokens nobody holds: a broadcast with none looks no further. SeqCst: the
-    /// Dekker pattern of `give_up_index` and `stand_in_for_waiting`.
+    /// How many tokens nobody holds, counted by the tokens under their locks: a broadcast
+    /// with none looks no further. SeqCst: the Dekker pattern of `give_up_index` and
+    /// `stand_in_for_waiting`.
     pub(super) free_tokens: AtomicUsize,
     /// The keep-alive, in nanoseconds, shortened by unit tests.
     #[cfg(test)]
@@ -443,13 +439,9 @@ impl Registry {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push((k, Some(shown)));
-        // Last: from here the claimant runs under the index.
-        let token = &self.spares.tokens[shown];
-        if token.give_up(index, || None) == GivenTo::Nobody {
-            // Only when the pool terminates: counted free, as a thread going into
-            // `blocking` with no spare leaves it (`give_up_index`).
-            self.spares.free_tokens.fetch_add(1, SeqCst);
-        }
+        // Last: from here the claimant runs under the index (nobody, only when the pool
+        // terminates).
+        self.spares.tokens[shown].give_up(index, &self.spares.free_tokens, || None);
     }
 
     /// The thread of spare slot `k`, its token passed on, waits for a new stand-in
