@@ -20,8 +20,9 @@
 # rebuilds only what the `mpi` feature changes). What needs other flags has a directory of
 # its own: the optimised runtime tests (`target/opt`, the `ci` profile), clippy, loom, Miri
 # and the nightly builds. Tests leave a core idle much of the time, so what the later stages
-# build, clippy and Miri run beside the tests at a lower priority, and Open MPI and the
-# nightly toolchain are installed in the background from the start.
+# build, clippy and Miri run beside the tests at a lower priority, stages 2 and 4 run beside
+# stage 1 as soon as they are built, and Open MPI and the nightly toolchain are installed in
+# the background from the start.
 #
 # FJ_SKIP_MIRI=1 skips Miri.
 set -euo pipefail
@@ -52,7 +53,8 @@ fi
 # is what the runners there say passed (cargo's "test result" lines, and the summaries of
 # rayon's suite, its examples, the compile-fail cases and the Java self-test).
 stage_names=() stage_seconds=() stage_counts=() peak_bytes=0
-target_bytes() { du -sb target 2>/dev/null | cut -f1; }
+# (du fails when a file it listed is gone before it looks: the builds and Miri run meanwhile.)
+target_bytes() { du -sb target 2>/dev/null | cut -f1 || true; }
 note_peak() {
     local b
     b=$(target_bytes)
@@ -162,7 +164,8 @@ miri_job() {
     # A run of the runtime's tests, in two halves, one per lane.
     miri_lane runtime --test runtime -- --exact join::fib_exact_at_many_worker_counts \
         join::panics_propagate_and_the_pool_survives loops::loops_are_exact \
-        join::nested_pools_do_not_deadlock pool::bad_input_is_an_error_not_a_panic &
+        join::nested_pools_do_not_deadlock pool::bad_input_is_an_error_not_a_panic \
+        tasks::a_stream_of_submissions_runs_each_job_once &
     local runtime=$!
     # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds the
     # whole crate and runs only these): collect in place, owning sources, drains, panics
@@ -172,8 +175,7 @@ miri_job() {
         --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std \
         deque::tests frame_counts::tests lineage::tests sleep::tests task::tests ";" \
         --test runtime -- --exact scope::scope_borrows_the_stack_and_returns_a_value \
-        tasks::invoke_all_keeps_order tasks::task_is_done_and_join_from_inside_the_pool \
-        tasks::a_stream_of_submissions_runs_each_job_once &
+        tasks::invoke_all_keeps_order tasks::task_is_done_and_join_from_inside_the_pool &
     local iterators=$! failed=0
     wait "$runtime" || failed=1
     wait "$iterators" || failed=1
@@ -197,6 +199,8 @@ rm -f "$logs/first-stage.done"
 run cargo test --workspace --no-run
 
 # --- What builds while the tests run ---------------------------------------------------
+# The optimised runtime tests' targets (stage 2).
+OPT_TARGETS=(--lib --examples --test runtime --test blocking)
 # Tests leave a core idle much of the time (they wait, park and sleep). The builds the later
 # stages need, each in a target directory of its own (cargo locks its directory while it
 # works: a stage that reaches one still being built waits for it), and clippy, run beside
@@ -210,11 +214,14 @@ background_builds() {
         echo "$name|$((SECONDS - t))|$status" >>"$logs/background.times"
         [[ $status == ok ]]
     }
-    step "the optimised runtime tests: their build" \
-        env CARGO_TARGET_DIR=target/opt cargo test -p forkjoin --profile ci --lib --examples --test runtime --test blocking --no-run &&
-        step "loom: its build" \
-            env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests --no-run &&
-        step "clippy, warnings as errors" \
+    built() { echo "$2" >"$logs/$1.built"; } # tells `beside_tests` a build ended, and how
+    { step "the optimised runtime tests: their build" \
+        env CARGO_TARGET_DIR=target/opt cargo test -p forkjoin --profile ci "${OPT_TARGETS[@]}" --no-run &&
+        built opt 0; } || { built opt 1; built loom 1; return 1; }
+    { step "loom: its build" \
+        env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests --no-run &&
+        built loom 0; } || { built loom 1; return 1; }
+    step "clippy, warnings as errors" \
             env CARGO_TARGET_DIR=target/clippy cargo clippy --workspace --all-targets -- -D warnings &&
         step "MPI: the build (waits for Open MPI, and for the first stage's tests to end)" \
             build_mpi_tests
@@ -232,12 +239,43 @@ build_mpi_tests() {
 }
 : >"$logs/background.log"
 : >"$logs/background.times"
+rm -f "$logs/opt.built" "$logs/loom.built"
 (
     renice -n 10 -p "$BASHPID" >/dev/null
     background_builds
 ) &
 builder=$!
 say "building the optimised runtime tests, loom's and the MPI tests, and clippy, in the background (log: $logs/background.log)"
+
+# --- 2 and 4, beside the first stage's tests -------------------------------------------
+# The runtime's own tests optimised and the loom checks run as soon as their builds end,
+# beside the first stage's tests (which wait, park and sleep much of the time), at the same
+# priority. Each writes its log and its line of `beside.times` (name, seconds, status).
+beside_tests() {
+    beside() { # name, the build's marker, a log name, then the command
+        local name=$1 marker=$logs/$2.built log=$logs/$3.log t status=ok
+        shift 3
+        : >"$log"
+        while [[ ! -s $marker ]]; do sleep 1; done
+        t=$SECONDS
+        if [[ $(cat "$marker") == 0 ]]; then
+            "$@" >>"$log" 2>&1 || status=failed
+        else
+            echo "its build failed (log: $logs/background.log)" >>"$log"
+            status=failed
+        fi
+        echo "$name|$((SECONDS - t))|$status|$log" >>"$logs/beside.times"
+    }
+    # Memory orderings are exercised by optimised code; the default features must pass on
+    # their own.
+    beside "the runtime's own tests, optimised, default features" opt optimised-runtime-tests \
+        env CARGO_TARGET_DIR=target/opt cargo test -p forkjoin --profile ci "${OPT_TARGETS[@]}"
+    beside "loom model checks (deque, sleep/wake, frame claims)" loom loom \
+        env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests
+}
+: >"$logs/beside.times"
+beside_tests &
+beside_job=$!
 
 # --- 1. The workspace, unoptimised: its tests ------------------------------------------
 stage "the workspace's tests and doctests, unoptimised (the quick tier, cargo quick, and the doctests)"
@@ -246,11 +284,22 @@ run cargo test --workspace || first_stage_status=$?
 touch "$logs/first-stage.done"
 ((first_stage_status == 0)) || exit "$first_stage_status"
 
-# --- 2. The runtime, optimised ---------------------------------------------------------
-stage "the runtime's own tests, optimised, default features"
-CARGO_TARGET_DIR=target/opt run cargo test -p forkjoin --profile ci --lib --examples --test runtime --test blocking
+# --- 2 and 4: what ran beside them ----------------------------------------------------
+end_stage
+say "waiting for the optimised runtime tests and loom (beside the first stage; logs: $logs/optimised-runtime-tests.log, $logs/loom.log)"
+wait "$beside_job" || true
 note_peak
-done_with target/opt
+beside_ok=1
+while IFS='|' read -r name seconds status log; do
+    grep -h "test result" "$log" || true
+    record "$name (beside the first stage${status/#ok/})" "$log" "$seconds"
+    if [[ $status != ok ]]; then
+        tail -n 60 "$log"
+        beside_ok=0
+    fi
+done <"$logs/beside.times"
+((beside_ok)) || { echo "test.sh: the optimised runtime tests or loom failed" >&2; exit 1; }
+done_with target/opt target/loom
 
 # --- 3. The build without MPI (clippy: in the background) ------------------------------
 stage "the workspace builds without MPI"
@@ -258,12 +307,6 @@ if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; t
     echo "test.sh: mpi-sys is in the default build of the workspace; MPI must stay behind the \`mpi\` feature" >&2
     exit 1
 fi
-
-# --- 4. Loom ---------------------------------------------------------------------------
-stage "loom model checks (deque, sleep/wake, frame claims)"
-RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom run cargo test -p forkjoin --profile ci --lib loom_tests
-note_peak
-done_with target/loom
 
 # --- 5. The compile-fail doctests (Miri runs meanwhile) -------------------------------
 stage "compile-fail doctests with their error codes (nightly)"

@@ -28,7 +28,7 @@ fn join_outside_any_pool_uses_the_global_pool() {
 
 #[test]
 fn fib_exact_at_many_worker_counts() {
-    for threads in [1, 2, 3, 8, 16] {
+    for &threads in WORKER_COUNTS {
         let pool = Pool::new(threads).unwrap();
         let n = size(24, 10);
         assert_eq!(pool.install(|| fib(n)), fib_exact(n), "threads = {threads}");

@@ -9,8 +9,8 @@ use std::sync::Mutex;
 
 #[test]
 fn loops_are_exact() {
-    let pool = Pool::new(8).unwrap();
-    let n = size(1_000_000, 2_000) as usize;
+    let pool = Pool::new(size(8, MIRI_MAX_WORKERS as u64) as usize).unwrap();
+    let n = size(1_000_000, 1_000) as usize;
     let sum = pool.install(|| forkjoin::map_reduce(0..n, || 0u64, |i| i as u64, |a, b| a + b));
     assert_eq!(sum, (n as u64) * (n as u64 - 1) / 2);
     let hits: Vec<AtomicU64> = (0..1000).map(|_| AtomicU64::new(0)).collect();
