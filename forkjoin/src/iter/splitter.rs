@@ -57,10 +57,15 @@ const GROWTH: usize = 16;
 /// Chunks this short are fed to the folder item by item.
 const SHORT_CHUNK: usize = 4;
 /// Items at least this long are worth a short wait for an idle worker at a boundary
-/// (`Pace::idle_soon`), which costs at most `IDLE_POLL_NS`, 2% of one such item.
+/// (`Pace::idle_soon`), which costs at most `IDLE_POLL_SHARE` of one such item.
 const LONG_ITEM_NS: u64 = 1_000_000;
-/// The longest a run of long items waits for an idle worker at a boundary.
+/// A run of long items waits for an idle worker at a boundary at most this share of an
+/// item, and at least `IDLE_POLL_NS`, at most `IDLE_POLL_MAX_NS`: workers whose items take
+/// the same time finish apart by the timers' and the scheduler's jitter, which grows with
+/// the item (a 150 ms sleep ends up to about 100 us late), not by a fixed 20 us.
+const IDLE_POLL_SHARE: f32 = 1.0 / 64.0;
 const IDLE_POLL_NS: u64 = 20_000;
+const IDLE_POLL_MAX_NS: u64 = 1_000_000;
 /// A timed chunk is at most this many times the previous one (a chunk of cheap first items
 /// must not make the next one of dearer items far too long).
 const MAX_GROWTH: usize = 16;
@@ -716,7 +721,7 @@ impl Pace {
     }
 
     /// Nobody asks, but the items are long (`LONG_ITEM_NS` or more) and few are left (`rest`,
-    /// at most two per worker): waits up to `IDLE_POLL_NS` for a worker to become idle before
+    /// at most two per worker): waits a little (`IDLE_POLL_SHARE`) for a worker to become idle before
     /// starting the next. Workers that finish items of the same length finish together, and a
     /// request sent a microsecond after this boundary would wait a whole item for the next
     /// one (a loop of four 150 ms items on 2 workers took three items' time). With many items
@@ -731,7 +736,9 @@ impl Pace {
         {
             return false;
         }
-        let until = clock::now() + clock::ticks(IDLE_POLL_NS);
+        let wait = (self.cost * IDLE_POLL_SHARE) as u64;
+        let until =
+            clock::now() + wait.clamp(clock::ticks(IDLE_POLL_NS), clock::ticks(IDLE_POLL_MAX_NS));
         loop {
             if worker.someone_idle() || worker.split_requested() {
                 return true;
