@@ -292,7 +292,7 @@ note_peak
 beside_ok=1
 while IFS='|' read -r name seconds status log; do
     grep -h "test result" "$log" || true
-    record "$name (beside the first stage${status/#ok/})" "$log" "$seconds"
+    record "$name (beside the first stage$([[ $status == ok ]] || echo ", $status"))" "$log" "$seconds"
     if [[ $status != ok ]]; then
         tail -n 60 "$log"
         beside_ok=0
