@@ -199,8 +199,10 @@ rm -f "$logs/first-stage.done"
 run cargo test --workspace --no-run
 
 # --- What builds while the tests run ---------------------------------------------------
-# The optimised runtime tests' targets (stage 2).
-OPT_TARGETS=(--lib --examples --test runtime --test blocking)
+# The optimised runtime tests (stage 2) and loom (stage 4): built in the background, run
+# beside the first stage's tests.
+OPT_TESTS=(env CARGO_TARGET_DIR=target/opt cargo test -p forkjoin --profile ci --lib --examples --test runtime --test blocking)
+LOOM_TESTS=(env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests)
 # Tests leave a core idle much of the time (they wait, park and sleep). The builds the later
 # stages need, each in a target directory of its own (cargo locks its directory while it
 # works: a stage that reaches one still being built waits for it), and clippy, run beside
@@ -215,14 +217,12 @@ background_builds() {
         [[ $status == ok ]]
     }
     built() { echo "$2" >"$logs/$1.built"; } # tells `beside_tests` a build ended, and how
-    { step "the optimised runtime tests: their build" \
-        env CARGO_TARGET_DIR=target/opt cargo test -p forkjoin --profile ci "${OPT_TARGETS[@]}" --no-run &&
+    { step "the optimised runtime tests: their build" "${OPT_TESTS[@]}" --no-run &&
         built opt 0; } || { built opt 1; built loom 1; return 1; }
-    { step "loom: its build" \
-        env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests --no-run &&
+    { step "loom: its build" "${LOOM_TESTS[@]}" --no-run &&
         built loom 0; } || { built loom 1; return 1; }
     step "clippy, warnings as errors" \
-            env CARGO_TARGET_DIR=target/clippy cargo clippy --workspace --all-targets -- -D warnings &&
+        env CARGO_TARGET_DIR=target/clippy cargo clippy --workspace --all-targets -- -D warnings &&
         step "MPI: the build (waits for Open MPI, and for the first stage's tests to end)" \
             build_mpi_tests
 }
@@ -268,10 +268,8 @@ beside_tests() {
     }
     # Memory orderings are exercised by optimised code; the default features must pass on
     # their own.
-    beside "the runtime's own tests, optimised, default features" opt optimised-runtime-tests \
-        env CARGO_TARGET_DIR=target/opt cargo test -p forkjoin --profile ci "${OPT_TARGETS[@]}"
-    beside "loom model checks (deque, sleep/wake, frame claims)" loom loom \
-        env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests
+    beside "the runtime's own tests, optimised, default features" opt optimised-runtime-tests "${OPT_TESTS[@]}"
+    beside "loom model checks (deque, sleep/wake, frame claims)" loom loom "${LOOM_TESTS[@]}"
 }
 : >"$logs/beside.times"
 beside_tests &

@@ -9,6 +9,7 @@
 //! (`registry/spares.rs`), but a resting thread is not counted: it runs nothing.
 
 use crate::sync::{AtomicUsize, Condvar, Mutex};
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 
 /// Bits of `counts` for each count: the blocked threads in the low half, the spares in the
@@ -116,7 +117,7 @@ struct TokenState {
     /// The slot whose thread holds the token, or `None`.
     holder: Option<usize>,
     /// The slots of the threads in `claim`, first come first served.
-    queue: std::collections::VecDeque<usize>,
+    queue: VecDeque<usize>,
 }
 
 /// What `IndexToken::give_up` did with the token.
@@ -137,7 +138,7 @@ impl IndexToken {
             claims: AtomicUsize::new(0),
             state: Mutex::new(TokenState {
                 holder: Some(holder),
-                queue: std::collections::VecDeque::new(),
+                queue: VecDeque::new(),
             }),
             passed: Condvar::new(),
         }

@@ -76,13 +76,13 @@ impl Round {
         self.searches >= SPIN_ROUNDS + YIELD_ROUNDS
     }
 
-    /// Search rounds that found nothing since the phase started (or the worker was woken).
     /// Back to the first round's spinning (the worker did something other than park).
     pub(crate) fn start_over(&mut self) {
         self.searches = 0;
         self.backoff = 0;
     }
 
+    /// Search rounds that found nothing since the phase started (or the worker was woken).
     pub(crate) fn searches(&self) -> u32 {
         self.searches
     }

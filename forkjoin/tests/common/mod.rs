@@ -21,12 +21,11 @@ use std::time::{Duration, Instant};
 // Where the tests run
 // ---------------------------------------------------------------------------------------
 
-/// Pools of 1, 2 and 8 workers (8 oversubscribes a 2-core machine on purpose; under Miri,
-/// `MIRI_MAX_WORKERS`), shared by the tests of a crate.
+/// Pools of 1, 2 and `OVERSUBSCRIBED` workers (more than a 2-core machine's, on purpose),
+/// shared by the tests of a crate.
 pub(crate) fn pools() -> &'static [(usize, Pool)] {
     static POOLS: OnceLock<Vec<(usize, Pool)>> = OnceLock::new();
-    let oversubscribed = size(8, MIRI_MAX_WORKERS as u64) as usize;
-    POOLS.get_or_init(|| Vec::from([1, 2, oversubscribed].map(|w| (w, Pool::new(w).unwrap()))))
+    POOLS.get_or_init(|| Vec::from([1, 2, OVERSUBSCRIBED].map(|w| (w, Pool::new(w).unwrap()))))
 }
 
 /// Runs `f` inside pools of 1, 2 and 8 workers, then outside any pool (on the global pool).
@@ -139,10 +138,12 @@ pub(crate) fn deque_of<T: Clone>(v: &[T]) -> VecDeque<T> {
     d
 }
 
-/// Heavier sizes natively; small ones under Miri, which is ~1000x slower.
 /// Pools under Miri have at most this many workers (DESIGN.md, "Miri's cases"); the larger,
 /// oversubscribed pools run in the native builds.
 pub(crate) const MIRI_MAX_WORKERS: usize = 4;
+
+/// A pool larger than this 2-core machine: 8 workers, `MIRI_MAX_WORKERS` under Miri.
+pub(crate) const OVERSUBSCRIBED: usize = if cfg!(miri) { MIRI_MAX_WORKERS } else { 8 };
 
 /// The worker counts a test tries in turn: one, two, three, and oversubscribed.
 pub(crate) const WORKER_COUNTS: &[usize] = if cfg!(miri) {
@@ -151,6 +152,7 @@ pub(crate) const WORKER_COUNTS: &[usize] = if cfg!(miri) {
     &[1, 2, 3, 8, 16]
 };
 
+/// Heavier sizes natively; small ones under Miri, which is ~1000x slower.
 pub(crate) const fn size(native: u64, miri: u64) -> u64 {
     if cfg!(miri) {
         miri

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 #[test]
 fn loops_are_exact() {
-    let pool = Pool::new(size(8, MIRI_MAX_WORKERS as u64) as usize).unwrap();
+    let pool = Pool::new(OVERSUBSCRIBED).unwrap();
     let n = size(1_000_000, 1_000) as usize;
     let sum = pool.install(|| forkjoin::map_reduce(0..n, || 0u64, |i| i as u64, |a, b| a + b));
     assert_eq!(sum, (n as u64) * (n as u64 - 1) / 2);

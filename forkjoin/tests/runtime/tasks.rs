@@ -52,7 +52,7 @@ fn eight_threads_submit_while_joins_run() {
 #[test]
 fn a_stream_of_submissions_runs_each_job_once() {
     let n = size(20_000, 100) as usize;
-    for threads in [1, 2, size(8, MIRI_MAX_WORKERS as u64) as usize] {
+    for threads in [1, 2, OVERSUBSCRIBED] {
         let pool = Pool::new(threads).unwrap();
         let runs: Arc<Vec<AtomicUsize>> = Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
         let tasks: Vec<_> = (0..n)
