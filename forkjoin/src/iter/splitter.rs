@@ -65,7 +65,7 @@ const LONG_ITEM_NS: u64 = 1_000_000;
 /// the item (a 150 ms sleep ends up to about 100 us late), not by a fixed 20 us.
 const IDLE_POLL_SHARE: f32 = 1.0 / 64.0;
 const IDLE_POLL_NS: u64 = 20_000;
-const IDLE_POLL_MAX_NS: u64 = 1_000_000;
+const IDLE_POLL_MAX_NS: u64 = 10_000_000;
 /// A timed chunk is at most this many times the previous one (a chunk of cheap first items
 /// must not make the next one of dearer items far too long).
 const MAX_GROWTH: usize = 16;
@@ -746,7 +746,9 @@ impl Pace {
             if clock::now() >= until {
                 return false;
             }
-            std::hint::spin_loop();
+            // Yielding, not spinning: the worker about to finish the other item may have
+            // been woken onto this core, and a spin kept it off for the whole wait.
+            std::thread::yield_now();
         }
     }
 

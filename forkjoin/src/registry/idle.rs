@@ -115,8 +115,8 @@ pub(crate) struct Parking<'a> {
 }
 
 impl Idle {
-    /// `workers` workers, all counted idle until they start (a job that arrives before a
-    /// worker thread has even started sees it as idle).
+    /// `workers` workers, all counted idle until their first search finds work (a loop
+    /// that starts before a worker thread has even started sees it as idle).
     pub(crate) fn new(workers: usize) -> Idle {
         Idle {
             count: CachePadded(AtomicUsize::new(workers)),
@@ -148,6 +148,12 @@ impl Idle {
     /// A worker found nothing and starts searching.
     pub(crate) fn start_looking(&self) -> Round {
         self.enter();
+        Self::looking_from_start()
+    }
+
+    /// A worker starting with nothing to run begins to search, already counted idle
+    /// (`Idle::new`): so it never leaves the count between its start and its first job.
+    pub(crate) fn looking_from_start() -> Round {
         Round {
             searches: 0,
             backoff: 0,

@@ -1,3 +1,4 @@
+use super::idle::Idle;
 use super::isolation::Helps;
 use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
@@ -100,11 +101,20 @@ impl Registry {
         set_precise_timer();
         // From the whole worker, so that `JoinState::worker` may cast back to it.
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
-        // Counted idle from the start (see `idle`); `wait_until` counts it again as soon
-        // as it finds nothing.
-        self.idle.leave();
-        self.run_thread_handler(index, ThreadEvent::Start);
-        worker.wait_until(&|| self.is_terminating(), None, Helps::Anything);
+        // Counted idle from the start (`Idle::new`) until its first search finds work: a
+        // loop that starts meanwhile sees an idle worker and splits its first item off
+        // (DESIGN.md, section 8, "The first item split off"). A start handler runs as work.
+        let round = if self.config.start_handler.is_some() {
+            self.idle.leave();
+            self.run_thread_handler(index, ThreadEvent::Start);
+            self.idle.start_looking()
+        } else {
+            Idle::looking_from_start()
+        };
+        let terminating = || self.is_terminating();
+        if !worker.idle_until(&terminating, None, round) {
+            worker.wait_until(&terminating, None, Helps::Anything);
+        }
         // Drain: everything queued before the pool was dropped still runs.
         while let Some(job) = worker.find_work(None) {
             // SAFETY: on this worker's thread; the job was taken from a queue.

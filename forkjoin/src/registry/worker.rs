@@ -1,7 +1,7 @@
 use super::claim::StallWatch;
 use super::fifo_spawns::FifoSpawns;
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
-use super::idle::Parking;
+use super::idle::{Parking, Round};
 use super::inbox::Inbox;
 use super::isolation::{Helps, NO_OWNER};
 use super::Registry;
@@ -572,7 +572,7 @@ impl Worker {
                 // SAFETY: on this worker's thread; the job was taken from a queue.
                 Some(job) => unsafe { self.execute(job) },
                 None => {
-                    if self.idle_until(done, hint) {
+                    if self.idle_until(done, hint, self.registry().idle.start_looking()) {
                         return;
                     }
                 }
@@ -586,9 +586,13 @@ impl Worker {
     /// time it wakes. Out of line, as an isolated wait's rounds: `wait_until`'s frame lies
     /// under every job a waiter runs.
     #[inline(never)]
-    fn idle_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>) -> bool {
+    pub(super) fn idle_until(
+        &self,
+        done: &dyn Fn() -> bool,
+        hint: Option<usize>,
+        mut round: Round,
+    ) -> bool {
         let registry = self.registry();
-        let mut round = registry.idle.start_looking();
         loop {
             if done() {
                 registry.idle.work_found(&registry.sleep);
