@@ -5,7 +5,7 @@
 //! map or tree cannot take inserts from several threads, and the insertion order then
 //! follows the items' order.
 
-use super::{collect_list, extend_vec};
+use super::{collect_vec_list, extend_vec};
 use crate::iter::{IntoParallelIterator, ParallelExtend, ParallelIterator};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet, LinkedList, VecDeque};
@@ -32,18 +32,62 @@ impl<'a, T: 'a + Copy + Send + Sync> ParallelExtend<&'a T> for Vec<T> {
     }
 }
 
-/// Extends a collection sequentially with the items of every piece, in order.
+/// Extends a collection sequentially with the items of every piece, in order, after making
+/// room for all of them at once: a hash table extended piece by piece grew (and rehashed) at
+/// each piece. A loop of known length is collected into one vector, in place.
 #[inline]
 fn extend_by_pieces<C, T, I>(collection: &mut C, par_iter: I)
 where
-    C: Extend<T>,
+    C: Extend<T> + Room,
     T: Send,
     I: IntoParallelIterator<Item = T>,
 {
-    for piece in collect_list(par_iter.into_par_iter()) {
+    let pieces = collect_vec_list(par_iter.into_par_iter());
+    collection.make_room(pieces.iter().map(Vec::len).sum());
+    for piece in pieces {
         collection.extend(piece);
     }
 }
+
+/// Collections that can make room for the items to come (as rayon's extensions reserve).
+trait Room {
+    /// Room for `additional` more items, where the collection can keep any.
+    #[inline]
+    fn make_room(&mut self, _additional: usize) {}
+}
+
+impl<K: Eq + Hash, V, S: BuildHasher> Room for HashMap<K, V, S> {
+    #[inline]
+    fn make_room(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+}
+
+impl<T: Eq + Hash, S: BuildHasher> Room for HashSet<T, S> {
+    #[inline]
+    fn make_room(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+}
+
+impl<T: Ord> Room for BinaryHeap<T> {
+    #[inline]
+    fn make_room(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+}
+
+impl<T> Room for VecDeque<T> {
+    #[inline]
+    fn make_room(&mut self, additional: usize) {
+        self.reserve(additional);
+    }
+}
+
+/// Trees and lists allocate per item: nothing to reserve.
+impl<K, V> Room for BTreeMap<K, V> {}
+impl<T> Room for BTreeSet<T> {}
+impl<T> Room for LinkedList<T> {}
 
 macro_rules! extend_by_pieces {
     ($([$($g:tt)*] $coll:ty, $item:ty, where [$($w:tt)*];)*) => {$(
