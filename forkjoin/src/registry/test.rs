@@ -1,4 +1,4 @@
-//! Unit tests of the registry: its slots, running work from outside, the submission queues'
+//! Unit tests of the registry: its slots, the idle count, running work from outside, the submission queues'
 //! batches, the global registry, start-up failures and the heartbeat's request. The
 //! registries here are started directly (`Registry::start`) without `caller_runs`, so that
 //! every job runs on a worker thread.
@@ -103,6 +103,29 @@ fn a_job_injected_from_outside_runs_on_a_worker() {
     for _ in 0..JOBS {
         let (index, current) = in_worker(registry, |w| (w.index, crate::current_thread_index()));
         assert_eq!(current, Some(index));
+    }
+}
+
+/// Every worker counts as idle from the registry's start until its first search finds work
+/// (so a loop that starts while a thread is still starting splits its first item off), and
+/// exactly once: one job running leaves the others counted, and when it is done the count is
+/// every worker again.
+#[test]
+fn every_worker_counts_idle_from_its_start_and_once() {
+    const WORKERS: usize = 8;
+    let running = Running::new(WORKERS);
+    let registry = &running.registry;
+    // The threads start meanwhile (eight on two cores): none leaves the count.
+    let start = std::time::Instant::now();
+    while start.elapsed().as_millis() < 20 {
+        assert_eq!(registry.idle.count(), WORKERS);
+    }
+    for round in 0..50 {
+        let during = in_worker(registry, |w| w.registry().idle.count());
+        assert_eq!(during, WORKERS - 1, "round {round}");
+        wait_until("every worker idle again", || {
+            registry.idle.count() == WORKERS
+        });
     }
 }
 
