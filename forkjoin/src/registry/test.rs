@@ -1,7 +1,7 @@
-//! Unit tests of the registry: its slots, the idle count, running work from outside, the submission queues'
-//! batches, the global registry, start-up failures and the heartbeat's request. The
-//! registries here are started directly (`Registry::start`) without `caller_runs`, so that
-//! every job runs on a worker thread.
+//! Unit tests of the registry: its slots, the idle count, running work from outside, the
+//! submission queues' batches, the global registry, start-up failures and the heartbeat's
+//! request. The registries here are started directly (`Registry::start`) without
+//! `caller_runs`, so that every job runs on a worker thread.
 
 use super::submission::SUBMISSION_BATCH;
 use super::*;
