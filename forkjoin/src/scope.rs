@@ -8,9 +8,9 @@ use crate::registry::isolation::{self, Helps, NO_OWNER, NO_PARENT};
 use crate::registry::{self, Registry, Worker};
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::AtomicUsize;
-use std::sync::atomic::Ordering::{AcqRel, Relaxed};
-use std::sync::Mutex;
+use std::ptr;
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicPtr, AtomicUsize};
 
 /// A scope in which tasks can be spawned; see [`scope`].
 pub struct Scope<'scope> {
@@ -21,7 +21,7 @@ pub struct Scope<'scope> {
     /// Set when `pending` reaches zero; says how to wake the scope's owner.
     done: ScopeLatch,
     /// The first panic of a task; re-raised by `scope` once all tasks have finished.
-    panic: Mutex<Option<Panic>>,
+    panic: FirstPanic,
     /// The scope's region (`registry/isolation.rs`), and the region it was made in.
     region: usize,
     parent: usize,
@@ -156,7 +156,7 @@ where
         registry,
         pending: AtomicUsize::new(1),
         done,
-        panic: Mutex::new(None),
+        panic: FirstPanic::new(),
         region: isolation::new_region(),
         parent,
         _marker: PhantomData,
@@ -188,7 +188,7 @@ where
         (ScopeLatch::Outside(latch), None) => latch.wait(),
         _ => unreachable!("a scope's latch always suits its owner"),
     }
-    if let Some(p) = scope.panic.lock().unwrap().take() {
+    if let Some(p) = scope.panic.take() {
         p.resume();
     }
     match result {
@@ -300,10 +300,7 @@ impl<'scope> Scope<'scope> {
     }
 
     fn record_panic(&self, p: Panic) {
-        let mut slot = self.panic.lock().unwrap();
-        if slot.is_none() {
-            *slot = Some(p);
-        }
+        self.panic.record(p);
     }
 
     /// One task (or the scope's closure) finished.
@@ -338,6 +335,49 @@ impl<'scope> Scope<'scope> {
     }
 }
 
+/// The first panic recorded, one word in the scope (a mutex around an `Option` took three
+/// on every level of nested scopes' stack): later panics are dropped.
+struct FirstPanic(AtomicPtr<Panic>);
+
+impl FirstPanic {
+    fn new() -> Self {
+        FirstPanic(AtomicPtr::new(ptr::null_mut()))
+    }
+
+    fn record(&self, p: Panic) {
+        let boxed = Box::into_raw(Box::new(p));
+        // Release on success: the owner's `take` (Acquire) reads the panic written here.
+        // Relaxed on failure: the box is ours again, and nothing is read.
+        if self
+            .0
+            .compare_exchange(ptr::null_mut(), boxed, Release, Relaxed)
+            .is_err()
+        {
+            // SAFETY: `boxed` was not published; it is ours alone.
+            drop(unsafe { Box::from_raw(boxed) });
+        }
+    }
+
+    fn take(&self) -> Option<Panic> {
+        // Acquire: pairs with the Release of `record`'s exchange.
+        let p = self.0.swap(ptr::null_mut(), Acquire);
+        // SAFETY: a non-null pointer came from `Box::into_raw` in `record`, and the swap
+        // took it out: nobody else frees it.
+        (!p.is_null()).then(|| *unsafe { Box::from_raw(p) })
+    }
+
+    fn is_set(&self) -> bool {
+        // Relaxed: a snapshot for `Debug`; it orders nothing.
+        !self.0.load(Relaxed).is_null()
+    }
+}
+
+impl Drop for FirstPanic {
+    fn drop(&mut self) {
+        drop(self.take());
+    }
+}
+
 /// A pointer to the scope that a task carries to another thread.
 struct ScopePtr<'scope>(*const Scope<'scope>);
 // SAFETY: `Scope` is `Sync`, and the pointee outlives every task (see `spawn`).
@@ -351,7 +391,7 @@ impl fmt::Debug for Scope<'_> {
         f.debug_struct("Scope")
             // Relaxed: a snapshot for display; it orders nothing.
             .field("pending", &self.pending.load(Relaxed))
-            .field("panicked", &self.panic.lock().map_or(true, |p| p.is_some()))
+            .field("panicked", &self.panic.is_set())
             .finish_non_exhaustive()
     }
 }
