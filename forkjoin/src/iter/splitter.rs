@@ -721,11 +721,12 @@ impl Pace {
     }
 
     /// Nobody asks, but the items are long (`LONG_ITEM_NS` or more) and few are left (`rest`,
-    /// at most two per worker): waits a little (`IDLE_POLL_SHARE`) for a worker to become idle before
-    /// starting the next. Workers that finish items of the same length finish together, and a
-    /// request sent a microsecond after this boundary would wait a whole item for the next
-    /// one (a loop of four 150 ms items on 2 workers took three items' time). With many items
-    /// left, a late request costs one item of many, and nothing waits.
+    /// at most two per worker): waits a little (`IDLE_POLL_SHARE` of an item), yielding the
+    /// core, for a worker to become idle before starting the next. Workers that finish items
+    /// of the same length finish together, and a request sent a microsecond after this
+    /// boundary would wait a whole item for the next one (a loop of four 150 ms items on 2
+    /// workers took three items' time). With many items left, a late request costs one item
+    /// of many, and nothing waits.
     #[cold]
     #[inline(never)]
     fn idle_soon(&self, rest: usize) -> bool {
