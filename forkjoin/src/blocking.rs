@@ -4,7 +4,8 @@
 //! A worker that blocks (a read, a lock, a channel, a sleep) takes its core out of the pool
 //! until it returns. `blocking(f)` tells the pool first, and the pool keeps its configured
 //! number of threads running: it wakes a parked worker if there is one, else it starts a
-//! *spare* thread, up to `PoolBuilder::max_blocking`. A spare is a worker like the others (a
+//! *spare* thread, up to `PoolBuilder::max_blocking` (with nothing queued, only when the next
+//! job is published: DESIGN.md, section 7, "Blocking without losing a core"). A spare is a worker like the others (a
 //! slot of its own after the workers', a deque, the same loop, stealing and parking as they
 //! do) that *stands in* for the blocked thread: it runs tasks under that thread's index,
 //! which the blocked thread lends it, and ends when the thread takes its index back. Its
@@ -15,12 +16,13 @@
 //! rayon's rule on indices holds: a thread's index never changes, every index is below the
 //! pool's size, and no two threads run tasks under one index at once.
 
-use crate::registry::{Registry, Worker};
+use crate::registry::{Cover, Registry, Worker};
 
 /// Runs `f`, which may block (I/O, a lock, a channel, a sleep), without taking a core
 /// from the pool: as the JDK's `ForkJoinPool.managedBlock`, the pool first wakes a parked
-/// worker or starts a spare thread (at most `PoolBuilder::max_blocking` at once) so that
-/// its configured number of threads keep running while this one waits. Outside any pool it
+/// worker or starts a spare thread (at most `PoolBuilder::max_blocking` at once; with
+/// nothing queued, when the next job is published) so that its configured number of threads
+/// keep running while this one waits. Outside any pool it
 /// just runs `f`. Inside `f`, `join`, `scope` and nested `blocking` work as anywhere (a
 /// nested call starts nothing more).
 ///
@@ -98,11 +100,13 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
 
 impl Registry {
     /// A thread of this pool is about to block: wake a parked worker, else reserve a spare
-    /// to stand in for it (`Compensation::enter`, `reserve_spare`; `give_up_index` starts it).
-    /// One spare at most per blocked thread: two would run under one index.
-    fn enter_blocking(&self, worker: &Worker) -> bool {
+    /// to stand in for it (`Compensation::enter`, `reserve_spare`; `give_up_index` starts
+    /// it). One spare at most per blocked thread: two would run under one index. With
+    /// nothing queued and no worker parked, nothing is started yet: the next job published
+    /// starts the stand-in (DESIGN.md, section 7, "Blocking without losing a core").
+    fn enter_blocking(&self, worker: &Worker) -> Cover {
         if self.compensation.enter() == 0 {
-            return false;
+            return Cover::NoSpare;
         }
         // A parked worker is a thread ready to run: wake it rather than start another (the
         // JDK pool does the same). Not a parked spare: it stands in for another blocked
@@ -112,12 +116,20 @@ impl Registry {
         // should see; here that is nothing but the count, a SeqCst read-modify-write.
         let n = self.num_threads();
         let mut others = (1..n).map(|k| (worker.shown_index() + k) % n);
-        if !self.has_work() && others.clone().any(|i| self.sleep.is_parked(i)) {
-            return false;
+        let queued = self.has_work();
+        if !queued && others.clone().any(|i| self.sleep.is_parked(i)) {
+            return Cover::NoSpare;
+        }
+        if !queued {
+            return Cover::OnDemand;
         }
         if others.any(|i| self.sleep.wake_unisolated(i)) {
-            return false;
+            return Cover::NoSpare;
         }
-        self.compensation.reserve_spare()
+        if self.compensation.reserve_spare() {
+            Cover::Spare
+        } else {
+            Cover::NoSpare
+        }
     }
 }

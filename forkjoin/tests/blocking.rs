@@ -417,7 +417,7 @@ fn a_spare_exits_before_its_blocked_thread_goes_on() {
             // Back: the spare has exited.
             assert_eq!(names(&exits), [(0, Some(0), true)]);
         });
-        forkjoin::blocking(|| ());
+        block_beside_queued_work();
         assert_eq!(names(&exits), [(0, Some(0), true); 2]);
         assert_eq!(forkjoin::join(|| fib(10), || fib(11)), (55, 89));
     });
@@ -572,17 +572,64 @@ fn pool_recording_spare_starts(
     (pool, starts)
 }
 
+/// A worker that blocks with nothing queued and no worker parked starts nothing: a spare
+/// would only look for work, park, and be woken to give the index back. A job published
+/// while it blocks (here from outside, the one that ends the block) starts the stand-in,
+/// which runs it; without that start the one-worker pool would hang. 20 blocks, one stand-in
+/// each, on the one resting spare thread.
+#[test]
+fn a_block_with_nothing_queued_gets_its_stand_in_when_work_is_published() {
+    let _serial = serial();
+    let (pool, starts) = pool_recording_spare_starts(1, 4);
+    let pool = std::sync::Arc::new(pool);
+    for round in 0..20 {
+        let (blocked_tx, blocked_rx) = mpsc::channel::<()>();
+        let (tx, rx) = mpsc::channel::<u64>();
+        let caller = {
+            let pool = pool.clone();
+            std::thread::spawn(move || {
+                pool.install(move || {
+                    forkjoin::blocking(move || {
+                        blocked_tx.send(()).unwrap();
+                        rx.recv().unwrap()
+                    })
+                })
+            })
+        };
+        blocked_rx.recv_timeout(PATIENCE).expect("the worker blocks");
+        // Long enough for a spare started at the block to have run its start handler.
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(starts.lock().unwrap().len(), round, "round {round}: a stand-in for nothing");
+        pool.spawn(move || tx.send(40 + round as u64).unwrap());
+        let start = Instant::now();
+        while !caller.is_finished() {
+            assert!(start.elapsed() < PATIENCE, "round {round}: the published job never ran");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(caller.join().unwrap(), 40 + round as u64);
+        assert_eq!(starts.lock().unwrap().len(), round + 1, "round {round}");
+    }
+    drop(pool);
+    assert_eq!(spares_after_retiring(), 0);
+}
+
+/// A block with work queued, so that a stand-in starts: the join's second half, offered
+/// as the thread blocks.
+fn block_beside_queued_work() {
+    forkjoin::join(|| forkjoin::blocking(|| ()), || ());
+}
+
 /// A one-worker pool whose worker blocks 101 times in a row (as a worker joining a task of
-/// another pool does): the first block starts a spare thread, which rests after each
-/// stand-in and stands in for the next 100 blocks; one spare thread in all, which exits
-/// after its keep-alive.
+/// another pool does), each time with work queued: the first block starts a spare thread,
+/// which rests after each stand-in and stands in for the next 100 blocks; one spare thread
+/// in all, which exits after its keep-alive.
 #[test]
 fn blocks_in_a_row_reuse_one_spare_thread() {
     let _serial = serial();
     let (pool, starts) = pool_recording_spare_starts(1, 256);
     pool.install(|| {
         for _ in 0..101 {
-            forkjoin::blocking(|| ());
+            block_beside_queued_work();
         }
     });
     let starts = starts.lock().unwrap().clone();
@@ -645,7 +692,7 @@ fn a_resting_spare_stands_in_only_for_its_own_index() {
         for (t, &who) in order.iter().enumerate() {
             if who == ctx.index() {
                 wait_for("its turn", || turn.load(SeqCst) == t);
-                forkjoin::blocking(|| ());
+                block_beside_queued_work();
                 turn.store(t + 1, SeqCst);
             }
         }

@@ -241,17 +241,19 @@ impl IndexToken {
     }
 
     /// If nobody holds the token, gives it to the spare `start` starts (under the lock), and
-    /// counts it out of `free`.
-    pub(crate) fn fill(&self, free: &AtomicUsize, start: impl FnOnce() -> Option<usize>) {
+    /// counts it out of `free`. Returns whether it did.
+    pub(crate) fn fill(&self, free: &AtomicUsize, start: impl FnOnce() -> Option<usize>) -> bool {
         let mut state = self.lock();
         if state.holder.is_some() {
-            return;
+            return false;
         }
         state.holder = start();
-        if state.holder.is_some() {
-            // SeqCst: as in `give_up`.
-            free.fetch_sub(1, SeqCst);
+        if state.holder.is_none() {
+            return false;
         }
+        // SeqCst: as in `give_up`.
+        free.fetch_sub(1, SeqCst);
+        true
     }
 }
 
@@ -458,6 +460,47 @@ mod loom_tests {
             assert_eq!(*lending.lock().unwrap(), LENT);
             assert_eq!(starts.load(SeqCst), 1);
             assert_eq!(waiting.load(SeqCst), 0);
+        });
+    }
+
+    /// A thread blocks with nothing queued, so it gives its token to nobody and starts no
+    /// spare (`Cover::OnDemand`), while another thread publishes a job: the blocked side
+    /// counts the token free under its lock, fences and looks for work; the publisher
+    /// pushes, fences, and fills a free token if the work is still queued
+    /// (`Registry::give_up_index`, `stand_in_for_published`). Whatever the interleaving,
+    /// exactly one spare starts and holds the token (without either fence, loom finds a run
+    /// where none does).
+    #[test]
+    fn work_published_beside_a_block_on_demand_gets_one_stand_in() {
+        model(|| {
+            let token = Arc::new(IndexToken::new(0));
+            let free = Arc::new(AtomicUsize::new(0));
+            let work = Arc::new(AtomicUsize::new(0));
+            let starts = Arc::new(AtomicUsize::new(0));
+            let start = |starts: &AtomicUsize| {
+                starts.fetch_add(1, SeqCst);
+                Some(1)
+            };
+            let blocked = {
+                let (token, free, work, starts) =
+                    (token.clone(), free.clone(), work.clone(), starts.clone());
+                thread::spawn(move || {
+                    assert_eq!(token.give_up(0, &free, || None), GivenTo::Nobody);
+                    fence(SeqCst);
+                    if work.load(Relaxed) != 0 {
+                        token.fill(&free, || start(&starts));
+                    }
+                })
+            };
+            work.store(1, Relaxed);
+            fence(SeqCst);
+            if free.load(SeqCst) > 0 && work.load(Relaxed) != 0 {
+                token.fill(&free, || start(&starts));
+            }
+            blocked.join().unwrap();
+            assert_eq!(starts.load(SeqCst), 1);
+            assert_eq!(token.holder(), Some(1));
+            assert_eq!(free.load(SeqCst), 0);
         });
     }
 

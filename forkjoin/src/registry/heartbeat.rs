@@ -187,11 +187,14 @@ impl Worker {
         self.join.limit.store(SHARE_REQUEST, Relaxed);
     }
 
-    /// Whether some worker of this one's pool is idle (a hint: sharing needlessly or a tick
-    /// late is harmless).
+    /// Whether some worker of this one's pool is idle, or some index has no thread running
+    /// (its threads inside `blocking` with no stand-in yet: sharing starts one). A hint:
+    /// sharing needlessly or a tick late is harmless.
     #[inline(always)]
     pub(crate) fn someone_idle(&self) -> bool {
-        self.registry().idle.count() > 0
+        let registry = self.registry();
+        // Relaxed: a hint, as the idle count is; the publisher's fence orders what follows.
+        registry.idle.count() > 0 || registry.spares.free_tokens.load(Relaxed) > 0
     }
 
     /// Whether this worker's pool has no other worker to share with, and no profile wants

@@ -31,6 +31,7 @@ mod worker;
 pub(crate) use borrow::BORROW_STACK_DEFAULT;
 pub(crate) use entry::{in_worker, on_worker, spawn_job, spawn_job_in, submit_job_in};
 pub(crate) use heartbeat::SHARE_REQUEST;
+pub(crate) use spares::Cover;
 pub(crate) use thread::{
     allowed_cores, default_threads, PanicHandler, Start, ThreadConfig, ThreadHandler,
     DEFAULT_MAX_BLOCKING, DEFAULT_STACK, MAX_THREADS,
@@ -116,9 +117,11 @@ impl Registry {
     }
 
     /// Wakes a parked worker for work just published, if nobody is searching (see
-    /// `Idle::new_work`).
+    /// `Idle::new_work`), and starts a stand-in for a thread blocked without one
+    /// (`stand_in_for_published`; after `new_work`'s fence).
     pub(crate) fn notify_work(&self) {
         self.idle.new_work(&self.sleep);
+        self.stand_in_for_published();
     }
 
     /// The number of threads that should be running or ready: the workers and the spares,

@@ -11,15 +11,29 @@ use std::sync::atomic::{fence, AtomicPtr, AtomicUsize};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+/// Who runs in a blocked thread's place (`Registry::enter_blocking`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cover {
+    /// A spare, reserved: `give_up_index` starts it.
+    Spare,
+    /// No spare: a parked worker was woken, or none can be had (the spares' bound).
+    NoSpare,
+    /// Nobody yet, as nothing is queued: the next job published starts a spare
+    /// (`stand_in_for_published`).
+    OnDemand,
+}
+
 impl Registry {
     /// The calling thread (`blocked`, its worker), counted inside `blocking`, gives up its
-    /// index's token (`IndexToken`): to a thread waiting for it, else to the spare it
-    /// `reserved` (started now), else to nobody. Then, with nobody holding it, if a share
-    /// for the index was queued already it starts a spare for it now: the broadcaster looks
-    /// only after its push (`stand_in_for_waiting`), and either it sees the token free or
-    /// this thread sees its share.
-    pub(crate) fn give_up_index(&self, blocked: &Worker, reserved: bool) {
+    /// index's token (`IndexToken`): to a thread waiting for it, else to the spare `cover`
+    /// reserved (started now), else to nobody. Then, with nobody holding it, if a share for
+    /// the index was queued already (or, on demand, any job) it starts a spare for it now:
+    /// the publisher looks only after its push (`stand_in_for_waiting`,
+    /// `stand_in_for_published`), and either it sees the token free or this thread sees
+    /// its job.
+    pub(crate) fn give_up_index(&self, blocked: &Worker, cover: Cover) {
         let shown = blocked.shown_index();
+        let reserved = cover == Cover::Spare;
         let given =
             self.spares.tokens[shown].give_up(blocked.index, &self.spares.free_tokens, || {
                 // A failed start counts the reserved spare out itself.
@@ -32,11 +46,16 @@ impl Registry {
             GivenTo::Claimant | GivenTo::Spare => {}
             GivenTo::Nobody => {
                 // Counted in `free_tokens` (under the token's lock). The blocked thread's
-                // half of the Dekker pattern with the broadcaster's push, fence and look at
-                // that count (`stand_in_for_waiting`).
+                // half of the Dekker pattern with a publisher's push, fence and look at
+                // that count (`notify_work`, `stand_in_for_waiting`).
                 fence(SeqCst);
-                if !self.slot(shown).inbox.is_empty() {
-                    self.stand_in_if_free(shown);
+                let on_demand = cover == Cover::OnDemand;
+                if !self.slot(shown).inbox.is_empty() || (on_demand && self.has_work()) {
+                    let _ = self.stand_in_if_free(shown);
+                } else if on_demand {
+                    // Work still private to a busy worker is asked for as an idle worker
+                    // asks: a free index counts as someone idle (`someone_idle`).
+                    blocked.request_sharing();
                 }
             }
         }
@@ -52,19 +71,34 @@ impl Registry {
             return;
         }
         for shown in 0..self.workers.len() {
-            self.stand_in_if_free(shown);
+            let _ = self.stand_in_if_free(shown);
+        }
+    }
+
+    /// Work was published (after the publisher's fence, `notify_work`): an index whose
+    /// threads are all inside `blocking` with no stand-in gets one now, if the work is still
+    /// queued, which takes it or passes the signal on as any worker does.
+    pub(super) fn stand_in_for_published(&self) {
+        // SeqCst, after the caller's fence: see `give_up_index`.
+        if self.spares.free_tokens.load(SeqCst) == 0 || !self.has_work() {
+            return;
+        }
+        for shown in 0..self.workers.len() {
+            if self.stand_in_if_free(shown) {
+                return;
+            }
         }
     }
 
     /// Starts a spare holding index `shown`'s token if nobody holds it (and the bound allows
-    /// one: else it stays free).
-    fn stand_in_if_free(&self, shown: usize) {
+    /// one: else it stays free). Returns whether it started one.
+    fn stand_in_if_free(&self, shown: usize) -> bool {
         self.spares.tokens[shown].fill(&self.spares.free_tokens, || {
             if !self.compensation.reserve_spare() {
                 return None;
             }
             self.start_spare(shown)
-        });
+        })
     }
 
     /// The calling thread, inside `blocking`, runs pool code under its index again (its

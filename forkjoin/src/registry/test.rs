@@ -452,9 +452,10 @@ fn with_spares(keep_alive: std::time::Duration) -> (Running, Arc<AtomicUsize>) {
     (Running { registry, threads }, stand_ins)
 }
 
-/// The one worker blocks: a spare stands in for it, and the worker takes its index back.
+/// The one worker blocks with work queued (its join's second half, offered as it blocks): a
+/// spare stands in for it, and the worker takes its index back.
 fn block_once(registry: &Arc<Registry>) {
-    in_worker(registry, |_| crate::blocking(|| ()));
+    in_worker(registry, |_| crate::join(|| crate::blocking(|| ()), || ()));
 }
 
 /// Waits for `cond`, failing after 60 s (a lost wake-up) instead of hanging.
