@@ -30,9 +30,9 @@ use crate::registry::{Cover, Registry, Worker};
 /// index of its own: it runs tasks under the caller's index, which the caller lends it while
 /// `f` runs, so a program that keeps per-index state (a buffer per
 /// `current_thread_index()`) still has one thread at a time on each. When `f` returns (or
-/// unwinds), or when `f` itself is about to run pool work (a task of a `join` or `scope`
-/// inside it that another thread did not take, a `yield_now`, a wait that helps), the caller
-/// takes its index back: it waits until the spare has finished the task it is running (the
+/// unwinds), or when `f` itself is about to run pool work (a spawn, a task of a `join` or
+/// `scope` inside it that another thread did not take, a `yield_now`, a wait that helps),
+/// the caller takes its index back: it waits until the spare has finished the task it is running (the
 /// spare takes no new one once asked), then goes on, and the spare ends (its thread rests a
 /// while, ready to stand in for the next blocked thread, then exits). A spare's task that is
 /// itself inside `blocking` holds nothing: the caller takes the index at once, and the task,

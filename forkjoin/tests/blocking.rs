@@ -251,6 +251,43 @@ fn joins_scopes_and_nested_blocking_inside_blocking() {
     assert_eq!(spares_after_retiring(), 0);
 }
 
+/// A scope inside `blocking` whose first task waits (a plain `recv`, as a rayon program
+/// would) for its second: the thread spawning inside `blocking` takes its index back first,
+/// so both tasks wait on its own deque and it runs the second before the first, as rayon's
+/// worker does. Before, a stand-in could take the first task and block in it, while the
+/// spawner waited for the index to run the second: 1 hang in 1,000 to 3,000 runs at one
+/// worker. 10,000 runs at one worker, 300 at 2 and 4, each under the watchdog.
+#[test]
+fn a_scope_inside_blocking_runs_its_tasks_as_rayon_does() {
+    let _serial = serial();
+    for (threads, runs) in [(1, 10_000u64), (2, 300), (4, 300)] {
+        let pool = std::sync::Arc::new(forkjoin::Pool::new(threads).unwrap());
+        let got = watchdog(&format!("a scope inside blocking at {threads}"), move || {
+            (0..runs)
+                .map(|run| {
+                    pool.install(|| {
+                        forkjoin::blocking(|| {
+                            let (tx, rx) = mpsc::channel::<u64>();
+                            let rx = Mutex::new(rx);
+                            let got = AtomicUsize::new(0);
+                            forkjoin::scope(|s| {
+                                s.spawn(|_| {
+                                    let v = rx.lock().unwrap().recv().unwrap();
+                                    got.store(v as usize, SeqCst);
+                                });
+                                s.spawn(move |_| tx.send(run).unwrap());
+                            });
+                            got.load(SeqCst) as u64
+                        })
+                    })
+                })
+                .sum::<u64>()
+        });
+        assert_eq!(got, runs * (runs - 1) / 2, "{threads} workers");
+    }
+    assert_eq!(spares_after_retiring(), 0);
+}
+
 #[test]
 fn a_panic_inside_blocking_reaches_the_caller_and_the_counts_recover() {
     let _serial = serial();

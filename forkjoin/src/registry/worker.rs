@@ -366,6 +366,11 @@ impl Worker {
     /// # Safety
     /// Must be called on this worker's own thread.
     pub(crate) unsafe fn push_spawned_in(&self, job: JobRef, region: usize, owner: usize) {
+        // Inside `blocking`, spawning is running pool code again: the spawner takes its index
+        // back first, so that its jobs wait on its own deque as on rayon's, where it may pop
+        // them itself, rather than go to a stand-in that may take the first and wait on it
+        // for the second (DESIGN.md, section 7, "Blocking without losing a core").
+        self.reclaim_index();
         self.share_private_frames();
         // SAFETY: on this worker's own thread (our contract).
         unsafe { self.push_in(job, region, owner) };
