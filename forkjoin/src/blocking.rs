@@ -102,8 +102,8 @@ impl Registry {
     /// A thread of this pool is about to block: wake a parked worker, else reserve a spare
     /// to stand in for it (`Compensation::enter`, `reserve_spare`; `give_up_index` starts
     /// it). One spare at most per blocked thread: two would run under one index. With
-    /// nothing queued and no worker parked, nothing is started yet: the next job published
-    /// starts the stand-in (DESIGN.md, section 7, "Blocking without losing a core").
+    /// nothing queued and no worker parked, or a worker searching, nothing is started yet:
+    /// the next job published starts the stand-in (DESIGN.md, section 7, "Blocking without losing a core").
     fn enter_blocking(&self, worker: &Worker) -> Cover {
         if self.compensation.enter() == 0 {
             return Cover::NoSpare;
@@ -120,16 +120,20 @@ impl Registry {
         if !queued && others.clone().any(|i| self.sleep.is_parked(i)) {
             return Cover::NoSpare;
         }
-        if !queued {
+        // Nothing queued, or a worker awake and looking will take it: a spare now would only
+        // search beside it.
+        if !queued || self.idle.searching(&self.sleep) > 0 {
             return Cover::OnDemand;
         }
         if others.any(|i| self.sleep.wake_unisolated(i)) {
             return Cover::NoSpare;
         }
+        // None to be had now (the bound, or a spare not yet counted out): one starts when
+        // one can (`after_spare_gone`), as on demand.
         if self.compensation.reserve_spare() {
             Cover::Spare
         } else {
-            Cover::NoSpare
+            Cover::OnDemand
         }
     }
 }

@@ -723,9 +723,13 @@ fn a_resting_spare_stands_in_only_for_its_own_index() {
     let _serial = serial();
     let (pool, starts) = pool_recording_spare_starts(2, 1);
     let turn = AtomicUsize::new(0);
+    let arrived = AtomicUsize::new(0);
     // Blocks in turns: 0, 1, 0, 1, 0, 0, 1, 1.
     let order = [0, 1, 0, 1, 0, 0, 1, 1];
     pool.broadcast(|ctx| {
+        // Both busy first: a block beside a searching worker leaves the work to it.
+        arrived.fetch_add(1, SeqCst);
+        wait_for("both workers", || arrived.load(SeqCst) == 2);
         for (t, &who) in order.iter().enumerate() {
             if who == ctx.index() {
                 wait_for("its turn", || turn.load(SeqCst) == t);

@@ -41,8 +41,8 @@ use crate::deque::Steal;
 use crate::job::JobRef;
 use crate::lineage::{Closure, Lineage};
 use std::cell::RefCell;
-use std::sync::atomic::AtomicUsize;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{fence, AtomicUsize};
+use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 /// What a waiting worker may run.
@@ -550,8 +550,13 @@ impl Worker {
         // About to park. Work this waiter may not take: make sure a thread that may is awake
         // (counted idle, this waiter may have made its publisher skip the wake-up). No spare
         // stands in for it (see the module's docs).
-        if registry.has_work() {
-            registry.sleep.wake_any();
+        if registry.has_work() && !registry.sleep.wake_any() {
+            // Nobody parked: an index whose thread blocked without a stand-in, counting on
+            // searchers such as this one, gets it now. The fence: this waiter's half of the
+            // Dekker pattern with that thread (it counts its token free, fences, and reads
+            // the idle count this waiter entered).
+            fence(SeqCst);
+            registry.stand_in_for_published();
         }
         registry.idle.no_work_found(round, &registry.sleep, parking);
         None
