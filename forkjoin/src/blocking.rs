@@ -102,7 +102,7 @@ impl Registry {
     /// A thread of this pool is about to block: wake a parked worker, else reserve a spare
     /// to stand in for it (`Compensation::enter`, `reserve_spare`; `give_up_index` starts
     /// it). One spare at most per blocked thread: two would run under one index. With
-    /// nothing queued and no worker parked, or a worker searching, nothing is started yet:
+    /// nothing queued and no worker parked, nothing is started yet:
     /// the next job published starts the stand-in (DESIGN.md, section 7, "Blocking without losing a core").
     fn enter_blocking(&self, worker: &Worker) -> Cover {
         if self.compensation.enter() == 0 {
@@ -120,9 +120,7 @@ impl Registry {
         if !queued && others.clone().any(|i| self.sleep.is_parked(i)) {
             return Cover::NoSpare;
         }
-        // Nothing queued, or a worker awake and looking will take it: a spare now would only
-        // search beside it.
-        if !queued || self.idle.searching(&self.sleep) > 0 {
+        if !queued {
             return Cover::OnDemand;
         }
         if others.any(|i| self.sleep.wake_unisolated(i)) {

@@ -504,54 +504,6 @@ mod loom_tests {
         });
     }
 
-    /// As above, with the job queued already and a worker searching that may not take it
-    /// (a waiter in isolation): the blocked thread, seeing a searcher, starts nothing
-    /// (`Cover::OnDemand`), counting on it; the searcher, before each of its parks, wakes a
-    /// parked worker or, with none, fills a free token (`isolated_round`,
-    /// `stand_in_for_published`). Its look may come before the token is free; its park is
-    /// timed (at most four heartbeat periods, `ISOLATED_BACKOFF`), and it looks again after
-    /// it: the model's second look. Exactly one spare starts, never two.
-    #[test]
-    fn a_block_that_counts_on_a_searcher_gets_a_stand_in_from_it() {
-        model(|| {
-            let token = Arc::new(IndexToken::new(0));
-            let free = Arc::new(AtomicUsize::new(0));
-            let idle = Arc::new(AtomicUsize::new(0));
-            let starts = Arc::new(AtomicUsize::new(0));
-            let start = |starts: &AtomicUsize| {
-                starts.fetch_add(1, SeqCst);
-                Some(1)
-            };
-            let blocked = {
-                let (token, free, idle, starts) =
-                    (token.clone(), free.clone(), idle.clone(), starts.clone());
-                thread::spawn(move || {
-                    assert_eq!(token.give_up(0, &free, || None), GivenTo::Nobody);
-                    fence(SeqCst);
-                    // The job is queued; nobody searching would take it: start the spare.
-                    if idle.load(Relaxed) == 0 {
-                        token.fill(&free, || start(&starts));
-                    }
-                })
-            };
-            // The searcher: counted idle, finds only a job it may not take, nobody parked.
-            idle.fetch_add(1, SeqCst);
-            let look = || {
-                fence(SeqCst);
-                if free.load(SeqCst) > 0 {
-                    token.fill(&free, || start(&starts));
-                }
-            };
-            look();
-            blocked.join().unwrap();
-            // After its timed park.
-            look();
-            assert_eq!(starts.load(SeqCst), 1);
-            assert_eq!(token.holder(), Some(1));
-            assert_eq!(free.load(SeqCst), 0);
-        });
-    }
-
     /// Two threads block at once, each starts its one spare (as `blocking` does), and
     /// each takes its index back: the counts agree at every step and end at zero.
     #[test]

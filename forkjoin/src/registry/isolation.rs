@@ -551,10 +551,9 @@ impl Worker {
         // (counted idle, this waiter may have made its publisher skip the wake-up). No spare
         // stands in for it (see the module's docs).
         if registry.has_work() && !registry.sleep.wake_any() {
-            // Nobody parked: an index whose thread blocked without a stand-in, counting on
-            // searchers such as this one, gets it now. The fence: this waiter's half of the
-            // Dekker pattern with that thread (it counts its token free, fences, and reads
-            // the idle count this waiter entered).
+            // Nobody parked: an index whose thread blocked without a stand-in (none could be
+            // had then) gets one now, if one can be had; this waiter looks again after its
+            // timed park. The fence orders the look at the tokens after the one at the queues.
             fence(SeqCst);
             registry.stand_in_for_published();
         }

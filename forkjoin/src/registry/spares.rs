@@ -18,9 +18,9 @@ pub(crate) enum Cover {
     Spare,
     /// No spare: a parked worker was woken, or spares cover the blocked threads already.
     NoSpare,
-    /// Nobody yet, as nothing is queued (or a worker searching will take it, or no spare can
-    /// be had now): the next job published, or the next spare counted out, starts one
-    /// (`stand_in_for_published`, `after_spare_gone`).
+    /// Nobody yet, as nothing is queued (or no spare can be had now): the next job
+    /// published, or the next spare counted out, starts one (`stand_in_for_published`,
+    /// `after_spare_gone`).
     OnDemand,
 }
 
@@ -54,8 +54,7 @@ impl Registry {
                 // that count (`notify_work`, `stand_in_for_waiting`).
                 fence(SeqCst);
                 let on_demand = cover == Cover::OnDemand;
-                let untaken = || self.has_work() && self.idle.searching(&self.sleep) == 0;
-                if !self.slot(shown).inbox.is_empty() || (on_demand && untaken()) {
+                if !self.slot(shown).inbox.is_empty() || (on_demand && self.has_work()) {
                     let _ = self.stand_in_if_free(shown);
                 } else if on_demand {
                     // Work still private to a busy worker is asked for as an idle worker
