@@ -74,6 +74,50 @@ pub(crate) enum Command {
     /// count; worst cells first, a summary, and JSON. Exit status 1 if a cell's versions
     /// disagree.
     Matrix(MatrixArgs),
+    /// Loop programs generated from a grammar (sources x adaptors x consumers x closure
+    /// kinds x nesting) by a seed, built as users build, each timed on std (1 thread),
+    /// forkjoin and rayon; worst first, a summary against the targets, and JSON. Exit
+    /// status 1 if they do not build or a program's versions disagree.
+    ///
+    /// Example: fj loops --seed 1 --count 40 --rounds 3
+    Loops(LoopsArgs),
+}
+
+/// `fj loops --json`'s default.
+pub(crate) const DEFAULT_LOOPS_JSON: &str = "fj-report/loops.json";
+
+#[derive(Args, Debug)]
+pub(crate) struct LoopsArgs {
+    /// The generator's seed [default: from the clock, printed so that the run can be
+    /// repeated].
+    #[arg(long, value_name = "S", conflicts_with_all = ["kept", "program"])]
+    pub seed: Option<u64>,
+    /// Programs to generate [default: 200].
+    #[arg(long, allow_negative_numbers = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=5000), conflicts_with_all = ["kept", "program"])]
+    pub count: Option<u32>,
+    /// Run the fixed cases of forkjoin-bench/src/loops/kept.txt.
+    #[arg(long, conflicts_with = "program")]
+    pub kept: bool,
+    /// Run this program, a line as `fj loops` prints it (repeatable), e.g.
+    /// 'slice-u64 | map:arith filter:branch | sum | flat | n=200000'.
+    #[arg(long, value_name = "LINE", value_parser = parse_loop_program)]
+    pub program: Vec<crate::loops::grammar::Program>,
+    /// Worker counts of forkjoin and rayon (std always runs on one thread).
+    #[arg(long, allow_negative_numbers = true, value_name = "LIST", value_parser = parse_thread_list, default_value = "1,2")]
+    pub threads: ThreadList,
+    /// Timed rounds per program (after a warm-up round).
+    #[arg(long, allow_negative_numbers = true, value_name = "R", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 7)]
+    pub rounds: u32,
+    /// K-best: the mean of the K fastest samples.
+    #[arg(long, allow_negative_numbers = true, value_name = "K", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 3)]
+    pub k: u32,
+    /// Where to write the JSON.
+    #[arg(long, value_name = "FILE", default_value = DEFAULT_LOOPS_JSON)]
+    pub json: PathBuf,
+}
+
+fn parse_loop_program(s: &str) -> Result<crate::loops::grammar::Program, String> {
+    s.parse()
 }
 
 /// `fj matrix --json`'s default.

@@ -8,6 +8,7 @@ mod commands;
 mod experiments;
 mod ft;
 mod join;
+mod loops;
 mod matrix;
 mod report;
 mod suite;

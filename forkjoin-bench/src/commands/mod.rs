@@ -8,6 +8,7 @@ pub(crate) mod calibrate_network;
 pub(crate) mod experiments;
 pub(crate) mod ft;
 pub(crate) mod ft_predict;
+pub(crate) mod loops;
 pub(crate) mod matrix;
 pub(crate) mod predict;
 pub(crate) mod profile;
@@ -43,6 +44,7 @@ pub(crate) fn run(command: &Command) -> Result<ExitCode, Failure> {
         Command::CalibrateNetwork(args) => calibrate_network::run(args),
         Command::FtPredict(args) => ft_predict::run(args),
         Command::Matrix(args) => matrix::run(args),
+        Command::Loops(args) => loops::run(args),
     }
 }
 
