@@ -486,9 +486,9 @@ impl Registry {
     /// A spare was counted out (`Compensation::spare_gone`). A thread that blocked just
     /// before may have found the count full, this spare not yet gone, and left its token
     /// free with a share in its inbox or a job queued, for which nobody else would start
-    /// one: it gets it now (1 hang in about 4,000 runs of a broadcast beside a blocked
-    /// worker at 16 workers, before). The Dekker pattern of the count against that thread's
-    /// `free_tokens`: each side changes its own, fences, and reads the other's.
+    /// one: it gets it now (DESIGN.md, section 7, "Blocking without losing a core", point
+    /// 5). The Dekker pattern of the count against that thread's `free_tokens`: each side
+    /// changes its own, fences, and reads the other's.
     fn after_spare_gone(&self) {
         fence(SeqCst);
         // SeqCst: as in `give_up_index`.
