@@ -5,9 +5,9 @@
 //! until it returns. `blocking(f)` tells the pool first, and the pool keeps its configured
 //! number of threads running: it wakes a parked worker if there is one, else it starts a
 //! *spare* thread, up to `PoolBuilder::max_blocking` (with nothing queued, only when the next
-//! job is published: DESIGN.md, section 7, "Blocking without losing a core"). A spare is a worker like the others (a
-//! slot of its own after the workers', a deque, the same loop, stealing and parking as they
-//! do) that *stands in* for the blocked thread: it runs tasks under that thread's index,
+//! job is published: DESIGN.md, section 7, "Blocking without losing a core"). A spare is a
+//! worker like the others (a slot of its own after the workers', a deque, the same loop,
+//! stealing and parking as they do) that *stands in* for the blocked thread: it runs tasks under that thread's index,
 //! which the blocked thread lends it, and ends when the thread takes its index back. Its
 //! thread then rests in its slot for a keep-alive (`SPARE_KEEP_ALIVE`, 1 s), as the JDK
 //! pool keeps its compensation threads: the next spare started there is that thread, so a
@@ -22,9 +22,8 @@ use crate::registry::{Cover, Registry, Worker};
 /// from the pool: as the JDK's `ForkJoinPool.managedBlock`, the pool first wakes a parked
 /// worker or starts a spare thread (at most `PoolBuilder::max_blocking` at once; with
 /// nothing queued, when the next job is published) so that its configured number of threads
-/// keep running while this one waits. Outside any pool it
-/// just runs `f`. Inside `f`, `join`, `scope` and nested `blocking` work as anywhere (a
-/// nested call starts nothing more).
+/// keep running while this one waits. Outside any pool it just runs `f`. Inside `f`, `join`,
+/// `scope` and nested `blocking` work as anywhere (a nested call starts nothing more).
 ///
 /// **Indices.** `current_num_threads()` stays the pool's configured size. A spare has no
 /// index of its own: it runs tasks under the caller's index, which the caller lends it while
@@ -32,8 +31,8 @@ use crate::registry::{Cover, Registry, Worker};
 /// `current_thread_index()`) still has one thread at a time on each. When `f` returns (or
 /// unwinds), or when `f` itself is about to run pool work (a spawn, a task of a `join` or
 /// `scope` inside it that another thread did not take, a `yield_now`, a wait that helps),
-/// the caller takes its index back: it waits until the spare has finished the task it is running (the
-/// spare takes no new one once asked), then goes on, and the spare ends (its thread rests a
+/// the caller takes its index back: it waits until the spare has finished the task it is
+/// running (the spare takes no new one once asked), then goes on, and the spare ends (its thread rests a
 /// while, ready to stand in for the next blocked thread, then exits). A spare's task that is
 /// itself inside `blocking` holds nothing: the caller takes the index at once, and the task,
 /// when its own `blocking` returns, gets the index back when the caller next waits with
@@ -102,8 +101,8 @@ impl Registry {
     /// A thread of this pool is about to block: wake a parked worker, else reserve a spare
     /// to stand in for it (`Compensation::enter`, `reserve_spare`; `give_up_index` starts
     /// it). One spare at most per blocked thread: two would run under one index. With
-    /// nothing queued and no worker parked, nothing is started yet:
-    /// the next job published starts the stand-in (DESIGN.md, section 7, "Blocking without losing a core").
+    /// nothing queued and no worker parked, nothing is started yet: the next job published
+    /// starts the stand-in (DESIGN.md, section 7, "Blocking without losing a core").
     fn enter_blocking(&self, worker: &Worker) -> Cover {
         if self.compensation.enter() == 0 {
             return Cover::NoSpare;
@@ -116,12 +115,12 @@ impl Registry {
         // should see; here that is nothing but the count, a SeqCst read-modify-write.
         let n = self.num_threads();
         let mut others = (1..n).map(|k| (worker.shown_index() + k) % n);
-        let queued = self.has_work();
-        if !queued && others.clone().any(|i| self.sleep.is_parked(i)) {
-            return Cover::NoSpare;
-        }
-        if !queued {
-            return Cover::OnDemand;
+        if !self.has_work() {
+            return if others.any(|i| self.sleep.is_parked(i)) {
+                Cover::NoSpare
+            } else {
+                Cover::OnDemand
+            };
         }
         if others.any(|i| self.sleep.wake_unisolated(i)) {
             return Cover::NoSpare;

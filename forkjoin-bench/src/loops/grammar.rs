@@ -54,17 +54,6 @@ pub(crate) const KINDS: [Kind; 8] = [
     Kind::Spin,
 ];
 
-/// The kinds of a stateless closure (all but `scratch`, which needs a state).
-const STATELESS: [Kind; 7] = [
-    Kind::Arith,
-    Kind::Branch,
-    Kind::Float,
-    Kind::Hash,
-    Kind::Alloc,
-    Kind::Str,
-    Kind::Spin,
-];
-
 impl Kind {
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -770,7 +759,8 @@ impl Rng {
 /// Every adaptor that can be drawn (each kind and parameter once).
 fn adaptor_choices() -> Vec<Adaptor> {
     let mut v = Vec::new();
-    for k in STATELESS {
+    // Every kind but `scratch`, which needs a state (`map_init`, `fold`).
+    for k in KINDS.into_iter().filter(|&k| k != Kind::Scratch) {
         v.push(Adaptor::Map(k));
         v.push(Adaptor::Filter(k));
         v.push(Adaptor::FlatMapIter(k));

@@ -180,13 +180,7 @@ impl Idle {
     /// announcing itself, before it could park), and when it takes a job it passes the
     /// signal on if more work is queued.
     pub(crate) fn new_work(&self, sleep: &Sleep) {
-        sleep.notify_work(|| self.searching(sleep));
-    }
-
-    /// Workers awake and looking for work (a snapshot): each looks at the queues again
-    /// before it could park.
-    pub(crate) fn searching(&self, sleep: &Sleep) -> usize {
-        self.count().saturating_sub(sleep.sleepers())
+        sleep.notify_work(|| self.count().saturating_sub(sleep.sleepers()));
     }
 
     /// A search round found nothing: spin, then yield, then park. One of the parked

@@ -41,8 +41,8 @@ use crate::deque::Steal;
 use crate::job::JobRef;
 use crate::lineage::{Closure, Lineage};
 use std::cell::RefCell;
-use std::sync::atomic::{fence, AtomicUsize};
-use std::sync::atomic::Ordering::{Relaxed, SeqCst};
+use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 /// What a waiting worker may run.
@@ -550,12 +550,8 @@ impl Worker {
         // About to park. Work this waiter may not take: make sure a thread that may is awake
         // (counted idle, this waiter may have made its publisher skip the wake-up). No spare
         // stands in for it (see the module's docs).
-        if registry.has_work() && !registry.sleep.wake_any() {
-            // Nobody parked: an index whose thread blocked without a stand-in (none could be
-            // had then) gets one now, if one can be had; this waiter looks again after its
-            // timed park. The fence orders the look at the tokens after the one at the queues.
-            fence(SeqCst);
-            registry.stand_in_for_published();
+        if registry.has_work() {
+            registry.sleep.wake_any();
         }
         registry.idle.no_work_found(round, &registry.sleep, parking);
         None

@@ -82,7 +82,7 @@ impl Registry {
     /// Work was published (after the publisher's fence, `notify_work`): an index whose
     /// threads are all inside `blocking` with no stand-in gets one now, if the work is still
     /// queued, which takes it or passes the signal on as any worker does.
-    pub(crate) fn stand_in_for_published(&self) {
+    pub(super) fn stand_in_for_published(&self) {
         // SeqCst, after the caller's fence: see `give_up_index`.
         if self.spares.free_tokens.load(SeqCst) == 0 || !self.has_work() {
             return;
