@@ -262,27 +262,30 @@ fn a_scope_inside_blocking_runs_its_tasks_as_rayon_does() {
     let _serial = serial();
     for (threads, runs) in [(1, 10_000u64), (2, 300), (4, 300)] {
         let pool = std::sync::Arc::new(forkjoin::Pool::new(threads).unwrap());
-        let got = watchdog(&format!("a scope inside blocking at {threads}"), move || {
-            (0..runs)
-                .map(|run| {
-                    pool.install(|| {
-                        forkjoin::blocking(|| {
-                            let (tx, rx) = mpsc::channel::<u64>();
-                            let rx = Mutex::new(rx);
-                            let got = AtomicUsize::new(0);
-                            forkjoin::scope(|s| {
-                                s.spawn(|_| {
-                                    let v = rx.lock().unwrap().recv().unwrap();
-                                    got.store(v as usize, SeqCst);
+        let got = watchdog(
+            &format!("a scope inside blocking at {threads}"),
+            move || {
+                (0..runs)
+                    .map(|run| {
+                        pool.install(|| {
+                            forkjoin::blocking(|| {
+                                let (tx, rx) = mpsc::channel::<u64>();
+                                let rx = Mutex::new(rx);
+                                let got = AtomicUsize::new(0);
+                                forkjoin::scope(|s| {
+                                    s.spawn(|_| {
+                                        let v = rx.lock().unwrap().recv().unwrap();
+                                        got.store(v as usize, SeqCst);
+                                    });
+                                    s.spawn(move |_| tx.send(run).unwrap());
                                 });
-                                s.spawn(move |_| tx.send(run).unwrap());
-                            });
-                            got.load(SeqCst) as u64
+                                got.load(SeqCst) as u64
+                            })
                         })
                     })
-                })
-                .sum::<u64>()
-        });
+                    .sum::<u64>()
+            },
+        );
         assert_eq!(got, runs * (runs - 1) / 2, "{threads} workers");
     }
     assert_eq!(spares_after_retiring(), 0);
@@ -633,14 +636,23 @@ fn a_block_with_nothing_queued_gets_its_stand_in_when_work_is_published() {
                 })
             })
         };
-        blocked_rx.recv_timeout(PATIENCE).expect("the worker blocks");
+        blocked_rx
+            .recv_timeout(PATIENCE)
+            .expect("the worker blocks");
         // Long enough for a spare started at the block to have run its start handler.
         std::thread::sleep(Duration::from_millis(100));
-        assert_eq!(starts.lock().unwrap().len(), round, "round {round}: a stand-in for nothing");
+        assert_eq!(
+            starts.lock().unwrap().len(),
+            round,
+            "round {round}: a stand-in for nothing"
+        );
         pool.spawn(move || tx.send(40 + round as u64).unwrap());
         let start = Instant::now();
         while !caller.is_finished() {
-            assert!(start.elapsed() < PATIENCE, "round {round}: the published job never ran");
+            assert!(
+                start.elapsed() < PATIENCE,
+                "round {round}: the published job never ran"
+            );
             std::thread::sleep(Duration::from_millis(1));
         }
         assert_eq!(caller.join().unwrap(), 40 + round as u64);

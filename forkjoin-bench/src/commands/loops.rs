@@ -75,8 +75,9 @@ pub(crate) fn run(args: &LoopsArgs) -> Result<ExitCode, Failure> {
             .join(",")
     };
     println!(
-        "fj loops: {what}; std (1 thread), forkjoin and rayon at {} worker(s) take turns, \
-         {rounds} rounds after a warm-up, the mean of the {k} fastest",
+        "fj loops: {what}; std (1 thread), forkjoin and rayon at {} worker(s) take turns \
+         (shuffled, each after the others are quiet), {rounds} rounds after a warm-up, the \
+         mean of the {k} fastest",
         list(&threads)
     );
 

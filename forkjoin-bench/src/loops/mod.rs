@@ -15,8 +15,10 @@
 //!   --release`, empty `RUSTFLAGS`, target directory `target/loops/target/`) and running
 //!   it;
 //! - `template/`: the generated crate's fixed files: the harness that times the programs
-//!   (`main.rs`: interleaved rounds of std, forkjoin and rayon at each worker count, a
-//!   sample repeating the program for about 2 ms, the mean of the K fastest), the closure
+//!   (`main.rs`: interleaved rounds of std, forkjoin and rayon at each worker count, each
+//!   round in a shuffled order and each sample started once the previous entrant's threads
+//!   are off the CPUs, a sample repeating the program for about 2 ms, the mean of the K
+//!   fastest), the closure
 //!   kinds, accumulators and input (`common.rs`), and std's iterators under rayon's names
 //!   (`matrix/seq.rs`, the sequential prelude `fj matrix` uses too);
 //! - `report`: the table, the summary against the targets, the JSON;

@@ -112,10 +112,7 @@ impl<I: Iterator> Seq<I> {
         Seq(self.0.map(f))
     }
     #[inline(always)]
-    pub(crate) fn filter<P: FnMut(&I::Item) -> bool>(
-        self,
-        p: P,
-    ) -> Seq<std::iter::Filter<I, P>> {
+    pub(crate) fn filter<P: FnMut(&I::Item) -> bool>(self, p: P) -> Seq<std::iter::Filter<I, P>> {
         Seq(self.0.filter(p))
     }
     #[inline(always)]

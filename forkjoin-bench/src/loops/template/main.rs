@@ -4,7 +4,9 @@
 //! `loops-gen --threads 1,2 --rounds 7 --k 3 --sample-ms 2` prints one JSON object per
 //! program on stdout: its line, the items, the runs per sample, the K-best seconds per
 //! sample of std (1 worker), forkjoin and rayon at each worker count, and an error (the
-//! versions' answers differ, or one panicked) or null.
+//! versions' answers differ, or one panicked) or null. `--only fj2,ry2` times std and only
+//! the entrants named; `LOOPS_TRACE_QUIET=1` prints how long each entrant's threads took to
+//! leave the CPUs after its sample.
 #![allow(unused, clippy::all)]
 
 mod common;
@@ -91,6 +93,32 @@ mod cpus {
     pub fn restrict(_: &[usize]) {}
 }
 
+/// CPU seconds of the whole process, and of the calling thread.
+fn cpu_seconds(clock: libc::clockid_t) -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec the call writes.
+    unsafe { libc::clock_gettime(clock, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Waits until the pools' threads are off the CPUs: until, over a millisecond, the other
+/// threads of this process used less than a twentieth of it (at most 200 ms). A runtime's
+/// threads spin and yield a while after a sample before they sleep; a sample that starts
+/// beside them pays for the previous entrant (a 2-worker sample after rayon's 1-worker
+/// one ran 1.3-1.5x slower than after forkjoin's 2-worker one). Returns the seconds waited.
+fn quiesce() -> f64 {
+    let start = Instant::now();
+    let others = || cpu_seconds(libc::CLOCK_PROCESS_CPUTIME_ID) - cpu_seconds(libc::CLOCK_THREAD_CPUTIME_ID);
+    while start.elapsed().as_secs_f64() < 0.2 {
+        let (before, at) = (others(), Instant::now());
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        if others() - before < at.elapsed().as_secs_f64() / 20.0 {
+            break;
+        }
+    }
+    start.elapsed().as_secs_f64()
+}
+
 /// Who runs a sample.
 enum Runner {
     Std,
@@ -166,6 +194,7 @@ fn main() {
     let k: usize = arg(&args, "--k", 3).min(rounds).max(1);
     let sample_s: f64 = arg::<f64>(&args, "--sample-ms", 2.0) / 1e3;
     let allowed = cpus::allowed();
+    let trace = std::env::var_os("LOOPS_TRACE_QUIET").is_some();
 
     let mut entrants = vec![Entrant { name: "std".into(), workers: 1, runner: Runner::Std }];
     for &p in &threads {
@@ -176,6 +205,13 @@ fn main() {
         entrants.push(Entrant { name: format!("ry{p}"), workers: p, runner: Runner::Ry(ry) });
     }
     cpus::restrict(&allowed);
+    // `--only fj2,ry2`: time std and only these entrants (the others' pools are dropped),
+    // to see what taking turns with the others costs each. std stays: it gives the answer.
+    let only: String = arg(&args, "--only", String::new());
+    if !only.is_empty() {
+        let keep: Vec<&str> = only.split(',').collect();
+        entrants.retain(|e| e.name == "std" || keep.contains(&e.name.as_str()));
+    }
 
     for (index, prog) in PROGRAMS.iter().enumerate() {
         let mut inp = Input::new(prog.n, prog.needs, 0x5eed ^ (index as u64) << 20);
@@ -211,11 +247,26 @@ fn main() {
             }
             reps = ((sample_s / slowest.max(1e-9)).ceil() as usize).clamp(1, 100_000);
             let mut samples: Vec<Vec<f64>> = vec![Vec::new(); entrants.len()];
-            // A warm-up round, then `rounds` timed ones, the order rotating.
+            // A warm-up round, then `rounds` timed ones, each in its own shuffled order:
+            // in a fixed cyclic order each entrant always followed the same one, and its
+            // time depended on which (see `quiesce`).
+            let mut order: Vec<usize> = (0..entrants.len()).collect();
+            let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ (index as u64) << 32;
+            let mut previous = String::from("none");
             for round in 0..=rounds {
-                for j in 0..entrants.len() {
-                    let at = (j + round) % entrants.len();
+                for i in (1..order.len()).rev() {
+                    rng ^= rng << 13;
+                    rng ^= rng >> 7;
+                    rng ^= rng << 17;
+                    order.swap(i, (rng % (i as u64 + 1)) as usize);
+                }
+                for &at in &order {
                     let e = &entrants[at];
+                    let waited = quiesce();
+                    if trace {
+                        eprintln!("{previous}: quiet after {:.1} ms", waited * 1e3);
+                        previous = e.name.clone();
+                    }
                     let (s, answer) = e.sample(prog.fns[e.version()], &mut inp, reps, &allowed);
                     if answer != expected && error.is_none() {
                         error = Some(format!("{} answered {answer}, std {expected}", e.name));
