@@ -293,7 +293,7 @@ impl Drop for LoopGuard<'_> {
 fn run_folder<P, C>(
     mut len: usize,
     mut producer: P,
-    mut folder: C::Folder,
+    folder: C::Folder,
     bounds: Bounds,
     mut pace: Pace,
 ) -> C::Result
@@ -301,6 +301,9 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    // A local, not the argument (passed by pointer when large): LLVM splits into registers
+    // only memory the function owns (DESIGN.md, section 8, "What a run carries").
+    let mut folder = folder;
     loop {
         let take = pace.chunk.min(len);
         let (head, tail) = if take < len {
