@@ -107,10 +107,13 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    registry::on_worker(move |worker| {
-        let bounds = Bounds::of(&producer);
-        split_to_max(len, producer, consumer, bounds, worker)
-    })
+    let bounds = Bounds::of(&producer);
+    if len / 2 < bounds.min && len <= bounds.max && Worker::current().is_null() {
+        // A loop that can never be split, called from outside any pool, runs on the caller,
+        // as rayon's does: in the pool it would only add a hand-off and a wake-up.
+        return producer.fold_with(consumer.into_folder()).complete();
+    }
+    registry::on_worker(move |worker| split_to_max(len, producer, consumer, bounds, worker))
 }
 
 /// Splits eagerly while the pieces are longer than `with_max_len` allows, then runs them.

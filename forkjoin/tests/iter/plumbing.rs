@@ -212,3 +212,36 @@ fn an_unindexed_producer_of_our_own() {
         );
     });
 }
+
+/// Where a loop runs, as on rayon: one that can never be split (`with_min_len` at least half
+/// its length, or a single item) runs on the calling thread when called from outside any
+/// pool; one that can be split runs on the pool's workers; inside a pool, on its workers.
+#[test]
+fn a_loop_that_cannot_split_runs_on_its_caller_outside_a_pool() {
+    let workers_seen = |v: &mut Vec<u64>, min: usize| {
+        let seen = Mutex::new(Vec::new());
+        v.par_iter_mut().with_min_len(min).for_each_init(
+            || seen.lock().unwrap().push(forkjoin::current_thread_index()),
+            |_, x| *x += 1,
+        );
+        seen.into_inner().unwrap()
+    };
+    let mut v = vec![0u64; 10_000];
+    assert_eq!(workers_seen(&mut v, usize::MAX), [None]);
+    assert_eq!(workers_seen(&mut v, 5_001), [None]);
+    let one: Vec<Option<usize>> = (0..1u32)
+        .into_par_iter()
+        .map(|_| forkjoin::current_thread_index())
+        .collect();
+    assert_eq!(one, [None]);
+    // Splittable from outside: in the global pool.
+    assert!(workers_seen(&mut v, 1).iter().all(Option::is_some));
+    let pool = forkjoin::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let inside = pool.install(|| workers_seen(&mut v, usize::MAX));
+    assert_eq!(inside.len(), 1);
+    assert!(inside[0].is_some());
+    assert!(v.iter().all(|&x| x == 4));
+}
