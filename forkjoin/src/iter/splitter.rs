@@ -95,7 +95,7 @@ impl Bounds {
         if self.min == 1 {
             len >= 2
         } else {
-            len >= 3 * self.min
+            len / 3 >= self.min
         }
     }
 }
