@@ -214,7 +214,7 @@ pub fn cs<T>(v: &[T], f: impl Fn(&T) -> u64) -> u64 {
         .fold(v.len() as u64, |a, x| a.wrapping_mul(31).wrapping_add(f(x)))
 }
 
-fn splitmix64(state: &mut u64) -> u64 {
+pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);

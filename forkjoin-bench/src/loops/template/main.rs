@@ -251,14 +251,11 @@ fn main() {
             // in a fixed cyclic order each entrant always followed the same one, and its
             // time depended on which (see `quiesce`).
             let mut order: Vec<usize> = (0..entrants.len()).collect();
-            let mut rng = 0x9e37_79b9_7f4a_7c15u64 ^ (index as u64) << 32;
+            let mut rng = (index as u64) << 32;
             let mut previous = String::from("none");
             for round in 0..=rounds {
                 for i in (1..order.len()).rev() {
-                    rng ^= rng << 13;
-                    rng ^= rng >> 7;
-                    rng ^= rng << 17;
-                    order.swap(i, (rng % (i as u64 + 1)) as usize);
+                    order.swap(i, (common::splitmix64(&mut rng) % (i as u64 + 1)) as usize);
                 }
                 for &at in &order {
                     let e = &entrants[at];
