@@ -154,8 +154,11 @@ miri_job() {
         return 0
     fi
     # Stacked Borrows and data-race checks. The global pool's threads are never joined (it
-    # lives for the whole process), hence -Zmiri-ignore-leaks.
-    export MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks"
+    # lives for the whole process), hence -Zmiri-ignore-leaks. Isolated from the host, so that
+    # time is Miri's own clock, which advances with the program (on the host's, a timed
+    # park ended before Miri had interpreted a few steps, and idle workers and the heartbeat
+    # woke over and over: the lanes took three times as long), on two CPUs as here.
+    export MIRIFLAGS="-Zmiri-ignore-leaks -Zmiri-num-cpus=2"
     # Two lanes side by side, each with a target directory of its own. No backtraces
     # (RUST_BACKTRACE may be set around us): Miri reports its own, and capturing one at each
     # panic the tests make took the panic tests 10 to 50 times as long
@@ -165,15 +168,15 @@ miri_job() {
     miri_lane runtime --test runtime -- --exact join::fib_exact_at_many_worker_counts \
         join::panics_propagate_and_the_pool_survives loops::loops_are_exact \
         join::nested_pools_do_not_deadlock pool::bad_input_is_an_error_not_a_panic \
-        tasks::a_stream_of_submissions_runs_each_job_once &
+        tasks::a_stream_of_submissions_runs_each_job_once ";" \
+        --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std &
     local runtime=$!
     # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds the
     # whole crate and runs only these): collect in place, owning sources, drains, panics
-    # while collecting, nesting; the sorts' exact answers; the deque, the sleep protocol and
-    # tasks; the runtime tests' other half. (The two lanes take about as long.)
+    # while collecting, nesting; the deque, the sleep protocol and tasks; the runtime tests'
+    # other half. (The first lane has the sorts' exact answers; the two take about as long.)
     miri_lane iterators --test iter -- miri:: ";" \
-        --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std \
-        deque::tests frame_counts::tests lineage::tests sleep::tests task::tests ";" \
+        --lib -- deque::tests frame_counts::tests lineage::tests sleep::tests task::tests ";" \
         --test runtime -- --exact scope::scope_borrows_the_stack_and_returns_a_value \
         tasks::invoke_all_keeps_order tasks::task_is_done_and_join_from_inside_the_pool &
     local iterators=$! failed=0

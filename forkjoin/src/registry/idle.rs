@@ -29,19 +29,21 @@ use std::time::Duration;
 /// `PURE_SPIN_ROUNDS` (about 126 `spin_loop`s) keep the CPU; the later spin rounds yield it
 /// after spinning, so that an idle worker sharing its CPU with the thread about to give it
 /// work does not hold the CPU through the whole spin (DESIGN.md, section 6).
-#[cfg(not(loom))]
+#[cfg(not(any(loom, miri)))]
 const SPIN_ROUNDS: u32 = 24;
-#[cfg(not(loom))]
+#[cfg(not(any(loom, miri)))]
 const PURE_SPIN_ROUNDS: u32 = 6;
-#[cfg(not(loom))]
+#[cfg(not(any(loom, miri)))]
 const YIELD_ROUNDS: u32 = 8;
-// One round of each under loom: every round is a search, and a search is a branch point of
-// the model; the protocol's correctness does not depend on how many there are.
-#[cfg(loom)]
+// One round of each under loom and Miri: under loom every round is a search, and a search is
+// a branch point of the model; Miri interprets every spin of every idle worker on one thread,
+// where it took most of the time of its tests. The protocol's correctness does not depend on
+// how many rounds there are.
+#[cfg(any(loom, miri))]
 const SPIN_ROUNDS: u32 = 1;
-#[cfg(loom)]
+#[cfg(any(loom, miri))]
 const PURE_SPIN_ROUNDS: u32 = 0;
-#[cfg(loom)]
+#[cfg(any(loom, miri))]
 const YIELD_ROUNDS: u32 = 1;
 
 /// The pool's idle state: who is looking for work or parked, and who watches.

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 #[test]
 fn collect_into_every_kind_of_collection() {
-    on_pools_and_lens(&LENS, |at, n| {
+    on_pools_and_lens(&LENS_FOR_COSTLY_ITEMS, |at, n| {
         let v = input(n);
         let got: Vec<u64> = v.par_iter().map(|x| x / 7).collect();
         assert_eq!(

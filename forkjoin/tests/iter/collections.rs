@@ -145,7 +145,7 @@ fn options_by_value_and_by_reference() {
 
 #[test]
 fn hash_and_btree_collections_by_reference_and_owned() {
-    on_pools_and_lens(&LENS, |at, n| {
+    on_pools_and_lens(&LENS_FOR_COSTLY_ITEMS, |at, n| {
         let v = input(n);
         let hm: HashMap<u64, u64> = v.iter().map(|&x| (x, x >> 3)).collect();
         let hs: HashSet<u64> = v.iter().copied().collect();

@@ -8,7 +8,7 @@
 //! reports.
 //!
 //! ```text
-//! MIRIFLAGS="-Zmiri-disable-isolation -Zmiri-ignore-leaks" \
+//! MIRIFLAGS="-Zmiri-ignore-leaks -Zmiri-num-cpus=2" \
 //!     cargo +nightly miri test -p forkjoin --test iter -- miri::
 //! ```
 //!

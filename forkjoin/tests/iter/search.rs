@@ -90,7 +90,8 @@ fn find_any_first_last_and_find_map() {
 fn find_last_with_an_early_and_a_later_match() {
     const N: usize = 1_000_000;
     let mut wrong = Vec::new();
-    for (w, pool) in pools() {
+    // One worker never splits (see above): its pool is left out.
+    for (w, pool) in pools().iter().filter(|(w, _)| *w > 1) {
         for k in 1..16 {
             let target = N * k / 16 - 1;
             for _ in 0..3 {

@@ -559,7 +559,7 @@ fn either_of_two_iterators_and_of_two_collections() {
 
 #[test]
 fn par_bridge_on_an_iterator_and_on_a_channel() {
-    on_pools_and_lens(&LENS, |at, n| {
+    on_pools_and_lens(&LENS_FOR_COSTLY_ITEMS, |at, n| {
         let v = input(n);
         let mut sorted = v.to_vec();
         sorted.sort_unstable();

@@ -10,16 +10,16 @@ use std::sync::Mutex;
 #[test]
 fn loops_are_exact() {
     let pool = Pool::new(OVERSUBSCRIBED).unwrap();
-    let n = size(1_000_000, 1_000) as usize;
+    let n = size(1_000_000, 300) as usize;
     let sum = pool.install(|| forkjoin::map_reduce(0..n, || 0u64, |i| i as u64, |a, b| a + b));
     assert_eq!(sum, (n as u64) * (n as u64 - 1) / 2);
-    let hits: Vec<AtomicU64> = (0..1000).map(|_| AtomicU64::new(0)).collect();
+    let hits: Vec<AtomicU64> = (0..100).map(|_| AtomicU64::new(0)).collect();
     pool.install(|| {
         forkjoin::for_each(0..n, |i| {
-            hits[i % 1000].fetch_add(1, Relaxed);
+            hits[i % 100].fetch_add(1, Relaxed);
         })
     });
-    assert!(hits.iter().all(|h| h.load(Relaxed) == n as u64 / 1000));
+    assert!(hits.iter().all(|h| h.load(Relaxed) == n as u64 / 100));
     let mut v: Vec<u64> = (0..n as u64).collect();
     pool.install(|| forkjoin::for_each_slice_mut(&mut v, |x| *x = *x * 3 + 1));
     assert!(v.iter().enumerate().all(|(i, &x)| x == i as u64 * 3 + 1));

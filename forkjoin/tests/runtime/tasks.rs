@@ -52,6 +52,7 @@ fn eight_threads_submit_while_joins_run() {
 #[test]
 fn a_stream_of_submissions_runs_each_job_once() {
     let n = size(20_000, 100) as usize;
+    let f = size(12, 6);
     for threads in [1, 2, OVERSUBSCRIBED] {
         let pool = Pool::new(threads).unwrap();
         let runs: Arc<Vec<AtomicUsize>> = Arc::new((0..n).map(|_| AtomicUsize::new(0)).collect());
@@ -62,7 +63,7 @@ fn a_stream_of_submissions_runs_each_job_once() {
                     runs[i].fetch_add(1, SeqCst);
                     // Every third job forks, as the submit benchmark's Tan does.
                     if i % 3 == 2 {
-                        fib(12) + i as u64
+                        fib(f) + i as u64
                     } else {
                         i as u64
                     }
@@ -71,7 +72,7 @@ fn a_stream_of_submissions_runs_each_job_once() {
             .collect();
         let sum: u64 = tasks.into_iter().rev().map(|t| t.join().unwrap()).sum();
         let expected: u64 = (0..n as u64)
-            .map(|i| if i % 3 == 2 { fib_exact(12) + i } else { i })
+            .map(|i| if i % 3 == 2 { fib_exact(f) + i } else { i })
             .sum();
         assert_eq!(sum, expected, "{threads} workers");
         let once = runs.iter().filter(|r| r.load(SeqCst) == 1).count();
