@@ -338,6 +338,18 @@ fn tree_walks_over_references_and_deep_chains() {
         assert!(got.iter().copied().eq(0..deep), "{at}");
         let got: Vec<usize> = walk_tree_postfix(0, next).collect();
         assert!(got.iter().copied().eq((0..deep).rev()), "{at}");
+        // A folder of one word: recursion at the top, then the stack (the sum is exact, and
+        // `find_first` sees the postfix order, the deepest node first).
+        assert_eq!(
+            walk_tree_postfix(0, next).map(|i| i as u64).sum::<u64>(),
+            (deep as u64) * (deep as u64 - 1) / 2,
+            "{at}"
+        );
+        assert_eq!(
+            walk_tree_postfix(0, next).find_first(|&i| i < 3),
+            Some(2),
+            "{at}"
+        );
         assert_eq!(walk_tree(0, next).count(), deep, "{at}");
     });
     // Clone and Debug.

@@ -329,10 +329,53 @@ where
     }
 }
 
-/// Feeds the subtree of `root` to `folder` in postfix order, with a stack of the nodes on
-/// the path down and the children each has left.
+/// How deep a postfix walk recurses before it goes on with a stack of its own: a recursion
+/// keeps each node and its children's iterator in registers and frames (a `Vec` of them took
+/// twice rayon's time on a balanced tree of sums), the stack takes trees of any depth (a list
+/// of a million nodes) on any thread's stack.
+const POSTFIX_RECURSION: u32 = 128;
+
+/// Feeds the subtree of `root` to `folder` in postfix order. A folder of up to two words
+/// goes down and back up the recursion in registers; a larger one would be passed and
+/// returned through memory at every level (a `collect`'s took two and a half times as long
+/// so), and keeps to the stack's loop, where it is a local (DESIGN.md, section 8, "What a
+/// run carries from chunk to chunk").
 #[inline]
-fn walk_postfix<S, B, I, F>(children_of: &B, root: S, mut folder: F) -> F
+fn walk_postfix<S, B, I, F>(children_of: &B, root: S, folder: F) -> F
+where
+    B: Fn(&S) -> I,
+    I: IntoIterator<Item = S>,
+    F: Folder<S>,
+{
+    if std::mem::size_of::<F>() <= 2 * std::mem::size_of::<usize>() {
+        walk_postfix_recursive(children_of, root, folder, POSTFIX_RECURSION)
+    } else {
+        walk_postfix_with_stack(children_of, root, folder)
+    }
+}
+
+fn walk_postfix_recursive<S, B, I, F>(children_of: &B, node: S, mut folder: F, depth: u32) -> F
+where
+    B: Fn(&S) -> I,
+    I: IntoIterator<Item = S>,
+    F: Folder<S>,
+{
+    if depth == 0 {
+        return walk_postfix_with_stack(children_of, node, folder);
+    }
+    for child in children_of(&node) {
+        folder = walk_postfix_recursive(children_of, child, folder, depth - 1);
+        if folder.full() {
+            return folder;
+        }
+    }
+    folder.consume(node)
+}
+
+/// The postfix walk below `POSTFIX_RECURSION` levels, with a stack of the nodes on the path
+/// down and the children each has left.
+#[inline]
+fn walk_postfix_with_stack<S, B, I, F>(children_of: &B, root: S, mut folder: F) -> F
 where
     B: Fn(&S) -> I,
     I: IntoIterator<Item = S>,
