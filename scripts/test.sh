@@ -19,10 +19,11 @@
 # Each artifact is built once. Stages 1 and 7 share `target/` (the `dev` profile; stage 7
 # rebuilds only what the `mpi` feature changes). What needs other flags has a directory of
 # its own: the optimised runtime tests (`target/opt`, the `ci` profile), clippy, loom, Miri
-# and the nightly builds. Tests leave a core idle much of the time, so what the later stages
-# build, clippy and Miri run beside the tests at a lower priority, stages 2 and 4 run beside
-# stage 1 as soon as they are built, and Open MPI and the nightly toolchain are installed in
-# the background from the start.
+# and the nightly builds. Tests leave a core idle much of the time, and so does the end of
+# stage 1's build, so what the later stages build, clippy and Miri run beside stage 1 from
+# the start at a lower priority, stages 2 and 4 run beside stage 1's tests as soon as they
+# are built, and Open MPI and the nightly toolchain are installed in the background from the
+# start.
 #
 # FJ_SKIP_MIRI=1 skips Miri.
 set -euo pipefail
@@ -192,24 +193,17 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
     say "Miri starts in the background (logs: $logs/miri-runtime.log, $logs/miri-iterators.log)"
 fi
 
-# --- 1. The workspace, unoptimised: its build ------------------------------------------
-stage "the workspace's tests, unoptimised: the build"
-# Every crate's unit tests, integration tests, examples and doctests, the differential tests
-# among them, in the `dev` profile: unoptimised, with debug assertions (overflow checks on
-# every index computation the iterators make). `fj`'s end-to-end tests run this build of
-# `fj`. (The doctests are compiled as they run.)
-rm -f "$logs/first-stage.done"
-run cargo test --workspace --no-run
-
-# --- What builds while the tests run ---------------------------------------------------
-# The optimised runtime tests (stage 2) and loom (stage 4): built in the background, run
-# beside the first stage's tests.
+# --- What builds beside the first stage ------------------------------------------------
+# The optimised runtime tests (stage 2) and loom (stage 4): built in the background from the
+# start, run beside the first stage's tests.
 OPT_TESTS=(env CARGO_TARGET_DIR=target/opt cargo test -p forkjoin --profile ci --lib --examples --test runtime --test blocking)
 LOOM_TESTS=(env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -p forkjoin --profile ci --lib loom_tests)
-# Tests leave a core idle much of the time (they wait, park and sleep). The builds the later
-# stages need, each in a target directory of its own (cargo locks its directory while it
-# works: a stage that reaches one still being built waits for it), and clippy, run beside
-# them at a lower priority, so that they take the idle time and not the tests'.
+# Tests leave a core idle much of the time (they wait, park and sleep), and so does the
+# first stage's build: its last crate, the iterator tests, compiles alone for a minute or
+# two. The builds the later stages need, each in a target directory of its own (cargo locks
+# its directory while it works: a stage that reaches one still being built waits for it),
+# and clippy, run beside them from the start at a lower priority, so that they take the idle
+# time and not the first stage's.
 background_builds() {
     step() { # name, command...
         local name=$1 t=$SECONDS status=ok
@@ -242,7 +236,7 @@ build_mpi_tests() {
 }
 : >"$logs/background.log"
 : >"$logs/background.times"
-rm -f "$logs/opt.built" "$logs/loom.built"
+rm -f "$logs/opt.built" "$logs/loom.built" "$logs/first-stage.done" "$logs/first-stage-build.done"
 (
     renice -n 10 -p "$BASHPID" >/dev/null
     background_builds
@@ -250,16 +244,26 @@ rm -f "$logs/opt.built" "$logs/loom.built"
 builder=$!
 say "building the optimised runtime tests, loom's and the MPI tests, and clippy, in the background (log: $logs/background.log)"
 
+# --- 1. The workspace, unoptimised: its build ------------------------------------------
+stage "the workspace's tests, unoptimised: the build"
+# Every crate's unit tests, integration tests, examples and doctests, the differential tests
+# among them, in the `dev` profile: unoptimised, with debug assertions (overflow checks on
+# every index computation the iterators make). `fj`'s end-to-end tests run this build of
+# `fj`. (The doctests are compiled as they run.)
+run cargo test --workspace --no-run
+touch "$logs/first-stage-build.done"
+
 # --- 2 and 4, beside the first stage's tests -------------------------------------------
-# The runtime's own tests optimised and the loom checks run as soon as their builds end,
-# beside the first stage's tests (which wait, park and sleep much of the time), at the same
-# priority. Each writes its log and its line of `beside.times` (name, seconds, status).
+# The runtime's own tests optimised and the loom checks run as soon as their builds end
+# and the first stage's build has ended, beside the first stage's tests (which wait, park and
+# sleep much of the time), at the same priority. Each writes its log and its line of
+# `beside.times` (name, seconds, status).
 beside_tests() {
     beside() { # name, the build's marker, a log name, then the command
         local name=$1 marker=$logs/$2.built log=$logs/$3.log t status=ok
         shift 3
         : >"$log"
-        while [[ ! -s $marker ]]; do sleep 1; done
+        while [[ ! -s $marker || ! -e $logs/first-stage-build.done ]]; do sleep 1; done
         t=$SECONDS
         if [[ $(cat "$marker") == 0 ]]; then
             "$@" >>"$log" 2>&1 || status=failed
