@@ -86,6 +86,12 @@ impl Bounds {
         }
     }
 
+    /// Whether `len` items may be halved: each half at least `with_min_len`.
+    #[inline]
+    fn can_halve(&self, len: usize) -> bool {
+        len / 2 >= self.min
+    }
+
     /// Whether a run of `len` items may split its first `min` off (`split_first`): any
     /// two items without a `with_min_len`; with one, only where the lazy splitter could
     /// split the rest after a first chunk of `min` items too, so that a piece of at most
@@ -108,7 +114,7 @@ where
     C: Consumer<P::Item>,
 {
     let bounds = Bounds::of(&producer);
-    if len / 2 < bounds.min && len <= bounds.max && Worker::current().is_null() {
+    if !bounds.can_halve(len) && len <= bounds.max && Worker::current().is_null() {
         // A loop that can never be split, called from outside any pool, runs on the caller,
         // as rayon's does: in the pool it would only add a hand-off and a wake-up.
         return producer.fold_with(consumer.into_folder()).complete();
@@ -129,7 +135,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    if len > bounds.max && len / 2 >= bounds.min && !consumer.full() {
+    if len > bounds.max && bounds.can_halve(len) && !consumer.full() {
         return split_max_len(len, producer, consumer, bounds);
     }
     run(len, producer, consumer, bounds, worker)
@@ -464,7 +470,7 @@ where
         return consumer.into_folder().complete();
     }
     let mut next = pace.get();
-    if len <= next.chunk || len / 2 < bounds.min {
+    if len <= next.chunk || !bounds.can_halve(len) {
         let result = producer.fold_with(consumer.into_folder()).complete();
         next.learn(len);
         pace.set(next);
@@ -711,7 +717,7 @@ impl Pace {
                 self.since = clock::now();
             }
         }
-        if self.declined || rest / 2 < bounds.min {
+        if self.declined || !bounds.can_halve(rest) {
             return None;
         }
         // SAFETY: the worker running this run (see `worker`), alive while its thread is.

@@ -12,9 +12,9 @@ pub(crate) use drops::{Counted, Hits, Ledger, Tracked};
 
 use forkjoin::Pool;
 use std::any::Any;
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 // ---------------------------------------------------------------------------------------
@@ -65,6 +65,7 @@ pub(crate) fn on_pools_and_lens_with_workers(
 // ---------------------------------------------------------------------------------------
 
 pub(crate) const BIG: usize = 1_000_000;
+pub(crate) const MID: usize = 100_003;
 /// Every input length the iterator tests use; `input(n)` has them cached.
 pub(crate) const LENS: [usize; 7] = [0, 1, 2, 3, 17, 1001, BIG];
 /// The lengths without 10^6, for the costlier checks.
@@ -73,7 +74,6 @@ pub(crate) const SMALL: [usize; 6] = [0, 1, 2, 3, 17, 1001];
 /// build runs tens of times slower than a plain loop (at 10^6 they took a third of the test
 /// command's iterator tests): 100,003 items still split into hundreds of pieces at 8 workers.
 pub(crate) const LENS_FOR_COSTLY_ITEMS: [usize; 7] = [0, 1, 2, 3, 17, 1001, MID];
-pub(crate) const MID: usize = 100_003;
 
 pub(crate) fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -89,15 +89,13 @@ pub(crate) fn random(n: usize, seed: u64) -> Vec<u64> {
     (0..n).map(|_| splitmix64(&mut s)).collect()
 }
 
-/// Random 64-bit values, `n` of them (`n` one of `LENS` or `MID`), made once.
+/// Random 64-bit values, `n` of them, made once per length.
 pub(crate) fn input(n: usize) -> &'static [u64] {
-    const CACHED: [usize; 8] = [0, 1, 2, 3, 17, 1001, MID, BIG];
-    static CACHE: [OnceLock<Vec<u64>>; 8] = [const { OnceLock::new() }; 8];
-    let i = CACHED
-        .iter()
-        .position(|&m| m == n)
-        .expect("n is one of LENS or MID");
-    CACHE[i].get_or_init(|| random(n, n as u64 + 1))
+    static CACHE: Mutex<BTreeMap<usize, &'static [u64]>> = Mutex::new(BTreeMap::new());
+    let mut cache = CACHE.lock().unwrap();
+    cache
+        .entry(n)
+        .or_insert_with(|| random(n, n as u64 + 1).leak())
 }
 
 /// `n` pseudo-random values below 2^31 (so that sums of many fit in a `u64`), the same for
