@@ -4,7 +4,7 @@
 use crate::latch::{CoreLatch, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use crate::pool::broadcast::{broadcast_boxed, BroadcastContext};
-use crate::registry::isolation::{self, Helps, NO_OWNER, NO_PARENT};
+use crate::registry::isolation::{self, LeftRegion, NO_OWNER, NO_PARENT};
 use crate::registry::{self, Registry, Worker};
 use std::fmt;
 use std::marker::PhantomData;
@@ -25,6 +25,11 @@ pub struct Scope<'scope> {
     /// The scope's region (`registry/isolation.rs`), and the region it was made in.
     region: usize,
     parent: usize,
+    /// What the owner may run while it waits: what it pushes from this deque index on (the
+    /// tasks it spawns among them), besides the scope's region.
+    floor: isize,
+    /// The owner's frames hidden while the scope is open (`Worker::hide_frames_unguarded`).
+    hidden: usize,
     /// Invariant in `'scope`, like `std::thread::Scope`.
     _marker: PhantomData<&'scope mut &'scope ()>,
 }
@@ -106,100 +111,53 @@ where
         return scope_on(worker, op);
     }
     let current = Worker::current();
-    if current.is_null() {
-        return complete(registry, ScopeLatch::Outside(OutsideLatch::new()), None, op);
-    }
-    // SAFETY: this thread's worker, live while the thread runs it.
-    let current = unsafe { &*current };
-    let latch = CrossLatch::new(current.registry_arc(), current.index);
-    complete(registry, ScopeLatch::Cross(latch), Some(current), op)
+    let owner = if current.is_null() {
+        Owner::Outside
+    } else {
+        // SAFETY: this thread's worker, live while the thread runs it.
+        Owner::Cross(unsafe { &*current })
+    };
+    complete(registry, owner, op)
 }
 
-/// The scope of `worker`'s pool, owned by `worker`.
 fn scope_on<'scope, OP, R>(worker: &Worker, op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    let latch = ScopeLatch::Owner {
-        core: CoreLatch::new(),
-        index: worker.index,
-    };
-    complete(worker.registry(), latch, Some(worker), op)
+    complete(worker.registry(), Owner::Worker(worker), op)
 }
 
-/// Runs `op` in a new scope of `registry`'s pool on this thread, then waits (`waiter` is
-/// this thread's worker, if it is one; `done` must suit it) until every task has finished,
-/// and re-raises the first panic.
-fn complete<'scope, OP, R>(
-    registry: &Registry,
-    done: ScopeLatch,
-    waiter: Option<&Worker>,
-    op: OP,
-) -> R
+/// Who opens a scope and waits for it.
+#[derive(Clone, Copy)]
+enum Owner<'w> {
+    /// A worker (or borrowed slot) of the scope's pool.
+    Worker(&'w Worker),
+    /// A worker of another pool (`Pool::in_place_scope` from there).
+    Cross(&'w Worker),
+    /// A thread outside every pool (`in_place_scope`).
+    Outside,
+}
+
+/// Opens the scope, runs `op` in it and waits for its tasks. Only the scope, which the tasks
+/// reach, and the body's result stay in this frame, under everything the body and the wait
+/// run: a scope nested in a task costs a level of stack that holds little else (DESIGN.md,
+/// section 5, "The stack under a wait").
+fn complete<'scope, OP, R>(registry: &Registry, owner: Owner<'_>, op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    // What the owner may run while it waits: what it pushes from here on (the tasks it
-    // spawns among them) and the scope's region (what its tasks push, wherever they run).
-    let floor = waiter.map_or(0, |w| w.deque.bottom_index());
-    // The frames of the joins below the scope stay private from here on, `op` included: a
-    // promotion while `op` runs (a heartbeat, a spawn) would put an outer join's second
-    // closure above `floor`, where the wait below would take it.
-    let _hidden = waiter.map(Worker::hide_frames_below);
-    // Its tasks descend from the region its owner runs in, if the owner is of its pool.
-    let parent = match (&done, waiter) {
-        // SAFETY: an owner's `waiter` is this thread's worker.
-        (ScopeLatch::Owner { .. }, Some(worker)) => unsafe { worker.current_region() },
-        _ => NO_PARENT,
-    };
-    let scope = Scope {
-        registry,
-        pending: AtomicUsize::new(1),
-        done,
-        panic: FirstPanic::new(),
-        region: isolation::new_region(),
-        parent,
-        _marker: PhantomData,
-    };
-    // The owner from another pool runs `op` in the scope's region, whose link it publishes
-    // before any task can send work back (`Worker::enter_handed_over`).
-    let _in = match (&scope.done, waiter) {
-        (ScopeLatch::Cross(_), Some(worker)) => {
-            // SAFETY: the waiter is this thread's worker.
-            Some(unsafe { worker.enter_handed_over(scope.region) })
-        }
-        _ => None,
-    };
+    let scope = Scope::open(registry, owner);
     let result = run_body(&scope, op);
-    // SAFETY: `scope` lives on this stack until we have waited for `done` below.
-    unsafe { Scope::task_done(&scope) };
-    let region = scope.region;
-    match (&scope.done, waiter) {
-        (ScopeLatch::Owner { core, .. }, Some(worker)) => worker.wait_until(
-            &|| core.probe(),
-            None,
-            Helps::descendants_from(floor, region),
-        ),
-        (ScopeLatch::Cross(latch), Some(worker)) => {
-            // The tasks run in another pool and may send work back into this one, by way of
-            // any pool: as `install` into another pool.
-            worker.wait_in_region(&|| latch.core.probe(), region, true)
-        }
-        (ScopeLatch::Outside(latch), None) => latch.wait(),
-        _ => unreachable!("a scope's latch always suits its owner"),
-    }
-    if let Some(p) = scope.panic.take() {
-        p.resume();
-    }
+    // SAFETY: opened above, on this thread, and the body has returned.
+    unsafe { scope.close() };
     match result {
         Ok(r) => r,
-        Err(()) => unreachable!("the scope's panic was recorded and re-raised above"),
+        Err(()) => unreachable!("the scope's panic was recorded and re-raised by `close`"),
     }
 }
 
 /// Runs a scope's closure, recording its panic. Out of line: what `op` needs on the stack is
-/// gone before its owner waits, under every task it runs meanwhile (a scope nested through
-/// its tasks stacks one wait per level).
+/// gone before its owner waits, under every task it runs meanwhile.
 #[inline(never)]
 fn run_body<'scope, OP, R>(scope: &Scope<'scope>, op: OP) -> Result<R, ()>
 where
@@ -208,16 +166,115 @@ where
     catch(|| op(scope)).map_err(|p| scope.record_panic(p))
 }
 
-/// How a scope's owner waits for the tasks, and so how the last task wakes it.
+/// How a scope's owner waits for the tasks, and so how the last task wakes it. The rare
+/// kinds are boxed, so that the common one keeps the scope small.
 enum ScopeLatch {
     /// The owner is a worker (or borrowed slot) of the scope's pool, with this index: it
     /// helps while it waits, and is woken through the pool's sleep protocol.
     Owner { core: CoreLatch, index: usize },
-    /// The owner is a worker of another pool (`Pool::in_place_scope` from there): it keeps
-    /// working for its own pool, which the latch keeps alive for the wake-up.
-    Cross(CrossLatch),
-    /// The owner is outside any pool (`in_place_scope`): it blocks without spinning.
-    Outside(OutsideLatch),
+    /// The owner is a worker of another pool: it keeps working for its own pool, which the
+    /// latch keeps alive for the wake-up.
+    Cross(Box<CrossOwner>),
+    /// The owner is outside any pool: it blocks without spinning.
+    Outside(Box<OutsideLatch>),
+}
+
+/// The latch of a worker of another pool that waits for the scope, and the region it ran in
+/// before it entered the scope's.
+struct CrossOwner {
+    latch: CrossLatch,
+    left: LeftRegion,
+}
+
+impl<'scope> Scope<'scope> {
+    /// Makes the scope and readies its owner to wait for it. Out of line, as `close`: what
+    /// they need on the stack is gone while the body runs.
+    #[inline(never)]
+    fn open(registry: &Registry, owner: Owner<'_>) -> Self {
+        let waiter = match owner {
+            Owner::Worker(w) | Owner::Cross(w) => Some(w),
+            Owner::Outside => None,
+        };
+        let floor = waiter.map_or(0, |w| w.deque.bottom_index());
+        // The frames of the joins below the scope stay private from here on, the body's
+        // included: a promotion while the body runs (a heartbeat, a spawn) would put an outer
+        // join's second closure above `floor`, where the wait would take it.
+        let hidden = waiter.map_or(0, Worker::hide_frames_unguarded);
+        let region = isolation::new_region();
+        let (done, parent) = match owner {
+            // Its tasks descend from the region its owner runs in.
+            // SAFETY: the owner is this thread's worker.
+            Owner::Worker(w) => (
+                ScopeLatch::Owner {
+                    core: CoreLatch::new(),
+                    index: w.index,
+                },
+                unsafe { w.current_region() },
+            ),
+            // The owner from another pool runs the body in the scope's region, whose link it
+            // publishes before any task can send work back (`Worker::enter_handed_over`).
+            Owner::Cross(w) => {
+                // SAFETY: this thread's worker; `close` leaves the region.
+                let left = unsafe { w.enter_handed_over_unguarded(region) };
+                let latch = CrossLatch::new(w.registry_arc(), w.index);
+                (
+                    ScopeLatch::Cross(Box::new(CrossOwner { latch, left })),
+                    NO_PARENT,
+                )
+            }
+            Owner::Outside => (
+                ScopeLatch::Outside(Box::new(OutsideLatch::new())),
+                NO_PARENT,
+            ),
+        };
+        Scope {
+            registry,
+            pending: AtomicUsize::new(1),
+            done,
+            panic: FirstPanic::new(),
+            region,
+            parent,
+            floor,
+            hidden,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Ends the body's share, waits for every task, undoes what `open` readied, and
+    /// re-raises the first panic.
+    ///
+    /// # Safety
+    /// On the thread that opened the scope, once the body has returned.
+    #[inline(never)]
+    unsafe fn close(&self) {
+        // SAFETY: `self` lives on the opener's stack until this wait has returned.
+        unsafe { Scope::task_done(self) };
+        match &self.done {
+            ScopeLatch::Owner { core, .. } => {
+                // SAFETY: the owner is this thread's worker (`open`).
+                let waiter = unsafe { &*Worker::current() };
+                let done = || core.probe();
+                if !waiter.run_own_above(&done, self.floor) {
+                    waiter.wait_isolated(&done, None, self.floor, self.region, false);
+                }
+                waiter.unhide_frames(self.hidden);
+            }
+            ScopeLatch::Cross(cross) => {
+                // SAFETY: as above.
+                let waiter = unsafe { &*Worker::current() };
+                // The tasks run in another pool and may send work back into this one, by
+                // way of any pool: as `install` into another pool.
+                waiter.wait_in_region(&|| cross.latch.core.probe(), self.region, true);
+                // SAFETY: on the owner's thread, leaving the region `open` entered.
+                unsafe { waiter.leave_region(&cross.left) };
+                waiter.unhide_frames(self.hidden);
+            }
+            ScopeLatch::Outside(latch) => latch.wait(),
+        }
+        if let Some(p) = self.panic.take() {
+            p.resume();
+        }
+    }
 }
 
 impl Scope<'_> {
@@ -243,21 +300,53 @@ impl<'scope> Scope<'scope> {
         let scope = ScopePtr(self);
         // SAFETY: the scope outlives its tasks (it waits for `pending` to reach zero).
         let registry = unsafe { &*self.registry };
-        let (region, owner, parent) = (self.region, self.owner(), self.parent);
-        registry::spawn_job_in(registry, region, owner, move |worker: &Worker| {
-            let scope = scope;
-            // SAFETY: a job runs on its worker's thread. What the task pushes is the
-            // scope's: its owner, waiting, may take it.
-            let _region = unsafe { worker.enter_region(region, owner, parent) };
-            // SAFETY: the scope waits for this task before it goes away.
-            let s = unsafe { &*scope.0 };
-            if let Err(p) = catch(|| body(s)) {
-                s.record_panic(p);
-            }
-            // SAFETY: as above; `task_done` does not touch the scope after the decrement.
-            // The task runs on a worker of the scope's pool.
-            unsafe { Scope::task_done(scope.0) };
-        });
+        // The job holds the scope's pointer alone, and finds the region there: a task is one
+        // level of a scope nested through its tasks, with its job's frame under the next.
+        registry::spawn_job_in(
+            registry,
+            self.region,
+            self.owner(),
+            move |worker: &Worker| {
+                let scope = scope;
+                // SAFETY: the scope waits for this task before it goes away.
+                let s = unsafe { &*scope.0 };
+                // SAFETY: a job runs on its worker's thread.
+                let left = unsafe { s.enter_task(worker) };
+                if let Err(p) = catch(|| body(s)) {
+                    s.record_panic(p);
+                }
+                // SAFETY: as above; the region entered above is the innermost. The task runs on a
+                // worker of the scope's pool.
+                unsafe { Scope::end_task(scope.0, worker, &left) };
+            },
+        );
+    }
+
+    /// Enters the scope's region for a task about to run on `worker`: what the task pushes
+    /// is the scope's, and its owner, waiting, may take it. Out of line, as `end_task`: the
+    /// task's frame keeps only what it needs while the body runs.
+    ///
+    /// # Safety
+    /// On `worker`'s thread.
+    #[inline(never)]
+    unsafe fn enter_task(&self, worker: &Worker) -> LeftRegion {
+        // SAFETY: on the worker's thread (our contract).
+        unsafe { worker.enter_region_unguarded(self.region, self.owner(), self.parent) }
+    }
+
+    /// Ends a task: counted done (which may free the scope), then its worker leaves the
+    /// scope's region.
+    ///
+    /// # Safety
+    /// As `task_done`, on `worker`'s thread, with the `LeftRegion` of `enter_task`.
+    #[inline(never)]
+    unsafe fn end_task(this: *const Self, worker: &Worker, left: &LeftRegion) {
+        // SAFETY: our contract; `task_done` does not touch the scope after the decrement,
+        // and leaving the region needs only the worker.
+        unsafe {
+            Scope::task_done(this);
+            worker.leave_region(left);
+        }
     }
 
     /// Spawns a task into the scope on every worker of the pool (rayon's
@@ -327,8 +416,8 @@ impl<'scope> Scope<'scope> {
                         // alive (see above).
                         (*registry).sleep.fence_and_wake(index);
                     }
-                    ScopeLatch::Cross(latch) => CrossLatch::set(latch),
-                    ScopeLatch::Outside(latch) => OutsideLatch::set(latch),
+                    ScopeLatch::Cross(cross) => CrossLatch::set(&cross.latch),
+                    ScopeLatch::Outside(latch) => OutsideLatch::set(&**latch),
                 }
             }
         }

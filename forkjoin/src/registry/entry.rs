@@ -224,8 +224,16 @@ pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, own
 pub(crate) fn on_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
     let current = Worker::current();
     if current.is_null() {
-        return in_worker(super::global_registry(), op);
+        return on_global_worker(op);
     }
     // SAFETY: this thread's worker, live while the thread runs it.
     op(unsafe { &*current })
+}
+
+/// `on_worker` from outside any pool. Out of line: the hand-off's locals stay out of the
+/// caller's frame, which a scope nested in its body stacks once per level.
+#[cold]
+#[inline(never)]
+fn on_global_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
+    in_worker(super::global_registry(), op)
 }

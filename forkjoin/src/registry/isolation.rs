@@ -174,17 +174,32 @@ impl Scratch {
     }
 }
 
-/// What an isolated wait keeps from one round to the next (`wait_isolated`).
-struct IsolatedWait {
+/// An isolated wait (`wait_isolated`): what it waits for and may run, and what it keeps from
+/// one round to the next. One value, passed to each round by reference: the wait's frame,
+/// under every job it runs, holds it and little else.
+struct IsolatedWait<'a> {
+    done: &'a dyn Fn() -> bool,
+    hint: Option<usize>,
+    floor: isize,
+    region: usize,
+    across_pools: bool,
     /// Counted idle while it looks, so that the thief of its frame shares on request.
     round: Option<Round>,
     scratch: RefCell<Scratch>,
+    /// The join frames below the wait, private until it ends (dropped last).
+    _hidden: HiddenFrames<'a>,
 }
 
 /// The region a worker runs in, restored when dropped (also when the job unwinds), and its
 /// link withdrawn.
 pub(crate) struct InRegion<'w> {
     worker: &'w Worker,
+    left: LeftRegion,
+}
+
+/// What entering a region replaced, for `Worker::leave_region` to put back: the region and
+/// its owner, and whether a link was published.
+pub(crate) struct LeftRegion {
     outer: (usize, usize),
     linked: bool,
 }
@@ -193,14 +208,7 @@ impl Drop for InRegion<'_> {
     #[inline]
     fn drop(&mut self) {
         // SAFETY: made by `enter_region` on this worker's thread, which still runs it.
-        unsafe {
-            let st = self.worker.owner_state();
-            (*st).region.store(self.outer.0, Relaxed);
-            (*st).region_owner = self.outer.1;
-        }
-        if self.linked {
-            self.worker.lineage.pop();
-        }
+        unsafe { self.worker.leave_region(&self.left) }
     }
 }
 
@@ -213,8 +221,20 @@ impl Worker {
     /// # Safety
     /// On this worker's thread.
     pub(crate) unsafe fn enter_handed_over(&self, region: usize) -> InRegion<'_> {
+        InRegion {
+            worker: self,
+            // SAFETY: on this worker's thread (our contract).
+            left: unsafe { self.enter_handed_over_unguarded(region) },
+        }
+    }
+
+    /// `enter_handed_over` without the guard, as `enter_region_unguarded`.
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    pub(crate) unsafe fn enter_handed_over_unguarded(&self, region: usize) -> LeftRegion {
         // SAFETY: on this worker's thread (our contract).
-        unsafe { self.enter_region(region, self.index, self.current_region()) }
+        unsafe { self.enter_region_unguarded(region, self.index, self.current_region()) }
     }
 
     /// Waits until `done()` for the work handed over in `region` (entered with
@@ -275,6 +295,25 @@ impl Worker {
         owner: usize,
         parent: usize,
     ) -> InRegion<'_> {
+        InRegion {
+            worker: self,
+            // SAFETY: on this worker's thread (our contract).
+            left: unsafe { self.enter_region_unguarded(region, owner, parent) },
+        }
+    }
+
+    /// `enter_region` without the guard: the caller passes what it returns to
+    /// `leave_region`, on this thread, once the work done in the region has returned.
+    ///
+    /// # Safety
+    /// On this worker's thread.
+    #[inline]
+    pub(crate) unsafe fn enter_region_unguarded(
+        &self,
+        region: usize,
+        owner: usize,
+        parent: usize,
+    ) -> LeftRegion {
         // SAFETY: owner-only state, on the owner's thread (our contract).
         let outer = unsafe {
             let st = self.owner_state();
@@ -288,10 +327,28 @@ impl Worker {
             (*st).region_owner = owner;
             outer
         };
-        InRegion {
-            worker: self,
+        LeftRegion {
             outer,
             linked: parent != NO_PARENT && self.lineage.push(region, parent),
+        }
+    }
+
+    /// Leaves the region `left` came from entering: the region and owner before it back,
+    /// its link withdrawn.
+    ///
+    /// # Safety
+    /// On this worker's thread, with the `LeftRegion` of the innermost region entered.
+    #[inline]
+    pub(crate) unsafe fn leave_region(&self, left: &LeftRegion) {
+        // SAFETY: owner-only state, on the owner's thread (our contract).
+        unsafe {
+            let st = self.owner_state();
+            // Relaxed: as in `enter_region_unguarded`.
+            (*st).region.store(left.outer.0, Relaxed);
+            (*st).region_owner = left.outer.1;
+        }
+        if left.linked {
+            self.lineage.pop();
         }
     }
 
@@ -416,7 +473,8 @@ impl Worker {
     /// Runs descendants of `region` (and jobs pushed since `floor`) until `done()`; with
     /// none in sight, spins, yields and parks as the idle policy says (`Idle`), in
     /// isolation (see the module's docs).
-    pub(super) fn wait_isolated(
+    #[inline(never)]
+    pub(crate) fn wait_isolated(
         &self,
         done: &dyn Fn() -> bool,
         hint: Option<usize>,
@@ -429,17 +487,20 @@ impl Worker {
         // above `floor`, tagged with the region running then, for this waiter to take: an
         // unrelated job (the rest of an outer loop). (Below a join frame's wait every
         // frame is shared already, and this changes nothing.)
-        let hidden = self.hide_frames_below();
         let mut wait = IsolatedWait {
+            done,
+            hint,
+            floor,
+            region,
+            across_pools,
             round: None,
             scratch: RefCell::new(Scratch::default()),
+            _hidden: self.hide_frames_below(),
         };
         // Each round out of line: its locals are gone before the job it found runs, so a
         // wait costs the stack of a few words under the jobs it runs.
-        while !done() {
-            if let Some(job) =
-                self.isolated_round(&mut wait, done, hint, floor, region, across_pools)
-            {
+        while !(wait.done)() {
+            if let Some(job) = self.isolated_round(&mut wait) {
                 // SAFETY: on this worker's thread; the job was taken for it alone (from a
                 // queue, or a claimed frame).
                 unsafe { self.execute(job) };
@@ -448,24 +509,45 @@ impl Worker {
         if wait.round.is_some() {
             self.registry().idle.work_found(&self.registry().sleep);
         }
-        // Every job run meanwhile has returned, with its frames: `len` is back where it was.
-        drop(hidden);
+        // Every job run meanwhile has returned, with its frames: `len` is back where it was
+        // when `wait` drops, and the frames hidden with it are shown again.
+    }
+
+    /// The first rounds of `wait_isolated`, while each finds a job of the waiter's own
+    /// (pushed since `floor`): run in the caller's frame, without the wait's. Whether `done()`
+    /// holds at the end. For a scope's owner, whose frames below are hidden already (a wait
+    /// would hide them again, which changes nothing): the tasks it spawned last are run
+    /// under a level of stack that holds little more than the scope.
+    #[inline]
+    pub(crate) fn run_own_above(&self, done: &dyn Fn() -> bool, floor: isize) -> bool {
+        while !done() {
+            self.reclaim_index();
+            let Some(job) = self.take_own_above(floor) else {
+                return false;
+            };
+            // SAFETY: on this worker's thread; the job was taken from its own deque.
+            unsafe { self.execute(JobRef(job)) };
+        }
+        true
     }
 
     /// One round of `wait_isolated`: a job it may run (the idle count left, if it had
     /// entered it), or `None` after spinning, yielding or parking as the idle policy says.
     #[inline(never)]
-    fn isolated_round(
-        &self,
-        wait: &mut IsolatedWait,
-        done: &dyn Fn() -> bool,
-        hint: Option<usize>,
-        floor: isize,
-        region: usize,
-        across_pools: bool,
-    ) -> Option<JobRef> {
+    fn isolated_round(&self, wait: &mut IsolatedWait<'_>) -> Option<JobRef> {
         let registry = self.registry();
-        let IsolatedWait { round, scratch } = wait;
+        let IsolatedWait {
+            done,
+            hint,
+            floor,
+            region,
+            across_pools,
+            round,
+            scratch,
+            ..
+        } = wait;
+        let (done, hint, floor, region, across_pools) =
+            (*done, *hint, *floor, *region, *across_pools);
         // Links are read every few rounds and at every round once it parks: each read pulls
         // in the lines the thieves write at every region they enter. Across pools, at every
         // round: what comes back lies in a submission queue under a region only the links
@@ -563,16 +645,35 @@ impl Worker {
     /// would take them above its floor. On the worker's own thread; the guard drops there
     /// once every frame recorded since has completed.
     pub(crate) fn hide_frames_below(&self) -> HiddenFrames<'_> {
+        HiddenFrames {
+            worker: self,
+            shared: self.hide_frames_unguarded(),
+        }
+    }
+
+    /// `hide_frames_below` without the guard: the caller passes what it returns to
+    /// `unhide_frames` on this thread, once every frame recorded since has completed.
+    #[inline(never)]
+    pub(crate) fn hide_frames_unguarded(&self) -> usize {
         // SAFETY: owner-only state, on the owner's thread (the caller's).
         let shared = unsafe {
             let counts = &(*self.owner_state()).counts;
             counts.set_shared(&self.frames_lock, counts.len())
         };
         self.refresh_limit();
-        HiddenFrames {
-            worker: self,
-            shared,
-        }
+        shared
+    }
+
+    /// Ends `hide_frames_unguarded`: `shared` is what it returned.
+    #[inline(never)]
+    pub(crate) fn unhide_frames(&self, shared: usize) {
+        // SAFETY: owner-only state, on the owner's thread (see `hide_frames_below`).
+        unsafe {
+            (*self.owner_state())
+                .counts
+                .set_shared(&self.frames_lock, shared)
+        };
+        self.refresh_limit();
     }
 }
 
@@ -585,12 +686,6 @@ pub(crate) struct HiddenFrames<'a> {
 
 impl Drop for HiddenFrames<'_> {
     fn drop(&mut self) {
-        // SAFETY: owner-only state, on the owner's thread (see `hide_frames_below`).
-        unsafe {
-            (*self.worker.owner_state())
-                .counts
-                .set_shared(&self.worker.frames_lock, self.shared)
-        };
-        self.worker.refresh_limit();
+        self.worker.unhide_frames(self.shared);
     }
 }
