@@ -417,9 +417,8 @@ impl Worker {
         (scratch, across_pools): (&mut Scratch, bool),
         deep: bool,
     ) -> Option<JobRef> {
-        self.reclaim_index();
-        if let Some(job) = self.take_own_above(floor) {
-            return Some(JobRef(job));
+        if let Some(job) = self.take_own_for_wait(floor) {
+            return Some(job);
         }
         let registry = self.registry();
         if let Some(job) = registry.slot(self.shown_index()).inbox.take() {
@@ -521,14 +520,21 @@ impl Worker {
     #[inline]
     pub(crate) fn run_own_above(&self, done: &dyn Fn() -> bool, floor: isize) -> bool {
         while !done() {
-            self.reclaim_index();
-            let Some(job) = self.take_own_above(floor) else {
+            let Some(job) = self.take_own_for_wait(floor) else {
                 return false;
             };
             // SAFETY: on this worker's thread; the job was taken from its own deque.
-            unsafe { self.execute(JobRef(job)) };
+            unsafe { self.execute(job) };
         }
         true
+    }
+
+    /// What a waiter takes first: a job of its own pushed since `floor`, with its index
+    /// taken back first if a stand-in held it.
+    #[inline]
+    fn take_own_for_wait(&self, floor: isize) -> Option<JobRef> {
+        self.reclaim_index();
+        self.take_own_above(floor).map(JobRef)
     }
 
     /// One round of `wait_isolated`: a job it may run (the idle count left, if it had
