@@ -6,7 +6,9 @@
 #      the doctests, `cargo quick`, the quick tier a contributor runs after each change);
 #   2. the runtime's own tests again optimised and without the `profile` feature (memory
 #      orderings are exercised by optimised code; the default build must pass on its own);
-#   3. the workspace builds without MPI; clippy, warnings as errors;
+#   3. the workspace builds without MPI; clippy, warnings as errors; the leaf loop against
+#      std's loop by instructions executed (`fj loops --instructions`, callgrind, Debian's
+#      valgrind);
 #   4. the loom model checks of the deque, of the sleep/wake protocol and of frame claims;
 #   5. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
 #      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
@@ -70,7 +72,7 @@ passed = sum(int(x) for x in re.findall(r"test result: ok\. (\d+) passed", s))
 ignored = sum(int(x) for x in re.findall(r"test result: ok\. \d+ passed; \d+ failed; (\d+) ignored", s))
 for pattern in [r"; (\d+) tests pass, \d+ fail", r"(\d+) of \d+ examples pass",
                 r"(\d+) of \d+ compile-fail cases behave", r"self-test: (\d+) of \d+ verified",
-                r"rayon's public API: (\d+) items", r"items of rayon 1\.12\.0 and (\d+) of"]:
+                r"rayon's public API: (\d+) items", r"(\d+) programs: \d+ over the rule", r"items of rayon 1\.12\.0 and (\d+) of"]:
     passed += sum(int(x) for x in re.findall(pattern, s))
 print(passed, ignored)
 EOF
@@ -99,19 +101,20 @@ run() { "$@" 2>&1 | tee -a "$current_log"; } # a stage's command, its output kep
 # Open MPI and what the `mpi` crate's bindings are generated with, for the MPI tests at the
 # end (the workspace itself builds without them: MPI is behind the `mpi` feature). Fetched
 # and installed while the first stages compile.
-MPI_PACKAGES=(libopenmpi-dev openmpi-bin libclang1-14 libclang-common-14-dev pkg-config)
+# valgrind, for the leaf loop's instruction counts (stage 3), comes with them.
+APT_PACKAGES=(libopenmpi-dev openmpi-bin libclang1-14 libclang-common-14-dev pkg-config valgrind)
 mpi_install=
-if ! dpkg -s "${MPI_PACKAGES[@]}" >/dev/null 2>&1; then
+if ! dpkg -s "${APT_PACKAGES[@]}" >/dev/null 2>&1; then
     if [[ $(id -u) == 0 ]]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else
-        echo "test.sh: needs ${MPI_PACKAGES[*]}; run as root or install them" >&2
+        echo "test.sh: needs ${APT_PACKAGES[*]}; run as root or install them" >&2
         exit 1
     fi
-    say "installing Open MPI in the background (${MPI_PACKAGES[*]})"
+    say "installing Open MPI and valgrind in the background (${APT_PACKAGES[*]})"
     rm -f "$logs/mpi-install.status"
     {
         status=0
         { "${sudo[@]}" apt-get update -q &&
-            DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${MPI_PACKAGES[@]}"; } || status=$?
+            DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${APT_PACKAGES[@]}"; } || status=$?
         echo "$status" >"$logs/mpi-install.status"
         exit "$status"
     } >"$logs/mpi-install.log" 2>&1 &
@@ -251,6 +254,8 @@ stage "the workspace's tests, unoptimised: the build"
 # every index computation the iterators make). `fj`'s end-to-end tests run this build of
 # `fj`. (The doctests are compiled as they run.)
 run cargo test --workspace --no-run
+# This build of `fj`, for stage 3: the MPI build replaces `target/debug/fj` meanwhile.
+cp target/debug/fj "$logs/fj"
 touch "$logs/first-stage-build.done"
 
 # --- 2 and 4, beside the first stage's tests -------------------------------------------
@@ -313,6 +318,18 @@ if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; t
     exit 1
 fi
 
+# The leaf loop is std's loop (DESIGN.md, section 8): the fixed cases of `fj loops` and 40
+# programs of a fixed seed, built as users build, each run on std, forkjoin and rayon under
+# callgrind. Fails if a program's versions disagree or forkjoin at 1 worker executes far
+# more instructions than std's loop (more than 1.25x, and more than 1.05x rayon's ratio).
+stage "the leaf loop against std's loop: instructions (fj loops --instructions, callgrind)"
+while [[ ! -s $logs/mpi-install.status ]]; do sleep 2; done
+[[ $(cat "$logs/mpi-install.status") == 0 ]] || { tail -n 20 "$logs/mpi-install.log"; echo "test.sh: installing valgrind failed" >&2; exit 1; }
+run "$logs/fj" loops --instructions --kept --json "$logs/loops-instructions-kept.json"
+run "$logs/fj" loops --instructions --seed 7 --count 40 --json "$logs/loops-instructions-seed-7.json"
+note_peak
+done_with target/loops
+
 # --- 5. The compile-fail doctests (Miri runs meanwhile) -------------------------------
 stage "compile-fail doctests with their error codes (nightly)"
 wait "$nightly_install" || true
@@ -360,7 +377,7 @@ fi
 stage "MPI: NAS FT under mpiexec, network calibration, model clocks"
 if [[ -n $mpi_install ]] && ! wait "$mpi_install"; then
     tail -n 20 "$logs/mpi-install.log"
-    echo "test.sh: installing ${MPI_PACKAGES[*]} failed (log: $logs/mpi-install.log)" >&2
+    echo "test.sh: installing ${APT_PACKAGES[*]} failed (log: $logs/mpi-install.log)" >&2
     exit 1
 fi
 # Open MPI refuses root without these, and more processes than cores without the last.

@@ -85,6 +85,8 @@ pub(crate) enum Command {
 
 /// `fj loops --json`'s default.
 pub(crate) const DEFAULT_LOOPS_JSON: &str = "fj-report/loops.json";
+/// `fj loops --instructions`' JSON when `--json` is not given.
+pub(crate) const DEFAULT_LOOPS_INSTRUCTIONS_JSON: &str = "fj-report/loops-instructions.json";
 
 #[derive(Args, Debug)]
 pub(crate) struct LoopsArgs {
@@ -111,6 +113,11 @@ pub(crate) struct LoopsArgs {
     /// K-best: the mean of the K fastest samples.
     #[arg(long, allow_negative_numbers = true, value_name = "K", value_parser = clap::value_parser!(u32).range(1..), default_value_t = 3)]
     pub k: u32,
+    /// Count instructions with callgrind instead of timing: each program on std, forkjoin
+    /// at 1 and 2 workers and rayon at 1, the leaf loop against std's (needs valgrind;
+    /// the JSON goes to fj-report/loops-instructions.json unless --json says otherwise).
+    #[arg(long, conflicts_with_all = ["threads", "rounds", "k"])]
+    pub instructions: bool,
     /// Where to write the JSON.
     #[arg(long, value_name = "FILE", default_value = DEFAULT_LOOPS_JSON)]
     pub json: PathBuf,

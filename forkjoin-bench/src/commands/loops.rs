@@ -9,9 +9,10 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use super::{check_output_file, Failure};
-use crate::cli::{LoopsArgs, DEFAULT_LOOPS_JSON};
+use crate::cli::{LoopsArgs, DEFAULT_LOOPS_INSTRUCTIONS_JSON, DEFAULT_LOOPS_JSON};
 use crate::loops::crate_dir::{self, Dirs, RunPlan};
 use crate::loops::grammar::{self, Program};
+use crate::loops::instructions;
 use crate::loops::report::{self, Row};
 use crate::loops::{parse_kept, KEPT_PATH};
 
@@ -35,13 +36,21 @@ pub(crate) fn run(args: &LoopsArgs) -> Result<ExitCode, Failure> {
             "--k {k} is more than --rounds {rounds}"
         )));
     }
+    let json = if args.instructions && args.json == std::path::Path::new(DEFAULT_LOOPS_JSON) {
+        std::path::PathBuf::from(DEFAULT_LOOPS_INSTRUCTIONS_JSON)
+    } else {
+        args.json.clone()
+    };
     if args.json == std::path::Path::new(DEFAULT_LOOPS_JSON) {
-        if let Some(dir) = args.json.parent() {
+        if let Some(dir) = json.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
         }
     }
-    check_output_file("--json", Some(&args.json))?;
+    check_output_file("--json", Some(&json))?;
+    if args.instructions {
+        instructions::check_valgrind().map_err(Failure::Other)?;
+    }
     let (programs, seed, what): (Vec<Program>, Option<u64>, String) = if !args.program.is_empty() {
         let n = args.program.len();
         (
@@ -74,12 +83,19 @@ pub(crate) fn run(args: &LoopsArgs) -> Result<ExitCode, Failure> {
             .collect::<Vec<_>>()
             .join(",")
     };
-    println!(
-        "fj loops: {what}; std (1 thread), forkjoin and rayon at {} worker(s) take turns \
+    if args.instructions {
+        println!(
+            "fj loops --instructions: {what}; instructions counted by callgrind: std, forkjoin \
+             at 1 worker, at 2 with the second busy, rayon at 1"
+        );
+    } else {
+        println!(
+            "fj loops: {what}; std (1 thread), forkjoin and rayon at {} worker(s) take turns \
          (shuffled, each after the others are quiet), {rounds} rounds after a warm-up, the \
          mean of the {k} fastest",
-        list(&threads)
-    );
+            list(&threads)
+        );
+    }
 
     let dirs = Dirs::new();
     let forkjoin = crate_dir::forkjoin_state(&dirs);
@@ -113,6 +129,9 @@ pub(crate) fn run(args: &LoopsArgs) -> Result<ExitCode, Failure> {
         }
     };
     eprintln!("fj loops: built in {build_seconds:.0} s");
+    if args.instructions {
+        return count_instructions(&dirs, programs.len(), seed, forkjoin, &json, build_seconds);
+    }
 
     let plan = RunPlan {
         threads: threads.clone(),
@@ -152,7 +171,7 @@ pub(crate) fn run(args: &LoopsArgs) -> Result<ExitCode, Failure> {
         );
     }
     report::write_json(
-        &args.json,
+        &json,
         &report::RunInfo {
             seed,
             threads: &threads,
@@ -167,10 +186,68 @@ pub(crate) fn run(args: &LoopsArgs) -> Result<ExitCode, Failure> {
         &summary,
     )
     .map_err(Failure::Other)?;
-    println!("json: {}", args.json.display());
+    println!("json: {}", json.display());
     let failed: Vec<&Row> = rows.iter().filter(|r| r.error.is_some()).collect();
     for r in &failed {
         eprintln!("fj: {}: {}", r.line, r.error.as_deref().unwrap_or(""));
+    }
+    Ok(if failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `--instructions`: the built programs run under callgrind, the table and summary printed,
+/// the JSON written. Fails if a program's versions disagree or its leaf loop is far from
+/// std's (`instructions::GROSS`).
+fn count_instructions(
+    dirs: &Dirs,
+    total: usize,
+    seed: Option<u64>,
+    forkjoin: Option<String>,
+    json: &std::path::Path,
+    build_seconds: f64,
+) -> Result<ExitCode, Failure> {
+    let bar = super::bench::progress_bar(total as u64);
+    let lines = !std::io::stderr().is_terminal();
+    let start = Instant::now();
+    let mut done = 0;
+    let mut rows = instructions::run(dirs, &dirs.target.join("callgrind"), |line| {
+        done += 1;
+        bar.set_message(line.to_string());
+        bar.inc(1);
+        if lines {
+            eprintln!("[{done}/{total}] {line}");
+        }
+    })
+    .map_err(Failure::Other)?;
+    bar.finish_and_clear();
+    instructions::worst_first(&mut rows);
+    let summary = instructions::summarise(&rows);
+    println!();
+    print!("{}", instructions::render(&rows, &summary));
+    println!(
+        "build {build_seconds:.0} s, run {:.0} s",
+        start.elapsed().as_secs_f64()
+    );
+    instructions::write_json(json, seed, forkjoin, &rows, &summary).map_err(Failure::Other)?;
+    println!("json: {}", json.display());
+    let failed: Vec<&instructions::Counted> = rows
+        .iter()
+        .filter(|r| r.error.is_some() || r.gross)
+        .collect();
+    for r in &failed {
+        match &r.error {
+            Some(e) => eprintln!("fj: {}: {e}", r.line),
+            None => eprintln!(
+                "fj: {}: forkjoin at 1 worker executes {:.2}x std's instructions (rayon {:.2}x): \
+                 its leaf loop is not std's loop",
+                r.line,
+                r.fj1_over_std.unwrap_or(0.0),
+                r.ry1_over_std.unwrap_or(0.0)
+            ),
+        }
     }
     Ok(if failed.is_empty() {
         ExitCode::SUCCESS

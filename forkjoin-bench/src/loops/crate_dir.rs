@@ -47,7 +47,7 @@ impl Dirs {
         }
     }
 
-    fn binary(&self) -> PathBuf {
+    pub(crate) fn binary(&self) -> PathBuf {
         self.target.join("release").join(NAME)
     }
 }

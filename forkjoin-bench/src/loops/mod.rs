@@ -22,12 +22,15 @@
 //!   kinds, accumulators and input (`common.rs`), and std's iterators under rayon's names
 //!   (`matrix/seq.rs`, the sequential prelude `fj matrix` uses too);
 //! - `report`: the table, the summary against the targets, the JSON;
+//! - `instructions`: `--instructions`, the leaf loop's instructions against std's, counted
+//!   by callgrind (the check that does not depend on the machine's speed);
 //! - `kept.txt`: the fixed cases (`fj loops --kept`), one line each;
 //! - `test`: the generator's and the parser's tests.
 
 pub(crate) mod crate_dir;
 pub(crate) mod emit;
 pub(crate) mod grammar;
+pub(crate) mod instructions;
 pub(crate) mod report;
 
 /// The fixed cases, one program line each (`#` starts a comment).

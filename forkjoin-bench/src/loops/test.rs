@@ -8,6 +8,7 @@ use super::grammar::{
     all_sources, generate, items_for, Adaptor, Consumer, Kind, Nesting, Program, Source,
     ADAPTOR_FAMILIES, CONSUMER_FAMILIES, KINDS,
 };
+use super::instructions::{self, Counted, Dump, Printed};
 use super::report::{self, Row};
 use super::{emit, parse_kept};
 
@@ -370,4 +371,89 @@ fn the_report_flags_and_sorts() {
         text.contains("  2 workers: 1 break the target (fj@2 > 1.10x rayon)"),
         "{text}"
     );
+}
+
+/// A window's dump as callgrind writes it with strings uncompressed (abridged from a real
+/// one: two call sites of the chunk boundary, other functions around them).
+const DUMP: &str = "# callgrind format
+version: 1
+creator: callgrind-3.19.0
+part: 3
+desc: Trigger: --dump-after=loops_gen::instruction_window
+
+positions: line
+events: Ir
+summary: 1296055
+
+fn=forkjoin::iter::splitter::run_folder
+cfn=forkjoin::iter::splitter::Pace::timed
+calls=120 0
+0 4800
+cfn=core::iter::traits::iterator::Iterator::fold
+calls=121 0
+0 1200000
+fn=forkjoin::iter::splitter::split_folder
+cfn=forkjoin::iter::splitter::Pace::timed
+calls=7 0
+0 280
+";
+
+#[test]
+fn a_dump_gives_its_instructions_and_chunk_boundaries() {
+    assert_eq!(
+        instructions::parse_dump(DUMP),
+        Ok(Dump {
+            instructions: 1_296_055,
+            boundaries: 127
+        })
+    );
+    assert!(instructions::parse_dump("events: Ir\n").is_err());
+    assert!(instructions::parse_dump("summary: many\n").is_err());
+}
+
+fn counted(line: &str, std: u64, fj1: u64, fj2: (u64, u64), ry1: u64) -> Counted {
+    let dump = |instructions, boundaries| Dump {
+        instructions,
+        boundaries,
+    };
+    let windows = ["std", "fj1", "fj2", "ry1"].map(String::from);
+    let printed = Printed {
+        line: line.into(),
+        n: 1000,
+        windows: windows.to_vec(),
+        error: None,
+    };
+    let dumps = [dump(std, 0), dump(fj1, 0), dump(fj2.0, fj2.1), dump(ry1, 0)];
+    Counted::new(printed, &windows.into_iter().zip(dumps).collect::<Vec<_>>())
+}
+
+#[test]
+fn the_instruction_rule_flags_and_sorts() {
+    // Within 1.05x of std; over it but rayon further; over both; far over both.
+    let mut rows = vec![
+        counted("a", 10_000, 10_400, (11_000, 10), 12_000),
+        counted("b", 10_000, 14_000, (15_000, 50), 20_000),
+        counted("c", 10_000, 11_000, (11_000, 0), 10_500),
+        counted("d", 10_000, 13_000, (13_500, 25), 10_000),
+    ];
+    let flags: Vec<(bool, bool)> = rows.iter().map(|r| (r.breaks, r.gross)).collect();
+    assert_eq!(
+        flags,
+        [(false, false), (false, false), (true, false), (true, true)]
+    );
+    assert_eq!(rows[0].std_per_item, Some(10.0));
+    assert_eq!(rows[0].fj2_per_chunk, Some(60.0));
+    assert_eq!(rows[2].fj2_per_chunk, None);
+    assert_eq!(rows[3].fj2_per_chunk, Some(20.0));
+    instructions::worst_first(&mut rows);
+    let order: Vec<&str> = rows.iter().map(|r| r.line.as_str()).collect();
+    assert_eq!(order, ["d", "c", "a", "b"]);
+    let summary = instructions::summarise(&rows);
+    assert_eq!(
+        (summary.programs, summary.breaking, summary.gross),
+        (4, 2, 1)
+    );
+    let text = instructions::render(&rows, &summary);
+    assert!(text.contains("<< far from std"), "{text}");
+    assert!(text.contains("4 programs: 2 over the rule"), "{text}");
 }

@@ -7,6 +7,11 @@
 //! versions' answers differ, or one panicked) or null. `--only fj2,ry2` times std and only
 //! the entrants named; `LOOPS_TRACE_QUIET=1` prints how long each entrant's threads took to
 //! leave the CPUs after its sample.
+//!
+//! `loops-gen --instructions`, run under callgrind by `fj loops --instructions`, runs each
+//! program once more per entrant inside `instruction_window` (std, forkjoin at 1 worker,
+//! forkjoin at 2 workers with the second held busy, rayon at 1) and prints which windows
+//! ran; callgrind counts the instructions of each window and dumps them as it ends.
 #![allow(unused, clippy::all)]
 
 mod common;
@@ -186,8 +191,94 @@ fn json_str(s: &str) -> String {
     out
 }
 
+/// The code whose instructions `fj loops --instructions` counts: callgrind collects only
+/// inside this function (`--toggle-collect`), on the thread that calls it, and dumps the
+/// count as it returns (`--dump-after`). Not inlined, so that it is one symbol.
+#[inline(never)]
+fn instruction_window(f: &mut dyn FnMut() -> u64) -> u64 {
+    black_box(f())
+}
+
+/// `--instructions`: each program's answer checked, then one window per entrant: std on
+/// this thread; forkjoin at 1 worker (its loops fold alone, in one chunk); forkjoin at 2
+/// workers while the second runs a job that blocks (its loops fold chunk by chunk, as on a
+/// busy pool, where nobody asks for a share); rayon at 1 worker. One JSON line a program:
+/// its line, items, the windows in the order they ran, and an error or null.
+fn count_instructions() {
+    let fj1 = forkjoin::ThreadPoolBuilder::new().num_threads(1).build().expect("a forkjoin pool");
+    let fj2 = forkjoin::ThreadPoolBuilder::new().num_threads(2).build().expect("a forkjoin pool");
+    let ry1 = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a rayon pool");
+    // The second worker of `fj2`, held in a job until the end.
+    let (started_tx, started) = std::sync::mpsc::channel::<()>();
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    fj2.spawn(move || {
+        started_tx.send(()).unwrap();
+        let _ = held.recv();
+    });
+    started.recv().expect("the held job starts");
+    let names = ["std", "fj1", "fj2", "ry1"];
+    for (index, prog) in PROGRAMS.iter().enumerate() {
+        let mut inp = Input::new(prog.n, prog.needs, 0x5eed ^ (index as u64) << 20);
+        let run = |name: &str, inp: &mut Input, window: bool| -> u64 {
+            let f = match name {
+                "std" => prog.fns[0],
+                "ry1" => prog.fns[2],
+                _ => prog.fns[1],
+            };
+            let mut body = || f(black_box(&mut *inp));
+            let mut once = || if window { instruction_window(&mut body) } else { body() };
+            match name {
+                "fj1" => fj1.install(once),
+                "fj2" => fj2.install(once),
+                "ry1" => ry1.install(once),
+                _ => once(),
+            }
+        };
+        let mut error: Option<String> = None;
+        let mut windows = Vec::new();
+        // Each version once unwindowed (warm: pools started, lazy statics set, the
+        // allocator's pages touched), its answer checked, then once in its window.
+        inp.reset();
+        let expected = catch_unwind(AssertUnwindSafe(|| run("std", &mut inp, false)));
+        match expected {
+            Err(_) => error = Some("std panicked".into()),
+            Ok(expected) => {
+                for name in names {
+                    inp.reset();
+                    match catch_unwind(AssertUnwindSafe(|| run(name, &mut inp, false))) {
+                        Ok(a) if a == expected => {}
+                        Ok(a) => error = Some(format!("{name} answered {a}, std {expected}")),
+                        Err(_) => error = Some(format!("{name} panicked")),
+                    }
+                    if error.is_some() {
+                        break;
+                    }
+                    inp.reset();
+                    let a = run(name, &mut inp, true);
+                    windows.push(name);
+                    if a != expected {
+                        error = Some(format!("{name} answered {a}, std {expected}"));
+                        break;
+                    }
+                }
+            }
+        }
+        println!(
+            "{{\"index\":{index},\"line\":{},\"n\":{},\"windows\":[{}],\"error\":{}}}",
+            json_str(prog.line),
+            prog.n,
+            windows.iter().map(|w| json_str(w)).collect::<Vec<_>>().join(","),
+            error.as_deref().map_or("null".to_string(), json_str)
+        );
+    }
+    release.send(()).unwrap();
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--instructions") {
+        return count_instructions();
+    }
     let threads: String = arg(&args, "--threads", "1,2".to_string());
     let threads: Vec<usize> = threads.split(',').map(|t| t.parse().expect("--threads")).collect();
     let rounds: usize = arg(&args, "--rounds", 7);

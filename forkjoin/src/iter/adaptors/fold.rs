@@ -273,9 +273,13 @@ impl<Acc: Send, In, F: Fn(Acc, In) -> Acc + Sync> FoldStep<Acc, In> for Plain<'_
     fn step(self, acc: Acc, item: In) -> Acc {
         (self.0)(acc, item)
     }
+    // The user's closure called through one of ours, not handed on as `&F` (DESIGN.md,
+    // section 8, "The user's closure"), which is what clippy would have.
+    #[allow(clippy::redundant_closure)]
     #[inline]
     fn step_all<I: Iterator<Item = In>>(self, acc: Acc, iter: I) -> Acc {
-        iter.fold(acc, self.0)
+        let f = self.0;
+        iter.fold(acc, move |acc, item| f(acc, item))
     }
     #[inline]
     fn stopped(_: &Acc) -> bool {
