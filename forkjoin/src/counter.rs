@@ -10,7 +10,13 @@ pub(crate) fn bump(counter: &AtomicU64) {
     add(counter, 1);
 }
 
-/// Adds `n`, wrapping (`u64::MAX` takes one back).
+/// Takes one back (a count made before it was known to happen, which then did not).
+#[inline(always)]
+pub(crate) fn unbump(counter: &AtomicU64) {
+    add(counter, 1u64.wrapping_neg());
+}
+
+/// Adds `n`.
 #[inline(always)]
 pub(crate) fn add(counter: &AtomicU64, n: u64) {
     // Relaxed load and store: one writer at a time (the owning worker, or the holder of a

@@ -4,8 +4,8 @@
 //! Models", PPoPP 2013).
 //!
 //! The owner pushes and pops at the bottom (LIFO); thieves take from the top (FIFO), so a
-//! thief gets the oldest task, which in a divide-and-conquer program is the largest (seed
-//! 000, section 2.1). Compared with the paper's FJTask deque this one keeps the same
+//! thief gets the oldest task, which in a divide-and-conquer program is the largest (the
+//! FJTask paper, section 2.1). Compared with the paper's FJTask deque this one keeps the same
 //! `top`/`base` idea but needs no lock at all: the single-element race is settled by a CAS
 //! on `top`.
 //!

@@ -27,6 +27,8 @@
 #[cfg(not(loom))]
 mod blocking;
 #[cfg(not(loom))]
+mod broadcast;
+#[cfg(not(loom))]
 mod build_error;
 #[cfg(doctest)]
 mod compile_fail;

@@ -1,9 +1,9 @@
 //! `scope` and `in_place_scope`: any number of tasks that may borrow from the enclosing
 //! stack.
 
+use crate::broadcast::{broadcast_boxed, BroadcastContext};
 use crate::latch::{CoreLatch, CrossLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
-use crate::pool::broadcast::{broadcast_boxed, BroadcastContext};
 use crate::registry::isolation::{self, LeftRegion, NO_OWNER, NO_PARENT};
 use crate::registry::{self, Registry, Worker};
 use std::fmt;

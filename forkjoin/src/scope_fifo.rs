@@ -3,7 +3,7 @@
 //! plain scope task that runs the *oldest* queued body: whichever worker runs a task (its
 //! owner popping the newest, a thief stealing the oldest), bodies start first-in first-out.
 
-use crate::pool::broadcast::BroadcastContext;
+use crate::broadcast::BroadcastContext;
 use crate::registry::Registry;
 use crate::scope::{in_place_scope_in, Scope};
 use std::collections::VecDeque;

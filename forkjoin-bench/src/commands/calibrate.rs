@@ -9,10 +9,10 @@ use std::time::Instant;
 
 use forkjoin_profile::{Costs, Spread, MEASURED};
 
-use super::profile::not_modelled;
 use super::Failure;
 use crate::cli::CalibrateArgs;
 use crate::suite::cpus;
+use crate::suite::programs::not_modelled;
 use crate::suite::programs::{self, Ctx, Size};
 
 /// Where `fj calibrate` saves the costs and the other commands look for them.
@@ -194,7 +194,7 @@ struct Measured {
 ///   one slow state in three runs of twelve).
 /// - Each turn runs on the CPU that is fastest at its start ([`cpus::fastest`]).
 /// - Only the pairs whose two runs both ran at the fast state's speed count
-///   ([`fast_pairs`]): seed 003's K-best, applied to pairs, since the host only ever slows
+///   ([`fast_pairs`]): the K-best method, applied to pairs, since the host only ever slows
 ///   code down.
 ///
 /// The figure is the median of the fast pairs' ratios (forking / plain) times the fastest

@@ -17,7 +17,7 @@ use super::{check_output_file, one_program, Failure};
 use crate::cli::ProfileArgs;
 use crate::suite::cpus;
 use crate::suite::kbest::{KBest, Method};
-use crate::suite::programs::{Ctx, Program, Size};
+use crate::suite::programs::{not_modelled, Ctx, Program, Size};
 
 /// Worker counts of `fj profile`'s table and plot.
 const PROFILE_WORKERS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
@@ -33,20 +33,6 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<ExitCode, Failure> {
     let costs = load_costs(args.model.costs.as_deref())?;
     profile_command(&program, args.model.size, &costs, &svg)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Why a program cannot be profiled, or `None` if it can.
-pub(crate) fn not_modelled(program: &str) -> Option<&'static str> {
-    if program.starts_with("submit-") {
-        return Some(
-            "submits from a thread outside its pool, into a pool of its own: the profiler sees joins on one pool only",
-        );
-    }
-    // See `programs::par_iter`'s module documentation.
-    crate::suite::programs::par_iter::is_iterator_program(program).then_some(
-        "runs parallel iterators, which fork inside forkjoin's splitter, not through the program's joins: \
-         a split run has nothing to split, and a profile forks at every item (up to 10^9 joins)",
-    )
 }
 
 /// A program's profile: as measured, and scaled to an unprofiled run on one worker.

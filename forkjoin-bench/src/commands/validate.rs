@@ -8,7 +8,7 @@ use forkjoin_profile::{Costs, Profile};
 use serde::Serialize;
 
 use super::calibrate::{join_fallback_note, load_costs};
-use super::profile::{not_modelled, profile_program};
+use super::profile::profile_program;
 use super::{check_output_file, choose_programs, method, Failure};
 use crate::cli::{self, ValidateArgs};
 use crate::join::SplitRun;
@@ -16,6 +16,7 @@ use crate::suite::cpus;
 use crate::suite::engine::Engine;
 use crate::suite::kbest::Method;
 use crate::suite::measure;
+use crate::suite::programs::not_modelled;
 use crate::suite::programs::{Program, Runtime, Size};
 use crate::suite::results::write_json;
 

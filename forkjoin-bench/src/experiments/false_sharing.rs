@@ -50,7 +50,7 @@ pub(super) fn run(plan: &Plan) -> Result<Outcome, String> {
     Ok(Outcome {
         name: "false-sharing",
         claim: FALSE_SHARING_CLAIM,
-        source: "003",
+        source: "Multicore",
         measured: format!(
             "2 threads x {n} atomic increments: adjacent (one 64-byte line) {}, \
              padded (128 bytes apart) {}: padded {ratio:.2}x faster{}",

@@ -14,7 +14,7 @@ pub(super) fn run(plan: &Plan) -> Result<Outcome, String> {
     Ok(Outcome {
         name: "jacobi-barrier",
         claim: JACOBI_CLAIM,
-        source: "000",
+        source: "FJTask",
         measured: format!(
             "{:?} size, forkjoin on {} cores: barrier per step {}, per 10 steps {}: per 10 \
              steps {ratio:.2}x faster. Sequentially (no barriers at all) per 10 steps is {:.2}x \

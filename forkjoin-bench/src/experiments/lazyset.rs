@@ -169,7 +169,7 @@ pub(super) fn run(plan: &Plan) -> Result<Vec<Outcome>, String> {
         Outcome {
             name: "lazyset",
             claim: LAZYSET_RELEASE_CLAIM,
-            source: "004",
+            source: "lazySet",
             measured: format!(
                 "{table}: release/SeqCst {release:.2}x padded ({:.2}x adjacent)",
                 rel_adj / seq_adj
@@ -180,7 +180,7 @@ pub(super) fn run(plan: &Plan) -> Result<Vec<Outcome>, String> {
         Outcome {
             name: "lazyset",
             claim: LAZYSET_PADDING_CLAIM,
-            source: "004",
+            source: "lazySet",
             measured: format!(
                 "{table}: padded/adjacent {padding:.2}x with release ({:.2}x with SeqCst)",
                 seq_pad / seq_adj

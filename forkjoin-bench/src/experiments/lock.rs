@@ -68,7 +68,7 @@ pub(super) fn run(plan: &Plan) -> Result<Outcome, String> {
     Ok(Outcome {
         name: "lock",
         claim: LOCK_CLAIM,
-        source: "003",
+        source: "Multicore",
         measured: format!(
             "2 threads x {n} increments: one shared counter, Mutex taken per increment {}; \
              a padded counter each, no lock {}: no-lock {ratio:.2}x faster{}; with the lock, \

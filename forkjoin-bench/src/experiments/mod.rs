@@ -3,20 +3,23 @@
 //! Each experiment times two (or more) variants of one computation in the same run,
 //! interleaved round by round, so that whatever else the machine is doing meanwhile falls on
 //! every variant alike: the suite's measuring method (`suite::measure`) in a fixed number of
-//! rounds. Each variant's figure is its K-best (seed 003): the mean of its K fastest runs
-//! out of all the rounds. The result is a ratio, oriented so that a ratio above 1 goes the
-//! way the claim says, and the claim counts as held when the ratio reaches the threshold its
-//! text states.
+//! rounds. Each variant's figure is its K-best ("Multithreaded multicore optimisation"): the
+//! mean of its K fastest runs out of all the rounds. The result is a ratio, oriented so that a
+//! ratio above 1 goes the way the claim says, and the claim counts as held when the ratio
+//! reaches the threshold its text states.
 //!
-//! | name             | source | variants                                                |
-//! |------------------|--------|---------------------------------------------------------|
-//! | `false-sharing`  | 003    | two counters on one cache line vs on separate lines     |
-//! | `lock`           | 003    | one shared counter under a `Mutex` vs a counter each    |
-//! | `pinning`        | 003    | a forkjoin pool with pinned workers vs unpinned         |
-//! | `lazyset`        | 004    | SPSC ring buffer: SeqCst vs release cursor stores, each |
-//! |                  |        | with adjacent vs padded cursors (two outcomes)          |
-//! | `sort-width`     | 000    | cilksort's speedup for u8, u16, u32 and u64 keys        |
-//! | `jacobi-barrier` | 000    | jacobi with a barrier per step vs per 10 steps          |
+//! | name             | source    | variants                                                |
+//! |------------------|-----------|---------------------------------------------------------|
+//! | `false-sharing`  | Multicore | two counters on one cache line vs on separate lines     |
+//! | `lock`           | Multicore | one shared counter under a `Mutex` vs a counter each    |
+//! | `pinning`        | Multicore | a forkjoin pool with pinned workers vs unpinned         |
+//! | `lazyset`        | lazySet   | SPSC ring buffer: SeqCst vs release cursor stores, each |
+//! |                  |           | with adjacent vs padded cursors (two outcomes)          |
+//! | `sort-width`     | FJTask    | cilksort's speedup for u8, u16, u32 and u64 keys        |
+//! | `jacobi-barrier` | FJTask    | jacobi with a barrier per step vs per 10 steps          |
+//!
+//! (FJTask: Lea's "A Java Fork/Join Framework"; Multicore: "Multithreaded multicore
+//! optimisation"; lazySet: "lazySet: hidden pages of the JMM".)
 //!
 //! No experiment asserts anything about time; a wrong answer (a ring buffer that loses or
 //! reorders an item, a sort that does not sort) is an error.
@@ -47,7 +50,9 @@ pub(crate) struct Outcome {
     pub name: &'static str,
     /// The claim of the source document, with the threshold that decides `held`.
     pub claim: &'static str,
-    /// The source document: "000", "003" or "004".
+    /// The source document, by a short name: "FJTask" (Lea's "A Java Fork/Join Framework"),
+    /// "Multicore" ("Multithreaded multicore optimisation") or "lazySet" ("lazySet: hidden
+    /// pages of the JMM").
     pub source: &'static str,
     /// The figures measured here: each variant's time or throughput, the ratio, and how
     /// they were measured.
@@ -116,17 +121,17 @@ pub(crate) fn run(selected: &[String], quick: bool) -> Result<Vec<Outcome>, Stri
 pub(crate) fn print(outcomes: &[Outcome]) {
     // The claim and the measurement are sentences: wrapped into the last column.
     const TEXT: usize = 80;
-    let indent = " ".repeat(35);
+    let indent = " ".repeat(40);
     println!(
-        "{:<15} {:<4} {:<4} {:>7}  the claim, and what was measured here",
-        "experiment", "src", "held", "ratio"
+        "{:<15} {:<9} {:<4} {:>7}  the claim, and what was measured here",
+        "experiment", "source", "held", "ratio"
     );
     for o in outcomes {
         let mut lines = wrap(&format!("claim: {}", o.claim), TEXT);
         lines.extend(wrap(&format!("measured: {}", o.measured), TEXT));
         let held = if o.held { "yes" } else { "no" };
         println!(
-            "{:<15} {:<4} {:<4} {:>6.2}x  {}",
+            "{:<15} {:<9} {:<4} {:>6.2}x  {}",
             o.name, o.source, held, o.ratio, lines[0]
         );
         for line in &lines[1..] {
@@ -333,7 +338,7 @@ mod tests {
                 o.ratio
             );
             assert!(!o.measured.is_empty() && !o.claim.is_empty());
-            assert!(["000", "003", "004"].contains(&o.source));
+            assert!(["FJTask", "Multicore", "lazySet"].contains(&o.source));
         }
         print(&outcomes);
     }

@@ -70,7 +70,7 @@ pub(super) fn run(plan: &Plan) -> Result<Outcome, String> {
     Ok(Outcome {
         name: "pinning",
         claim: PINNING_CLAIM,
-        source: "003",
+        source: "Multicore",
         measured: format!(
             "fib({n}) (threshold {FIB_THRESHOLD}) on {threads} workers: unpinned {}, pinned {}: \
              pinned {ratio:.2}x faster{}",

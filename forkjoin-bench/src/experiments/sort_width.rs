@@ -28,7 +28,7 @@ pub(super) fn run(plan: &Plan) -> Result<Outcome, String> {
     Ok(Outcome {
         name: "sort-width",
         claim: SORT_WIDTH_CLAIM,
-        source: "000",
+        source: "FJTask",
         measured: format!(
             "speedup on {} cores (sequential / forkjoin), {:?} size: {}: u8/u64 speedup ratio \
              {ratio:.2}{}",

@@ -13,8 +13,8 @@ use crate::suite::kbest::Sample;
 
 /// Runs `a` and `b` on two threads released together by a barrier and returns the sample
 /// (from the first start to the last finish) with both results. Creating the threads is
-/// outside the timed span: seed 003's first lesson is that starting a thread can cost more
-/// than a small piece of work.
+/// outside the timed span: the first lesson of "Multithreaded multicore optimisation" is that
+/// starting a thread can cost more than a small piece of work.
 pub(super) fn time_pair<RA: Send, RB: Send>(
     a: impl FnOnce() -> RA + Send,
     b: impl FnOnce() -> RB + Send,

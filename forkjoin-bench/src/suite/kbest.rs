@@ -1,6 +1,6 @@
-//! The K-best measuring method of seed 003: time a computation repeatedly, keep the K
-//! fastest runs, and stop once the K-th fastest is within (1 + epsilon) of the fastest
-//! (converged) or after at most M runs (not converged). The figure reported is the mean of
+//! The K-best measuring method of "Multithreaded multicore optimisation": time a computation
+//! repeatedly, keep the K fastest runs, and stop once the K-th fastest is within
+//! (1 + epsilon) of the fastest (converged) or after at most M runs (not converged). The figure reported is the mean of
 //! the K fastest. Slow runs are noise (another process, a page fault storm), never signal,
 //! so the fastest runs are the best estimate of what the code costs.
 //!

@@ -19,8 +19,8 @@ const SET: usize = 2;
 const WOKEN: usize = 3;
 
 /// How long the waiter spins before it parks: a call up to about this long comes back
-/// without a wake-up, which costs the waiter tens of microseconds on this VM (shorter spins
-/// made a 14 us call from outside cost twice as much: docs/measurements.md, section 7).
+/// without a wake-up, which costs the waiter far more than a short call (shorter spins made
+/// short calls from outside cost twice as much: docs/measurements.md, section 7).
 #[cfg(not(loom))]
 const SPIN: std::time::Duration = std::time::Duration::from_micros(20);
 /// Rounds of 64 `spin_loop`s before the waiter starts yielding between looks.

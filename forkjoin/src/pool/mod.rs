@@ -3,18 +3,18 @@
 //! about the pool it runs in (`current_thread_index`, `current_num_threads`, ...).
 //!
 //! The rest of the pool's services live beside it, each in its own file: `builder.rs`
-//! configures and starts a pool, `spawn.rs` starts jobs nobody waits for, `broadcast.rs`
-//! runs a closure once on every worker. The scheduling itself is the registry's
-//! (`crate::registry`).
+//! configures and starts a pool, `spawn.rs` starts jobs nobody waits for. Broadcasts, which
+//! the scopes use too, are beside the scopes (`crate::broadcast`). The scheduling itself is
+//! the registry's (`crate::registry`).
 
-pub(crate) mod broadcast;
 mod builder;
 mod spawn;
 
-pub use broadcast::{broadcast, spawn_broadcast, BroadcastContext};
+pub use crate::broadcast::{broadcast, spawn_broadcast, BroadcastContext};
 pub use builder::PoolBuilder;
 pub use spawn::{spawn, spawn_fifo};
 
+use crate::broadcast::{broadcast_in, spawn_broadcast_in};
 use crate::build_error::BuildError;
 use crate::registry::isolation::NO_OWNER;
 use crate::registry::{self, global_registry, Registry, Worker};
@@ -22,7 +22,6 @@ use crate::scope::{in_place_scope_in, Scope};
 use crate::scope_fifo::{in_place_scope_fifo_in, ScopeFifo};
 use crate::stats::{Stats, WorkerStats};
 use crate::task::Task;
-use broadcast::{broadcast_in, spawn_broadcast_in};
 use spawn::{invoke_all, spawn_fifo_in, spawn_in};
 use std::fmt;
 use std::sync::atomic::Ordering::Relaxed;

@@ -1,3 +1,7 @@
+//! A thread outside the pool running its call in a parked worker's slot (pools built with
+//! `caller_runs`: the JDK pool's external `invoke`, on the caller), and the stack such a
+//! thread must have left to do so.
+
 use super::heartbeat::SHARE_REQUEST;
 use super::outside::OutsideCall;
 use super::worker::Worker;

@@ -1,3 +1,7 @@
+//! How work enters a pool: a closure run on a worker (`in_worker`, `on_worker`: directly on a
+//! worker, else injected and waited for, or run in a borrowed slot) and jobs queued
+//! (`spawn_job`, `submit_job`, and the forms that tag a job with its region).
+
 use super::borrow::{run_borrowed, stack_left};
 use super::isolation::{NO_OWNER, NO_PARENT};
 use super::worker::Worker;

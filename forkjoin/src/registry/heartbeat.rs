@@ -1,3 +1,8 @@
+//! The heartbeat (DESIGN.md, section 4): idle workers ask busy ones to share their oldest
+//! unshared join, through the join limit a request lowers; the watcher renews the asking;
+//! parallel loops take part by their nesting depth (a run that declines leaves the request
+//! to the loops it is nested in).
+
 use super::worker::{bump, Worker, FRAMES, PRIVATE_FRAMES, SOURCE_OWN};
 use crate::job::{FrameHead, JobHeader};
 use std::ptr::NonNull;

@@ -12,7 +12,7 @@
 //! and 6, give the reasons for the rounds and the watcher. The loom models at the end run
 //! this code itself, with the real `Sleep`, against a publisher.
 
-use crate::counter::add;
+use crate::counter::{add, unbump};
 use crate::padded::CachePadded;
 use crate::sleep::Sleep;
 use crate::sync::{fence, AtomicBool, AtomicUsize};
@@ -219,7 +219,7 @@ impl Idle {
             if sleep.sleep_isolated(parking.index, parking.stay_awake, timeout) {
                 add(sleeps, 1);
             } else if first_park {
-                add(parking.parks, u64::MAX);
+                unbump(parking.parks);
             }
             return;
         }
@@ -248,7 +248,7 @@ impl Idle {
             self.watcher.store(false, Relaxed);
         }
         if !slept && first_park {
-            add(parking.parks, u64::MAX);
+            unbump(parking.parks);
         }
         // A watcher that timed out searches, asks, and parks again at once; any other worker
         // that wakes starts over from spinning.

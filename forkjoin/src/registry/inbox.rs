@@ -1,3 +1,5 @@
+//! A worker's inbox of broadcast shares, which only the thread running its slot takes.
+
 use crate::job::JobRef;
 use std::collections::VecDeque;
 use std::sync::atomic::AtomicUsize;

@@ -31,7 +31,6 @@ mod worker;
 pub(crate) use borrow::BORROW_STACK_DEFAULT;
 pub(crate) use entry::{in_worker, on_worker, spawn_job, spawn_job_in, submit_job_in};
 pub(crate) use heartbeat::SHARE_REQUEST;
-pub(crate) use spares::Cover;
 pub(crate) use thread::{
     allowed_cores, default_threads, PanicHandler, Start, ThreadConfig, ThreadHandler,
     DEFAULT_MAX_BLOCKING, DEFAULT_STACK, MAX_THREADS,

@@ -13,8 +13,8 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
 /// How long a call from outside runs alone before it wakes a parked worker to share it:
-/// several wake-ups' worth (a futex wake costs the waker a few microseconds, and the woken
-/// thread starts tens of microseconds later on this VM), so that small calls never pay one
+/// several wake-ups' worth (a futex wake costs the waker microseconds, and the woken thread
+/// starts later still: docs/measurements.md, section 8, "Short loops from outside"), so that small calls never pay one
 /// and long ones lose little.
 const CALLER_ALONE: Duration = Duration::from_micros(10);
 
@@ -82,7 +82,8 @@ impl Worker {
     /// loop that has run `CALLER_ALONE` wakes a parked worker for a frame still waiting, or
     /// shares its next split, whose push wakes one; from then on the pool's own heartbeat
     /// (idle workers asking) takes over. Joins have no such clock: a per-join countdown
-    /// slowed fib(32) by 7-11% (the first join's share, with the watcher, covers them).
+    /// slowed fib (docs/measurements.md, section 5, "No clock on joins"; the first join's
+    /// share, with the watcher, covers them).
     #[cold]
     #[inline(never)]
     pub(crate) fn caller_tick(&self) {

@@ -1,3 +1,7 @@
+//! Stand-ins for blocked threads (DESIGN.md, section 7, "Blocking without losing a core"): a
+//! thread that blocks gives its index to a stand-in and takes it back when it returns, and the
+//! slots of the spare threads that stand in are kept for reuse (`Spares`).
+
 use super::compensation::{GivenTo, IndexToken};
 use super::isolation::Helps;
 use super::thread::{set_precise_timer, ThreadEvent};
@@ -25,6 +29,42 @@ pub(crate) enum Cover {
 }
 
 impl Registry {
+    /// A thread of this pool is about to block: wake a parked worker, else reserve a spare
+    /// to stand in for it (`Compensation::enter`, `reserve_spare`; `give_up_index` starts
+    /// it). One spare at most per blocked thread: two would run under one index. With
+    /// nothing queued and no worker parked, nothing is started yet: the next job published
+    /// starts the stand-in (DESIGN.md, section 7, "Blocking without losing a core").
+    pub(crate) fn enter_blocking(&self, worker: &Worker) -> Cover {
+        if self.compensation.enter() == 0 {
+            return Cover::NoSpare;
+        }
+        // A parked worker is a thread ready to run: wake it rather than start another (the
+        // JDK pool does the same). Not a parked spare: it stands in for another blocked
+        // thread already. With nothing queued, leave it parked: the next job published
+        // wakes it (`notify_work`), and woken now it would only spin on a core that others
+        // may need, then park again. `wake` needs a fence after what the woken thread
+        // should see; here that is nothing but the count, a SeqCst read-modify-write.
+        let n = self.num_threads();
+        let mut others = (1..n).map(|k| (worker.shown_index() + k) % n);
+        if !self.has_work() {
+            return if others.any(|i| self.sleep.is_parked(i)) {
+                Cover::NoSpare
+            } else {
+                Cover::OnDemand
+            };
+        }
+        if others.any(|i| self.sleep.wake_unisolated(i)) {
+            return Cover::NoSpare;
+        }
+        // None to be had now (the bound, or a spare not yet counted out): one starts when
+        // one can (`after_spare_gone`), as on demand.
+        if self.compensation.reserve_spare() {
+            Cover::Spare
+        } else {
+            Cover::OnDemand
+        }
+    }
+
     /// The calling thread (`blocked`, its worker), counted inside `blocking`, gives up its
     /// index's token (`IndexToken`): to a thread waiting for it, else to the spare `cover`
     /// reserved (started now), else to nobody. Then, with nobody holding it, if a share for

@@ -1,3 +1,6 @@
+//! The submission queues: jobs from outside the pool, pushed under a lock, taken by workers
+//! lock-free and in batches.
+
 use super::worker::{bump, Worker};
 use super::Registry;
 use crate::deque::{Deque, Steal};

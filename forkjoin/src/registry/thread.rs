@@ -1,3 +1,7 @@
+//! A worker thread's life: the registry's start and shut-down, the threads' configuration and
+//! handlers (start, exit, panic), a worker's main loop, and a thread adopted as a worker
+//! (`use_current_thread`).
+
 use super::idle::Idle;
 use super::isolation::Helps;
 use super::worker::Worker;

@@ -1,3 +1,7 @@
+//! A worker: its slot (join frames, deque, counters, inbox), the join state every join reads
+//! and the state only its owner touches, pushing and running jobs, and the search and wait of
+//! a worker that has nothing to run.
+
 use super::claim::StallWatch;
 use super::fifo_spawns::FifoSpawns;
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};

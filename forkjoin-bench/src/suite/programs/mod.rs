@@ -175,3 +175,18 @@ pub(crate) fn all() -> Vec<Program> {
     v.extend(par_iter::programs());
     v
 }
+
+/// Why a program cannot be profiled (and so neither calibrated on nor predicted), or `None`
+/// if it can.
+pub(crate) fn not_modelled(program: &str) -> Option<&'static str> {
+    if program.starts_with("submit-") {
+        return Some(
+            "submits from a thread outside its pool, into a pool of its own: the profiler sees joins on one pool only",
+        );
+    }
+    // See `programs::par_iter`'s module documentation.
+    par_iter::is_iterator_program(program).then_some(
+        "runs parallel iterators, which fork inside forkjoin's splitter, not through the program's joins: \
+         a split run has nothing to split, and a profile forks at every item (up to 10^9 joins)",
+    )
+}

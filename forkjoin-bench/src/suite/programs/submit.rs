@@ -1,5 +1,5 @@
-//! Submit: external submission throughput, the benchmark of the Java 8 fork/join article
-//! (seed 001, after RebelLabs' `FJPBenchmark`).
+//! Submit: external submission throughput, the benchmark of the RebelLabs article on Java 8's
+//! Fork-Join (after its `FJPBenchmark`).
 //!
 //! `N` groups of three tasks, Sin, Cos and Tan, each on its own argument, are submitted to
 //! a pool from a thread outside it; Sin and Cos compute one function, Tan forks a Sin and a

@@ -14,7 +14,7 @@
 //!
 //! None of them has a chili version (chili has no parallel iterators) or a Java one, and
 //! none can be profiled or split-run (`fj profile`, `predict` and `validate` skip them, see
-//! `commands::profile::not_modelled`): they fork inside forkjoin's splitter, not through
+//! `suite::programs::not_modelled`): they fork inside forkjoin's splitter, not through
 //! the suite's [`Join`](crate::join::Join), so a split run has no joins of the program's
 //! own to time, and the profiler, which makes the splitter fork at every item so that the
 //! graph shows all the parallelism a loop offers, would record one join per item (2*10^8

@@ -1,8 +1,8 @@
 //! Broadcasts: running a closure once on every worker of a pool. `broadcast` waits for
 //! every share and returns their results, `spawn_broadcast` does not wait, and
 //! `broadcast_boxed` is the machinery both `spawn_broadcast` and the scopes'
-//! `spawn_broadcast` use. It imports nothing from the rest of `pool` or from the scopes, so
-//! `scope` and the pool both build on it.
+//! `spawn_broadcast` use. Beside the scopes, as in rayon-core: it imports nothing from the
+//! pool or from the scopes, and both build on it.
 
 use crate::job::{JobHeader, JobRef};
 use crate::latch::{CountLatch, CrossLatch, Latch, OutsideLatch};
