@@ -7,8 +7,8 @@
 #   2. the runtime's own tests again optimised and without the `profile` feature (memory
 #      orderings are exercised by optimised code; the default build must pass on its own);
 #   3. the workspace builds without MPI; clippy, warnings as errors; the leaf loop against
-#      std's loop by instructions executed (`fj loops --instructions`, callgrind, Debian's
-#      valgrind);
+#      std's loop by the instructions it executes (`fj loops --instructions`, callgrind, with
+#      Debian's valgrind), beside the first stage's tests;
 #   4. the loom model checks of the deque, of the sleep/wake protocol and of frame claims;
 #   5. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
 #      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
@@ -23,9 +23,9 @@
 # its own: the optimised runtime tests (`target/opt`, the `ci` profile), clippy, loom, Miri
 # and the nightly builds. Tests leave a core idle much of the time, and so does the end of
 # stage 1's build, so what the later stages build, clippy and Miri run beside stage 1 from
-# the start at a lower priority, stages 2 and 4 run beside stage 1's tests as soon as they
-# are built, and Open MPI and the nightly toolchain are installed in the background from the
-# start.
+# the start at a lower priority, stages 2 and 4 and the leaf loop's check run beside stage 1's
+# tests as soon as they are built, and Open MPI (with valgrind) and the nightly toolchain are
+# installed in the background from the start.
 #
 # FJ_SKIP_MIRI=1 skips Miri.
 set -euo pipefail
@@ -239,7 +239,7 @@ build_mpi_tests() {
 }
 : >"$logs/background.log"
 : >"$logs/background.times"
-rm -f "$logs/opt.built" "$logs/loom.built" "$logs/first-stage.done" "$logs/first-stage-build.done"
+rm -f "$logs/opt.built" "$logs/loom.built" "$logs/fj.built" "$logs/first-stage.done" "$logs/first-stage-build.done"
 (
     renice -n 10 -p "$BASHPID" >/dev/null
     background_builds
@@ -254,15 +254,17 @@ stage "the workspace's tests, unoptimised: the build"
 # every index computation the iterators make). `fj`'s end-to-end tests run this build of
 # `fj`. (The doctests are compiled as they run.)
 run cargo test --workspace --no-run
-# This build of `fj`, for stage 3: the MPI build replaces `target/debug/fj` meanwhile.
+# This build of `fj`, for the leaf loop's check: the MPI build replaces `target/debug/fj`
+# later.
 cp target/debug/fj "$logs/fj"
+echo 0 >"$logs/fj.built"
 touch "$logs/first-stage-build.done"
 
-# --- 2 and 4, beside the first stage's tests -------------------------------------------
-# The runtime's own tests optimised and the loom checks run as soon as their builds end
-# and the first stage's build has ended, beside the first stage's tests (which wait, park and
-# sleep much of the time), at the same priority. Each writes its log and its line of
-# `beside.times` (name, seconds, status).
+# --- 2, 3 and 4, beside the first stage's tests ----------------------------------------
+# The runtime's own tests optimised, the loom checks and the leaf loop's check run as soon as
+# their builds end and the first stage's build has ended, beside the first stage's tests
+# (which wait, park and sleep much of the time), at the same priority. Each writes its log and
+# its line of `beside.times` (name, seconds, status).
 beside_tests() {
     beside() { # name, the build's marker, a log name, then the command
         local name=$1 marker=$logs/$2.built log=$logs/$3.log t status=ok
@@ -282,6 +284,19 @@ beside_tests() {
     # their own.
     beside "the runtime's own tests, optimised, default features" opt optimised-runtime-tests "${OPT_TESTS[@]}"
     beside "loom model checks (deque, sleep/wake, frame claims)" loom loom "${LOOM_TESTS[@]}"
+    beside "the leaf loop against std's loop: instructions (fj loops --instructions, callgrind)" \
+        fj leaf-loop-instructions leaf_loop_instructions
+}
+# The leaf loop is std's loop (DESIGN.md, section 8): the fixed cases of `fj loops` and 40
+# programs of a fixed seed, built as users build (in `target/loops/`), each run on std,
+# forkjoin and rayon under callgrind (valgrind comes with Open MPI's packages). Fails if a
+# program's versions disagree or forkjoin at 1 worker executes far more instructions than
+# std's loop (more than 1.25x, and more than 1.05x rayon's ratio).
+leaf_loop_instructions() {
+    while [[ ! -s $logs/mpi-install.status ]]; do sleep 2; done
+    [[ $(cat "$logs/mpi-install.status") == 0 ]] || { echo "installing valgrind failed (log: $logs/mpi-install.log)"; return 1; }
+    "$logs/fj" loops --instructions --kept --json "$logs/loops-instructions-kept.json" &&
+        "$logs/fj" loops --instructions --seed 7 --count 40 --json "$logs/loops-instructions-seed-7.json"
 }
 : >"$logs/beside.times"
 beside_tests &
@@ -294,9 +309,9 @@ run cargo test --workspace || first_stage_status=$?
 touch "$logs/first-stage.done"
 ((first_stage_status == 0)) || exit "$first_stage_status"
 
-# --- 2 and 4: what ran beside them ----------------------------------------------------
+# --- 2, 3 and 4: what ran beside them ------------------------------------------------
 end_stage
-say "waiting for the optimised runtime tests and loom (beside the first stage; logs: $logs/optimised-runtime-tests.log, $logs/loom.log)"
+say "waiting for the optimised runtime tests, loom and the leaf loop's check (beside the first stage; logs: $logs/optimised-runtime-tests.log, $logs/loom.log, $logs/leaf-loop-instructions.log)"
 wait "$beside_job" || true
 note_peak
 beside_ok=1
@@ -308,8 +323,8 @@ while IFS='|' read -r name seconds status log; do
         beside_ok=0
     fi
 done <"$logs/beside.times"
-((beside_ok)) || { echo "test.sh: the optimised runtime tests or loom failed" >&2; exit 1; }
-done_with target/opt target/loom
+((beside_ok)) || { echo "test.sh: the optimised runtime tests, loom or the leaf loop's check failed" >&2; exit 1; }
+done_with target/opt target/loom target/loops
 
 # --- 3. The build without MPI (clippy: in the background) ------------------------------
 stage "the workspace builds without MPI"
@@ -317,18 +332,6 @@ if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; t
     echo "test.sh: mpi-sys is in the default build of the workspace; MPI must stay behind the \`mpi\` feature" >&2
     exit 1
 fi
-
-# The leaf loop is std's loop (DESIGN.md, section 8): the fixed cases of `fj loops` and 40
-# programs of a fixed seed, built as users build, each run on std, forkjoin and rayon under
-# callgrind. Fails if a program's versions disagree or forkjoin at 1 worker executes far
-# more instructions than std's loop (more than 1.25x, and more than 1.05x rayon's ratio).
-stage "the leaf loop against std's loop: instructions (fj loops --instructions, callgrind)"
-while [[ ! -s $logs/mpi-install.status ]]; do sleep 2; done
-[[ $(cat "$logs/mpi-install.status") == 0 ]] || { tail -n 20 "$logs/mpi-install.log"; echo "test.sh: installing valgrind failed" >&2; exit 1; }
-run "$logs/fj" loops --instructions --kept --json "$logs/loops-instructions-kept.json"
-run "$logs/fj" loops --instructions --seed 7 --count 40 --json "$logs/loops-instructions-seed-7.json"
-note_peak
-done_with target/loops
 
 # --- 5. The compile-fail doctests (Miri runs meanwhile) -------------------------------
 stage "compile-fail doctests with their error codes (nightly)"

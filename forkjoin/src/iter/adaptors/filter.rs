@@ -141,13 +141,9 @@ impl<T, R, P: Fn(T) -> Option<R> + Sync> Selection<T> for MapIf<'_, P> {
     fn select(self, item: T) -> Option<R> {
         (self.0)(item)
     }
-    // The user's closure called through one of ours, not handed on as `&F` (DESIGN.md,
-    // section 8, "The user's closure"), which is what clippy would have.
-    #[allow(clippy::redundant_closure)]
     #[inline]
     fn select_all<I: Iterator<Item = T>>(self, iter: I) -> impl Iterator<Item = R> {
-        let select = self.0;
-        iter.filter_map(move |item| select(item))
+        iter.filter_map(self.0)
     }
 }
 

@@ -282,17 +282,13 @@ where
         }
     }
 
-    // The user's closure called through one of ours, not handed on as `&F` (DESIGN.md,
-    // section 8, "The user's closure"), which is what clippy would have.
-    #[allow(clippy::redundant_closure)]
     #[inline]
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        let map_op = self.map_op;
         FlatMapIterFolder {
             base: self
                 .base
-                .consume_iter(iter.into_iter().flat_map(move |item| map_op(item))),
-            map_op,
+                .consume_iter(iter.into_iter().flat_map(self.map_op)),
+            map_op: self.map_op,
         }
     }
 

@@ -273,8 +273,8 @@ impl<Acc: Send, In, F: Fn(Acc, In) -> Acc + Sync> FoldStep<Acc, In> for Plain<'_
     fn step(self, acc: Acc, item: In) -> Acc {
         (self.0)(acc, item)
     }
-    // The user's closure called through one of ours, not handed on as `&F` (DESIGN.md,
-    // section 8, "The user's closure"), which is what clippy would have.
+    // The user's closure called from one of ours, not handed on as `&F`, which is what
+    // clippy would have (DESIGN.md, section 8, "A fold's step").
     #[allow(clippy::redundant_closure)]
     #[inline]
     fn step_all<I: Iterator<Item = In>>(self, acc: Acc, iter: I) -> Acc {

@@ -73,13 +73,9 @@ where
         self
     }
 
-    // The user's closure called through one of ours, not handed on as `&F` (DESIGN.md,
-    // section 8, "The user's closure"), which is what clippy would have.
-    #[allow(clippy::redundant_closure)]
     #[inline]
     fn consume_iter<I: IntoIterator<Item = T>>(self, iter: I) -> Self {
-        let op = self.op;
-        iter.into_iter().for_each(move |item| op(item));
+        iter.into_iter().for_each(self.op);
         self
     }
 
