@@ -5,7 +5,7 @@
 use super::heartbeat::SHARE_REQUEST;
 use super::outside::OutsideCall;
 use super::worker::Worker;
-use super::worker::{bump, CURRENT, OUTSIDE, SOURCE_OWN};
+use super::worker::{bump, JobSource, CURRENT, OUTSIDE};
 use super::Registry;
 use crate::job::JobRef;
 use crate::profile_hooks;
@@ -35,7 +35,7 @@ pub(super) fn run_borrowed<R>(
     // visible); owner-only state, now on the owner's thread.
     unsafe {
         (*st).running = true;
-        (*st).source = SOURCE_OWN;
+        (*st).source = JobSource::Own;
     }
     let call = worker.begin_outside_call();
     if several {

@@ -9,7 +9,7 @@
 //! `crate::frame_counts`'s; this file decides when to claim and what a claimed frame becomes.
 
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
-use super::worker::{bump, Worker};
+use super::worker::{bump, JobSource, Worker};
 use crate::job::{FrameHead, JobHeader, JobRef};
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
@@ -154,7 +154,7 @@ impl Worker {
             bump(&self.counters.stolen);
             // Where the job came from, as `find_work` records it (`OwnerState::source`).
             // SAFETY: owner-only state, on the owner's thread.
-            unsafe { (*self.owner_state()).source = victim.index };
+            unsafe { (*self.owner_state()).source = JobSource::Slot(victim.index) };
         }
         claimed
     }

@@ -3,7 +3,7 @@
 //! parallel loops take part by their nesting depth (a run that declines leaves the request
 //! to the loops it is nested in).
 
-use super::worker::{bump, Worker, FRAMES, PRIVATE_FRAMES, SOURCE_OWN};
+use super::worker::{bump, JobSource, Worker, FRAMES, PRIVATE_FRAMES};
 use crate::job::{FrameHead, JobHeader};
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
@@ -151,7 +151,7 @@ impl Worker {
         // SAFETY: owner-only state, on the owner's thread.
         unsafe {
             (*st).fresh = true;
-            (*st).source = SOURCE_OWN;
+            (*st).source = JobSource::Own;
         }
         // Relaxed: a request to ourselves, as in `execute`.
         self.join.limit.store(SHARE_REQUEST, Relaxed);

@@ -35,7 +35,7 @@
 
 use super::heartbeat::HEARTBEAT;
 use super::idle::{Parking, Round};
-use super::worker::{Worker, SOURCE_OWN, SOURCE_QUEUE};
+use super::worker::{JobSource, Worker};
 use super::Registry;
 use crate::deque::Steal;
 use crate::job::JobRef;
@@ -383,11 +383,15 @@ impl Worker {
                 let (deque, source) = if k < workers {
                     let i = (first + k) % workers;
                     // Our own deque too: a task waited for may lie at its top.
-                    let source = if i == self.index { SOURCE_OWN } else { i };
+                    let source = if i == self.index {
+                        JobSource::Own
+                    } else {
+                        JobSource::Slot(i)
+                    };
                     (&registry.slot(i).deque, source)
                 } else {
                     let q = k - workers;
-                    (&registry.queues[q].deque, SOURCE_QUEUE + q)
+                    (&registry.queues[q].deque, JobSource::Queue(q))
                 };
                 match deque.steal_tagged(&wanted) {
                     Steal::Success(job) => {

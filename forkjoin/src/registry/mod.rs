@@ -50,7 +50,7 @@ use std::sync::atomic::Ordering::{Acquire, Release, SeqCst};
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use submission::SubmissionQueue;
-use worker::SOURCE_QUEUE;
+use worker::JobSource;
 
 /// A pool's shared state. Worker threads each hold an `Arc`.
 pub(crate) struct Registry {
@@ -166,16 +166,11 @@ impl Registry {
     }
 
     /// Whether the place a job came from (see `OwnerState::source`) still holds work.
-    pub(super) fn holds_work(&self, source: usize) -> bool {
-        if source < self.slot_count() {
-            !self.slot(source).deque.is_empty()
-        } else if let Some(queue) = source
-            .checked_sub(SOURCE_QUEUE)
-            .and_then(|q| self.queues.get(q))
-        {
-            !queue.deque.is_empty()
-        } else {
-            false
+    fn holds_work(&self, source: JobSource) -> bool {
+        match source {
+            JobSource::Own => false,
+            JobSource::Slot(i) => i < self.slot_count() && !self.slot(i).deque.is_empty(),
+            JobSource::Queue(q) => self.queues.get(q).is_some_and(|q| !q.deque.is_empty()),
         }
     }
 

@@ -35,12 +35,16 @@ pub(crate) const FRAMES: usize = 4096;
 /// (docs/measurements.md).
 pub(crate) const PRIVATE_FRAMES: usize = 8;
 
-/// `OwnerState::source` of a job popped from the worker's own deque.
-pub(super) const SOURCE_OWN: usize = usize::MAX;
-
-/// `OwnerState::source` of a job from submission queue `q`: `SOURCE_QUEUE + q` (slots,
-/// whose number grows with spares, are below it).
-pub(super) const SOURCE_QUEUE: usize = usize::MAX / 2;
+/// Where a worker took the job it runs (`OwnerState::source`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum JobSource {
+    /// Its own deque or inbox.
+    Own,
+    /// The deque of the slot with this index (stolen).
+    Slot(usize),
+    /// The submission queue with this index.
+    Queue(usize),
+}
 
 thread_local! {
     /// The join state of the worker this thread is, or `OUTSIDE`. `const`-initialised with
@@ -86,10 +90,9 @@ pub(crate) struct OwnerState {
     /// yet (unless other work is queued at `source`), so that a worker that becomes idle
     /// while the first closure blocks or runs long can take the second.
     pub(super) fresh: bool,
-    /// Where the running job was taken from (`SOURCE_OWN`, a slot's index, or
-    /// `SOURCE_QUEUE` plus a submission queue's index): its first join is not shared while that
-    /// place still holds work, which idle workers can take instead.
-    pub(super) source: usize,
+    /// Where the running job was taken from: its first join is not shared while that place
+    /// still holds work, which idle workers can take instead.
+    pub(super) source: JobSource,
     pub(super) rng: u64,
     /// When this worker last asked the others to share (`request_sharing`).
     pub(super) last_request: Option<Instant>,
@@ -166,7 +169,7 @@ impl JoinState {
                 counts: FrameCounts::new(),
                 inline_joins: AtomicU64::new(0),
                 fresh: false,
-                source: SOURCE_OWN,
+                source: JobSource::Own,
                 rng,
                 last_request: None,
                 running: false,
@@ -505,9 +508,9 @@ impl Worker {
     }
 
     /// `find_work`'s search; also says where the job came from (see `OwnerState::source`).
-    fn search(&self, hint: Option<usize>) -> Option<(JobRef, usize)> {
+    fn search(&self, hint: Option<usize>) -> Option<(JobRef, JobSource)> {
         if let Some(job) = self.take_own() {
-            return Some((JobRef(job), SOURCE_OWN));
+            return Some((JobRef(job), JobSource::Own));
         }
         let registry = self.registry();
         // Then broadcast shares, before stealing: nobody else may run them (see `Inbox`).
@@ -515,13 +518,13 @@ impl Worker {
         // relies on it). One relaxed load when there are none. The shares of the index this
         // slot shows: a spare runs those of the blocked thread it stands in for.
         if let Some(job) = registry.slot(self.shown_index()).inbox.take() {
-            return Some((job, SOURCE_OWN));
+            return Some((job, JobSource::Own));
         }
         let workers = registry.slot_count();
         if let Some(victim) = hint.filter(|&v| v != self.index && v < workers) {
             if let Steal::Success(job) = registry.slot(victim).deque.steal() {
                 bump(&self.counters.stolen);
-                return Some((JobRef(job), victim));
+                return Some((JobRef(job), JobSource::Slot(victim)));
             }
         }
         let total = workers + registry.queues.len();
@@ -537,7 +540,7 @@ impl Worker {
                     match registry.slot(i).deque.steal() {
                         Steal::Success(job) => {
                             bump(&self.counters.stolen);
-                            return Some((JobRef(job), i));
+                            return Some((JobRef(job), JobSource::Slot(i)));
                         }
                         Steal::Retry => contended = true,
                         Steal::Empty => {}
@@ -553,7 +556,7 @@ impl Worker {
                     };
                     if let Some((job, n)) = taken {
                         add(&self.counters.stolen, n as u64);
-                        return Some((job, SOURCE_QUEUE + (i - workers)));
+                        return Some((job, JobSource::Queue(i - workers)));
                     }
                 }
             }
