@@ -38,10 +38,10 @@ pub(crate) enum Command {
     /// Example: fj uts --threads 2 -t 1 -a 3 -d 10 -b 4 -r 19  (T1: 4,130,071 nodes)
     Uts(UtsArgs),
     /// Check the source documents' claims on this machine: false sharing, a lock that
-    /// serialises two threads, CPU pinning (003); SeqCst versus release (lazySet) publishing
-    /// and cursor padding in a ring buffer (004); sort by key width and Jacobi barriers
-    /// (000, 4.3 and 4.4). Each prints the claim, the ratio measured in one run, and whether
-    /// it held.
+    /// serialises two threads, CPU pinning ("Multithreaded multicore optimisation"); SeqCst
+    /// versus release (lazySet) publishing and cursor padding in a ring buffer ("lazySet: hidden
+    /// pages of the JMM"); sort by key width and Jacobi barriers (the FJTask paper, 4.3 and
+    /// 4.4). Each prints the claim, the ratio measured in one run, and whether it held.
     Experiments(ExperimentsArgs),
     /// Measure the runtime's primitive costs on this machine (join, share, steal, wake,
     /// submit) and save them as JSON for `fj profile`, `predict` and `validate`.

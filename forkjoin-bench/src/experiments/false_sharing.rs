@@ -1,4 +1,5 @@
-//! `false-sharing` (003): two counters on one cache line against on separate lines.
+//! `false-sharing` ("Multithreaded multicore optimisation"): two counters on one cache line
+//! against on separate lines.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;

@@ -1,4 +1,5 @@
-//! `jacobi-barrier` (000): jacobi with a barrier per step against one per 10 steps.
+//! `jacobi-barrier` (the FJTask paper): jacobi with a barrier per step against one per 10
+//! steps.
 
 use super::speedups::{pool_note, speedups};
 use super::{cores, ms, Outcome, Plan};

@@ -1,5 +1,6 @@
-//! `lazyset` (004): an SPSC ring buffer publishing its cursors with SeqCst against release
-//! stores, each with adjacent against padded cursors (two outcomes).
+//! `lazyset` ("lazySet: hidden pages of the JMM"): an SPSC ring buffer publishing its cursors
+//! with SeqCst against release stores, each with adjacent against padded cursors (two
+//! outcomes).
 
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};

@@ -1,4 +1,5 @@
-//! `lock` (003): one shared counter under a `Mutex` against a counter each.
+//! `lock` ("Multithreaded multicore optimisation"): one shared counter under a `Mutex` against
+//! a counter each.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;

@@ -1,4 +1,5 @@
-//! `pinning` (003): a forkjoin pool with pinned workers against unpinned.
+//! `pinning` ("Multithreaded multicore optimisation"): a forkjoin pool with pinned workers
+//! against unpinned.
 
 use super::timing::{in_pool, on_cpu};
 use super::{cores, interleaved, ms, Outcome, Plan};

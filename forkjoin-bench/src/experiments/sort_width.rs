@@ -1,4 +1,4 @@
-//! `sort-width` (000): cilksort's speedup for u8, u16, u32 and u64 keys.
+//! `sort-width` (the FJTask paper): cilksort's speedup for u8, u16, u32 and u64 keys.
 
 use super::speedups::{pool_note, speedups};
 use super::{cores, ms, Outcome, Plan};
