@@ -29,7 +29,7 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use super::crate_dir::Dirs;
-use super::report::{LIMIT_STD, WORST};
+use super::report::{geomean, ratio, LIMIT_STD, WORST};
 
 /// fj1/std above this, and above rayon's ratio by `GROSS_PAST_RAYON`, fails the check.
 pub(crate) const GROSS: f64 = 1.25;
@@ -84,10 +84,7 @@ impl Counted {
     pub(super) fn new(p: Printed, dumps: &[(String, Dump)]) -> Counted {
         let get = |name: &str| dumps.iter().find(|(w, _)| w == name).map(|(_, d)| *d);
         let count = |name: &str| get(name).map(|d| d.instructions);
-        let over = |a: Option<u64>, b: Option<u64>| match (a, b) {
-            (Some(a), Some(b)) if b > 0 => Some(a as f64 / b as f64),
-            _ => None,
-        };
+        let over = |a: Option<u64>, b: Option<u64>| ratio(a.map(|a| a as f64), b.map(|b| b as f64));
         let (std, fj1, fj2, ry1) = (count("std"), count("fj1"), count("fj2"), count("ry1"));
         let fj2_chunks = get("fj2").map(|d| d.boundaries);
         let fj1_over_std = over(fj1, std);
@@ -270,9 +267,9 @@ pub(crate) struct Summary {
     pub geomean_fj2_over_std: Option<f64>,
 }
 
-fn geomean(xs: impl Iterator<Item = f64>) -> Option<f64> {
-    let (sum, n) = xs.fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
-    (n > 0).then(|| (sum / n as f64).exp())
+/// The geometric mean of a ratio over the rows that have it.
+fn geomean_of(rows: &[Counted], ratio: impl Fn(&Counted) -> Option<f64>) -> Option<f64> {
+    geomean(&rows.iter().filter_map(ratio).collect::<Vec<_>>())
 }
 
 pub(crate) fn summarise(rows: &[Counted]) -> Summary {
@@ -281,9 +278,9 @@ pub(crate) fn summarise(rows: &[Counted]) -> Summary {
         errors: rows.iter().filter(|r| r.error.is_some()).count(),
         breaking: rows.iter().filter(|r| r.breaks).count(),
         gross: rows.iter().filter(|r| r.gross).count(),
-        geomean_fj1_over_std: geomean(rows.iter().filter_map(|r| r.fj1_over_std)),
-        geomean_ry1_over_std: geomean(rows.iter().filter_map(|r| r.ry1_over_std)),
-        geomean_fj2_over_std: geomean(rows.iter().filter_map(|r| r.fj2_over_std)),
+        geomean_fj1_over_std: geomean_of(rows, |r| r.fj1_over_std),
+        geomean_ry1_over_std: geomean_of(rows, |r| r.ry1_over_std),
+        geomean_fj2_over_std: geomean_of(rows, |r| r.fj2_over_std),
     }
 }
 

@@ -49,7 +49,8 @@ pub(crate) struct Row {
     pub error: Option<String>,
 }
 
-fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+/// `a / b`, where both are known and `b` is positive.
+pub(crate) fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     match (a?, b?) {
         (a, b) if b > 0.0 => Some(a / b),
         _ => None,
