@@ -187,6 +187,8 @@ pub(crate) struct RunPlan {
     pub threads: Vec<usize>,
     pub rounds: usize,
     pub k: usize,
+    /// Only the programs of these indices (empty: all).
+    pub programs: Vec<usize>,
 }
 
 /// The CPU seconds the whole machine has been busy (`/proc/stat`: all but idle and I/O
@@ -244,8 +246,15 @@ pub(crate) fn run(
         .map(|t| t.to_string())
         .collect::<Vec<_>>()
         .join(",");
+    let programs = plan
+        .programs
+        .iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",");
     let mut child = Command::new(dirs.binary())
         .args(["--threads", &threads])
+        .args(["--programs", &programs])
         .args(["--rounds", &plan.rounds.to_string()])
         .args(["--k", &plan.k.to_string()])
         .stdin(Stdio::null())

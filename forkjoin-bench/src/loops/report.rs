@@ -6,6 +6,11 @@
 //! fj@1/std > ry@1/std); above one worker, every program within 1.10x of rayon's time and
 //! the geometric mean of fj/rayon at most 0.90. Rows are sorted by the larger of
 //! fj@1/ry@1 (which is fj@1/std relative to ry@1/std) and fj@P/ry@P.
+//!
+//! A program that breaks a target may be timed again (`Row::again`, more rounds): its
+//! flag then stands only if the second timing breaks the same target. The summary counts
+//! both; the geometric means and the order use the first timing of every program alike, so
+//! that timing the worst again cannot flatter them.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -28,6 +33,8 @@ pub(crate) const WORST: usize = 20;
 /// One program's figures.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub(crate) struct Row {
+    /// The program's index in the generated crate.
+    pub index: usize,
     pub line: String,
     pub n: usize,
     pub reps: usize,
@@ -47,6 +54,8 @@ pub(crate) struct Row {
     /// Breaks the target above one worker (at some P).
     pub breaks_p: bool,
     pub error: Option<String>,
+    /// The second timing of a program that broke a target in the first.
+    pub again: Option<Box<Row>>,
 }
 
 /// `a / b`, where both are known and `b` is positive.
@@ -79,6 +88,7 @@ impl Row {
             _ => false,
         };
         Row {
+            index: m.index,
             line: m.line.clone(),
             n: m.n,
             reps: m.reps,
@@ -97,7 +107,19 @@ impl Row {
             worst_ratio,
             breaks_1,
             error: m.error.clone(),
+            again: None,
         }
+    }
+
+    /// Breaks the one-worker target, in the second timing too if there was one.
+    pub(crate) fn confirmed_1(&self) -> bool {
+        self.breaks_1 && self.again.as_ref().is_none_or(|a| a.breaks_1)
+    }
+
+    /// Breaks the target at `p` workers, in the second timing too if there was one.
+    pub(crate) fn confirmed_p(&self, p: usize) -> bool {
+        let breaks = |r: &Row| r.fj_over_rayon.get(&p).is_some_and(|&x| x > LIMIT_RAYON);
+        breaks(self) && self.again.as_deref().is_none_or(breaks)
     }
 
     /// The flag column: which targets the program breaks, or ERROR.
@@ -105,13 +127,29 @@ impl Row {
         if let Some(e) = &self.error {
             return format!("ERROR {e}");
         }
+        // A flag the second timing did not repeat is shown in brackets, with that timing.
+        let mark = |flag: String, stands: bool, again: Option<String>| match again {
+            Some(a) if !stands => format!("({flag}: again {a})"),
+            Some(a) => format!("{flag} (again {a})"),
+            None => flag,
+        };
+        let again = self.again.as_deref();
         let mut f = Vec::new();
         if self.breaks_1 {
-            f.push("1w".to_string());
+            // fj@1/std, and rayon's ratio beside it: the target is relative to both.
+            let a = again.and_then(|a| {
+                let fj = a.fj1_over_std?;
+                Some(match a.ry1_over_std {
+                    Some(ry) => format!("{fj:.3}, rayon {ry:.3}"),
+                    None => format!("{fj:.3}"),
+                })
+            });
+            f.push(mark("1w".to_string(), self.confirmed_1(), a));
         }
-        for (p, &r) in &self.fj_over_rayon {
+        for (&p, &r) in &self.fj_over_rayon {
             if r > LIMIT_RAYON {
-                f.push(format!("{p}w"));
+                let a = again.and_then(|a| a.fj_over_rayon.get(&p).map(|x| format!("{x:.3}")));
+                f.push(mark(format!("{p}w"), self.confirmed_p(p), a));
             }
         }
         f.join(" ")
@@ -141,6 +179,12 @@ pub(crate) struct Summary {
     pub breaking_1: usize,
     /// Programs breaking the target above one worker, by P.
     pub breaking_p: BTreeMap<usize, usize>,
+    /// Whether the programs breaking a target were timed again, and with how many rounds.
+    pub recheck_rounds: Option<usize>,
+    /// Of `breaking_1`, those the second timing broke too.
+    pub confirmed_1: usize,
+    /// Of `breaking_p`, those the second timing broke too, by P.
+    pub confirmed_p: BTreeMap<usize, usize>,
     pub geomean_fj1_over_ry1: Option<f64>,
     pub geomean_fj1_over_std: Option<f64>,
     /// The geometric mean of fj@P/ry@P, by P.
@@ -156,8 +200,9 @@ pub(crate) fn geomean(xs: &[f64]) -> Option<f64> {
     Some((xs.iter().map(|x| x.ln()).sum::<f64>() / xs.len() as f64).exp())
 }
 
-/// The summary of `rows` (sorted worst first).
-pub(crate) fn summarise(rows: &[Row]) -> Summary {
+/// The summary of `rows` (sorted worst first); `recheck_rounds`: the rounds of the second
+/// timing, if the programs breaking a target had one.
+pub(crate) fn summarise(rows: &[Row], recheck_rounds: Option<usize>) -> Summary {
     let ps: Vec<usize> = rows
         .iter()
         .flat_map(|r| r.fj_over_rayon.keys().copied())
@@ -178,6 +223,12 @@ pub(crate) fn summarise(rows: &[Row]) -> Summary {
                     .count();
                 (p, n)
             })
+            .collect(),
+        recheck_rounds,
+        confirmed_1: rows.iter().filter(|r| r.confirmed_1()).count(),
+        confirmed_p: ps
+            .iter()
+            .map(|&p| (p, rows.iter().filter(|r| r.confirmed_p(p)).count()))
             .collect(),
         geomean_fj1_over_ry1: geomean(&of(&|r| r.fj1_over_ry1)),
         geomean_fj1_over_std: geomean(&of(&|r| r.fj1_over_std)),
@@ -229,12 +280,17 @@ pub(crate) fn render(rows: &[Row], summary: &Summary) -> String {
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "Summary: {} programs", summary.programs);
+    let again = |confirmed: usize| match summary.recheck_rounds {
+        Some(r) => format!(", {confirmed} again when timed again ({r} rounds)"),
+        None => String::new(),
+    };
     if has_1 {
         let _ = writeln!(
             out,
             "  1 worker:  {} break the target (fj@1 > {LIMIT_STD:.2}x std and above rayon's \
-             ratio); geomean fj@1/ry@1 {}, fj@1/std {}",
+             ratio){}; geomean fj@1/ry@1 {}, fj@1/std {}",
             summary.breaking_1,
+            again(summary.confirmed_1),
             num(summary.geomean_fj1_over_ry1, 3),
             num(summary.geomean_fj1_over_std, 3)
         );
@@ -242,9 +298,10 @@ pub(crate) fn render(rows: &[Row], summary: &Summary) -> String {
     for p in &ps {
         let _ = writeln!(
             out,
-            "  {p} workers: {} break the target (fj@{p} > {LIMIT_RAYON:.2}x rayon); geomean \
+            "  {p} workers: {} break the target (fj@{p} > {LIMIT_RAYON:.2}x rayon){}; geomean \
              fj@{p}/ry@{p} {} (target <= {GEOMEAN_TARGET:.2})",
             summary.breaking_p.get(p).copied().unwrap_or(0),
+            again(summary.confirmed_p.get(p).copied().unwrap_or(0)),
             num(summary.geomean_fj_over_rayon.get(p).copied(), 3)
         );
     }

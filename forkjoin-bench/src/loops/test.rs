@@ -360,7 +360,7 @@ fn the_report_flags_and_sorts() {
     let order: Vec<&str> = rows.iter().map(|r| r.line.as_str()).collect();
     // By the larger of fj@1/ry@1 and fj@2/ry@2: a 1.2, b 1.1, c 1.0.
     assert_eq!(order, ["a", "b", "c"]);
-    let s = report::summarise(&rows);
+    let s = report::summarise(&rows, None);
     assert_eq!((s.programs, s.errors, s.breaking_1), (3, 0, 1));
     assert_eq!(s.breaking_p, BTreeMap::from([(2, 1)]));
     let g2 = s.geomean_fj_over_rayon[&2];
@@ -369,6 +369,48 @@ fn the_report_flags_and_sorts() {
     let text = report::render(&rows, &s);
     assert!(
         text.contains("  2 workers: 1 break the target (fj@2 > 1.10x rayon)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_flag_stands_only_if_the_second_timing_repeats_it() {
+    // a breaks at 2 workers (1.2x rayon), timed again: 1.0x (not repeated).
+    // b breaks at 1 worker (1.10x std, rayon 1.0x), timed again: 1.08x (repeated).
+    let mut a = Row::new(&measured("a", 1.0, [1.1, 0.6], [1.2, 0.5]));
+    a.again = Some(Box::new(Row::new(&measured(
+        "a",
+        1.0,
+        [1.1, 0.5],
+        [1.2, 0.5],
+    ))));
+    let mut b = Row::new(&measured("b", 1.0, [1.1, 0.4], [1.0, 0.5]));
+    b.again = Some(Box::new(Row::new(&measured(
+        "b",
+        1.0,
+        [1.08, 0.4],
+        [1.0, 0.5],
+    ))));
+    assert_eq!(
+        (a.confirmed_p(2), a.flag()),
+        (false, "(2w: again 1.000)".to_string())
+    );
+    assert_eq!(
+        (b.confirmed_1(), b.flag()),
+        (true, "1w (again 1.080, rayon 1.000)".to_string())
+    );
+    let rows = vec![a, b];
+    let s = report::summarise(&rows, Some(21));
+    assert_eq!((s.breaking_1, s.confirmed_1), (1, 1));
+    assert_eq!(s.breaking_p, BTreeMap::from([(2, 1)]));
+    assert_eq!(s.confirmed_p, BTreeMap::from([(2, 0)]));
+    // The geometric mean is of the first timings: 1.2 and 0.8.
+    assert!((s.geomean_fj_over_rayon[&2] - (1.2f64 * 0.8).sqrt()).abs() < 1e-12);
+    let text = report::render(&rows, &s);
+    assert!(
+        text.contains(
+            "  2 workers: 1 break the target (fj@2 > 1.10x rayon), 0 again when timed again (21 rounds)"
+        ),
         "{text}"
     );
 }

@@ -5,8 +5,9 @@
 //! program on stdout: its line, the items, the runs per sample, the K-best seconds per
 //! sample of std (1 worker), forkjoin and rayon at each worker count, and an error (the
 //! versions' answers differ, or one panicked) or null. `--only fj2,ry2` times std and only
-//! the entrants named; `LOOPS_TRACE_QUIET=1` prints how long each entrant's threads took to
-//! leave the CPUs after its sample.
+//! the entrants named, `--programs 3,17` only the programs of these indices;
+//! `LOOPS_TRACE_QUIET=1` prints how long each entrant's threads took to leave the CPUs after
+//! its sample.
 //!
 //! `loops-gen --instructions`, run under callgrind by `fj loops --instructions`, runs each
 //! program once more per entrant inside `instruction_window` (std, forkjoin at 1 worker,
@@ -307,7 +308,14 @@ fn main() {
         entrants.retain(|e| e.name == "std" || keep.contains(&e.name.as_str()));
     }
 
+    // `--programs 3,17`: only these programs (`fj loops` times again those a pass flagged).
+    let programs: String = arg(&args, "--programs", String::new());
+    let chosen: Vec<usize> = programs.split(',').filter(|p| !p.is_empty()).map(|p| p.parse().expect("--programs")).collect();
+
     for (index, prog) in PROGRAMS.iter().enumerate() {
+        if !chosen.is_empty() && !chosen.contains(&index) {
+            continue;
+        }
         let mut inp = Input::new(prog.n, prog.needs, 0x5eed ^ (index as u64) << 20);
         let mut error: Option<String> = None;
         // The answers: every version once, from the same input.
