@@ -240,21 +240,15 @@ pub(crate) fn run(
 ) -> Result<RunOutcome, String> {
     let before = cpu_seconds();
     let start = Instant::now();
-    let threads = plan
-        .threads
-        .iter()
-        .map(|t| t.to_string())
-        .collect::<Vec<_>>()
-        .join(",");
-    let programs = plan
-        .programs
-        .iter()
-        .map(|i| i.to_string())
-        .collect::<Vec<_>>()
-        .join(",");
+    let comma = |xs: &[usize]| {
+        xs.iter()
+            .map(|x| x.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     let mut child = Command::new(dirs.binary())
-        .args(["--threads", &threads])
-        .args(["--programs", &programs])
+        .args(["--threads", &comma(&plan.threads)])
+        .args(["--programs", &comma(&plan.programs)])
         .args(["--rounds", &plan.rounds.to_string()])
         .args(["--k", &plan.k.to_string()])
         .stdin(Stdio::null())
