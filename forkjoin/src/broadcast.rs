@@ -134,7 +134,7 @@ where
     // The waker's half of the Dekker pattern, as in `run_broadcast`.
     fence(SeqCst);
     for index in 0..registry.num_threads() {
-        registry.sleep.wake(index);
+        registry.idle.published_for(index);
     }
     registry.stand_in_for_waiting();
 }
@@ -276,13 +276,13 @@ where
     for (worker, job) in registry.workers[..n].iter().zip(&jobs) {
         worker.inbox.push(job.job_ref());
     }
-    // The waker's half of the Dekker pattern (sleep.rs) for every slot at once: the pushes
+    // The waker's half of the Dekker pattern (`registry/idle/sleep.rs`) for every slot at once: the pushes
     // come before the fence, the checks for a sleeping runner after it. A runner that parks
     // announces itself, fences and then looks at its inbox (`Registry::has_work_for`), so
     // either it sees its share or we see it asleep and wake it.
     fence(SeqCst);
     for index in 0..n {
-        registry.sleep.wake(index);
+        registry.idle.published_for(index);
     }
     // A slot whose thread is inside `blocking` without a spare gets one for its share.
     registry.stand_in_for_waiting();

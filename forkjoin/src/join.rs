@@ -508,7 +508,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
             let owner = latch.owner;
             // After this store the owner may return and pop the frame: no more access to it.
             CoreLatch::set_raw(&latch.core);
-            worker.registry().sleep.fence_and_wake(owner);
+            worker.registry().idle.latch_set(owner);
         }
     }
 }

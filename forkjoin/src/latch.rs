@@ -1,6 +1,6 @@
 //! Latches: one-shot "done" signals a waiter checks. A worker never blocks on a latch while
 //! there is work: it helps (`Worker::wait_until`) and parks only when it finds none, after
-//! announcing itself to the sleep protocol, so the setter wakes it (`sleep.rs`). A thread
+//! announcing itself to the sleep protocol, so the setter wakes it (`registry/idle/sleep.rs`). A thread
 //! outside the pool spins briefly, then parks, on an `OutsideLatch`.
 //!
 //! Setting a latch is the last thing the setter does with the latch's memory: the waiter
@@ -95,7 +95,7 @@ impl Latch for CrossLatch {
             let registry = Arc::clone(&(*this).registry);
             let index = (*this).index;
             CoreLatch::set_raw(&(*this).core);
-            registry.sleep.fence_and_wake(index);
+            registry.idle.latch_set(index);
         }
     }
 }

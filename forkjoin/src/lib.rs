@@ -37,7 +37,6 @@ mod deque;
 mod frame_counts;
 mod lineage;
 mod padded;
-mod sleep;
 mod sync;
 
 #[cfg(not(loom))]

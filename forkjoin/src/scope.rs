@@ -414,7 +414,7 @@ impl<'scope> Scope<'scope> {
                         CoreLatch::set_raw(core);
                         // The owner is a worker of the scope's pool, which the caller keeps
                         // alive (see above).
-                        (*registry).sleep.fence_and_wake(index);
+                        (*registry).idle.latch_set(index);
                     }
                     ScopeLatch::Cross(cross) => CrossLatch::set(&cross.latch),
                     ScopeLatch::Outside(latch) => OutsideLatch::set(&**latch),

@@ -282,7 +282,7 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
             }
             let waiter = shared.waiter.load(Relaxed);
             if waiter != NO_WAITER {
-                worker.registry().sleep.wake(waiter);
+                worker.registry().idle.published_for(waiter);
             }
             // A poll's waker, if one is waiting (after the fence above); one relaxed load if not.
             shared.wake();

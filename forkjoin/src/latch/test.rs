@@ -157,7 +157,7 @@ fn cross_latch_wakes_a_parked_worker_of_another_registry() {
                 let written = Arc::new(AtomicUsize::new(0));
                 let (ptr, write) = (SendPtr(&latch as *const CrossLatch), Arc::clone(&written));
                 b.spawn(move || {
-                    while registry_a.sleep.sleepers() == 0 {
+                    while registry_a.idle.sleepers() == 0 {
                         thread::yield_now();
                     }
                     write.store(round + 1, Relaxed);
@@ -167,7 +167,7 @@ fn cross_latch_wakes_a_parked_worker_of_another_registry() {
                 w.wait_until(&|| latch.core.probe(), None, Helps::Anything);
                 assert!(latch.core.probe());
                 // The waker withdrew the sleeper's announcement.
-                assert_eq!(w.registry().sleep.sleepers(), 0);
+                assert_eq!(w.registry().idle.sleepers(), 0);
                 // Relaxed: the latch's Release store and Acquire probe order it.
                 written.load(Relaxed)
             })

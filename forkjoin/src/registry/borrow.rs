@@ -76,7 +76,7 @@ pub(super) fn run_borrowed<R>(
             registry.idle.enter();
             // Work published while the slot was lent found its worker uncounted: wake it.
             // Broadcast shares left in the slot's inbox are the worker's to run.
-            registry.sleep.give_back(worker.index, || {
+            registry.idle.slot_given_back(worker.index, || {
                 registry.is_terminating() || registry.has_work_for(worker.index)
             });
         }

@@ -263,7 +263,7 @@ mod loom_tests {
     //! `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib loom_tests`.
 
     use super::*;
-    use crate::sleep::Sleep;
+    use crate::registry::idle::sleep::Sleep;
     use crate::sync::{fence, model};
     use loom::sync::Arc;
     use loom::thread;

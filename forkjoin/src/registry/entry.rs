@@ -137,7 +137,7 @@ fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + 
             .caller_runs
             .is_some_and(|need| stack_left() >= need)
         {
-            if let Some(index) = registry.sleep.lend() {
+            if let Some(index) = registry.idle.lend_parked_slot() {
                 return run_borrowed(registry, index, op);
             }
         }

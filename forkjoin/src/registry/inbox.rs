@@ -27,7 +27,7 @@ impl Inbox {
     }
 
     /// Queues a share for the slot's runner. The caller then wakes it: a SeqCst fence, then
-    /// `Sleep::wake`, the waker's half of the Dekker pattern (sleep.rs) against the
+    /// `Sleep::wake`, the waker's half of the Dekker pattern (`idle/sleep.rs`) against the
     /// runner's announce, fence and `has_work_for`.
     pub(crate) fn push(&self, job: JobRef) {
         // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.

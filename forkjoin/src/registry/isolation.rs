@@ -34,7 +34,7 @@
 //!   for it"; the simulator's `Waits` gives what the idle core costs).
 
 use super::heartbeat::HEARTBEAT;
-use super::idle::{Parking, Round};
+use super::idle::{IsolatedParking, Round};
 use super::worker::{JobSource, Worker};
 use super::Registry;
 use crate::deque::Steal;
@@ -510,7 +510,7 @@ impl Worker {
             }
         }
         if wait.round.is_some() {
-            self.registry().idle.work_found(&self.registry().sleep);
+            self.registry().idle.work_found();
         }
         // Every job run meanwhile has returned, with its frames: `len` is back where it was
         // when `wait` drops, and the frames hidden with it are shown again.
@@ -576,7 +576,7 @@ impl Worker {
         );
         if let Some(job) = found {
             if round.take().is_some() {
-                registry.idle.work_found(&registry.sleep);
+                registry.idle.work_found();
             }
             return Some(job);
         }
@@ -594,13 +594,13 @@ impl Worker {
             };
             if let Some(job) = self.claim_from_stalled(&wanted) {
                 if round.take().is_some() {
-                    registry.idle.work_found(&registry.sleep);
+                    registry.idle.work_found();
                 }
                 return Some(job);
             }
         }
         let round = round.get_or_insert_with(|| registry.idle.start_looking());
-        let parking = Parking {
+        let parking = IsolatedParking {
             index: self.index,
             stay_awake: &|| {
                 done()
@@ -611,15 +611,12 @@ impl Worker {
                         (&mut scratch.borrow_mut(), across_pools),
                     )
             },
-            wants_watcher: &|| false,
-            lendable: false,
             parks: &self.counters.parks,
+            sleeps: &self.counters.isolated_sleeps,
             period: HEARTBEAT,
-            requests_pending: &|| false,
-            isolated: Some(&self.counters.isolated_sleeps),
         };
         if !round.parks_next() {
-            registry.idle.no_work_found(round, &registry.sleep, parking);
+            registry.idle.no_work_found_isolated(round, parking);
             return None;
         }
         // The only worker of its pool, waiting for another pool: nobody else can run what it
@@ -628,7 +625,7 @@ impl Worker {
         // section 5, "The guarantee").
         if across_pools && registry.num_threads() == 1 {
             if let Some(job) = self.take_own() {
-                registry.idle.work_found(&registry.sleep);
+                registry.idle.work_found();
                 *round = registry.idle.start_looking();
                 return Some(JobRef(job));
             }
@@ -643,9 +640,9 @@ impl Worker {
         // (counted idle, this waiter may have made its publisher skip the wake-up). No spare
         // stands in for it (see the module's docs).
         if registry.has_work() {
-            registry.sleep.wake_any();
+            registry.idle.idle_beside_work();
         }
-        registry.idle.no_work_found(round, &registry.sleep, parking);
+        registry.idle.no_work_found_isolated(round, parking);
         None
     }
 

@@ -42,7 +42,6 @@ use crate::build_error::BuildError;
 use crate::deque::Deque;
 use crate::padded::CachePadded;
 use crate::profile_hooks::ProfilingFlag;
-use crate::sleep::Sleep;
 use compensation::Compensation;
 use idle::Idle;
 use spares::Spares;
@@ -56,8 +55,8 @@ use worker::JobSource;
 pub(crate) struct Registry {
     pub(crate) workers: Box<[Worker]>,
     pub(super) queues: Box<[CachePadded<SubmissionQueue>]>,
-    pub(crate) sleep: Sleep,
-    /// Who is idle, who watches, whom new work wakes: the idle policy (`idle`).
+    /// Who is idle, who watches, whom new work wakes, where idle threads park: the idle
+    /// policy (`idle`).
     pub(crate) idle: Idle,
     pub(super) terminating: AtomicBool,
     /// When a call from outside the pool last started (clock ticks): a watcher stays on duty
@@ -101,10 +100,12 @@ impl Registry {
                     })
                 })
                 .collect(),
-            sleep: Sleep::with_spares(threads, max_spares),
             compensation: Compensation::new(max_spares),
             spares: Spares::new(threads, max_spares),
-            idle: Idle::new(threads),
+            idle: Idle::new(
+                idle::sleep::Sleep::with_spares(threads, max_spares),
+                threads,
+            ),
             terminating: AtomicBool::new(false),
             last_outside_call: CachePadded(AtomicU64::new(0)),
             caller_runs,
@@ -119,7 +120,7 @@ impl Registry {
     /// `Idle::new_work`), and starts a stand-in for a thread blocked without one
     /// (`stand_in_for_published`; after `new_work`'s fence).
     pub(crate) fn notify_work(&self) {
-        self.idle.new_work(&self.sleep);
+        self.idle.new_work();
         self.stand_in_for_published();
     }
 
@@ -182,7 +183,7 @@ impl Registry {
     /// to exit.
     pub(crate) fn terminate(&self) {
         self.terminating.store(true, Release);
-        self.sleep.wake_all();
+        self.idle.shutdown();
         self.spares.wake_resting();
     }
 

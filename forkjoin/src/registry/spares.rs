@@ -47,13 +47,13 @@ impl Registry {
         let n = self.num_threads();
         let mut others = (1..n).map(|k| (worker.shown_index() + k) % n);
         if !self.has_work() {
-            return if others.any(|i| self.sleep.is_parked(i)) {
+            return if others.any(|i| self.idle.parked(i)) {
                 Cover::NoSpare
             } else {
                 Cover::OnDemand
             };
         }
-        if others.any(|i| self.sleep.wake_unisolated(i)) {
+        if others.any(|i| self.idle.cover_blocked(i)) {
             return Cover::NoSpare;
         }
         // None to be had now (the bound, or a spare not yet counted out): one starts when
@@ -163,7 +163,7 @@ impl Registry {
         let token = &self.spares.tokens[worker.shown_index()];
         token.claim(worker.index, &self.spares.free_tokens, |holder| {
             // The fence pairs with a parking holder's (see `IndexToken::claims`).
-            self.sleep.fence_and_wake(holder);
+            self.idle.latch_set(holder);
         });
     }
 
@@ -373,7 +373,7 @@ impl Registry {
                 }
                 let worker = Box::new(Worker::new(self.workers.len() + k, self));
                 self.spares.slots[k].store(Box::into_raw(worker), SeqCst);
-                self.sleep.activate(self.workers.len() + k);
+                self.idle.spare_started(self.workers.len() + k);
                 self.spares.made.store(k + 1, SeqCst);
                 k
             }

@@ -485,7 +485,7 @@ fn a_share_for_a_worker_blocked_without_a_spare_starts_one() {
             in_worker(&registry, move |worker| {
                 let other = 1 - worker.index;
                 wait_until("the other worker to park", || {
-                    worker.registry().sleep.is_parked(other)
+                    worker.registry().idle.parked(other)
                 });
                 crate::blocking(|| blocked_on.recv().unwrap());
                 worker.index

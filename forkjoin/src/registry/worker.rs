@@ -406,7 +406,7 @@ impl Worker {
         // Its fence also orders the push before the look at the owner's slot below.
         registry.notify_work();
         if owner != NO_OWNER && owner != self.index {
-            registry.sleep.wake(owner);
+            registry.idle.published_for(owner);
         }
     }
 
@@ -607,11 +607,11 @@ impl Worker {
         let registry = self.registry();
         loop {
             if done() {
-                registry.idle.work_found(&registry.sleep);
+                registry.idle.work_found();
                 return true;
             }
             if let Some(job) = self.find_work(hint) {
-                registry.idle.work_found(&registry.sleep);
+                registry.idle.work_found();
                 // Pass the signal on (the JDK pool's signalWork): a wake-up may have been
                 // spared because we were searching, and we are about to be busy.
                 if registry.has_work() {
@@ -624,7 +624,7 @@ impl Worker {
             if registry.some_busy() {
                 self.request_sharing();
                 if let Some(job) = self.claim_from_stalled(&|_| true) {
-                    registry.idle.work_found(&registry.sleep);
+                    registry.idle.work_found();
                     // SAFETY: on this worker's thread; the frame was claimed for it alone.
                     unsafe { self.execute(job) };
                     return false;
@@ -642,7 +642,6 @@ impl Worker {
             let lendable = unsafe { !(*self.owner_state()).running };
             registry.idle.no_work_found(
                 &mut round,
-                &registry.sleep,
                 Parking {
                     index: self.index,
                     stay_awake: &|| {
@@ -656,7 +655,6 @@ impl Worker {
                     period: HEARTBEAT,
                     // Not while calls from outside come: they share quietly, for the watcher.
                     requests_pending: &|| !registry.called_lately() && self.requests_pending(),
-                    isolated: None,
                 },
             );
         }

@@ -1,21 +1,31 @@
 //! The idle policy: what a worker with nothing to do does, round by round (spin, yield,
 //! park), who keeps the heartbeat going while it sleeps (the watcher), and whom new work
-//! wakes. It takes events, as rayon-core's `sleep` module does, so that the policy changes
-//! in this file alone:
+//! wakes. It owns the pool's `Sleep` and takes events, as rayon-core's `sleep` module does,
+//! so that the policy changes in this file alone; no other file parks or wakes a thread:
 //!
 //! - `start_looking`: a worker found nothing and starts searching (counted idle);
 //! - `no_work_found`: a search round found nothing: spin, yield or park;
 //! - `work_found`: it found work, or what it waited for is done (counted busy again);
-//! - `new_work`: someone published work any worker may take.
+//! - `new_work`: someone published work any worker may take;
+//! - `latch_set` and `published_for`: what one worker waits for is done, or work only it
+//!   may take was published (a broadcast's share, its region's job, its task's end);
+//! - `idle_beside_work`: a waiter parks beside queued work it may not take;
+//! - `lend_parked_slot` and `slot_given_back`: a thread from outside borrows a parked
+//!   worker's slot, and gives it back (`borrow.rs`);
+//! - `cover_blocked`, `parked` and `spare_started`: a thread blocks, and a parked worker
+//!   or a spare takes its place (`spares.rs`);
+//! - `shutdown`: the pool terminates.
 //!
-//! Parking itself (the lost-wake-up protocol) is `crate::sleep`'s. DESIGN.md, sections 4
+//! Parking itself (the lost-wake-up protocol) is `sleep.rs`'s, beside this file. DESIGN.md, sections 4
 //! and 6, give the reasons for the rounds and the watcher. The loom models at the end run
 //! this code itself, with the real `Sleep`, against a publisher.
 
 use crate::counter::{add, unbump};
 use crate::padded::CachePadded;
-use crate::sleep::Sleep;
+pub(super) mod sleep;
+
 use crate::sync::{fence, AtomicBool, AtomicUsize};
+use sleep::Sleep;
 // std's, also under loom: the rounds are bounded, and loom's would tell the model checker
 // that this thread waits for another, which hides the interleavings where it does not.
 use std::hint::spin_loop;
@@ -46,12 +56,15 @@ const PURE_SPIN_ROUNDS: u32 = 0;
 #[cfg(any(loom, miri))]
 const YIELD_ROUNDS: u32 = 1;
 
-/// The pool's idle state: who is looking for work or parked, and who watches.
+/// The pool's idle state: who is looking for work or parked, who watches, and the parking
+/// lot itself.
 pub(crate) struct Idle {
     /// Workers looking for work or parked. Read (relaxed) by busy workers at heartbeats.
     count: CachePadded<AtomicUsize>,
     /// A parked worker keeps the heartbeat going (see `no_work_found`).
     watcher: CachePadded<AtomicBool>,
+    /// Where idle threads park, and the lost-wake-up protocol (`sleep.rs`).
+    sleep: Sleep,
 }
 
 /// The watcher's period doubles, up to this many times, while every request it made is
@@ -109,20 +122,34 @@ pub(crate) struct Parking<'a> {
     /// Read when the watcher parks again: whether every request it made is still pending
     /// (no busy worker has taken one since), so that it may park longer.
     pub(crate) requests_pending: &'a dyn Fn() -> bool,
-    /// The worker waits in isolation (`registry/isolation.rs`): it parks as
-    /// `Sleep::sleep_isolated` (never the watcher, passed over by `new_work`), for `period`
-    /// doubling to `ISOLATED_BACKOFF` times while nothing wakes it, and counts each time it
-    /// slept here (statistics).
-    pub(crate) isolated: Option<&'a AtomicU64>,
+}
+
+/// What `no_work_found_isolated` needs to park a worker waiting in isolation
+/// (`registry/isolation.rs`). It parks as `Sleep::sleep_isolated`: never the watcher, never
+/// lent, passed over by `new_work`, for `period` doubling to `ISOLATED_BACKOFF` times while
+/// nothing wakes it.
+pub(crate) struct IsolatedParking<'a> {
+    /// The worker's slot in `Sleep`.
+    pub(crate) index: usize,
+    /// As `Parking::stay_awake`: what it waits for is done, or its region has work.
+    pub(crate) stay_awake: &'a dyn Fn() -> bool,
+    /// The worker's count of parks (statistics).
+    pub(crate) parks: &'a AtomicU64,
+    /// Its count of parks in isolation (statistics).
+    pub(crate) sleeps: &'a AtomicU64,
+    /// The first park's timeout.
+    pub(crate) period: Duration,
 }
 
 impl Idle {
-    /// `workers` workers, all counted idle until their first search finds work (a loop
-    /// that starts before a worker thread has even started sees it as idle).
-    pub(crate) fn new(workers: usize) -> Idle {
+    /// The idle state of threads parking in `sleep`, of which `counted` are counted idle:
+    /// a pool's workers all are until their first search finds work (a loop that starts
+    /// before a worker thread has even started sees it as idle).
+    pub(crate) fn new(sleep: Sleep, counted: usize) -> Idle {
         Idle {
-            count: CachePadded(AtomicUsize::new(workers)),
+            count: CachePadded(AtomicUsize::new(counted)),
             watcher: CachePadded(AtomicBool::new(false)),
+            sleep,
         }
     }
 
@@ -166,7 +193,8 @@ impl Idle {
     /// of them watches, wakes one to take the role, since this one will be busy: without it,
     /// parked workers would sleep through all the work this one goes on to create, which
     /// nobody would be asked to share.
-    pub(crate) fn work_found(&self, sleep: &Sleep) {
+    pub(crate) fn work_found(&self) {
+        let sleep = &self.sleep;
         self.leave();
         // The Dekker pattern with a parking worker, which announces itself, fences, and
         // then reads the count to decide whether to watch: one of the two sees the other.
@@ -181,49 +209,82 @@ impl Idle {
     /// worker is awake and searching; it will find the work (it looks again after
     /// announcing itself, before it could park), and when it takes a job it passes the
     /// signal on if more work is queued.
-    pub(crate) fn new_work(&self, sleep: &Sleep) {
+    pub(crate) fn new_work(&self) {
+        let sleep = &self.sleep;
         sleep.notify_work(|| self.count().saturating_sub(sleep.sleepers()));
+    }
+
+    /// What worker `index` waits for is done (its latch is set, a token is passed to it):
+    /// fences after the caller's writes, then wakes it if it is parked. The setter's half of
+    /// the Dekker pattern (`sleep.rs`).
+    pub(crate) fn latch_set(&self, index: usize) {
+        self.sleep.fence_and_wake(index);
+    }
+
+    /// Work or an answer only worker `index` may take was published (a broadcast's share
+    /// in its inbox, its region's job, the end of a task it waits for), and the caller has
+    /// issued a SeqCst fence since: wakes it if it is parked. Whether it did.
+    pub(crate) fn published_for(&self, index: usize) -> bool {
+        self.sleep.wake(index)
+    }
+
+    /// A waiter in isolation is about to park beside queued work it may not take: wakes a
+    /// parked worker that may take it (this waiter, counted idle, may have made its
+    /// publisher skip the wake-up).
+    pub(crate) fn idle_beside_work(&self) {
+        self.sleep.wake_any();
+    }
+
+    /// A thread from outside wants a parked worker's slot: the index of one lent to it,
+    /// if any (`Sleep::lend`).
+    pub(crate) fn lend_parked_slot(&self) -> Option<usize> {
+        self.sleep.lend()
+    }
+
+    /// The borrower gives slot `index` back; its worker parks on, unless `stay_awake`
+    /// (work published while the slot was lent) wakes it (`Sleep::give_back`).
+    pub(crate) fn slot_given_back(&self, index: usize, stay_awake: impl Fn() -> bool) {
+        self.sleep.give_back(index, stay_awake)
+    }
+
+    /// Whether worker `index` is parked (a hint: it may be waking up).
+    pub(crate) fn parked(&self, index: usize) -> bool {
+        self.sleep.is_parked(index)
+    }
+
+    /// A thread blocks: wakes worker `index` to take its place if it is parked and not
+    /// waiting in isolation. Whether it did. The caller has fenced after what it published.
+    pub(crate) fn cover_blocked(&self, index: usize) -> bool {
+        self.sleep.wake_unisolated(index)
+    }
+
+    /// Spare slot `index` starts a thread: `new_work` and `cover_blocked` may wake it.
+    pub(crate) fn spare_started(&self, index: usize) {
+        self.sleep.activate(index)
+    }
+
+    /// The pool terminates: wakes every parked thread. The caller has set the flag that
+    /// their `stay_awake` reads.
+    pub(crate) fn shutdown(&self) {
+        self.sleep.wake_all();
+    }
+
+    /// Threads parked now (a snapshot, for tests).
+    #[cfg(test)]
+    pub(crate) fn sleepers(&self) -> usize {
+        self.sleep.sleepers()
     }
 
     /// A search round found nothing: spin, then yield, then park. One of the parked
     /// workers, the watcher, parks for one period at a time while `wants_watcher` holds,
     /// and searches (and asks busy workers to share) each time it wakes, so the heartbeat
     /// runs on a core that has nothing else to do and never preempts a busy worker.
-    pub(crate) fn no_work_found(&self, round: &mut Round, sleep: &Sleep, parking: Parking<'_>) {
-        round.searches += 1;
-        let r = round.searches;
-        if r <= SPIN_ROUNDS {
-            for _ in 0..(1u32 << r.min(6)) {
-                spin_loop();
-            }
-            if r > PURE_SPIN_ROUNDS {
-                yield_now();
-            }
+    pub(crate) fn no_work_found(&self, round: &mut Round, parking: Parking<'_>) {
+        let Some(first_park) = Self::spin_or_yield(round, parking.parks) else {
             return;
-        }
-        if r <= SPIN_ROUNDS + YIELD_ROUNDS {
-            yield_now();
-            return;
-        }
-        // Counted before parking, so that a snapshot taken while it sleeps shows it; a
-        // watcher's periodic parks count once.
-        let first_park = r == SPIN_ROUNDS + YIELD_ROUNDS + 1;
-        if first_park {
-            add(parking.parks, 1);
-        }
-        if let Some(sleeps) = parking.isolated {
-            // Woken by its latch or its region's work; the timeout only bounds a missed
-            // wake-up, so it doubles. The rounds stay at parking until it runs something.
-            let timeout = parking.period * (1 << round.backoff);
-            round.backoff = (round.backoff + 1).min(ISOLATED_BACKOFF);
-            if sleep.sleep_isolated(parking.index, parking.stay_awake, timeout) {
-                add(sleeps, 1);
-            } else if first_park {
-                unbump(parking.parks);
-            }
-            return;
-        }
+        };
         let mut watch = false;
+        let sleep = &self.sleep;
         let slept = sleep.sleep(
             parking.index,
             parking.stay_awake,
@@ -257,6 +318,53 @@ impl Idle {
         }
     }
 
+    /// A search round of a waiter in isolation found nothing: spin, then yield, then park
+    /// until its latch or its region's work wakes it. The timeout only bounds a missed
+    /// wake-up, so it doubles; the rounds stay at parking until it runs something.
+    pub(crate) fn no_work_found_isolated(&self, round: &mut Round, parking: IsolatedParking<'_>) {
+        let Some(first_park) = Self::spin_or_yield(round, parking.parks) else {
+            return;
+        };
+        let timeout = parking.period * (1 << round.backoff);
+        round.backoff = (round.backoff + 1).min(ISOLATED_BACKOFF);
+        if self
+            .sleep
+            .sleep_isolated(parking.index, parking.stay_awake, timeout)
+        {
+            add(parking.sleeps, 1);
+        } else if first_park {
+            unbump(parking.parks);
+        }
+    }
+
+    /// The rounds before a park: spins, yields, and `None` while they last; then
+    /// `Some(first)`, where `first` says whether this is the phase's first park (counted
+    /// in `parks` before parking, so that a snapshot taken while it sleeps shows it; a
+    /// watcher's periodic parks count once).
+    #[inline]
+    fn spin_or_yield(round: &mut Round, parks: &AtomicU64) -> Option<bool> {
+        round.searches += 1;
+        let r = round.searches;
+        if r <= SPIN_ROUNDS {
+            for _ in 0..(1u32 << r.min(6)) {
+                spin_loop();
+            }
+            if r > PURE_SPIN_ROUNDS {
+                yield_now();
+            }
+            return None;
+        }
+        if r <= SPIN_ROUNDS + YIELD_ROUNDS {
+            yield_now();
+            return None;
+        }
+        let first_park = r == SPIN_ROUNDS + YIELD_ROUNDS + 1;
+        if first_park {
+            add(parks, 1);
+        }
+        Some(first_park)
+    }
+
     /// Whether a parked worker is on watch (see `no_work_found`).
     pub(crate) fn watched(&self) -> bool {
         // Relaxed: a hint; a watcher that has just left costs a tick's wait.
@@ -278,24 +386,17 @@ mod loom_tests {
     /// A worker's idle phase as `Worker::idle_until` runs it, with `work` standing for the
     /// queues: search, and while nothing is found, `no_work_found`. Returns when the work is
     /// found, after `work_found`.
-    fn idle_phase(
-        idle: &Idle,
-        sleep: &Sleep,
-        index: usize,
-        work: &AtomicBool,
-        busy: &dyn Fn() -> bool,
-    ) {
+    fn idle_phase(idle: &Idle, index: usize, work: &AtomicBool, busy: &dyn Fn() -> bool) {
         let parks = AtomicU64::new(0);
         let mut round = idle.start_looking();
         loop {
             if work.load(Acquire) {
-                idle.work_found(sleep);
+                idle.work_found();
                 return;
             }
             let stay_awake = || work.load(Relaxed);
             idle.no_work_found(
                 &mut round,
-                sleep,
                 Parking {
                     index,
                     stay_awake: &stay_awake,
@@ -304,7 +405,6 @@ mod loom_tests {
                     parks: &parks,
                     period: Duration::from_micros(50),
                     requests_pending: &|| false,
-                    isolated: None,
                 },
             );
         }
@@ -317,17 +417,16 @@ mod loom_tests {
     #[test]
     fn new_work_reaches_a_worker_that_goes_idle() {
         model(|| {
-            let sleep = Arc::new(Sleep::new(1));
             // The worker is busy at first (as after `worker_main`'s `leave`).
-            let idle = Arc::new(Idle::new(0));
+            let idle = Arc::new(Idle::new(Sleep::new(1), 0));
             let work = Arc::new(AtomicBool::new(false));
             let worker = {
-                let (sleep, idle, work) = (sleep.clone(), idle.clone(), work.clone());
-                thread::spawn(move || idle_phase(&idle, &sleep, 0, &work, &|| false))
+                let (idle, work) = (idle.clone(), work.clone());
+                thread::spawn(move || idle_phase(&idle, 0, &work, &|| false))
             };
             // Release: the worker that sees the flag sees what it guards.
             work.store(true, Release);
-            idle.new_work(&sleep);
+            idle.new_work();
             worker.join().unwrap();
             assert_eq!(idle.count(), 0);
         });
@@ -341,15 +440,14 @@ mod loom_tests {
     #[test]
     fn a_call_queued_without_a_wake_up_reaches_a_worker_that_goes_idle() {
         model(|| {
-            let sleep = Arc::new(Sleep::new(1));
-            let idle = Arc::new(Idle::new(0));
+            let idle = Arc::new(Idle::new(Sleep::new(1), 0));
             let work = Arc::new(AtomicBool::new(false));
             let started = Arc::new(AtomicBool::new(false));
             let worker = {
-                let (sleep, idle) = (sleep.clone(), idle.clone());
+                let idle = idle.clone();
                 let (work, started) = (work.clone(), started.clone());
                 thread::spawn(move || {
-                    idle_phase(&idle, &sleep, 0, &work, &|| false);
+                    idle_phase(&idle, 0, &work, &|| false);
                     // Relaxed: a hint, as the job's `started` is.
                     started.store(true, Relaxed);
                 })
@@ -358,7 +456,7 @@ mod loom_tests {
             work.store(true, Release);
             // One look stands for the caller's short spin (`started_within`).
             if !started.load(Relaxed) {
-                idle.new_work(&sleep);
+                idle.new_work();
             }
             worker.join().unwrap();
             assert_eq!(idle.count(), 0);
@@ -374,19 +472,18 @@ mod loom_tests {
     #[test]
     fn a_worker_that_parks_for_good_is_woken_by_one_that_becomes_busy() {
         model(|| {
-            let sleep = Arc::new(Sleep::new(2));
-            let idle = Arc::new(Idle::new(0));
+            let idle = Arc::new(Idle::new(Sleep::new(2), 0));
             let watching = Arc::new(AtomicBool::new(false));
             let decided = Arc::new(AtomicBool::new(false));
             let busy_one = {
-                let (sleep, idle) = (sleep.clone(), idle.clone());
+                let idle = idle.clone();
                 thread::spawn(move || {
                     let found = AtomicBool::new(true);
-                    idle_phase(&idle, &sleep, 0, &found, &|| false);
+                    idle_phase(&idle, 0, &found, &|| false);
                 })
             };
             let parker = {
-                let (sleep, idle) = (sleep.clone(), idle.clone());
+                let idle = idle.clone();
                 let (watching, decided) = (watching.clone(), decided.clone());
                 thread::spawn(move || {
                     let parks = AtomicU64::new(0);
@@ -402,7 +499,6 @@ mod loom_tests {
                     for _ in 0..=SPIN_ROUNDS + YIELD_ROUNDS {
                         idle.no_work_found(
                             &mut round,
-                            &sleep,
                             Parking {
                                 index: 1,
                                 stay_awake: &|| false,
@@ -411,11 +507,10 @@ mod loom_tests {
                                 parks: &parks,
                                 period: Duration::from_micros(50),
                                 requests_pending: &|| false,
-                                isolated: None,
                             },
                         );
                     }
-                    idle.work_found(&sleep);
+                    idle.work_found();
                 })
             };
             busy_one.join().unwrap();
@@ -424,7 +519,7 @@ mod loom_tests {
                 thread::yield_now();
             }
             if watching.load(Relaxed) {
-                sleep.fence_and_wake(1);
+                idle.latch_set(1);
             }
             parker.join().unwrap();
             assert_eq!(idle.count(), 0);
