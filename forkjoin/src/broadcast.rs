@@ -5,9 +5,10 @@
 //! pool or from the scopes, and both build on it.
 
 use crate::job::{JobHeader, JobRef};
-use crate::latch::{CountLatch, CrossLatch, Latch, OutsideLatch};
+use crate::latch::{CountLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use crate::registry::isolation::{self, NO_OWNER, NO_PARENT};
+use crate::registry::CrossLatch;
 use crate::registry::{global_registry, Registry, Worker};
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -120,16 +121,14 @@ where
     let region = isolation::new_region();
     for worker in registry.workers.iter() {
         let op = Arc::clone(&op);
-        worker
-            .inbox
-            .push(crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
-                // SAFETY: a job runs on the thread of the worker it is given.
-                let _region = unsafe { worker.enter_region(region, NO_OWNER, NO_PARENT) };
-                op(BroadcastContext {
-                    worker,
-                    _marker: PhantomData,
-                })
-            }));
+        worker.inbox.push(Worker::heap_job(move |worker: &Worker| {
+            // SAFETY: a job runs on the thread of the worker it is given.
+            let _region = unsafe { worker.enter_region(region, NO_OWNER, NO_PARENT) };
+            op(BroadcastContext {
+                worker,
+                _marker: PhantomData,
+            })
+        }));
     }
     // The waker's half of the Dekker pattern, as in `run_broadcast`.
     fence(SeqCst);
@@ -182,11 +181,12 @@ where
     /// # Safety
     /// `this` is the header of a live `BroadcastJob`, executed once, by the thread running
     /// the slot whose inbox held it.
-    unsafe fn execute(this: *const JobHeader, worker: &Worker) {
+    unsafe fn execute(this: *const JobHeader) {
         // SAFETY: `this` is the header of a live `BroadcastJob` (the caller waits on the latch
-        // before freeing it), executed once; `op` and `latch` point into the caller's frame,
-        // which outlives the latch's set.
+        // before freeing it), executed once, on a worker's thread; `op` and `latch` point into
+        // the caller's frame, which outlives the latch's set.
         unsafe {
+            let worker = Worker::executing();
             let job = this as *const Self;
             // `op` is shared by every share (`OP: Sync`); the caller keeps it alive.
             let op = &*(*job).op;

@@ -2,10 +2,11 @@
 //! `#[repr(C)]` struct that also holds the closure; the header's function pointer knows the
 //! concrete type. Join frames live on the joining worker's stack (no allocation, see
 //! `join.rs`; `FrameHead` is their type-erased start, which the registry records and
-//! shares); spawned and submitted jobs live on the heap (`HeapJob`).
+//! shares); spawned and submitted jobs live on the heap (`HeapJob`). A job's function finds
+//! the worker it runs on as any code on a worker does (`Worker::executing`), so that jobs do
+//! not depend on the registry that runs them.
 
 use crate::latch::CoreLatch;
-use crate::registry::Worker;
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
@@ -14,12 +15,12 @@ use std::sync::atomic::AtomicUsize;
 /// The first field of every job.
 #[repr(C)]
 pub(crate) struct JobHeader {
-    /// Runs the job on `worker`. Called exactly once per job (the deque and the submission
-    /// queues hand each job to exactly one taker).
+    /// Runs the job on the calling thread's worker. Called exactly once per job (the deque
+    /// and the submission queues hand each job to exactly one taker).
     ///
     /// Safety: `this` is the header of a live job of the type this function was made for,
-    /// executed by no other thread, and `worker` is the calling thread's worker.
-    pub(crate) execute: unsafe fn(this: *const JobHeader, worker: &Worker),
+    /// executed by no other thread, on a worker's thread.
+    pub(crate) execute: unsafe fn(this: *const JobHeader),
 }
 
 /// A job in a queue.
@@ -32,12 +33,14 @@ unsafe impl Send for JobRef {}
 
 impl JobRef {
     /// # Safety
-    /// `self` must point to a live job that no other thread will execute.
-    pub(crate) unsafe fn execute(self, worker: &Worker) {
-        // SAFETY: `self` points to a live job that no other thread executes (our contract), and its header's function was made for its type.
+    /// `self` must point to a live job that no other thread will execute, and the calling
+    /// thread is a worker's.
+    pub(crate) unsafe fn execute(self) {
+        // SAFETY: `self` points to a live job that no other thread executes, on a worker's
+        // thread (our contract), and its header's function was made for its type.
         unsafe {
             let header = self.0.as_ptr();
-            ((*header).execute)(header, worker)
+            ((*header).execute)(header)
         }
     }
 }
@@ -50,7 +53,7 @@ pub(crate) struct HeapJob<F> {
     func: F,
 }
 
-impl<F: FnOnce(&Worker) + Send> HeapJob<F> {
+impl<F: FnOnce() + Send> HeapJob<F> {
     /// Boxes `func`. The caller must not let the job outlive what `func` borrows: the
     /// scope waits for its jobs, and `submit` requires `'static`.
     pub(crate) fn into_job_ref(func: F) -> JobRef {
@@ -67,11 +70,11 @@ impl<F: FnOnce(&Worker) + Send> HeapJob<F> {
     ///
     /// # Safety
     /// `this` came from `into_job_ref` and is executed once, on a worker's thread.
-    unsafe fn execute(this: *const JobHeader, worker: &Worker) {
+    unsafe fn execute(this: *const JobHeader) {
         unsafe {
             // SAFETY: made by `into_job_ref` from a `Box<HeapJob<F>>`, executed once.
             let job = Box::from_raw(this as *mut HeapJob<F>);
-            (job.func)(worker)
+            (job.func)()
         }
     }
 }

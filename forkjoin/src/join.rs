@@ -491,9 +491,11 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     ///
     /// # Safety
     /// `this` is the head of a promoted `JoinFrame<B, RB>` taken from a deque, so that no
-    /// other thread executes it; `worker` is the calling thread's worker.
-    unsafe fn execute(this: *const JobHeader, worker: &Worker) {
+    /// other thread executes it, on a worker's thread.
+    unsafe fn execute(this: *const JobHeader) {
         unsafe {
+            // SAFETY: a job executes on a worker's thread (our contract).
+            let worker = Worker::executing();
             // SAFETY: `this` is the head of a promoted `JoinFrame<B, RB>`; its owner keeps it on
             // its stack until the latch is set, and the deque hands it to one taker only.
             let frame = &*(this as *const Self);

@@ -7,12 +7,10 @@
 //! may return and free it at once. So `set` takes a raw pointer, and copies out whatever it
 //! needs afterwards before the store.
 
-use crate::registry::Registry;
 use std::ptr;
 use std::sync::atomic::{
     AtomicU32, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Release,
 };
-use std::sync::Arc;
 
 const UNSET: u32 = 0;
 const SET: u32 = 1;
@@ -68,41 +66,9 @@ impl Latch for OutsideLatch {
     }
 }
 
-/// For a worker of one pool waiting on a job it sent into another pool (`install` across
-/// pools): the waiter keeps working for its own pool meanwhile.
-pub(crate) struct CrossLatch {
-    pub(crate) core: CoreLatch,
-    /// The waiter's pool, kept alive for the wake-up that follows the set.
-    registry: Arc<Registry>,
-    index: usize,
-}
-
-impl CrossLatch {
-    pub(crate) fn new(registry: Arc<Registry>, index: usize) -> Self {
-        CrossLatch {
-            core: CoreLatch::new(),
-            registry,
-            index,
-        }
-    }
-}
-
-impl Latch for CrossLatch {
-    unsafe fn set(this: *const Self) {
-        // SAFETY: `this` is live until `set_raw`; what is needed after it was copied out first.
-        unsafe {
-            // Copy out before the set: afterwards `this` may be gone.
-            let registry = Arc::clone(&(*this).registry);
-            let index = (*this).index;
-            CoreLatch::set_raw(&(*this).core);
-            registry.idle.latch_set(index);
-        }
-    }
-}
-
 /// Set once `count` jobs have each set it once (the shares of a broadcast): the last of them
 /// sets `inner`, which wakes the waiter the way `inner` says (an `OutsideLatch` for a thread
-/// outside any pool, a `CrossLatch` for a worker, which helps meanwhile).
+/// outside any pool, the registry's `CrossLatch` for a worker, which helps meanwhile).
 pub(crate) struct CountLatch<L> {
     remaining: AtomicUsize,
     pub(crate) inner: L,
@@ -137,4 +103,4 @@ impl<L: Latch> Latch for CountLatch<L> {
 }
 
 #[cfg(test)]
-mod test;
+pub(crate) mod test;

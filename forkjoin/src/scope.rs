@@ -2,9 +2,10 @@
 //! stack.
 
 use crate::broadcast::{broadcast_boxed, BroadcastContext};
-use crate::latch::{CoreLatch, CrossLatch, Latch, OutsideLatch};
+use crate::latch::{CoreLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use crate::registry::isolation::{self, LeftRegion, NO_OWNER, NO_PARENT};
+use crate::registry::CrossLatch;
 use crate::registry::{self, Registry, Worker};
 use std::fmt;
 use std::marker::PhantomData;

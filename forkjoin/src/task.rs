@@ -242,8 +242,10 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
     ///
     /// # Safety
     /// `this` came from `new` (the queue's `Arc` reference) and is executed once.
-    unsafe fn execute(this: *const JobHeader, worker: &Worker) {
+    unsafe fn execute(this: *const JobHeader) {
         unsafe {
+            // SAFETY: a job executes on a worker's thread (our contract).
+            let worker = Worker::executing();
             // SAFETY: made by `new` from `Arc::into_raw`; executed once, which gives back the
             // queue's reference.
             let job = Arc::from_raw(this as *const Self);

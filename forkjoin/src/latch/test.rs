@@ -1,9 +1,8 @@
-//! Unit tests of the latches: what each one's `set` and wait promise, including the
-//! wake-up a `CrossLatch` owes a parked worker of another pool.
+//! Unit tests of the latches: what each one's `set` and wait promise (the registry's
+//! `CrossLatch` has its own, `registry/cross_latch.rs`). The pool and pointer helpers serve
+//! those too.
 
 use super::*;
-use crate::registry;
-use crate::registry::isolation::Helps;
 use crate::Pool;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::thread;
@@ -11,7 +10,7 @@ use std::thread;
 /// A pool whose calls from outside always run on its own threads: with named threads a
 /// caller never borrows a slot (`PoolBuilder::build`), so nothing runs on the test thread
 /// and no watcher is kept on duty for a borrower.
-fn worker_pool(threads: usize) -> Pool {
+pub(crate) fn worker_pool(threads: usize) -> Pool {
     Pool::builder()
         .threads(threads)
         .thread_name(|i| format!("latch-test-{i}"))
@@ -31,14 +30,14 @@ impl Latch for Counted {
 }
 
 /// A latch pointer sent to the thread that sets it.
-struct SendPtr<T>(*const T);
+pub(crate) struct SendPtr<T>(pub(crate) *const T);
 // SAFETY: the latches are `Sync`, and each test keeps the pointee alive until it has seen
 // the latch set.
 unsafe impl<T: Sync> Send for SendPtr<T> {}
 
 impl<T> SendPtr<T> {
     /// The pointer (a method, so that a closure captures the whole `Send` wrapper).
-    fn get(&self) -> *const T {
+    pub(crate) fn get(&self) -> *const T {
         self.0
     }
 }
@@ -139,56 +138,4 @@ fn count_latch_set_concurrently_fires_once_and_publishes_every_write() {
         });
         assert_eq!(counted.inner.0.load(SeqCst), 1);
     }
-}
-
-/// The only worker of pool A waits on a `CrossLatch` and parks for good (nothing else to
-/// do, no borrower, nobody busy to watch for). A job on pool B sets the latch only once A's
-/// worker has announced itself asleep: only the latch's own wake-up can bring it back, and
-/// it must return with the setter's write visible.
-#[test]
-fn cross_latch_wakes_a_parked_worker_of_another_registry() {
-    let a = worker_pool(1);
-    let b = worker_pool(1);
-    for round in 0..10 {
-        let seen = a.install(|| {
-            registry::on_worker(|w| {
-                let latch = CrossLatch::new(w.registry_arc(), w.index);
-                let registry_a = w.registry_arc();
-                let written = Arc::new(AtomicUsize::new(0));
-                let (ptr, write) = (SendPtr(&latch as *const CrossLatch), Arc::clone(&written));
-                b.spawn(move || {
-                    while registry_a.idle.sleepers() == 0 {
-                        thread::yield_now();
-                    }
-                    write.store(round + 1, Relaxed);
-                    // SAFETY: A's worker keeps the latch on its stack until it sees it set.
-                    unsafe { CrossLatch::set(ptr.get()) };
-                });
-                w.wait_until(&|| latch.core.probe(), None, Helps::Anything);
-                assert!(latch.core.probe());
-                // The waker withdrew the sleeper's announcement.
-                assert_eq!(w.registry().idle.sleepers(), 0);
-                // Relaxed: the latch's Release store and Acquire probe order it.
-                written.load(Relaxed)
-            })
-        });
-        assert_eq!(seen, round + 1);
-    }
-}
-
-/// The latch keeps the waiter's pool alive until its wake-up is done: it holds one strong
-/// reference, given back when the latch is dropped.
-#[test]
-fn cross_latch_holds_the_waiters_registry() {
-    let a = worker_pool(1);
-    a.install(|| {
-        registry::on_worker(|w| {
-            let registry = w.registry_arc();
-            let before = Arc::strong_count(&registry);
-            let latch = CrossLatch::new(w.registry_arc(), w.index);
-            assert_eq!(Arc::strong_count(&registry), before + 1);
-            drop(latch);
-            assert_eq!(Arc::strong_count(&registry), before);
-        })
-    });
 }

@@ -46,7 +46,7 @@ pub(super) fn spawn_fifo_in<F>(registry: &Registry, f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    let job = crate::job::HeapJob::into_job_ref(move |worker: &Worker| {
+    let job = Worker::heap_job(move |worker: &Worker| {
         if let Err(p) = catch(f) {
             worker
                 .registry()

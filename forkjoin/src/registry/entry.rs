@@ -5,10 +5,11 @@
 use super::borrow::{run_borrowed, stack_left};
 use super::isolation::{NO_OWNER, NO_PARENT};
 use super::worker::Worker;
+use super::CrossLatch;
 use super::Registry;
 use crate::job::JobHeader;
-use crate::job::{HeapJob, JobRef};
-use crate::latch::{spin_until, CrossLatch, Latch, OutsideLatch};
+use crate::job::JobRef;
+use crate::latch::{spin_until, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use std::cell::UnsafeCell;
 use std::ptr::NonNull;
@@ -59,8 +60,10 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
     ///
     /// # Safety
     /// `this` is the header of a live `InstallJob`, executed once, on a worker's thread.
-    unsafe fn execute(this: *const JobHeader, worker: &Worker) {
+    unsafe fn execute(this: *const JobHeader) {
         unsafe {
+            // SAFETY: a job executes on a worker's thread (our contract).
+            let worker = Worker::executing();
             // SAFETY: `this` is the header of a live `InstallJob` (the waiter keeps it on its
             // stack until the latch is set), executed once.
             let job = &*(this as *const Self);
@@ -186,7 +189,7 @@ fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + 
 /// Queues a boxed job: on the current worker's deque if this thread is a worker of
 /// `registry`, else into a submission queue.
 pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) {
-    submit_job(registry, HeapJob::into_job_ref(func));
+    submit_job(registry, Worker::heap_job(func));
 }
 
 /// Queues a job: on the current worker's deque if this thread is a worker of `registry`
@@ -208,7 +211,7 @@ pub(crate) fn spawn_job_in(
     owner: usize,
     func: impl FnOnce(&Worker) + Send,
 ) {
-    submit_job_in(registry, HeapJob::into_job_ref(func), region, owner);
+    submit_job_in(registry, Worker::heap_job(func), region, owner);
 }
 
 /// `submit_job` of a job that belongs to `region` (a task, a scope's task), whose waiter is

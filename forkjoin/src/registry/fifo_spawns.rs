@@ -5,7 +5,7 @@
 //! spawned, as rayon's does (DESIGN.md, section 7).
 
 use super::worker::Worker;
-use crate::job::{HeapJob, JobRef};
+use crate::job::JobRef;
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
 
@@ -49,12 +49,12 @@ impl Worker {
     pub(crate) unsafe fn push_fifo(&self, job: JobRef) {
         self.fifo_spawns.push(job);
         let slot = self.index;
-        let marker = HeapJob::into_job_ref(move |runner: &Worker| {
+        let marker = Worker::heap_job(move |runner: &Worker| {
             // The same pool: a marker is only ever on this pool's deques and queues.
             if let Some(job) = runner.registry().slot(slot).fifo_spawns.pop() {
                 // SAFETY: a job taken from the FIFO is run by the one thread that took it,
                 // which runs as `runner`.
-                unsafe { job.execute(runner) };
+                unsafe { job.execute() };
             }
         });
         // SAFETY: on this worker's own thread (our contract).

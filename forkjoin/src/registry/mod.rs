@@ -16,6 +16,7 @@
 mod borrow;
 mod claim;
 pub(crate) mod compensation;
+mod cross_latch;
 mod entry;
 mod fifo_spawns;
 pub(crate) mod heartbeat;
@@ -29,6 +30,7 @@ mod thread;
 mod worker;
 
 pub(crate) use borrow::BORROW_STACK_DEFAULT;
+pub(crate) use cross_latch::CrossLatch;
 pub(crate) use entry::{in_worker, on_worker, spawn_job, spawn_job_in, submit_job_in};
 pub(crate) use heartbeat::SHARE_REQUEST;
 pub(crate) use thread::{

@@ -5,7 +5,6 @@
 
 use super::submission::SUBMISSION_BATCH;
 use super::*;
-use crate::job::HeapJob;
 use std::io;
 use std::ptr;
 use std::sync::atomic::AtomicUsize;
@@ -203,11 +202,9 @@ fn submitted_jobs_run_in_submission_order_in_batches() {
 fn an_injected_heap_job_runs_once() {
     let running = Running::new(1);
     let (tx, rx) = mpsc::channel();
-    running
-        .registry
-        .inject(HeapJob::into_job_ref(move |w: &Worker| {
-            tx.send(w.index).unwrap();
-        }));
+    running.registry.inject(Worker::heap_job(move |w: &Worker| {
+        tx.send(w.index).unwrap();
+    }));
     assert_eq!(rx.recv().unwrap(), 0);
     // The job, and with it the sender, is gone after its one run.
     assert!(rx.recv().is_err());
@@ -503,7 +500,7 @@ fn a_share_for_a_worker_blocked_without_a_spare_starts_one() {
     registry
         .slot(index)
         .inbox
-        .push(HeapJob::into_job_ref(move |worker: &Worker| {
+        .push(Worker::heap_job(move |worker: &Worker| {
             ran.send((worker.shown_index(), worker.index)).unwrap()
         }));
     std::sync::atomic::fence(SeqCst);

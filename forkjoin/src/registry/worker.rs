@@ -12,7 +12,7 @@ use super::Registry;
 use crate::deque::{Deque, Steal};
 use crate::frame_counts::{FrameCounts, FramesLock};
 use crate::job::FrameHead;
-use crate::job::{JobHeader, JobRef};
+use crate::job::{HeapJob, JobHeader, JobRef};
 use crate::lineage::Lineage;
 use crate::padded::CachePadded;
 use crate::profile_hooks;
@@ -294,6 +294,29 @@ impl Worker {
         }
     }
 
+    /// The worker a job runs on: this thread's, for a job's `execute` function (jobs execute
+    /// only on workers' threads, `Worker::execute`).
+    ///
+    /// # Safety
+    /// On a worker's thread, and the reference is not kept beyond the job's run (while the
+    /// thread runs as that worker).
+    #[inline(always)]
+    pub(crate) unsafe fn executing<'a>() -> &'a Worker {
+        let w = Worker::current();
+        debug_assert!(!w.is_null(), "a job runs on a worker's thread");
+        // SAFETY: on a worker's thread (our contract), whose worker lives while the thread
+        // runs as it, which covers the job's run.
+        unsafe { &*w }
+    }
+
+    /// A boxed job that runs `func` on the worker that takes it.
+    pub(crate) fn heap_job<'a>(func: impl FnOnce(&Worker) + Send + 'a) -> JobRef {
+        HeapJob::into_job_ref(move || {
+            // SAFETY: a boxed job runs on a worker's thread, for the length of this call.
+            func(unsafe { Worker::executing() })
+        })
+    }
+
     /// The worker this thread is, if it belongs to `registry`. The worker lives inside the
     /// registry, so it lives as long as the borrow.
     pub(crate) fn current_of(registry: &Registry) -> Option<&Worker> {
@@ -427,9 +450,9 @@ impl Worker {
             self.join.limit.store(SHARE_REQUEST, Relaxed);
             bump(&self.counters.executed);
             if self.registry().profiling.is_set() {
-                profile_hooks::detached(|| job.execute(self));
+                profile_hooks::detached(|| job.execute());
             } else {
-                job.execute(self);
+                job.execute();
             }
             (*st).running = outer;
         }
