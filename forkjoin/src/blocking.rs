@@ -71,11 +71,11 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     let worker = unsafe { &*current };
     let st = worker.owner_state();
     // SAFETY: owner-only state, on the owner's thread.
-    if unsafe { (*st).blocking } {
+    if unsafe { (*st).blocking.inside } {
         return f();
     }
     // SAFETY: as above.
-    unsafe { (*st).blocking = true };
+    unsafe { (*st).blocking.inside = true };
     /// On every way out of `f`, unwinding included: takes the index back from the stand-in
     /// (if any and not yet), then counts the thread back in.
     struct Leave<'a>(&'a Worker);
@@ -84,7 +84,7 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
             let registry = self.0.registry();
             registry.take_index_back(self.0);
             // SAFETY: owner-only state, on the owner's thread.
-            unsafe { (*self.0.owner_state()).blocking = false };
+            unsafe { (*self.0.owner_state()).blocking.inside = false };
             registry.compensation.leave();
         }
     }

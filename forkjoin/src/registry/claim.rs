@@ -28,6 +28,23 @@ pub(crate) struct StallWatch {
     since: Instant,
 }
 
+/// A worker's watch for a stalled one, while idle (owner-only, `OwnerState`).
+pub(crate) struct StallWatching {
+    /// The worker this one watches, and since when.
+    pub(super) watch: Option<StallWatch>,
+    /// When this worker last looked for a worker to watch.
+    pub(super) looked: Option<Instant>,
+}
+
+impl StallWatching {
+    pub(super) const fn new() -> StallWatching {
+        StallWatching {
+            watch: None,
+            looked: None,
+        }
+    }
+}
+
 impl Worker {
     /// The owner's slow path for frame `idx`, which its fast path saw maybe shared: `None`
     /// if a claim of it backed off meanwhile (the frame is private: run it inline), else
@@ -77,7 +94,7 @@ impl Worker {
         let st = self.owner_state();
         let now = Instant::now();
         // SAFETY: owner-only state, on the owner's thread.
-        let watch = unsafe { (*st).stall_watch };
+        let watch = unsafe { (*st).stall.watch };
         if let Some(w) = watch.filter(|w| w.victim < registry.slot_count()) {
             let victim = registry.slot(w.victim);
             if self.claimable(victim) && victim.progress() == w.progress {
@@ -85,7 +102,7 @@ impl Worker {
                     return None;
                 }
                 // SAFETY: owner-only state, on the owner's thread.
-                unsafe { (*st).stall_watch = None };
+                unsafe { (*st).stall.watch = None };
                 return self.try_claim(victim, wanted);
             }
         }
@@ -94,13 +111,14 @@ impl Worker {
         // SAFETY: owner-only state, on the owner's thread.
         unsafe {
             if (*st)
-                .stall_looked
+                .stall
+                .looked
                 .is_some_and(|t| now.duration_since(t) < HEARTBEAT / 2)
             {
-                (*st).stall_watch = None;
+                (*st).stall.watch = None;
                 return None;
             }
-            (*st).stall_looked = Some(now);
+            (*st).stall.looked = Some(now);
         }
         let workers = registry.slot_count();
         let start = (self.next_random() % workers as u64) as usize;
@@ -113,7 +131,7 @@ impl Worker {
                 since: now,
             });
         // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*st).stall_watch = found };
+        unsafe { (*st).stall.watch = found };
         None
     }
 
@@ -130,7 +148,7 @@ impl Worker {
         // lock is released, so it stays on its stack until its latch is set.
         let claimed = unsafe {
             (*st).counts.claim(&victim.frames_lock, |s| {
-                let region = (*st).region.load(Relaxed);
+                let region = (*st).regions.current.load(Relaxed);
                 if !wanted(region) {
                     return false;
                 }

@@ -23,6 +23,38 @@ pub(crate) const HEARTBEAT: Duration = Duration::from_micros(50);
 /// untaken (`Worker::renew_request`).
 pub(super) const RENEWALS: u32 = 4;
 
+/// A worker's requests: those it sends when idle (rate-limited while unanswered) and, for
+/// the loops on its stack, which run declined the pending one (owner-only, `OwnerState`).
+pub(crate) struct Requests {
+    /// When this worker last asked the others to share (`request_sharing`).
+    pub(super) last: Option<Instant>,
+    /// This worker's `stolen` count when it last asked: a request is only rate-limited
+    /// while it has not been answered (see `request_sharing`).
+    pub(super) stolen_at: u64,
+    /// Requests renewed in the current renewal window (see `renew_request`).
+    pub(super) renewals: u32,
+    /// When the current renewal window started.
+    pub(super) renewal_window: Option<Instant>,
+    /// Parallel-iterator runs nested on this worker's stack (see `iter/splitter.rs`).
+    pub(super) loop_depth: u32,
+    /// The depth of a run that declined the pending request and took it, so that sibling
+    /// runs do not each weigh it again (0: none). Runs nested less deeply still see it.
+    pub(super) deferred: u32,
+}
+
+impl Requests {
+    pub(super) const fn new() -> Requests {
+        Requests {
+            last: None,
+            stolen_at: 0,
+            renewals: 0,
+            renewal_window: None,
+            loop_depth: 0,
+            deferred: 0,
+        }
+    }
+}
+
 impl Worker {
     /// The bound on recorded frames for the current `shared`: `shared + PRIVATE_FRAMES`, or
     /// `SHARE_REQUEST` while a profile is taken (every join then takes the slow path, where
@@ -61,7 +93,7 @@ impl Worker {
     #[inline]
     pub(super) fn take_request(&self) {
         // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*self.owner_state()).deferred_request = 0 };
+        unsafe { (*self.owner_state()).requests.deferred = 0 };
         // Relaxed: as in `refresh_limit`. A request that arrives just after this store is
         // answered by this same heartbeat.
         self.join.limit.store(self.frame_bound(), Relaxed);
@@ -77,8 +109,8 @@ impl Worker {
         // SAFETY: on this worker's thread (our contract): owner-only state.
         unsafe {
             let st = self.owner_state();
-            (*st).loop_depth += 1;
-            (*st).loop_depth
+            (*st).requests.loop_depth += 1;
+            (*st).requests.loop_depth
         }
     }
 
@@ -88,7 +120,7 @@ impl Worker {
     pub(crate) unsafe fn leave_loop(&self) {
         // SAFETY: on this worker's thread (our contract): owner-only state.
         unsafe {
-            (*self.owner_state()).loop_depth -= 1;
+            (*self.owner_state()).requests.loop_depth -= 1;
         }
     }
 
@@ -99,7 +131,7 @@ impl Worker {
     #[inline(always)]
     pub(crate) unsafe fn deferred_request_for(&self, depth: u32) -> bool {
         // SAFETY: on this worker's thread (our contract): owner-only state.
-        unsafe { depth < (*self.owner_state()).deferred_request }
+        unsafe { depth < (*self.owner_state()).requests.deferred }
     }
 
     /// A run at `depth` found its rest not worth sharing. If no join frame of this worker
@@ -117,7 +149,7 @@ impl Worker {
             if (*st).counts.has_private() || self.profiling_now() {
                 return;
             }
-            (*st).deferred_request = depth;
+            (*st).requests.deferred = depth;
             // Relaxed: as in `take_request`.
             self.join.limit.store(self.frame_bound(), Relaxed);
         }
@@ -131,7 +163,7 @@ impl Worker {
     pub(crate) unsafe fn raise_request(&self) {
         // SAFETY: on this worker's thread (our contract): owner-only state.
         unsafe {
-            (*self.owner_state()).deferred_request = 0;
+            (*self.owner_state()).requests.deferred = 0;
             // Relaxed: a request to ourselves, as in `share_next_join`.
             self.join.limit.store(SHARE_REQUEST, Relaxed);
         }
@@ -170,23 +202,24 @@ impl Worker {
         // Relaxed: `idle` is a hint, as in `on_heartbeat`. A quiet share (see `run_borrowed`)
         // answered no request: nobody waits for a renewal.
         // SAFETY: owner-only state, on the owner's thread.
-        if !self.someone_idle() || unsafe { (*st).quiet } {
+        if !self.someone_idle() || unsafe { (*st).outside.quiet } {
             return;
         }
         let now = Instant::now();
         // SAFETY: owner-only state, on the owner's thread.
         unsafe {
             if (*st)
+                .requests
                 .renewal_window
                 .is_none_or(|t| now.duration_since(t) >= HEARTBEAT / 2)
             {
-                (*st).renewal_window = Some(now);
-                (*st).renewals = 0;
+                (*st).requests.renewal_window = Some(now);
+                (*st).requests.renewals = 0;
             }
-            if (*st).renewals >= RENEWALS {
+            if (*st).requests.renewals >= RENEWALS {
                 return;
             }
-            (*st).renewals += 1;
+            (*st).requests.renewals += 1;
         }
         // Relaxed: a request to ourselves, as in `share_next_join`.
         self.join.limit.store(SHARE_REQUEST, Relaxed);
@@ -282,7 +315,7 @@ impl Worker {
         let promoted = unsafe {
             (*st).counts.promote_oldest(&self.frames_lock, |i| {
                 let head = (*self.frames())[i];
-                let region = (*st).region.load(Relaxed);
+                let region = (*st).regions.current.load(Relaxed);
                 FrameHead::prepare_for_sharing(head, self.index, self.new_region(), region, None);
                 self.deque
                     .push_tagged(NonNull::new_unchecked(head as *mut JobHeader), region);
@@ -294,7 +327,7 @@ impl Worker {
         self.refresh_limit();
         bump(&self.counters.promoted);
         // SAFETY: owner-only state, on the owner's thread (our contract).
-        if unsafe { !(*st).quiet } {
+        if unsafe { !(*st).outside.quiet } {
             // What `push` does after its push: wake a parked worker, or the region's waiter.
             self.notify_pushed();
         }
@@ -350,16 +383,17 @@ impl Worker {
         unsafe {
             // Relaxed: this worker's own counter.
             let stolen = self.counters.stolen.load(Relaxed);
-            let answered = stolen != (*st).stolen_at_request;
+            let answered = stolen != (*st).requests.stolen_at;
             if !answered
                 && (*st)
-                    .last_request
+                    .requests
+                    .last
                     .is_some_and(|t| now.duration_since(t) < HEARTBEAT / 2)
             {
                 return;
             }
-            (*st).last_request = Some(now);
-            (*st).stolen_at_request = stolen;
+            (*st).requests.last = Some(now);
+            (*st).requests.stolen_at = stolen;
         }
         let registry = self.registry();
         for w in (0..registry.slot_count()).map(|i| registry.slot(i)) {

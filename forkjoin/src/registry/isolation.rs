@@ -41,6 +41,7 @@ use crate::deque::Steal;
 use crate::job::JobRef;
 use crate::lineage::{Closure, Lineage};
 use std::cell::RefCell;
+use std::ops::Range;
 use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
@@ -72,6 +73,28 @@ pub(crate) const NO_OWNER: usize = usize::MAX;
 /// The parent of a region that starts a tree of its own (a task, a broadcast), and the
 /// region of a worker outside any: no waiter helps there for an ancestor.
 pub(crate) const NO_PARENT: usize = 0;
+
+/// The region a worker runs in (owner-only, `OwnerState`, but for `current`).
+pub(crate) struct Regions {
+    /// The region this worker runs in, the tag of what it pushes: 0 outside any. Atomic for
+    /// a thief that claims a private frame, made in this region.
+    pub(super) current: AtomicUsize,
+    /// The slot of the worker that waits for `current`, woken when its work is pushed, or
+    /// `NO_OWNER`.
+    pub(super) waiter: usize,
+    /// The ids this worker has taken for regions it makes and not yet used (`new_region`).
+    pub(super) ids: Range<usize>,
+}
+
+impl Regions {
+    pub(super) const fn new() -> Regions {
+        Regions {
+            current: AtomicUsize::new(0),
+            waiter: NO_OWNER,
+            ids: 0..0,
+        }
+    }
+}
 
 /// The next block of region ids. Ids come from this one counter, a block at a time per
 /// worker, so no two regions ever share an id (a 64-bit count does not wrap): a job's tag
@@ -262,13 +285,13 @@ impl Worker {
         // SAFETY: owner-only state, on the owner's thread (our contract).
         unsafe {
             let st = self.owner_state();
-            if (*st).regions.start == (*st).regions.end {
+            if (*st).regions.ids.start == (*st).regions.ids.end {
                 // Relaxed: as in `new_region`.
                 let first = NEXT_REGIONS.fetch_add(REGION_BLOCK, Relaxed);
-                (*st).regions = first..first + REGION_BLOCK;
+                (*st).regions.ids = first..first + REGION_BLOCK;
             }
-            (*st).regions.start += 1;
-            (*st).regions.start - 1
+            (*st).regions.ids.start += 1;
+            (*st).regions.ids.start - 1
         }
     }
 
@@ -278,7 +301,7 @@ impl Worker {
     /// On this worker's thread.
     pub(crate) unsafe fn current_region(&self) -> usize {
         // SAFETY: owner-only state, on the owner's thread (our contract).
-        unsafe { (*self.owner_state()).region.load(Relaxed) }
+        unsafe { (*self.owner_state()).regions.current.load(Relaxed) }
     }
 
     /// Runs in `region`, which descends from `parent` (or `NO_PARENT`), until the guard
@@ -323,8 +346,11 @@ impl Worker {
             self.share_private_frames();
             // Relaxed: a claiming thief reads it after an Acquire load of `len`, which the
             // frames made in this region are recorded with (`registry/claim.rs`).
-            let outer = ((*st).region.swap(region, Relaxed), (*st).region_owner);
-            (*st).region_owner = owner;
+            let outer = (
+                (*st).regions.current.swap(region, Relaxed),
+                (*st).regions.waiter,
+            );
+            (*st).regions.waiter = owner;
             outer
         };
         LeftRegion {
@@ -344,8 +370,8 @@ impl Worker {
         unsafe {
             let st = self.owner_state();
             // Relaxed: as in `enter_region_unguarded`.
-            (*st).region.store(left.outer.0, Relaxed);
-            (*st).region_owner = left.outer.1;
+            (*st).regions.current.store(left.outer.0, Relaxed);
+            (*st).regions.waiter = left.outer.1;
         }
         if left.linked {
             self.lineage.pop();

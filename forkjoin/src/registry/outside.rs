@@ -24,12 +24,30 @@ const CALLER_ALONE: Duration = Duration::from_micros(10);
 /// this long.
 const WATCH_AFTER_CALL: Duration = Duration::from_millis(1);
 
-/// What `begin_outside_call` replaced, for `end_outside_call` to restore (a call from
-/// outside may run nested in another, on a worker that waits and takes it from a queue).
+/// The call from outside running on a worker (owner-only, `OwnerState`); what
+/// `begin_outside_call` returns is the one it replaced, for `end_outside_call` to restore (a
+/// call from outside may run nested in another, on a worker that waits and takes it from a
+/// queue).
+#[derive(Clone, Copy)]
 pub(crate) struct OutsideCall {
-    alone: bool,
-    quiet: bool,
-    deadline: u64,
+    /// A call from outside the pool runs on this slot and has not yet brought the parked
+    /// workers in.
+    pub(super) alone: bool,
+    /// Promotions push without waking anyone: the watcher, on duty, takes them at its next
+    /// tick (a call from outside whose first join is shared at once).
+    pub(super) quiet: bool,
+    /// When the call has run long enough to wake a parked worker for it.
+    pub(super) deadline: u64,
+}
+
+impl OutsideCall {
+    pub(super) const fn new() -> OutsideCall {
+        OutsideCall {
+            alone: false,
+            quiet: false,
+            deadline: 0,
+        }
+    }
 }
 
 impl Worker {
@@ -49,21 +67,20 @@ impl Worker {
         let st = self.owner_state();
         // SAFETY: owner-only state, on the owner's thread.
         unsafe {
-            let saved = OutsideCall {
-                alone: (*st).alone,
-                quiet: (*st).quiet,
-                deadline: (*st).caller_deadline,
-            };
-            (*st).alone = true;
-            (*st).caller_deadline = now + crate::clock::ticks(CALLER_ALONE.as_nanos() as u64);
             // The first join is shared as a queued job's is, so that two long closures
             // joined at the top run in parallel: quietly if a watcher will come for it; if
             // none is on duty, its push wakes a parked worker (which then stays on watch
             // while calls keep coming). Relaxed: a hint; a watcher that has just left costs
             // the quiet frame a tick's wait (`caller_tick` then wakes someone).
             (*st).fresh = several;
-            (*st).quiet = several && registry.idle.watched();
-            saved
+            std::mem::replace(
+                &mut (*st).outside,
+                OutsideCall {
+                    alone: true,
+                    quiet: several && registry.idle.watched(),
+                    deadline: now + crate::clock::ticks(CALLER_ALONE.as_nanos() as u64),
+                },
+            )
         }
     }
 
@@ -71,11 +88,7 @@ impl Worker {
     pub(crate) fn end_outside_call(&self, saved: OutsideCall) {
         let st = self.owner_state();
         // SAFETY: owner-only state, on the owner's thread.
-        unsafe {
-            (*st).alone = saved.alone;
-            (*st).quiet = saved.quiet;
-            (*st).caller_deadline = saved.deadline;
-        }
+        unsafe { (*st).outside = saved }
     }
 
     /// The clock of a call from outside, read at each timed chunk of a parallel loop. A
@@ -90,11 +103,11 @@ impl Worker {
         let st = self.owner_state();
         // SAFETY: owner-only state, on the owner's thread.
         unsafe {
-            if !(*st).alone || crate::clock::now() < (*st).caller_deadline {
+            if !(*st).outside.alone || crate::clock::now() < (*st).outside.deadline {
                 return;
             }
-            (*st).alone = false;
-            (*st).quiet = false;
+            (*st).outside.alone = false;
+            (*st).outside.quiet = false;
         }
         if self.registry().slot_count() > 1 {
             if self.deque.is_empty() {
@@ -111,7 +124,7 @@ impl Worker {
     #[inline(always)]
     pub(crate) fn outside_call_alone(&self) -> bool {
         // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*self.owner_state()).alone }
+        unsafe { (*self.owner_state()).outside.alone }
     }
 }
 

@@ -15,6 +15,25 @@ use std::sync::atomic::{fence, AtomicPtr, AtomicUsize};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+/// A worker's thread inside `blocking` (owner-only, `OwnerState`).
+pub(crate) struct Blocking {
+    /// The thread running as this worker is inside `blocking` (a nested call starts
+    /// nothing more).
+    pub(crate) inside: bool,
+    /// Inside `blocking`, the thread has given its index's token up (`give_up_index`) and
+    /// must claim it back before it runs pool work (`take_index_back`).
+    pub(crate) gave_up_index: bool,
+}
+
+impl Blocking {
+    pub(super) const fn new() -> Blocking {
+        Blocking {
+            inside: false,
+            gave_up_index: false,
+        }
+    }
+}
+
 /// Who runs in a blocked thread's place (`Registry::enter_blocking`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cover {
@@ -81,7 +100,7 @@ impl Registry {
                 reserved.then(|| self.start_spare(shown)).flatten()
             });
         // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*blocked.owner_state()).gave_up_index = true };
+        unsafe { (*blocked.owner_state()).blocking.gave_up_index = true };
         match given {
             GivenTo::Claimant if reserved => {
                 self.compensation.spare_gone();
@@ -152,7 +171,7 @@ impl Registry {
     pub(crate) fn take_index_back(&self, blocked: &Worker) {
         let st = blocked.owner_state();
         // SAFETY: owner-only state, on the owner's thread.
-        if !unsafe { std::mem::replace(&mut (*st).gave_up_index, false) } {
+        if !unsafe { std::mem::replace(&mut (*st).blocking.gave_up_index, false) } {
             return;
         }
         self.claim_index(blocked);
@@ -187,7 +206,8 @@ impl Registry {
     /// no work meanwhile.
     pub(crate) fn lend_index_before_parking(&self, worker: &Worker) -> bool {
         // SAFETY: owner-only state, on the owner's thread.
-        if unsafe { (*worker.owner_state()).gave_up_index } || !self.index_claimed(worker) {
+        if unsafe { (*worker.owner_state()).blocking.gave_up_index } || !self.index_claimed(worker)
+        {
             return false;
         }
         self.idle.leave();

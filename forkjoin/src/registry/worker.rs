@@ -2,12 +2,15 @@
 //! and the state only its owner touches, pushing and running jobs, and the search and wait of
 //! a worker that has nothing to run.
 
-use super::claim::StallWatch;
+use super::claim::StallWatching;
 use super::fifo_spawns::FifoSpawns;
+use super::heartbeat::Requests;
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
 use super::idle::{Parking, Round};
 use super::inbox::Inbox;
-use super::isolation::{Helps, NO_OWNER};
+use super::isolation::{Helps, Regions, NO_OWNER};
+use super::outside::OutsideCall;
+use super::spares::Blocking;
 use super::Registry;
 use crate::deque::{Deque, Steal};
 use crate::frame_counts::{FrameCounts, FramesLock};
@@ -17,12 +20,10 @@ use crate::lineage::Lineage;
 use crate::padded::CachePadded;
 use crate::profile_hooks;
 use std::cell::{Cell, UnsafeCell};
-use std::ops::Range;
 use std::ptr::{self, NonNull};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::Arc;
-use std::time::Instant;
 
 /// Capacity of a worker's frame array (promoted frames plus at most `PRIVATE_FRAMES`).
 pub(crate) const FRAMES: usize = 4096;
@@ -94,51 +95,19 @@ pub(crate) struct OwnerState {
     /// still holds work, which idle workers can take instead.
     pub(super) source: JobSource,
     pub(super) rng: u64,
-    /// When this worker last asked the others to share (`request_sharing`).
-    pub(super) last_request: Option<Instant>,
     /// A job is running on this thread. Only a worker between jobs takes a batch from a
     /// submission queue: pushed above a promoted join frame or a scope's spawned jobs, the
     /// batch would have to run before the waiting join or scope could go on.
     pub(super) running: bool,
-    /// This worker's `stolen` count when it last asked: a request is only rate-limited
-    /// while it has not been answered (see `request_sharing`).
-    pub(super) stolen_at_request: u64,
-    /// Requests renewed in the current renewal window (see `renew_request`).
-    pub(super) renewals: u32,
-    /// When the current renewal window started.
-    pub(super) renewal_window: Option<Instant>,
-    /// Parallel-iterator runs nested on this worker's stack (see `iter/splitter.rs`).
-    pub(super) loop_depth: u32,
-    /// The depth of a run that declined the pending request and took it, so that sibling
-    /// runs do not each weigh it again (0: none). Runs nested less deeply still see it.
-    pub(super) deferred_request: u32,
-    /// A call from outside the pool runs on this slot and has not yet brought the parked
-    /// workers in (`registry/outside.rs`).
-    pub(super) alone: bool,
-    /// When that call has run long enough to wake a parked worker for it.
-    pub(super) caller_deadline: u64,
-    /// Promotions push without waking anyone: the watcher, on duty, takes them at its next
-    /// tick (a call from outside whose first join is shared at once, see
-    /// `begin_outside_call`).
-    pub(super) quiet: bool,
-    /// The thread running as this worker is inside `blocking` (a nested call starts
-    /// nothing more).
-    pub(crate) blocking: bool,
-    /// Inside `blocking`, the thread has given its index's token up (`give_up_index`) and
-    /// must claim it back before it runs pool work (`take_index_back`).
-    pub(crate) gave_up_index: bool,
-    /// The region this worker runs in, the tag of what it pushes (`registry/isolation.rs`):
-    /// 0 outside any. Atomic for a thief that claims a private frame, made in this region.
-    pub(super) region: AtomicUsize,
-    /// The slot of the worker that waits for `region`, woken when its work is pushed, or
-    /// `NO_OWNER`.
-    pub(super) region_owner: usize,
-    /// The ids this worker has taken for regions it makes and not yet used (`new_region`).
-    pub(super) regions: Range<usize>,
-    /// The worker this one, idle, watches for a stall, and since when (`registry/claim.rs`).
-    pub(super) stall_watch: Option<StallWatch>,
-    /// When this worker last looked for a worker to watch.
-    pub(super) stall_looked: Option<Instant>,
+    /// Each feature's state, in its own type and file: the requests this worker sends and
+    /// answers (`heartbeat.rs`), the call from outside running on it (`outside.rs`), its
+    /// thread inside `blocking` (`spares.rs`), its region (`isolation.rs`), its watch for a
+    /// stalled worker (`claim.rs`).
+    pub(super) requests: Requests,
+    pub(super) outside: OutsideCall,
+    pub(crate) blocking: Blocking,
+    pub(super) regions: Regions,
+    pub(super) stall: StallWatching,
 }
 
 /// What every join reads: the owner's frame count and the bound on it. The first field of a
@@ -171,23 +140,12 @@ impl JoinState {
                 fresh: false,
                 source: JobSource::Own,
                 rng,
-                last_request: None,
                 running: false,
-                stolen_at_request: 0,
-                renewals: 0,
-                renewal_window: None,
-                loop_depth: 0,
-                deferred_request: 0,
-                alone: false,
-                caller_deadline: 0,
-                quiet: false,
-                blocking: false,
-                gave_up_index: false,
-                region: AtomicUsize::new(0),
-                stall_watch: None,
-                stall_looked: None,
-                region_owner: NO_OWNER,
-                regions: 0..0,
+                requests: Requests::new(),
+                outside: OutsideCall::new(),
+                blocking: Blocking::new(),
+                regions: Regions::new(),
+                stall: StallWatching::new(),
             })),
             limit: CachePadded(AtomicUsize::new(limit)),
         }
@@ -387,7 +345,11 @@ impl Worker {
         // SAFETY: on this worker's own thread (our contract): owner-only state.
         unsafe {
             let st = self.owner_state();
-            self.push_spawned_in(job, (*st).region.load(Relaxed), (*st).region_owner);
+            self.push_spawned_in(
+                job,
+                (*st).regions.current.load(Relaxed),
+                (*st).regions.waiter,
+            );
         }
     }
 
@@ -419,7 +381,7 @@ impl Worker {
     /// After a push in the current region: wakes a parked worker, and the region's waiter.
     pub(super) fn notify_pushed(&self) {
         // SAFETY: owner-only state, on the owner's thread (the caller's, who pushed).
-        let owner = unsafe { (*self.owner_state()).region_owner };
+        let owner = unsafe { (*self.owner_state()).regions.waiter };
         self.notify_pushed_to(owner);
     }
 
@@ -463,7 +425,7 @@ impl Worker {
     #[inline]
     pub(crate) fn reclaim_index(&self) {
         // SAFETY: owner-only state, on the owner's thread.
-        if unsafe { (*self.owner_state()).gave_up_index } {
+        if unsafe { (*self.owner_state()).blocking.gave_up_index } {
             self.registry().take_index_back(self);
         }
     }
