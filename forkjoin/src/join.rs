@@ -22,7 +22,7 @@ use crate::job::{JobHeader, JobRef};
 use crate::latch::CoreLatch;
 use crate::panic::{catch, Panic};
 use crate::profile_hooks;
-use crate::registry::isolation::Helps;
+use crate::registry::wait::Helps;
 use crate::registry::{self, JoinState, Worker, FRAMES, PRIVATE_FRAMES, SHARE_REQUEST};
 use std::cell::UnsafeCell;
 use std::marker::PhantomData;

@@ -23,7 +23,8 @@
 
 use crate::job::{JobHeader, JobRef};
 use crate::panic::{catch, Panic};
-use crate::registry::isolation::{self, Helps, NO_OWNER, NO_PARENT};
+use crate::registry::isolation::{self, NO_OWNER, NO_PARENT};
+use crate::registry::wait::Helps;
 use crate::registry::{Registry, Worker};
 use std::cell::UnsafeCell;
 use std::fmt;

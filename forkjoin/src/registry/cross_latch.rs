@@ -44,7 +44,7 @@ mod test {
     use super::*;
     use crate::latch::test::{worker_pool, SendPtr};
     use crate::registry;
-    use crate::registry::isolation::Helps;
+    use crate::registry::wait::Helps;
     use std::sync::atomic::AtomicUsize;
     use std::sync::atomic::Ordering::Relaxed;
     use std::thread;

@@ -1,7 +1,7 @@
 //! The pool's shared state (`Registry`) and the worker slots it owns. One file per concern
 //! (DESIGN.md maps each to its mechanism):
 //!
-//! - `worker`: a worker's state and its scheduling loop (`find_work`, `wait_until`);
+//! - `worker`: a worker's state, pushing and running jobs, the search for work (`find_work`);
 //! - `heartbeat`: the join limit, share requests and `on_heartbeat`, the interface `join`
 //!   and the iterators' splitter use to decide when to share;
 //! - `idle`: the idle policy (spin, yield, park, the watcher) on top of `sleep`;
@@ -11,7 +11,9 @@
 //! - `thread`: starting worker threads, their handlers, shutting down, the global pool;
 //! - `spares`: the slots of spare threads started for blocked ones;
 //! - `inbox`: per-worker broadcast shares;
-//! - `isolation`: what a waiting worker may run (regions, `Helps`), and how it waits.
+//! - `wait`: what a waiting worker may run (`Helps`) and when it parks: the dispatch, an
+//!   ordinary wait, an isolated one;
+//! - `isolation`: regions, their links, and the search for a waiter's descendants.
 
 mod borrow;
 mod claim;
@@ -27,6 +29,7 @@ mod outside;
 mod spares;
 mod submission;
 mod thread;
+pub(crate) mod wait;
 mod worker;
 
 pub(crate) use borrow::BORROW_STACK_DEFAULT;

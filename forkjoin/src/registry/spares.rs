@@ -3,8 +3,8 @@
 //! slots of the spare threads that stand in are kept for reuse (`Spares`).
 
 use super::compensation::{GivenTo, IndexToken};
-use super::isolation::Helps;
 use super::thread::{set_precise_timer, ThreadEvent};
+use super::wait::Helps;
 use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;

@@ -3,7 +3,7 @@
 //! (`use_current_thread`).
 
 use super::idle::Idle;
-use super::isolation::Helps;
+use super::wait::Helps;
 use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;

@@ -1,14 +1,13 @@
 //! A worker: its slot (join frames, deque, counters, inbox), the join state every join reads
-//! and the state only its owner touches, pushing and running jobs, and the search and wait of
-//! a worker that has nothing to run.
+//! and the state only its owner touches, pushing and running jobs, and the search for work
+//! (`find_work`; how a worker waits is `wait.rs`'s).
 
 use super::claim::StallWatching;
 use super::fifo_spawns::FifoSpawns;
 use super::heartbeat::Requests;
-use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
-use super::idle::{Parking, Round};
+use super::heartbeat::SHARE_REQUEST;
 use super::inbox::Inbox;
-use super::isolation::{Helps, Regions, NO_OWNER};
+use super::isolation::{Regions, NO_OWNER};
 use super::outside::OutsideCall;
 use super::spares::Blocking;
 use super::Registry;
@@ -549,99 +548,6 @@ impl Worker {
                 bump(&self.counters.failed_steals);
                 return None;
             }
-        }
-    }
-
-    /// Runs other work until `done()` holds: anything (`Helps::Anything`, a worker between
-    /// jobs), or only what descends from what it waits for (`registry/isolation.rs`). With
-    /// nothing to do it spins, yields, then parks, and whoever makes `done()` true wakes it.
-    pub(crate) fn wait_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>, helps: Helps) {
-        if let Helps::Descendants {
-            floor,
-            region,
-            across_pools,
-        } = helps
-        {
-            return self.wait_isolated(done, hint, floor, region, across_pools);
-        }
-        while !done() {
-            match self.find_work(hint) {
-                // SAFETY: on this worker's thread; the job was taken from a queue.
-                Some(job) => unsafe { self.execute(job) },
-                None => {
-                    if self.idle_until(done, hint, self.registry().idle.start_looking()) {
-                        return;
-                    }
-                }
-            }
-        }
-    }
-
-    /// The idle phase, driven by the idle policy's events (`Idle`). Returns true when
-    /// `done()` became true, false after running a job. While some worker is busy the idle
-    /// ones keep its heartbeat: they ask for sharing as they search, and the watcher each
-    /// time it wakes. Out of line, as an isolated wait's rounds: `wait_until`'s frame lies
-    /// under every job a waiter runs.
-    #[inline(never)]
-    pub(super) fn idle_until(
-        &self,
-        done: &dyn Fn() -> bool,
-        hint: Option<usize>,
-        mut round: Round,
-    ) -> bool {
-        let registry = self.registry();
-        loop {
-            if done() {
-                registry.idle.work_found();
-                return true;
-            }
-            if let Some(job) = self.find_work(hint) {
-                registry.idle.work_found();
-                // Pass the signal on (the JDK pool's signalWork): a wake-up may have been
-                // spared because we were searching, and we are about to be busy.
-                if registry.has_work() {
-                    registry.notify_work();
-                }
-                // SAFETY: on this worker's thread; the job was taken from a queue.
-                unsafe { self.execute(job) };
-                return false;
-            }
-            if registry.some_busy() {
-                self.request_sharing();
-                if let Some(job) = self.claim_from_stalled(&|_| true) {
-                    registry.idle.work_found();
-                    // SAFETY: on this worker's thread; the frame was claimed for it alone.
-                    unsafe { self.execute(job) };
-                    return false;
-                }
-            }
-            // A thread waiting for this worker's index (a stand-in whose `blocking` returned
-            // in the middle of a task) gets it while this one would sleep.
-            if round.parks_next() && registry.lend_index_before_parking(self) {
-                round.start_over();
-                continue;
-            }
-            // A worker between jobs (not inside one, where its stack holds frames or a
-            // scope) may lend its slot while it sleeps: see `run_borrowed`.
-            // SAFETY: owner-only state, on the owner's thread.
-            let lendable = unsafe { !(*self.owner_state()).running };
-            registry.idle.no_work_found(
-                &mut round,
-                Parking {
-                    index: self.index,
-                    stay_awake: &|| {
-                        done()
-                            || registry.has_work_for(self.shown_index())
-                            || registry.index_claimed(self)
-                    },
-                    wants_watcher: &|| registry.some_busy() || registry.called_lately(),
-                    lendable,
-                    parks: &self.counters.parks,
-                    period: HEARTBEAT,
-                    // Not while calls from outside come: they share quietly, for the watcher.
-                    requests_pending: &|| !registry.called_lately() && self.requests_pending(),
-                },
-            );
         }
     }
 }

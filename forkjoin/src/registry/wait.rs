@@ -1,0 +1,350 @@
+//! What a waiting worker may run, and when it parks: the one place that answers it, top to
+//! bottom.
+//!
+//! - **The rule** (`Helps`): a worker between jobs, or a spare, runs anything; a worker
+//!   that waits for a join, a scope, a task or a job in another pool runs only what
+//!   descends from what it waits for (DESIGN.md, section 5, gives the reasons and the
+//!   guarantee).
+//! - **The dispatch** (`Worker::wait_until`): by the rule, an ordinary wait or an isolated
+//!   one.
+//! - **An ordinary wait** (`Worker::idle_until`): any job found anywhere, else the idle
+//!   policy's rounds (`idle/`: spin, yield, park; the watcher).
+//! - **An isolated wait** (`Worker::wait_isolated`, one round at a time in
+//!   `isolated_round`): its own jobs pushed since it began to wait, then the descendants of
+//!   its region wherever they are (the search, regions and links are `isolation.rs`'s),
+//!   else the idle policy's rounds in isolation. With nothing of its own it passes
+//!   unrelated work on (wakes a parked worker, which may take it) and parks, with a timeout;
+//!   the thread that pushes work of its region wakes it (`Worker::push_in`), and it looks
+//!   again for deeper descendants when the timeout ends. No spare stands in for it: its only
+//!   index would be a waiter's, whose stack may hold what the spare's task takes (DESIGN.md,
+//!   section 5, "No spare stands in for it"; the simulator's `Waits` gives what the idle
+//!   core costs).
+
+use super::heartbeat::HEARTBEAT;
+use super::idle::{IsolatedParking, Parking, Round};
+use super::isolation::{HiddenFrames, Scratch};
+use super::worker::Worker;
+use crate::job::JobRef;
+use std::cell::RefCell;
+
+/// What a waiting worker may run.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Helps {
+    /// Anything: a worker between jobs, a spare.
+    Anything,
+    /// Only what descends from what it waits for: the jobs of its own deque pushed since
+    /// `bottom` was `floor`, and the jobs tagged `region` (or a region below it) on any
+    /// deque; `across_pools` for a wait for another pool, whose work may come back through
+    /// a submission queue by way of any pool (`Worker::wait_in_region`).
+    Descendants {
+        floor: isize,
+        region: usize,
+        across_pools: bool,
+    },
+}
+
+impl Helps {
+    /// The descendants of `region`, and whatever `worker` pushes from now on.
+    pub(crate) fn descendants_of(worker: &Worker, region: usize) -> Helps {
+        Helps::descendants_from(worker.deque.bottom_index(), region)
+    }
+
+    /// The descendants of `region`, and the jobs of the waiter's own deque pushed since its
+    /// bottom was `floor`, in this pool.
+    pub(crate) fn descendants_from(floor: isize, region: usize) -> Helps {
+        Helps::Descendants {
+            floor,
+            region,
+            across_pools: false,
+        }
+    }
+}
+
+/// A waiter within one pool reads the links (looks below its own region) once in this many
+/// search rounds while it spins, and at every round once it parks; a waiter across pools at
+/// every round.
+const DEEP_SEARCH_EVERY: u32 = 8;
+
+/// An isolated wait (`wait_isolated`): what it waits for and may run, and what it keeps from
+/// one round to the next. One value, passed to each round by reference: the wait's frame,
+/// under every job it runs, holds it and little else.
+struct IsolatedWait<'a> {
+    done: &'a dyn Fn() -> bool,
+    hint: Option<usize>,
+    floor: isize,
+    region: usize,
+    across_pools: bool,
+    /// Counted idle while it looks, so that the thief of its frame shares on request.
+    round: Option<Round>,
+    scratch: RefCell<Scratch>,
+    /// The join frames below the wait, private until it ends (dropped last).
+    _hidden: HiddenFrames<'a>,
+}
+
+impl Worker {
+    /// Runs other work until `done()` holds: anything (`Helps::Anything`, a worker between
+    /// jobs), or only what descends from what it waits for (`registry/isolation.rs`). With
+    /// nothing to do it spins, yields, then parks, and whoever makes `done()` true wakes it.
+    pub(crate) fn wait_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>, helps: Helps) {
+        if let Helps::Descendants {
+            floor,
+            region,
+            across_pools,
+        } = helps
+        {
+            return self.wait_isolated(done, hint, floor, region, across_pools);
+        }
+        while !done() {
+            match self.find_work(hint) {
+                // SAFETY: on this worker's thread; the job was taken from a queue.
+                Some(job) => unsafe { self.execute(job) },
+                None => {
+                    if self.idle_until(done, hint, self.registry().idle.start_looking()) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The idle phase, driven by the idle policy's events (`Idle`). Returns true when
+    /// `done()` became true, false after running a job. While some worker is busy the idle
+    /// ones keep its heartbeat: they ask for sharing as they search, and the watcher each
+    /// time it wakes. Out of line, as an isolated wait's rounds: `wait_until`'s frame lies
+    /// under every job a waiter runs.
+    #[inline(never)]
+    pub(super) fn idle_until(
+        &self,
+        done: &dyn Fn() -> bool,
+        hint: Option<usize>,
+        mut round: Round,
+    ) -> bool {
+        let registry = self.registry();
+        loop {
+            if done() {
+                registry.idle.work_found();
+                return true;
+            }
+            if let Some(job) = self.find_work(hint) {
+                registry.idle.work_found();
+                // Pass the signal on (the JDK pool's signalWork): a wake-up may have been
+                // spared because we were searching, and we are about to be busy.
+                if registry.has_work() {
+                    registry.notify_work();
+                }
+                // SAFETY: on this worker's thread; the job was taken from a queue.
+                unsafe { self.execute(job) };
+                return false;
+            }
+            if registry.some_busy() {
+                self.request_sharing();
+                if let Some(job) = self.claim_from_stalled(&|_| true) {
+                    registry.idle.work_found();
+                    // SAFETY: on this worker's thread; the frame was claimed for it alone.
+                    unsafe { self.execute(job) };
+                    return false;
+                }
+            }
+            // A thread waiting for this worker's index (a stand-in whose `blocking` returned
+            // in the middle of a task) gets it while this one would sleep.
+            if round.parks_next() && registry.lend_index_before_parking(self) {
+                round.start_over();
+                continue;
+            }
+            // A worker between jobs (not inside one, where its stack holds frames or a
+            // scope) may lend its slot while it sleeps: see `run_borrowed`.
+            // SAFETY: owner-only state, on the owner's thread.
+            let lendable = unsafe { !(*self.owner_state()).running };
+            registry.idle.no_work_found(
+                &mut round,
+                Parking {
+                    index: self.index,
+                    stay_awake: &|| {
+                        done()
+                            || registry.has_work_for(self.shown_index())
+                            || registry.index_claimed(self)
+                    },
+                    wants_watcher: &|| registry.some_busy() || registry.called_lately(),
+                    lendable,
+                    parks: &self.counters.parks,
+                    period: HEARTBEAT,
+                    // Not while calls from outside come: they share quietly, for the watcher.
+                    requests_pending: &|| !registry.called_lately() && self.requests_pending(),
+                },
+            );
+        }
+    }
+
+    /// Runs descendants of `region` (and jobs pushed since `floor`) until `done()`; with
+    /// none in sight, spins, yields and parks as the idle policy says (`Idle`), in
+    /// isolation (see the module's docs).
+    #[inline(never)]
+    pub(crate) fn wait_isolated(
+        &self,
+        done: &dyn Fn() -> bool,
+        hint: Option<usize>,
+        floor: isize,
+        region: usize,
+        across_pools: bool,
+    ) {
+        // The join frames below the wait stay private until it ends: the heartbeat of a job
+        // run meanwhile shares the oldest private frame, which would land on this deque
+        // above `floor`, tagged with the region running then, for this waiter to take: an
+        // unrelated job (the rest of an outer loop). (Below a join frame's wait every
+        // frame is shared already, and this changes nothing.)
+        let mut wait = IsolatedWait {
+            done,
+            hint,
+            floor,
+            region,
+            across_pools,
+            round: None,
+            scratch: RefCell::new(Scratch::default()),
+            _hidden: self.hide_frames_below(),
+        };
+        // Each round out of line: its locals are gone before the job it found runs, so a
+        // wait costs the stack of a few words under the jobs it runs.
+        while !(wait.done)() {
+            if let Some(job) = self.isolated_round(&mut wait) {
+                // SAFETY: on this worker's thread; the job was taken for it alone (from a
+                // queue, or a claimed frame).
+                unsafe { self.execute(job) };
+            }
+        }
+        if wait.round.is_some() {
+            self.registry().idle.work_found();
+        }
+        // Every job run meanwhile has returned, with its frames: `len` is back where it was
+        // when `wait` drops, and the frames hidden with it are shown again.
+    }
+
+    /// The first rounds of `wait_isolated`, while each finds a job of the waiter's own
+    /// (pushed since `floor`): run in the caller's frame, without the wait's. Whether `done()`
+    /// holds at the end. For a scope's owner, whose frames below are hidden already (a wait
+    /// would hide them again, which changes nothing): the tasks it spawned last are run
+    /// under a level of stack that holds little more than the scope.
+    #[inline]
+    pub(crate) fn run_own_above(&self, done: &dyn Fn() -> bool, floor: isize) -> bool {
+        while !done() {
+            let Some(job) = self.take_own_for_wait(floor) else {
+                return false;
+            };
+            // SAFETY: on this worker's thread; the job was taken from its own deque.
+            unsafe { self.execute(job) };
+        }
+        true
+    }
+
+    /// What a waiter takes first: a job of its own pushed since `floor`, with its index
+    /// taken back first if a stand-in held it.
+    #[inline]
+    pub(super) fn take_own_for_wait(&self, floor: isize) -> Option<JobRef> {
+        self.reclaim_index();
+        self.take_own_above(floor).map(JobRef)
+    }
+
+    /// One round of `wait_isolated`: a job it may run (the idle count left, if it had
+    /// entered it), or `None` after spinning, yielding or parking as the idle policy says.
+    #[inline(never)]
+    fn isolated_round(&self, wait: &mut IsolatedWait<'_>) -> Option<JobRef> {
+        let registry = self.registry();
+        let IsolatedWait {
+            done,
+            hint,
+            floor,
+            region,
+            across_pools,
+            round,
+            scratch,
+            ..
+        } = wait;
+        let (done, hint, floor, region, across_pools) =
+            (*done, *hint, *floor, *region, *across_pools);
+        // Links are read every few rounds and at every round once it parks: each read pulls
+        // in the lines the thieves write at every region they enter. Across pools, at every
+        // round: what comes back lies in a submission queue under a region only the links
+        // name, and a waiter that looked for it every eighth round left it to a parked
+        // worker's wake-up (a round trip took 6 times as long).
+        let deep = across_pools
+            || round.as_ref().is_some_and(|r: &Round| {
+                r.parks_next() || r.searches() % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
+            });
+        let found = self.find_descendant(
+            hint,
+            floor,
+            region,
+            (&mut scratch.borrow_mut(), across_pools),
+            deep,
+        );
+        if let Some(job) = found {
+            if round.take().is_some() {
+                registry.idle.work_found();
+            }
+            return Some(job);
+        }
+        // Counted idle before it asks (the thief of its frame shares on request).
+        round.get_or_insert_with(|| registry.idle.start_looking());
+        if registry.some_busy() {
+            self.request_sharing();
+            // A stalled worker's private frame, if it runs in a region this waiter helps
+            // with (the links are read only for a claim).
+            let wanted = |r: usize| {
+                r == region
+                    || self
+                        .close(scratch.borrow_mut().get(across_pools), region)
+                        .contains(r)
+            };
+            if let Some(job) = self.claim_from_stalled(&wanted) {
+                if round.take().is_some() {
+                    registry.idle.work_found();
+                }
+                return Some(job);
+            }
+        }
+        let round = round.get_or_insert_with(|| registry.idle.start_looking());
+        let parking = IsolatedParking {
+            index: self.index,
+            stay_awake: &|| {
+                done()
+                    || registry.index_claimed(self)
+                    || self.sees_descendant(
+                        floor,
+                        region,
+                        (&mut scratch.borrow_mut(), across_pools),
+                    )
+            },
+            parks: &self.counters.parks,
+            sleeps: &self.counters.isolated_sleeps,
+            period: HEARTBEAT,
+        };
+        if !round.parks_next() {
+            registry.idle.no_work_found_isolated(round, parking);
+            return None;
+        }
+        // The only worker of its pool, waiting for another pool: nobody else can run what it
+        // pushed before the wait (the other halves of the joins it is in, which the other
+        // pool's work may wait for), so it runs them itself, as rayon's waits do (DESIGN.md,
+        // section 5, "The guarantee").
+        if across_pools && registry.num_threads() == 1 {
+            if let Some(job) = self.take_own() {
+                registry.idle.work_found();
+                *round = registry.idle.start_looking();
+                return Some(JobRef(job));
+            }
+        }
+        // A thread waiting for this worker's index (a stand-in whose `blocking` returned in
+        // the middle of a task, which what this waiter waits for may need) gets it now.
+        if registry.lend_index_before_parking(self) {
+            round.start_over();
+            return None;
+        }
+        // About to park. Work this waiter may not take: make sure a thread that may is awake
+        // (counted idle, this waiter may have made its publisher skip the wake-up). No spare
+        // stands in for it (see the module's docs).
+        if registry.has_work() {
+            registry.idle.idle_beside_work();
+        }
+        registry.idle.no_work_found_isolated(round, parking);
+        None
+    }
+}
