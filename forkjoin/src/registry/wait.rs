@@ -83,7 +83,7 @@ struct IsolatedWait<'a> {
 
 impl Worker {
     /// Runs other work until `done()` holds: anything (`Helps::Anything`, a worker between
-    /// jobs), or only what descends from what it waits for (`registry/isolation.rs`). With
+    /// jobs), or only what descends from what it waits for (`wait_isolated`, below). With
     /// nothing to do it spins, yields, then parks, and whoever makes `done()` true wakes it.
     pub(crate) fn wait_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>, helps: Helps) {
         if let Helps::Descendants {
