@@ -175,7 +175,7 @@ fn profile_command(
     }
     let costs = &costs.for_program(program.name);
     // Five profiles: their wall times give what profiling costs by the same statistic as
-    // the unprofiled time (a single profiled run read 1.6-2.2 times it on this VM).
+    // the unprofiled time (a single profiled run's varies too much to be that figure).
     let profiled = profile_program(program, size, 5, costs, &cpus::fastest())?;
     let p = &profiled.scaled;
     println!(

@@ -264,7 +264,7 @@ impl Worker {
         // in the lines the thieves write at every region they enter. Across pools, at every
         // round: what comes back lies in a submission queue under a region only the links
         // name, and a waiter that looked for it every eighth round left it to a parked
-        // worker's wake-up (a round trip took 6 times as long).
+        // worker's wake-up (docs/measurements.md, section 5, "Calls into another pool").
         let deep = across_pools
             || round.as_ref().is_some_and(|r: &Round| {
                 r.parks_next() || r.searches() % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
