@@ -276,10 +276,10 @@ where
     for (worker, job) in registry.workers[..n].iter().zip(&jobs) {
         worker.inbox.push(job.job_ref());
     }
-    // The waker's half of the Dekker pattern (`registry/idle/sleep.rs`) for every slot at once: the pushes
-    // come before the fence, the checks for a sleeping runner after it. A runner that parks
-    // announces itself, fences and then looks at its inbox (`Registry::has_work_for`), so
-    // either it sees its share or we see it asleep and wake it.
+    // The waker's half of the Dekker pattern (`registry/idle/sleep.rs`) for every slot at
+    // once: the pushes come before the fence, the checks for a sleeping runner after it. A
+    // runner that parks announces itself, fences and then looks at its inbox
+    // (`Registry::has_work_for`), so either it sees its share or we see it asleep and wake it.
     fence(SeqCst);
     for index in 0..n {
         registry.idle.published_for(index);

@@ -1,7 +1,8 @@
 //! Latches: one-shot "done" signals a waiter checks. A worker never blocks on a latch while
 //! there is work: it helps (`Worker::wait_until`) and parks only when it finds none, after
-//! announcing itself to the sleep protocol, so the setter wakes it (`registry/idle/sleep.rs`). A thread
-//! outside the pool spins briefly, then parks, on an `OutsideLatch`.
+//! announcing itself to the sleep protocol, so the setter wakes it
+//! (`registry/idle/sleep.rs`). A thread outside the pool spins briefly, then parks, on an
+//! `OutsideLatch`.
 //!
 //! Setting a latch is the last thing the setter does with the latch's memory: the waiter
 //! may return and free it at once. So `set` takes a raw pointer, and copies out whatever it

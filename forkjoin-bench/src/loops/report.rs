@@ -116,10 +116,14 @@ impl Row {
         self.breaks_1 && self.again.as_ref().is_none_or(|a| a.breaks_1)
     }
 
+    /// Breaks the target at `p` workers (in this timing).
+    fn breaks_at(&self, p: usize) -> bool {
+        self.fj_over_rayon.get(&p).is_some_and(|&x| x > LIMIT_RAYON)
+    }
+
     /// Breaks the target at `p` workers, in the second timing too if there was one.
     pub(crate) fn confirmed_p(&self, p: usize) -> bool {
-        let breaks = |r: &Row| r.fj_over_rayon.get(&p).is_some_and(|&x| x > LIMIT_RAYON);
-        breaks(self) && self.again.as_deref().is_none_or(breaks)
+        self.breaks_at(p) && self.again.as_deref().is_none_or(|a| a.breaks_at(p))
     }
 
     /// The flag column: which targets the program breaks, or ERROR.
@@ -146,8 +150,8 @@ impl Row {
             });
             f.push(mark("1w".to_string(), self.confirmed_1(), a));
         }
-        for (&p, &r) in &self.fj_over_rayon {
-            if r > LIMIT_RAYON {
+        for &p in self.fj_over_rayon.keys() {
+            if self.breaks_at(p) {
                 let a = again.and_then(|a| a.fj_over_rayon.get(&p).map(|x| format!("{x:.3}")));
                 f.push(mark(format!("{p}w"), self.confirmed_p(p), a));
             }
@@ -216,13 +220,7 @@ pub(crate) fn summarise(rows: &[Row], recheck_rounds: Option<usize>) -> Summary 
         breaking_1: rows.iter().filter(|r| r.breaks_1).count(),
         breaking_p: ps
             .iter()
-            .map(|&p| {
-                let n = rows
-                    .iter()
-                    .filter(|r| r.fj_over_rayon.get(&p).is_some_and(|&x| x > LIMIT_RAYON))
-                    .count();
-                (p, n)
-            })
+            .map(|&p| (p, rows.iter().filter(|r| r.breaks_at(p)).count()))
             .collect(),
         recheck_rounds,
         confirmed_1: rows.iter().filter(|r| r.confirmed_1()).count(),

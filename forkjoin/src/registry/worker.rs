@@ -4,8 +4,7 @@
 
 use super::claim::StallWatching;
 use super::fifo_spawns::FifoSpawns;
-use super::heartbeat::Requests;
-use super::heartbeat::SHARE_REQUEST;
+use super::heartbeat::{Requests, SHARE_REQUEST};
 use super::inbox::Inbox;
 use super::isolation::{Regions, NO_OWNER};
 use super::outside::OutsideCall;

@@ -16,14 +16,14 @@
 //!   or a spare takes its place (`spares.rs`);
 //! - `shutdown`: the pool terminates.
 //!
-//! Parking itself (the lost-wake-up protocol) is `sleep.rs`'s, beside this file. DESIGN.md, sections 4
-//! and 6, give the reasons for the rounds and the watcher. The loom models at the end run
-//! this code itself, with the real `Sleep`, against a publisher.
+//! Parking itself (the lost-wake-up protocol) is `sleep.rs`'s, beside this file. DESIGN.md,
+//! sections 4 and 6, give the reasons for the rounds and the watcher. The loom models at the
+//! end run this code itself, with the real `Sleep`, against a publisher.
+
+pub(super) mod sleep;
 
 use crate::counter::{add, unbump};
 use crate::padded::CachePadded;
-pub(super) mod sleep;
-
 use crate::sync::{fence, AtomicBool, AtomicUsize};
 use sleep::Sleep;
 // std's, also under loom: the rounds are bounded, and loom's would tell the model checker
@@ -73,8 +73,9 @@ pub(crate) struct Idle {
 /// anyway (a long sequential stretch on the busy worker: DESIGN.md, section 4).
 const WATCH_BACKOFF: u32 = 6;
 
-/// A waiter in isolation parks for at most `Parking::period` times 2 to this power: it is not
-/// the watcher, so its own wake-ups are its only requests to the thief it waits for.
+/// A waiter in isolation parks for at most `IsolatedParking::period` times 2 to this power:
+/// it is not the watcher, so its own wake-ups are its only requests to the thief it waits
+/// for.
 pub(crate) const ISOLATED_BACKOFF: u32 = 2;
 
 /// How far a worker's idle phase has gone (`start_looking` to `work_found`).
@@ -194,14 +195,13 @@ impl Idle {
     /// parked workers would sleep through all the work this one goes on to create, which
     /// nobody would be asked to share.
     pub(crate) fn work_found(&self) {
-        let sleep = &self.sleep;
         self.leave();
         // The Dekker pattern with a parking worker, which announces itself, fences, and
         // then reads the count to decide whether to watch: one of the two sees the other.
         fence(SeqCst);
         // Relaxed: ordered by the fences; a stale `watcher` only costs a needless wake-up.
-        if sleep.sleepers() > 0 && !self.watcher.load(Relaxed) {
-            sleep.wake_any();
+        if self.sleep.sleepers() > 0 && !self.watcher.load(Relaxed) {
+            self.sleep.wake_any();
         }
     }
 
