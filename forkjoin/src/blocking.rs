@@ -69,13 +69,9 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     }
     // SAFETY: this thread's worker, live while the thread runs it.
     let worker = unsafe { &*current };
-    let st = worker.owner_state();
-    // SAFETY: owner-only state, on the owner's thread.
-    if unsafe { (*st).blocking.inside } {
+    if worker.owner().blocking.inside.replace(true) {
         return f();
     }
-    // SAFETY: as above.
-    unsafe { (*st).blocking.inside = true };
     /// On every way out of `f`, unwinding included: takes the index back from the stand-in
     /// (if any and not yet), then counts the thread back in.
     struct Leave<'a>(&'a Worker);
@@ -83,8 +79,7 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
         fn drop(&mut self) {
             let registry = self.0.registry();
             registry.take_index_back(self.0);
-            // SAFETY: owner-only state, on the owner's thread.
-            unsafe { (*self.0.owner_state()).blocking.inside = false };
+            self.0.owner().blocking.inside.set(false);
             registry.compensation.leave();
         }
     }

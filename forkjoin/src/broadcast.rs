@@ -1,8 +1,6 @@
-//! Broadcasts: running a closure once on every worker of a pool. `broadcast` waits for
-//! every share and returns their results, `spawn_broadcast` does not wait, and
-//! `broadcast_boxed` is the machinery both `spawn_broadcast` and the scopes'
-//! `spawn_broadcast` use. Beside the scopes, as in rayon-core: it imports nothing from the
-//! pool or from the scopes, and both build on it.
+//! Broadcasts: a closure once on every worker of a pool. `broadcast` returns the results,
+//! `spawn_broadcast` does not wait; `broadcast_boxed` serves it and the scopes. Beside the
+//! scopes, as in rayon-core: it imports nothing from the pool or the scopes.
 
 use crate::job::{JobHeader, JobRef};
 use crate::latch::{CountLatch, Latch, OutsideLatch};
@@ -107,23 +105,20 @@ where
     });
 }
 
-/// Puts a boxed share of `op` into the inbox of each of `registry`'s workers and wakes
-/// those that sleep, without waiting; `op` must catch its own panics. The caller must keep
-/// what `op` borrows alive until every share has run (`spawn_broadcast` borrows nothing; a
-/// scope waits for its shares).
+/// Puts a boxed share of `op` into every worker's inbox and wakes sleepers, without waiting;
+/// `op` catches its own panics, and the caller keeps what it borrows alive until every share
+/// has run (a scope waits for its shares).
 pub(crate) fn broadcast_boxed<OP>(registry: &Registry, op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync,
 {
     let op = Arc::new(op);
-    // The broadcast's region: what its shares push descends from it, not from the wait
-    // that a share may run in.
+    // The broadcast's region: what shares push descends from it, not from a share's wait.
     let region = isolation::new_region();
     for worker in registry.workers.iter() {
         let op = Arc::clone(&op);
         worker.inbox.push(Worker::heap_job(move |worker: &Worker| {
-            // SAFETY: a job runs on the thread of the worker it is given.
-            let _region = unsafe { worker.enter_region(region, NO_OWNER, NO_PARENT) };
+            let _region = worker.enter_region(region, NO_OWNER, NO_PARENT);
             op(BroadcastContext {
                 worker,
                 _marker: PhantomData,
@@ -138,13 +133,11 @@ where
     registry.stand_in_for_waiting();
 }
 
-/// One worker's share of a broadcast: on the caller's stack, which outlives it (the caller
-/// waits for every share before returning).
+/// One worker's share of a broadcast, on the caller's stack (the caller waits for all).
 #[repr(C)]
 struct BroadcastJob<OP, R, L> {
     header: JobHeader,
-    /// The broadcast's region, and the slot of its waiter if a worker of this pool (else
-    /// `NO_OWNER`): what a share pushes descends from the broadcast.
+    /// The broadcast's region, and its waiter's slot if a worker of this pool (else `NO_OWNER`).
     region: usize,
     owner: usize,
     op: *const OP,
@@ -182,9 +175,8 @@ where
     /// `this` is the header of a live `BroadcastJob`, executed once, by the thread running
     /// the slot whose inbox held it.
     unsafe fn execute(this: *const JobHeader) {
-        // SAFETY: `this` is the header of a live `BroadcastJob` (the caller waits on the latch
-        // before freeing it), executed once, on a worker's thread; `op` and `latch` point into
-        // the caller's frame, which outlives the latch's set.
+        // SAFETY: a live `BroadcastJob` (freed after the latch), run once on a worker's thread;
+        // `op` and `latch` point into the caller's frame, which outlives the latch's set.
         unsafe {
             let worker = Worker::executing();
             let job = this as *const Self;
@@ -219,11 +211,9 @@ where
     }
 }
 
-/// `broadcast` on `registry`'s pool, waiting as the calling thread must: a worker (of this
-/// pool, possibly in a borrowed slot, or of another) runs what descends from the broadcast
-/// (in its own pool) until the shares are done, and is woken by the last of them; a thread
-/// outside any pool blocks on a condition variable (it borrows no slot: the shares must run
-/// on the pool's own slots).
+/// `broadcast` on `registry`'s pool. A worker (of this pool or another) runs what descends
+/// from the broadcast until the last share wakes it; a thread outside any pool blocks,
+/// borrowing no slot (the shares must run on the pool's own slots).
 pub(super) fn broadcast_in<OP, R>(registry: &Registry, op: OP) -> Vec<R>
 where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
@@ -240,23 +230,19 @@ where
     }
     // SAFETY: this thread's worker, live while the thread runs it.
     let worker = unsafe { &*current };
-    // The waiter's own pool (this one or another), kept alive by the latch until the last
-    // share has woken it.
+    // The waiter's own pool, kept alive by the latch until the last share has woken it.
     let latch = CountLatch::new(n, CrossLatch::new(worker.registry_arc(), worker.index));
-    // It runs its own share (its inbox), what it pushes, and what the shares push, wherever
-    // it comes back (in another pool, as `install` there).
+    // It runs its own share, what it pushes and what the shares push, wherever it comes back.
     let own_pool = std::ptr::eq(worker.registry(), registry);
     let owner = if own_pool { worker.index } else { NO_OWNER };
-    // SAFETY: this thread's worker.
-    let _in = unsafe { worker.enter_handed_over(region) };
+    let _in = worker.enter_handed_over(region);
     run_broadcast(registry, &op, &latch, (region, owner), || {
         worker.wait_in_region(&|| latch.inner.core.probe(), region, !own_pool)
     })
 }
 
-/// Puts one share of `op` into the inbox of each of `registry`'s workers, wakes those that
-/// sleep, waits with `wait` until `latch` (counting the shares) is set, and collects the
-/// results in index order, re-raising the first panic by index.
+/// Puts a share of `op` in every worker's inbox, wakes sleepers, waits with `wait` for
+/// `latch`, and collects the results in index order, re-raising the lowest index's panic.
 fn run_broadcast<OP, R, L>(
     registry: &Registry,
     op: &OP,
@@ -276,10 +262,8 @@ where
     for (worker, job) in registry.workers[..n].iter().zip(&jobs) {
         worker.inbox.push(job.job_ref());
     }
-    // The waker's half of the Dekker pattern (`registry/idle/sleep.rs`) for every slot at
-    // once: the pushes come before the fence, the checks for a sleeping runner after it. A
-    // runner that parks announces itself, fences and then looks at its inbox
-    // (`Registry::has_work_for`), so either it sees its share or we see it asleep and wake it.
+    // The waker's half of the Dekker pattern (DESIGN.md, section 6) for every slot at once:
+    // a parking runner fences, then looks at its inbox (`Registry::has_work_for`).
     fence(SeqCst);
     for index in 0..n {
         registry.idle.published_for(index);

@@ -1,5 +1,4 @@
-//! rayon-core's deprecated `Configuration` and `initialize`, kept by rayon-core for old
-//! programs: a thin wrapper over [`PoolBuilder`] whose errors are boxed.
+//! rayon-core's deprecated `Configuration` and `initialize`: [`PoolBuilder`] with boxed errors.
 #![allow(deprecated)]
 
 use crate::{Pool, PoolBuilder};

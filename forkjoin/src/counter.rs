@@ -1,5 +1,4 @@
-//! Statistics counters with one writer at a time: a relaxed load and store, no
-//! read-modify-write. Readers (`Pool::stats`) take snapshots and need no ordering.
+//! One-writer statistics counters: a relaxed load and store, no RMW; readers take snapshots.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
@@ -19,7 +18,6 @@ pub(crate) fn unbump(counter: &AtomicU64) {
 /// Adds `n`.
 #[inline(always)]
 pub(crate) fn add(counter: &AtomicU64, n: u64) {
-    // Relaxed load and store: one writer at a time (the owning worker, or the holder of a
-    // submission queue's lock); statistics publish nothing.
+    // Relaxed: one writer at a time (the owner, or a queue's lock holder); publishes nothing.
     counter.store(counter.load(Relaxed).wrapping_add(n), Relaxed);
 }

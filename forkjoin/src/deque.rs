@@ -1,21 +1,8 @@
 //! The work-stealing deque: Chase and Lev's growable circular array ("Dynamic Circular
-//! Work-Stealing Deque", SPAA 2005) with the memory orderings proved correct for C11 by
-//! Lê, Pop, Cohen and Zappa Nardelli ("Correct and Efficient Work-Stealing for Weak Memory
-//! Models", PPoPP 2013).
-//!
-//! The owner pushes and pops at the bottom (LIFO); thieves take from the top (FIFO), so a
-//! thief gets the oldest task, which in a divide-and-conquer program is the largest (the
-//! FJTask paper, section 2.1). Compared with the paper's FJTask deque this one keeps the same
-//! `top`/`base` idea but needs no lock at all: the single-element race is settled by a CAS
-//! on `top`.
-//!
-//! Costs, by the lesson of the "lazySet: hidden pages of the JMM" article: `push` publishes with a release store (Java's `lazySet`),
-//! no fence. `pop` and `steal` each pay one SeqCst fence, the Dekker pattern between the
-//! owner's write of `bottom` and a thief's write of `top`. In this runtime `push` is rare
-//! anyway: a `join` only pushes when it is promoted (see `join.rs`).
-//!
-//! Buffers replaced by a grow are kept until the deque is dropped, because a thief may still
-//! be reading the old one; they are at most as large as the live buffer in total.
+//! Work-Stealing Deque", SPAA 2005) with the C11 orderings of Lê, Pop, Cohen and Zappa
+//! Nardelli ("Correct and Efficient Work-Stealing for Weak Memory Models", PPoPP 2013). The
+//! owner pushes and pops at the bottom (LIFO), thieves take from the top (FIFO); a CAS on
+//! `top` settles the last element. Costs and retired buffers: DESIGN.md, section 3.
 
 use crate::padded::CachePadded;
 use crate::sync::{fence, AtomicIsize, AtomicPtr, AtomicUsize};
@@ -30,9 +17,7 @@ struct Buffer<T> {
     slots: Box<[Slot<T>]>,
 }
 
-/// An item and its tag: the region it descends from (`registry/isolation.rs`), so that a
-/// waiting worker can tell, before it takes an item, whether it may run it. Side by side,
-/// so that a tagged steal reads one cache line, and a push writes one.
+/// An item and its tag (its region, `registry/isolation.rs`): one line for a tagged steal.
 struct Slot<T> {
     item: AtomicPtr<T>,
     tag: AtomicUsize,
@@ -75,8 +60,7 @@ pub(crate) enum Steal<T> {
     Success(T),
 }
 
-/// A Chase-Lev deque of non-null pointers. One thread, the owner, may call `push` and
-/// `pop`; any thread may call `steal`, `is_empty` and `len`.
+/// A Chase-Lev deque of non-null pointers: the owner pushes and pops, any thread steals.
 pub(crate) struct Deque<T> {
     /// Written by the owner only; read by thieves.
     bottom: CachePadded<AtomicIsize>,
@@ -109,8 +93,7 @@ impl<T> Deque<T> {
         }
     }
 
-    /// Pushes at the bottom, untagged (tag 0: no waiting worker may take it). The runtime
-    /// always pushes with a tag; the tests of the deque itself need none.
+    /// Pushes at the bottom with tag 0 (no waiting worker takes it): the deque's own tests.
     ///
     /// # Safety
     /// Only the owner thread may call `push` and `pop`.
@@ -129,8 +112,7 @@ impl<T> Deque<T> {
         unsafe {
             // Relaxed: only this thread writes `bottom`.
             let b = self.bottom.load(Relaxed);
-            // Acquire: pairs with the SeqCst CAS of a thief that advanced `top`, so that its read
-            // of the slot happens before we overwrite that slot after wrapping around.
+            // Acquire: pairs with a thief's CAS of `top`: its slot read precedes our overwrite.
             let t = self.top.load(Acquire);
             // Relaxed: only this thread writes `buffer`.
             let mut buf = self.buffer.load(Relaxed);
@@ -141,9 +123,7 @@ impl<T> Deque<T> {
             // Relaxed: the release store of `bottom` below publishes both.
             (*buf).slot(b).store(item.as_ptr(), Relaxed);
             (*buf).tag(b).store(tag, Relaxed);
-            // Release (Java's `lazySet`): a thief that reads the new `bottom` with
-            // Acquire sees the slot. No StoreLoad fence: nothing here must be ordered before a
-            // later load.
+            // Release (Java's `lazySet`): a thief's Acquire load of `bottom` sees the slot.
             self.bottom.store(b + 1, Release);
         }
     }
@@ -179,24 +159,17 @@ impl<T> Deque<T> {
         unsafe {
             // Relaxed: only this thread writes `bottom` and `buffer`.
             let b = self.bottom.load(Relaxed);
-            // A look before the fence, so that a worker searching its empty deque pays none:
-            // `top` only grows and only this thread adds items, so if even a stale `top` reaches
-            // `bottom`, the deque is empty now. Relaxed: a stale value is smaller, which only
-            // sends us down the exact path below.
+            // Unfenced look (DESIGN.md, section 3). Relaxed: `top` only grows, so a stale `top`
+            // reaching `bottom` still means empty; a stale one only takes the fenced path.
             if self.top.load(Relaxed) >= b {
                 return None;
             }
             let b = b - 1;
             let buf = self.buffer.load(Relaxed);
-            // Release, like every store of `bottom`: a thief whose Acquire load reads this value
-            // must also see the slots pushed before it. Under C++20 a later relaxed store by the
-            // same thread no longer continues the push's release sequence (loom caught the
-            // lost item this causes when `bottom` was restored with a relaxed store). A release
-            // store is a plain `mov` on x86, free on the fast path.
+            // Release, like every store of `bottom`: a thief's Acquire load sees the pushed
+            // slots (C++20 dropped the release-sequence rule; DESIGN.md, section 3).
             self.bottom.store(b, Release);
-            // The Dekker pattern: our store of `bottom` must be visible before we read `top`,
-            // and a thief's CAS of `top` before it reads `bottom`; otherwise both could take the
-            // last element.
+            // Dekker with a thief's CAS of `top`: else both could take the last element.
             fence(SeqCst);
             let t = self.top.load(Relaxed);
             if t > b {
@@ -218,9 +191,8 @@ impl<T> Deque<T> {
         }
     }
 
-    /// Pops from the bottom only if the deque holds more than `floor` items by index, i.e.
-    /// only items pushed after `bottom` was `floor` (`bottom_index`): a waiting owner
-    /// takes what it pushed since it started waiting for something, never what lies below.
+    /// Pops only an item pushed since `bottom` was `floor` (`bottom_index`): a waiting owner
+    /// takes what it pushed since it began waiting, never what lies below.
     ///
     /// # Safety
     /// Only the owner thread may call `push` and `pop`.
@@ -259,31 +231,26 @@ impl<T> Deque<T> {
         self.steal_if::<false>(|_, _| true)
     }
 
-    /// Takes the item at the top only if `wanted(its tag)`; `Empty` if not. Any thread. A
-    /// waiting worker takes only what descends from what it waits for (DESIGN.md, section 5).
+    /// The top item only if `wanted(its tag)`, else `Empty` (a waiter's; DESIGN.md, section 5).
     pub(crate) fn steal_tagged(&self, wanted: impl Fn(usize) -> bool) -> Steal<NonNull<T>> {
         self.steal_if::<true>(|_, t| wanted(t))
     }
 
-    /// Takes the item at the top only if it was pushed since `bottom` was `floor`: the
-    /// owner's oldest own job when it waits under rayon's `breadth_first` hint.
+    /// The top item only if pushed since `bottom` was `floor` (the owner's, under `breadth_first`).
     pub(crate) fn steal_above(&self, floor: isize) -> Steal<NonNull<T>> {
         self.steal_if::<false>(|index, _| index >= floor)
     }
 
-    /// The tag of the item at the top, as a snapshot (None if the deque looks empty): what a
-    /// waiting worker looks at before it parks.
+    /// The top item's tag as a snapshot (None if empty), which a waiter looks at before parking.
     pub(crate) fn top_tag(&self) -> Option<usize> {
-        // Acquire: as in `steal_if`. Relaxed would do for a hint, but the tag read below
-        // must not be older than the push it belongs to.
+        // Acquire: as in `steal_if`, so the tag read below is not older than its push.
         let t = self.top.load(Acquire);
         let b = self.bottom.load(Acquire);
         if b <= t {
             return None;
         }
         let buf = self.buffer.load(Acquire);
-        // SAFETY: buffers live as long as the deque. A stale tag is only a wrong hint: the
-        // caller takes nothing on its strength without `steal_tagged`.
+        // SAFETY: buffers live as long as the deque; a stale tag is a hint `steal_tagged` checks.
         Some(unsafe { (*buf).tag(t).load(Relaxed) })
     }
 
@@ -295,11 +262,8 @@ impl<T> Deque<T> {
     ) -> Steal<NonNull<T>> {
         // Acquire: pairs with the SeqCst CAS of other thieves.
         let t = self.top.load(Acquire);
-        // A look before the fence: a deque whose `bottom` is at or below `top` is reported
-        // empty without one, so a sweep over empty deques costs plain loads. "Empty" is a
-        // snapshot in any case: a stale `bottom` (smaller) only misses items pushed just
-        // now, and callers that need an exact answer (the sleep protocol) issue their own
-        // fence and look again. Relaxed: nothing is read on the strength of this value.
+        // Unfenced look, so sweeping empty deques costs plain loads (DESIGN.md, section 3).
+        // Relaxed: nothing is read on the strength of this value.
         if self.bottom.load(Relaxed) <= t {
             return Steal::Empty;
         }
@@ -312,9 +276,8 @@ impl<T> Deque<T> {
         }
         // Acquire: pairs with the release store in `grow`, making the copied slots visible.
         let buf = self.buffer.load(Acquire);
-        // SAFETY: buffers live as long as the deque. If the owner has wrapped around and
-        // overwritten this slot and its tag, `top` has moved on and the CAS below fails, so
-        // a stale value (or a stale tag's verdict) is never acted on.
+        // SAFETY: buffers live as long as the deque; if the owner wrapped around and overwrote
+        // this slot and tag, `top` moved on and the CAS below fails: no stale value is used.
         let item = unsafe { (*buf).slot(t).load(Relaxed) };
         let tag = if TAGGED {
             // SAFETY: as above: the tag is validated by the same CAS as the item.
@@ -336,25 +299,19 @@ impl<T> Deque<T> {
         Steal::Success(NonNull::new(item).expect("a won steal reads a pushed slot"))
     }
 
-    /// Takes the oldest half of the items (rounded up), at most `out.len()`, with one CAS:
-    /// they are written to `out` oldest first, each with its tag, and `Success` says how
-    /// many. For a deque whose owner never pops, a submission queue, so that a worker drains
-    /// a stream of submitted jobs paying the queue's cache misses and CAS once per batch, not
-    /// per job.
+    /// Takes the oldest half of the items (rounded up, at most `out.len()`) with one CAS,
+    /// into `out` oldest first with their tags; `Success` says how many. For submission
+    /// queues, drained a batch at a time (DESIGN.md, section 5).
     ///
     /// # Safety
-    /// No thread ever calls `pop` on this deque. The owner's pop is what races a thief for
-    /// the last items (it takes them from the other end without a CAS, hence the Dekker
-    /// fence in `steal`); with pushes alone, every index below `bottom` stays pushed until a
-    /// CAS on `top` takes it, so no fence is needed here.
+    /// No thread ever calls `pop` on this deque: with pushes alone, every index below
+    /// `bottom` stays pushed until a CAS on `top` takes it, so no fence is needed.
     pub(crate) unsafe fn steal_batch(&self, out: &mut [(*mut T, usize)]) -> Steal<usize> {
         // SAFETY: nobody pops this deque (our contract), so every slot below `bottom` stays written until a CAS on `top` takes it.
         unsafe {
-            // Acquire: pairs with the SeqCst CAS of other thieves (the slots they took are
-            // behind `t`, and a pusher's overwrite of a slot happens after the taker's read).
+            // Acquire: pairs with other thieves' CAS (a slot is overwritten only after its read).
             let t = self.top.load(Acquire);
-            // Acquire: pairs with the release store in `push`: the slots below `b` are visible.
-            // A stale (smaller) `b` only makes the batch smaller.
+            // Acquire: pairs with `push`'s release store; a stale (smaller) `b` shrinks the batch.
             let b = self.bottom.load(Acquire);
             if t >= b || out.is_empty() {
                 return Steal::Empty;
@@ -363,10 +320,8 @@ impl<T> Deque<T> {
             // Acquire: pairs with the release store in `grow`, making the copied slots visible.
             let buf = self.buffer.load(Acquire);
             for (i, slot) in out[..n].iter_mut().enumerate() {
-                // Relaxed: made visible by the Acquire load of `bottom`. If the owner has since
-                // wrapped around and overwritten this slot, it first saw `top` move past it, and
-                // the CAS below fails, so a stale value is never returned.
-                // The tag likewise (as in `steal_if`): validated by the same CAS.
+                // Relaxed: made visible by the Acquire load of `bottom`; a slot or tag
+                // overwritten since fails the CAS below (as in `steal_if`).
                 *slot = (
                     (*buf).slot(t + i as isize).load(Relaxed),
                     (*buf).tag(t + i as isize).load(Relaxed),
@@ -383,9 +338,8 @@ impl<T> Deque<T> {
         }
     }
 
-    /// Whether the deque looks empty. Exact for the owner; for other threads a snapshot.
-    /// Relaxed loads: callers that need this to take part in a Dekker pattern (the sleep
-    /// protocol) issue their own SeqCst fence first.
+    /// Whether the deque looks empty: exact for the owner, else a snapshot. Relaxed: a
+    /// caller in a Dekker pattern (the sleep protocol) fences first.
     pub(crate) fn is_empty(&self) -> bool {
         let b = self.bottom.load(Relaxed);
         let t = self.top.load(Relaxed);
@@ -496,8 +450,7 @@ mod tests {
         assert_eq!(taken(&d, &mut out), vec![11]);
     }
 
-    /// One thread pushes (growing the buffer from 2) while three thieves take batches: every
-    /// item exactly once, and each thief sees its items in push order.
+    /// Pushes (growing from 2) against three batch thieves: each item once, in order per thief.
     #[test]
     fn concurrent_batches_exactly_once_in_order() {
         const N: usize = if cfg!(miri) { 300 } else { 200_000 };
@@ -653,9 +606,8 @@ mod loom_tests {
         });
     }
 
-    /// A waiting thief takes only the items of its region: the owner pushes an item of
-    /// another region, then one of the thief's, and pops while the thief tries a tagged
-    /// steal. The thief never gets the other region's item, and every item is taken once.
+    /// A waiting thief takes only its region's items: the owner pushes another region's item,
+    /// then the thief's, and pops while the thief steals tagged; each item is taken once.
     #[test]
     fn tagged_steal_takes_only_its_region() {
         model(|| {
@@ -752,8 +704,7 @@ mod loom_tests {
         });
     }
 
-    /// Two batch thieves against a pusher that grows the buffer: each item exactly once,
-    /// with its own tag (pushed tagged ten times its value; copied to the new buffer).
+    /// Two batch thieves against a growing pusher: each item once, with its tag (ten times it).
     #[test]
     fn batch_steals_against_pushes() {
         // An item taken by a batch, checked against its tag.

@@ -1,8 +1,6 @@
-//! A worker's count of join frames (`len`) and of those shared (`shared`), and the protocol by
-//! which an idle thief claims the oldest private frame while the owner may be popping it:
-//! Cilk's THE protocol with its fence made asymmetric (DESIGN.md, section 4, "Claimed from a
-//! stalled worker"). The owner's fast path only stores and loads; the thief, rare, pays for
-//! the fence (`sync::heavy_barrier`). Model-checked in `loom_tests` below.
+//! A worker's join-frame counts (`len`, `shared`) and an idle thief's claim of the oldest
+//! private frame: Cilk's THE protocol, its fence asymmetric
+//! (DESIGN.md, section 4, "Claimed from a stalled worker"). Model-checked in `loom_tests`.
 
 use crate::sync::{heavy_barrier, light_barrier, yield_now, AtomicBool, AtomicUsize};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
@@ -12,14 +10,12 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 pub(crate) struct FrameCounts {
     len: AtomicUsize,
     shared: AtomicUsize,
-    /// `shared` as the owner last set it. A claim only ever raises `shared` above it (and
-    /// counts its frame shared while it is in progress, taking the count back if it fails),
-    /// so `len == by_owner` means no frame is private and no claim is in progress. Owner-only.
+    /// `shared` as the owner last set it; a claim only raises `shared` above it while in
+    /// progress, so `len == by_owner` means no private frame and no claim. Owner-only.
     by_owner: AtomicUsize,
 }
 
-/// A spin lock held by a thief for one claim (a system call), and by the owner while it
-/// changes `shared`.
+/// A spin lock: a thief's for one claim (a system call), the owner's while it changes `shared`.
 pub(crate) struct FramesLock(AtomicBool);
 
 impl FramesLock {
@@ -34,8 +30,7 @@ impl FramesLock {
     }
 
     fn try_lock(&self) -> bool {
-        // Acquire: what the last holder wrote under the lock (`shared`, a claimed frame's
-        // latch) is visible to the next.
+        // Acquire: the last holder's writes under the lock (`shared`, a claimed frame's latch).
         self.0
             .compare_exchange(false, true, Acquire, Relaxed)
             .is_ok()
@@ -97,8 +92,7 @@ impl FrameCounts {
     /// The owner has written frame `idx`'s pointer: count it.
     #[inline(always)]
     pub(crate) fn recorded(&self, idx: usize) {
-        // Release: a thief that claims the frame reads its pointer and contents after an
-        // Acquire load of `len`. (A plain store on x86.)
+        // Release: a claiming thief reads the frame after an Acquire load of `len`.
         self.len.store(idx + 1, Release);
     }
 
@@ -106,16 +100,14 @@ impl FrameCounts {
     /// which case `take_back` decides. False means private, run inline: no thief has it.
     #[inline(always)]
     pub(crate) fn popped_maybe_shared(&self, idx: usize) -> bool {
-        // Relaxed store, then the load: the Dekker pair with `claim` is ordered by the
-        // barriers, this side's costing nothing at run time.
+        // Relaxed: the Dekker pair with `claim` is ordered by the barriers (free on this side).
         self.len.store(idx, Relaxed);
         light_barrier();
         idx < self.shared.load(Relaxed)
     }
 
-    /// After `popped_maybe_shared(idx)`: true if frame `idx` is shared (promoted or claimed;
-    /// `shared` is lowered to `idx`), false if a claim of it backed off meanwhile (it is
-    /// private: run it inline). What the sharer wrote under the lock is visible afterwards.
+    /// After `popped_maybe_shared(idx)`: true if frame `idx` is shared (`shared` lowered to
+    /// `idx`; the sharer's writes visible), false if a claim backed off (run it inline).
     pub(crate) fn take_back(&self, lock: &FramesLock, idx: usize) -> bool {
         lock.with(|| {
             let shared = idx < self.shared.load(Relaxed);
@@ -127,8 +119,7 @@ impl FrameCounts {
         })
     }
 
-    /// The owner shares its oldest private frame, if any: `share(i)` runs under the lock for
-    /// frame `i`, which then counts as shared. Returns `i`.
+    /// The owner shares its oldest private frame, if any (`share(i)` under the lock): `i`.
     pub(crate) fn promote_oldest(
         &self,
         lock: &FramesLock,
@@ -157,16 +148,14 @@ impl FrameCounts {
         self.len.load(Relaxed) > self.shared.load(Relaxed)
     }
 
-    /// On the owner's thread, without the lock: true only if no frame is private and no
-    /// claim is in progress (then none can start: there is nothing to claim). False says
-    /// "maybe": decide under the lock (`promote_oldest`). Relaxed: the owner's own writes.
+    /// Owner-only, without the lock: true only if no frame is private and no claim is in
+    /// progress; false means "maybe" (`promote_oldest` decides). Relaxed: the owner's writes.
     pub(crate) fn none_private(&self) -> bool {
         self.len.load(Relaxed) == self.by_owner.load(Relaxed)
     }
 
-    /// A thief claims the oldest private frame: on success, `take(i)` runs under the lock
-    /// for frame `i` (its pointer and contents visible, the owner unable to pop it until the
-    /// lock is released) and says whether to keep it; `None` if the owner popped it first,
+    /// A thief claims the oldest private frame: `take(i)` runs under the lock (frame `i`
+    /// visible, unpoppable) and says whether to keep it; `None` if the owner popped it first,
     /// `take` declined, the lock was busy or the system has no heavy barrier.
     pub(crate) fn claim(
         &self,
@@ -195,8 +184,7 @@ impl FrameCounts {
     }
 }
 
-/// The protocol on real threads (and under Miri, where the barriers are SeqCst fences): an
-/// owner records and pops frames while a thief claims; every frame runs exactly once.
+/// The protocol on real threads (Miri: SeqCst fences): every frame runs exactly once.
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -217,8 +205,7 @@ mod tests {
                 .map(|_| AtomicBool::new(false))
                 .collect(),
         );
-        // The frame the owner has at each index: its round and depth, as a thief reads a
-        // frame's pointer once its claim holds.
+        // The frame at each index, as a claiming thief reads a frame's pointer.
         let frames: Arc<Vec<AtomicUsize>> =
             Arc::new((0..DEPTH).map(|_| AtomicUsize::new(0)).collect());
         let stop = Arc::new(AtomicBool::new(false));
@@ -272,17 +259,16 @@ mod tests {
             }
         }
         stop.store(true, Relaxed);
-        // How many claims held depends on timing (about 24,000 of 60,000 frames on the
-        // development machine, none where the system has no heavy barrier).
+        // How many claims hold depends on timing (none without a heavy barrier):
+        // docs/measurements.md, section 5, "Claimed from a stalled worker".
         let _claimed: usize = thief.join().unwrap();
         assert!(runs.iter().all(|r| r.load(Relaxed) == 1));
         assert_eq!((counts.len(), counts.shared()), (0, 0));
     }
 }
 
-/// Model checks of the claim protocol: run with
-/// `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib frame_counts`. The barriers are
-/// SeqCst fences under loom.
+/// Model checks of the claim protocol (the barriers being SeqCst fences under loom): run with
+/// `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib frame_counts`.
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::*;
@@ -290,9 +276,8 @@ mod loom_tests {
     use loom::sync::Arc;
     use loom::thread;
 
-    /// The frame an owner records at `idx` and pops while a thief tries to claim the oldest
-    /// private one: each frame runs exactly once, on the owner (popped private, or the
-    /// claim backed off) or on the thief; the owner waits for a claimed one.
+    /// An owner pops the frames it recorded while a thief claims the oldest private one: each
+    /// runs once, on the owner (private, or the claim backed off) or on the thief.
     fn owner_and_thief(frames: usize) {
         model(move || {
             let counts = Arc::new(FrameCounts::new());
@@ -396,11 +381,9 @@ mod loom_tests {
         });
     }
 
-    /// A claim that declines (the frame's region is not the claimer's) counts the frame
-    /// shared until it takes the count back: an owner that shares every private frame
-    /// (before it changes region) asks `none_private`, then promotes until `promote_oldest`
-    /// finds none, under the lock, and leaves no frame private. Counting `len - shared`
-    /// first would skip the frame a declining claim held.
+    /// A declining claim counts its frame shared until it takes the count back: an owner that
+    /// asks `none_private`, then promotes until `promote_oldest` finds none, leaves no frame
+    /// private (counting `len - shared` first would skip the declining claim's frame).
     #[test]
     fn promoting_until_none_leaves_no_frame_private_beside_a_declining_claim() {
         model(|| {

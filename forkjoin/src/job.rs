@@ -1,10 +1,7 @@
-//! Jobs: the unit the queues hold. A job is a pointer to a `JobHeader` embedded first in a
-//! `#[repr(C)]` struct that also holds the closure; the header's function pointer knows the
-//! concrete type. Join frames live on the joining worker's stack (no allocation, see
-//! `join.rs`; `FrameHead` is their type-erased start, which the registry records and
-//! shares); spawned and submitted jobs live on the heap (`HeapJob`). A job's function finds
-//! the worker it runs on as any code on a worker does (`Worker::executing`), so that jobs do
-//! not depend on the registry that runs them.
+//! Jobs, the unit the queues hold: a pointer to a `JobHeader` opening a `#[repr(C)]` struct
+//! with the closure. Join frames live on the joiner's stack (`FrameHead`: their type-erased
+//! start), spawned and submitted jobs on the heap (`HeapJob`); a job finds its worker with
+//! `Worker::executing`, so jobs depend on no registry (DESIGN.md, section 7).
 
 use crate::latch::CoreLatch;
 use std::cell::UnsafeCell;
@@ -15,8 +12,7 @@ use std::sync::atomic::AtomicUsize;
 /// The first field of every job.
 #[repr(C)]
 pub(crate) struct JobHeader {
-    /// Runs the job on the calling thread's worker. Called exactly once per job (the deque
-    /// and the submission queues hand each job to exactly one taker).
+    /// Runs the job on the calling thread's worker, once (each queue hands it to one taker).
     ///
     /// Safety: `this` is the header of a live job of the type this function was made for,
     /// executed by no other thread, on a worker's thread.
@@ -27,8 +23,7 @@ pub(crate) struct JobHeader {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) struct JobRef(pub(crate) NonNull<JobHeader>);
 
-// SAFETY: every job type is built from `Send` closures (the public APIs require it), and a
-// job is executed by exactly one thread.
+// SAFETY: every job is built from `Send` closures and executed by exactly one thread.
 unsafe impl Send for JobRef {}
 
 impl JobRef {
@@ -36,8 +31,7 @@ impl JobRef {
     /// `self` must point to a live job that no other thread will execute, and the calling
     /// thread is a worker's.
     pub(crate) unsafe fn execute(self) {
-        // SAFETY: `self` points to a live job that no other thread executes, on a worker's
-        // thread (our contract), and its header's function was made for its type.
+        // SAFETY: our contract (a live job, run once, on a worker); its `execute` fits its type.
         unsafe {
             let header = self.0.as_ptr();
             ((*header).execute)(header)
@@ -45,8 +39,7 @@ impl JobRef {
     }
 }
 
-/// A boxed closure: the jobs of `Scope::spawn` and `Pool::submit`. The closure must not
-/// unwind (the callers wrap the user's code in `catch_unwind`).
+/// A boxed closure (`Scope::spawn`, `Pool::submit`), which must not unwind (callers catch).
 #[repr(C)]
 pub(crate) struct HeapJob<F> {
     header: JobHeader,
@@ -54,8 +47,7 @@ pub(crate) struct HeapJob<F> {
 }
 
 impl<F: FnOnce() + Send> HeapJob<F> {
-    /// Boxes `func`. The caller must not let the job outlive what `func` borrows: the
-    /// scope waits for its jobs, and `submit` requires `'static`.
+    /// Boxes `func`; the caller keeps what it borrows alive (a scope waits, `submit`: `'static`).
     pub(crate) fn into_job_ref(func: F) -> JobRef {
         let job = Box::new(HeapJob {
             header: JobHeader {
@@ -79,34 +71,29 @@ impl<F: FnOnce() + Send> HeapJob<F> {
     }
 }
 
-/// What a thief needs to run a frame and signal its owner. Written by the owner when it
-/// promotes the frame, before the deque's release store publishes it.
+/// What a thief needs to run a frame and signal its owner; written before the frame is shared.
 pub(crate) struct FrameLatch {
     pub(crate) core: CoreLatch,
     pub(crate) owner: usize,
     /// The worker that took the frame: the owner steals back from it while waiting.
     pub(crate) thief: AtomicUsize,
-    /// The frame's region, which its thief runs in and its owner waits for, and the region
-    /// the owner ran in when it shared the frame (`registry/isolation.rs`).
+    /// The frame's region, and the one its owner ran in when sharing it (`registry/isolation.rs`).
     pub(crate) region: usize,
     pub(crate) parent: usize,
-    /// The owner's deque holds what the frame's first closure pushed from this index on:
-    /// its bottom when the frame was claimed (jobs below were there before, an outer
-    /// join's, which its wait must not take), or `isize::MIN` for a frame it promoted
-    /// (every job left above a promoted frame was pushed after it).
+    /// Where the first closure's pushes start on the owner's deque: its bottom when the frame
+    /// was claimed (below lie an outer join's jobs), or `isize::MIN` for a promoted frame
+    /// (every job above it was pushed after it).
     pub(crate) floor: isize,
 }
 
 impl FrameLatch {
-    /// Taken by a thief straight from the owner's private frames (`registry/claim.rs`),
-    /// not from its deque: only such a frame has a floor.
+    /// Claimed from the owner's private frames (`registry/claim.rs`): only such has a floor.
     pub(crate) fn claimed(&self) -> bool {
         self.floor != isize::MIN
     }
 }
 
-/// The type-erased start of every join frame. `#[repr(C)]` so that a `*const FrameHead`
-/// is also a `*const JobHeader`.
+/// The type-erased start of every join frame; `#[repr(C)]`: also a `*const JobHeader`.
 #[repr(C)]
 pub(crate) struct FrameHead {
     pub(crate) job: JobHeader,
@@ -115,8 +102,7 @@ pub(crate) struct FrameHead {
 }
 
 impl FrameHead {
-    /// Fills in the latch before the frame is pushed onto the deque, or as a thief claims
-    /// it (`floor`: the owner's deque bottom then).
+    /// Fills in the latch before a push, or as a thief claims it (`floor`: the owner's bottom).
     ///
     /// # Safety
     /// `head` is a live frame that has not been shared, on the calling worker's stack or

@@ -169,13 +169,13 @@ where
     // its owner state is only touched by this thread.
     unsafe {
         let state = &*JoinState::current();
-        let st = state.owner_state();
+        let st = state.owner();
         // Relaxed: as in `join_on`.
         let limit = state.limit.load(Relaxed);
         // `limit` is at least `PRIVATE_FRAMES`; `SHARE_REQUEST` (a pending heartbeat, or a
         // thread outside any pool) is never reached.
-        if (*st).counts.len() + LARGE_FRAMES_FEWER >= limit {
-            registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
+        if st.counts.len() + LARGE_FRAMES_FEWER >= limit {
+            registry::bump(&st.inline_joins);
             return join_plain(a, b);
         }
     }
@@ -231,8 +231,8 @@ where
 {
     // SAFETY: `state` is this thread's join state (our contract); its owner state is only touched by this thread.
     unsafe {
-        let st = (*state).owner_state();
-        let idx = (*st).counts.len();
+        let st = (*state).owner();
+        let idx = st.counts.len();
         // Relaxed: the owner's own bound, or the heartbeat's request, which has nothing to
         // synchronise.
         let limit = (*state).limit.load(Relaxed);
@@ -245,7 +245,7 @@ where
             let worker = &*state.cast::<Worker>();
             return join_body::<false, _, _, _, _>(worker, idx, a, b);
         }
-        registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
+        registry::bump(&st.inline_joins);
         join_plain(a, b)
     }
 }
@@ -363,7 +363,7 @@ where
 {
     // SAFETY: `worker` is this thread's worker (our contract); its owner state is only touched by this thread.
     unsafe {
-        let idx = (*worker.owner_state()).counts.len();
+        let idx = worker.owner().counts.len();
         if idx >= FRAMES {
             return join_plain(a, b);
         }
@@ -390,7 +390,6 @@ where
 {
     // SAFETY: `worker` is this thread's worker and `idx < FRAMES` its frame count (our contract); the frame lives on this stack until `complete` returns.
     unsafe {
-        let st = worker.owner_state();
         let frame = JoinFrame::new(b);
         // A pointer to the whole frame (its head is the first field): a thief reads all of it.
         // Written through the entry's own pointer: a reference to the array would also cover
@@ -400,7 +399,7 @@ where
             .cast::<*const FrameHead>()
             .add(idx)
             .write((&frame as *const JoinFrame<B, RB>).cast());
-        (*st).counts.recorded(idx);
+        worker.owner().counts.recorded(idx);
         if HEARTBEAT {
             // After the push, so that this frame can be the one shared.
             worker.on_heartbeat();
@@ -456,11 +455,11 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     unsafe fn complete(&self, worker: &Worker, idx: usize) -> RB {
         // SAFETY: on the owner's thread, `idx` being this frame's index, younger joins completed (our contract).
         unsafe {
-            let st = worker.owner_state();
-            if (*st).counts.popped_maybe_shared(idx) {
+            let st = worker.owner();
+            if st.counts.popped_maybe_shared(idx) {
                 return self.complete_shared(worker, idx);
             }
-            registry::bump(&*std::ptr::addr_of!((*st).inline_joins));
+            registry::bump(&st.inline_joins);
             self.take_func()()
         }
     }
@@ -529,7 +528,7 @@ unsafe fn wait_for_shared(worker: &Worker, idx: usize, head: &FrameHead) -> bool
     // frame is shared, and then its latch is initialised.
     unsafe {
         let Some(claimed) = worker.take_back_shared(idx) else {
-            registry::bump(&*std::ptr::addr_of!((*worker.owner_state()).inline_joins));
+            registry::bump(&worker.owner().inline_joins);
             return true;
         };
         worker.refresh_limit();
@@ -586,7 +585,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> Drop for UnwindGuard<B, RB> {
         // `JoinFrame<B, RB>` because this guard was made next to it.
         let _ = catch(|| unsafe {
             let worker = &*Worker::current();
-            let idx = (*worker.owner_state()).counts.len() - 1;
+            let idx = worker.owner().counts.len() - 1;
             let frame = &*((*worker.frames())[idx] as *const JoinFrame<B, RB>);
             frame.complete(worker, idx)
         });

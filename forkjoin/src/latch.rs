@@ -1,12 +1,7 @@
-//! Latches: one-shot "done" signals a waiter checks. A worker never blocks on a latch while
-//! there is work: it helps (`Worker::wait_until`) and parks only when it finds none, after
-//! announcing itself to the sleep protocol, so the setter wakes it
-//! (`registry/idle/sleep.rs`). A thread outside the pool spins briefly, then parks, on an
-//! `OutsideLatch`.
-//!
-//! Setting a latch is the last thing the setter does with the latch's memory: the waiter
-//! may return and free it at once. So `set` takes a raw pointer, and copies out whatever it
-//! needs afterwards before the store.
+//! Latches: one-shot "done" signals. A waiting worker helps (`Worker::wait_until`) and parks
+//! through the sleep protocol; a thread outside the pool spins, then parks, on an
+//! `OutsideLatch`. A set is the setter's last touch (the waiter may free the latch at once),
+//! so `set` takes a raw pointer and copies out what it needs first (DESIGN.md, section 7).
 
 use std::ptr;
 use std::sync::atomic::{
@@ -35,15 +30,13 @@ impl CoreLatch {
         }
     }
 
-    /// Acquire: pairs with the Release in `set_raw`, so the waiter sees everything the job
-    /// wrote (its result) once it sees the latch set.
+    /// Acquire: pairs with `set_raw`'s Release: the waiter sees the job's result.
     #[inline]
     pub(crate) fn probe(&self) -> bool {
         self.state.load(Acquire) == SET
     }
 
-    /// Sets the latch. The caller then wakes the waiter through the sleep protocol (which
-    /// begins with the SeqCst fence of the Dekker pattern).
+    /// Sets the latch; the caller then wakes the waiter through the sleep protocol.
     ///
     /// # Safety
     /// `this` may be freed by the waiter as soon as this store is visible.
@@ -67,9 +60,8 @@ impl Latch for OutsideLatch {
     }
 }
 
-/// Set once `count` jobs have each set it once (the shares of a broadcast): the last of them
-/// sets `inner`, which wakes the waiter the way `inner` says (an `OutsideLatch` for a thread
-/// outside any pool, the registry's `CrossLatch` for a worker, which helps meanwhile).
+/// Set by the last of `count` sets (a broadcast's shares), which sets `inner`: an
+/// `OutsideLatch` for a thread outside any pool, a `CrossLatch` for a worker.
 pub(crate) struct CountLatch<L> {
     remaining: AtomicUsize,
     pub(crate) inner: L,
@@ -88,13 +80,10 @@ impl<L> CountLatch<L> {
 
 impl<L: Latch> Latch for CountLatch<L> {
     unsafe fn set(this: *const Self) {
-        // SAFETY: `this` is live: the waiter frees it only after the last set, and a setter
-        // that is not the last does not touch it after its decrement.
+        // SAFETY: live until the last set; other setters leave it alone after their decrement.
         unsafe {
-            // AcqRel: each setter's decrement releases what its job wrote (its result); the last
-            // decrement acquires all of them (the decrements form one release sequence), and
-            // `inner`'s set releases them on to the waiter. A setter that is not the last must
-            // not touch the latch afterwards: the waiter may free it once the last one is done.
+            // AcqRel: each decrement releases its job's result; the last acquires them all (one
+            // release sequence), and `inner`'s set releases them on to the waiter.
             if (*this).remaining.fetch_sub(1, AcqRel) == 1 {
                 // The waiter waits for `inner`, so the latch is still alive here.
                 L::set(ptr::addr_of!((*this).inner));

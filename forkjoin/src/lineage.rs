@@ -1,23 +1,16 @@
 //! Which region descends from which, so that a waiting worker can help its thieves' thieves
-//! (`registry/isolation.rs`; DESIGN.md, section 5).
-//!
-//! A worker that runs in a region another one started (a stolen join frame, a scope's task)
-//! publishes the link *(region, parent)* in its `Lineage` for as long as it runs there; a
-//! waiter reads every worker's links and closes the region it waits for over them
-//! (`Closure`). Region ids are never reused, so a link read late is still true: the region
-//! it names descended from its parent then and does now. A link is two words, so a reader
-//! must not see one half of an old link and one of a new: each lineage is a sequence lock
-//! with one writer, its worker.
+//! (`registry/isolation.rs`; DESIGN.md, section 5, "Lineage"): a worker publishes the link
+//! *(region, parent)* while it runs in a region; a waiter closes its region over every
+//! worker's links (`Closure`). Ids are never reused, so a link read late is still true; a
+//! link is two words, so each lineage is a sequence lock with one writer, its worker.
 
 use crate::sync::{fence, AtomicUsize};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
-/// How many links a worker publishes at once. A region entered deeper than that is not
-/// published: its ancestors' waiters do not help there, which costs cores, never safety.
+/// Links a worker publishes at most; deeper ones go unpublished (less help, never unsafe).
 pub(crate) const MAX_LINKS: usize = 32;
 
-/// How often a reader retries a lineage whose worker was writing it before it passes it
-/// over this time (and helps less, never wrongly).
+/// Reads of a lineage being written before it is passed over (less help, never wrong).
 const READ_ATTEMPTS: usize = 4;
 
 /// One worker's published links, innermost last. Written only by its worker.
@@ -46,10 +39,8 @@ impl Lineage {
         }
     }
 
-    /// Publishes that `region` descends from `parent`; false if the lineage is full (then
-    /// nothing was published, and nothing must be popped for it).
-    ///
-    /// Only the lineage's worker calls it.
+    /// Publishes that `region` descends from `parent` (the lineage's worker only); false if
+    /// the lineage is full (nothing published, nothing to pop).
     pub(crate) fn push(&self, region: usize, parent: usize) -> bool {
         // Relaxed: only this thread writes `len` and `seq`.
         let n = self.len.load(Relaxed);
@@ -69,8 +60,7 @@ impl Lineage {
         true
     }
 
-    /// Withdraws the innermost link. Only the lineage's worker calls it, once per `push`
-    /// that returned true.
+    /// Withdraws the innermost link (its worker, once per `push` that returned true).
     pub(crate) fn pop(&self) {
         // Relaxed: a reader that still sees the popped link reads a link that is still true
         // (ids are never reused); only overwriting it, in `push`, needs the sequence lock.
@@ -78,13 +68,11 @@ impl Lineage {
         self.len.store(n - 1, Relaxed);
     }
 
-    /// Appends the published links to `out`, each read whole; none if the worker kept
-    /// writing them while this thread tried `READ_ATTEMPTS` times.
+    /// Appends the published links, each read whole; none if `READ_ATTEMPTS` reads were torn.
     pub(crate) fn read_into(&self, out: &mut Vec<(usize, usize)>) {
         let start = out.len();
         for _ in 0..READ_ATTEMPTS {
-            // Acquire: pairs with the Release store that ended the last write, so the links
-            // and `len` read below are at least that write's.
+            // Acquire: pairs with the Release that ended the last write (its links and `len`).
             let seq = self.seq.load(Acquire);
             if seq & 1 == 0 {
                 let n = self.len.load(Relaxed).min(MAX_LINKS);
@@ -104,9 +92,8 @@ impl Lineage {
     }
 }
 
-/// The regions that descend from one region, as far as the links read show: the set a
-/// waiter takes tagged jobs from, kept for the whole wait so that its buffers are allocated
-/// once (and only if links are read).
+/// The regions descending from one region by the links read: what a waiter takes tagged jobs
+/// from, kept for the whole wait so its buffers are allocated once.
 pub(crate) struct Closure {
     root: usize,
     links: Vec<(usize, usize)>,
@@ -131,8 +118,7 @@ impl Closure {
             lineage.read_into(&mut self.links);
         }
         self.below.clear();
-        // Links name their parent before or after themselves in any order: repeat until no
-        // region is added. A handful of links in practice.
+        // Links come in any order: repeat until no region is added (a handful in practice).
         loop {
             let before = self.below.len();
             for i in 0..self.links.len() {
@@ -209,8 +195,7 @@ mod loom_tests {
     use loom::sync::Arc;
     use loom::thread;
 
-    /// A worker pops a link and pushes another in its place while a waiter reads: the
-    /// waiter sees each link whole, (1, 100) or (2, 200), never (2, 100) or (1, 200).
+    /// A link popped and replaced while a waiter reads: it sees (1, 100) or (2, 200), never torn.
     #[test]
     fn a_reader_never_sees_half_of_a_link() {
         model(|| {

@@ -1,5 +1,4 @@
-//! Cache-line padding (the false sharing of the "Multithreaded multicore optimisation"
-//! article, and the Disruptor's padded cursors in the "lazySet" article).
+//! Cache-line padding (false sharing: "Multithreaded multicore optimisation", "lazySet").
 
 use std::ops::Deref;
 

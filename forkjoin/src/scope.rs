@@ -1,5 +1,4 @@
-//! `scope` and `in_place_scope`: any number of tasks that may borrow from the enclosing
-//! stack.
+//! `scope` and `in_place_scope`: tasks that may borrow from the enclosing stack.
 
 use crate::broadcast::{broadcast_boxed, BroadcastContext};
 use crate::latch::{CoreLatch, Latch, OutsideLatch};
@@ -26,8 +25,7 @@ pub struct Scope<'scope> {
     /// The scope's region (`registry/isolation.rs`), and the region it was made in.
     region: usize,
     parent: usize,
-    /// What the owner may run while it waits: what it pushes from this deque index on (the
-    /// tasks it spawns among them), besides the scope's region.
+    /// Besides the region, what the owner may run while it waits: its pushes from here on.
     floor: isize,
     /// The owner's frames hidden while the scope is open (`Worker::hide_frames_unguarded`).
     hidden: usize,
@@ -35,9 +33,8 @@ pub struct Scope<'scope> {
     _marker: PhantomData<&'scope mut &'scope ()>,
 }
 
-// SAFETY: the registry pointer is only dereferenced while the scope is alive, and the
-// scope's creator keeps the pool alive meanwhile (it is a worker of it, holds the `Pool`, or
-// uses the global pool); everything else is `Sync`.
+// SAFETY: the registry pointer is only dereferenced while the scope lives, and its creator
+// keeps the pool alive (a worker of it, the `Pool`'s holder, the global pool); the rest is `Sync`.
 unsafe impl Sync for Scope<'_> {}
 // SAFETY: as above.
 unsafe impl Send for Scope<'_> {}
@@ -100,10 +97,8 @@ where
     scope_on(unsafe { &*current }, op)
 }
 
-/// `in_place_scope` whose tasks run in `registry`'s pool (`Pool::in_place_scope`), which the
-/// caller keeps alive until it returns. The calling thread runs `op` and waits: as the
-/// scope's owner if it is a worker of that pool (`scope`), helping its own pool if it is a
-/// worker of another, blocked if it is outside any pool.
+/// `in_place_scope` in `registry`'s pool (`Pool::in_place_scope`), which the caller keeps
+/// alive; the caller runs `op` and waits as its `Owner` kind says.
 pub(crate) fn in_place_scope_in<'scope, OP, R>(registry: &Registry, op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
@@ -139,10 +134,8 @@ enum Owner<'w> {
     Outside,
 }
 
-/// Opens the scope, runs `op` in it and waits for its tasks. Only the scope, which the tasks
-/// reach, and the body's result stay in this frame, under everything the body and the wait
-/// run: a scope nested in a task costs a level of stack that holds little else (DESIGN.md,
-/// section 5, "The stack under a wait").
+/// Opens the scope, runs `op` in it and waits for its tasks; only the scope and the result
+/// stay in this frame (DESIGN.md, section 5, "The stack under a wait").
 fn complete<'scope, OP, R>(registry: &Registry, owner: Owner<'_>, op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
@@ -157,8 +150,7 @@ where
     }
 }
 
-/// Runs a scope's closure, recording its panic. Out of line: what `op` needs on the stack is
-/// gone before its owner waits, under every task it runs meanwhile.
+/// Runs `op`, recording its panic; out of line, so its stack is gone before the owner waits.
 #[inline(never)]
 fn run_body<'scope, OP, R>(scope: &Scope<'scope>, op: OP) -> Result<R, ()>
 where
@@ -167,29 +159,24 @@ where
     catch(|| op(scope)).map_err(|p| scope.record_panic(p))
 }
 
-/// How a scope's owner waits for the tasks, and so how the last task wakes it. The rare
-/// kinds are boxed, so that the common one keeps the scope small.
+/// How the owner waits, and so how the last task wakes it; the rare kinds are boxed.
 enum ScopeLatch {
-    /// The owner is a worker (or borrowed slot) of the scope's pool, with this index: it
-    /// helps while it waits, and is woken through the pool's sleep protocol.
+    /// A worker (or borrowed slot) of the scope's pool: it helps, woken by the sleep protocol.
     Owner { core: CoreLatch, index: usize },
-    /// The owner is a worker of another pool: it keeps working for its own pool, which the
-    /// latch keeps alive for the wake-up.
+    /// A worker of another pool: it works for its own pool, which the latch keeps alive.
     Cross(Box<CrossOwner>),
     /// The owner is outside any pool: it blocks without spinning.
     Outside(Box<OutsideLatch>),
 }
 
-/// The latch of a worker of another pool that waits for the scope, and the region it ran in
-/// before it entered the scope's.
+/// A worker of another pool waiting for the scope: its latch, and the region it left.
 struct CrossOwner {
     latch: CrossLatch,
     left: LeftRegion,
 }
 
 impl<'scope> Scope<'scope> {
-    /// Makes the scope and readies its owner to wait for it. Out of line, as `close`: what
-    /// they need on the stack is gone while the body runs.
+    /// Makes the scope and readies its owner; out of line, as `close`, off the body's stack.
     #[inline(never)]
     fn open(registry: &Registry, owner: Owner<'_>) -> Self {
         let waiter = match owner {
@@ -197,26 +184,24 @@ impl<'scope> Scope<'scope> {
             Owner::Outside => None,
         };
         let floor = waiter.map_or(0, |w| w.deque.bottom_index());
-        // The frames of the joins below the scope stay private from here on, the body's
-        // included: a promotion while the body runs (a heartbeat, a spawn) would put an outer
-        // join's second closure above `floor`, where the wait would take it.
+        // The joins below stay private from here on, body included (DESIGN.md, section 5,
+        // "Frames below a wait stay private").
         let hidden = waiter.map_or(0, Worker::hide_frames_unguarded);
         let region = isolation::new_region();
         let (done, parent) = match owner {
             // Its tasks descend from the region its owner runs in.
-            // SAFETY: the owner is this thread's worker.
             Owner::Worker(w) => (
                 ScopeLatch::Owner {
                     core: CoreLatch::new(),
                     index: w.index,
                 },
-                unsafe { w.current_region() },
+                w.current_region(),
             ),
             // The owner from another pool runs the body in the scope's region, whose link it
             // publishes before any task can send work back (`Worker::enter_handed_over`).
             Owner::Cross(w) => {
-                // SAFETY: this thread's worker; `close` leaves the region.
-                let left = unsafe { w.enter_handed_over_unguarded(region) };
+                // `close` leaves the region.
+                let left = w.enter_handed_over_unguarded(region);
                 let latch = CrossLatch::new(w.registry_arc(), w.index);
                 (
                     ScopeLatch::Cross(Box::new(CrossOwner { latch, left })),
@@ -241,8 +226,7 @@ impl<'scope> Scope<'scope> {
         }
     }
 
-    /// Ends the body's share, waits for every task, undoes what `open` readied, and
-    /// re-raises the first panic.
+    /// Ends the body's share, waits for the tasks, undoes `open`, re-raises the first panic.
     ///
     /// # Safety
     /// On the thread that opened the scope, once the body has returned.
@@ -263,11 +247,10 @@ impl<'scope> Scope<'scope> {
             ScopeLatch::Cross(cross) => {
                 // SAFETY: as above.
                 let waiter = unsafe { &*Worker::current() };
-                // The tasks run in another pool and may send work back into this one, by
-                // way of any pool: as `install` into another pool.
+                // Tasks may send work back by way of any pool: as `install` into another pool.
                 waiter.wait_in_region(&|| cross.latch.core.probe(), self.region, true);
-                // SAFETY: on the owner's thread, leaving the region `open` entered.
-                unsafe { waiter.leave_region(&cross.left) };
+                // Leaves the region `open` entered.
+                waiter.leave_region(&cross.left);
                 waiter.unhide_frames(self.hidden);
             }
             ScopeLatch::Outside(latch) => latch.wait(),
@@ -295,14 +278,12 @@ impl<'scope> Scope<'scope> {
     where
         BODY: FnOnce(&Scope<'scope>) + Send + 'scope,
     {
-        // Relaxed: the increment reaches the task's decrement through the queue that
-        // hands it over (release/acquire); no other ordering is needed.
+        // Relaxed: the queue that hands the task over orders this before its decrement.
         self.pending.fetch_add(1, Relaxed);
         let scope = ScopePtr(self);
         // SAFETY: the scope outlives its tasks (it waits for `pending` to reach zero).
         let registry = unsafe { &*self.registry };
-        // The job holds the scope's pointer alone, and finds the region there: a task is one
-        // level of a scope nested through its tasks, with its job's frame under the next.
+        // The job holds only the scope's pointer (DESIGN.md, section 5, "The stack under a wait").
         registry::spawn_job_in(
             registry,
             self.region,
@@ -311,39 +292,30 @@ impl<'scope> Scope<'scope> {
                 let scope = scope;
                 // SAFETY: the scope waits for this task before it goes away.
                 let s = unsafe { &*scope.0 };
-                // SAFETY: a job runs on its worker's thread.
-                let left = unsafe { s.enter_task(worker) };
+                let left = s.enter_task(worker);
                 if let Err(p) = catch(|| body(s)) {
                     s.record_panic(p);
                 }
-                // SAFETY: as above; the region entered above is the innermost. The task runs on a
-                // worker of the scope's pool.
+                // SAFETY: as above, on the scope's pool; the region entered is the innermost.
                 unsafe { Scope::end_task(scope.0, worker, &left) };
             },
         );
     }
 
-    /// Enters the scope's region for a task about to run on `worker`: what the task pushes
-    /// is the scope's, and its owner, waiting, may take it. Out of line, as `end_task`: the
-    /// task's frame keeps only what it needs while the body runs.
-    ///
-    /// # Safety
-    /// On `worker`'s thread.
+    /// Enters the scope's region for a task on `worker`, so its owner may take what the task
+    /// pushes; out of line, as `end_task`, off the body's stack.
     #[inline(never)]
-    unsafe fn enter_task(&self, worker: &Worker) -> LeftRegion {
-        // SAFETY: on the worker's thread (our contract).
-        unsafe { worker.enter_region_unguarded(self.region, self.owner(), self.parent) }
+    fn enter_task(&self, worker: &Worker) -> LeftRegion {
+        worker.enter_region_unguarded(self.region, self.owner(), self.parent)
     }
 
-    /// Ends a task: counted done (which may free the scope), then its worker leaves the
-    /// scope's region.
+    /// Ends a task: counted done (which may free the scope), then leaves the scope's region.
     ///
     /// # Safety
     /// As `task_done`, on `worker`'s thread, with the `LeftRegion` of `enter_task`.
     #[inline(never)]
     unsafe fn end_task(this: *const Self, worker: &Worker, left: &LeftRegion) {
-        // SAFETY: our contract; `task_done` does not touch the scope after the decrement,
-        // and leaving the region needs only the worker.
+        // SAFETY: our contract; after `task_done` only the worker is used, not the scope.
         unsafe {
             Scope::task_done(this);
             worker.leave_region(left);
@@ -372,8 +344,7 @@ impl<'scope> Scope<'scope> {
     {
         // SAFETY: the scope outlives its tasks (it waits for `pending` to reach zero).
         let registry = unsafe { &*self.registry };
-        // Relaxed: as in `spawn`, each share's decrement is reached through the inbox that
-        // hands the share over.
+        // Relaxed: as in `spawn`, the inbox hands each share over.
         self.pending.fetch_add(registry.num_threads(), Relaxed);
         let scope = ScopePtr(self);
         broadcast_boxed(registry, move |ctx| {
@@ -399,13 +370,11 @@ impl<'scope> Scope<'scope> {
     /// `this` is live on entry; it may be freed once `pending` reaches zero. The caller is
     /// the scope's owner or runs on a worker of the scope's pool (which so stays alive).
     unsafe fn task_done(this: *const Self) {
-        // SAFETY: `this` is live until `pending` reaches zero (our contract), and after that
-        // only what was copied out (the registry pointer, the owner's index) and the latch
-        // the owner waits for are used; the caller keeps the scope's pool alive.
+        // SAFETY: `this` is live until `pending` reaches zero (our contract); then only what
+        // was copied out and the owner's latch are used; the caller keeps the pool alive.
         unsafe {
             let registry = (*this).registry;
-            // AcqRel: the last decrement acquires every task's writes (their releases) and the
-            // latch below releases them to the owner.
+            // AcqRel: the last decrement acquires every task's writes; the latch releases them.
             if (*this).pending.fetch_sub(1, AcqRel) == 1 {
                 // The owner waits for the latch, so the scope is still alive until it is set.
                 match &(*this).done {
@@ -413,8 +382,7 @@ impl<'scope> Scope<'scope> {
                         // Copied out: the set may free the scope.
                         let index = *index;
                         CoreLatch::set_raw(core);
-                        // The owner is a worker of the scope's pool, which the caller keeps
-                        // alive (see above).
+                        // A worker of the scope's pool, kept alive by the caller.
                         (*registry).idle.latch_set(index);
                     }
                     ScopeLatch::Cross(cross) => CrossLatch::set(&cross.latch),
@@ -425,8 +393,7 @@ impl<'scope> Scope<'scope> {
     }
 }
 
-/// The first panic recorded, one word in the scope (a mutex around an `Option` took three
-/// on every level of nested scopes' stack): later panics are dropped.
+/// The first panic, in one word (a mutex took three per nesting level); later ones dropped.
 struct FirstPanic(AtomicPtr<Panic>);
 
 impl FirstPanic {
@@ -436,8 +403,7 @@ impl FirstPanic {
 
     fn record(&self, p: Panic) {
         let boxed = Box::into_raw(Box::new(p));
-        // Release on success: the owner's `take` (Acquire) reads the panic written here.
-        // Relaxed on failure: the box is ours again, and nothing is read.
+        // Release on success, for `take`'s Acquire; Relaxed on failure: nothing is read.
         if self
             .0
             .compare_exchange(ptr::null_mut(), boxed, Release, Relaxed)
@@ -451,8 +417,7 @@ impl FirstPanic {
     fn take(&self) -> Option<Panic> {
         // Acquire: pairs with the Release of `record`'s exchange.
         let p = self.0.swap(ptr::null_mut(), Acquire);
-        // SAFETY: a non-null pointer came from `Box::into_raw` in `record`, and the swap
-        // took it out: nobody else frees it.
+        // SAFETY: from `Box::into_raw` in `record`, taken out by the swap: nobody else frees it.
         (!p.is_null()).then(|| *unsafe { Box::from_raw(p) })
     }
 

@@ -1,7 +1,6 @@
-//! `scope_fifo`: a scope whose tasks start in the order they were spawned (rayon's
-//! `ScopeFifo`). Each `spawn_fifo` queues its body in the scope's FIFO queue and spawns a
-//! plain scope task that runs the *oldest* queued body: whichever worker runs a task (its
-//! owner popping the newest, a thief stealing the oldest), bodies start first-in first-out.
+//! `scope_fifo` (rayon's `ScopeFifo`): each `spawn_fifo` queues its body in the scope's FIFO
+//! and spawns a plain scope task that runs the *oldest* queued body, so bodies start in spawn
+//! order whichever worker runs the tasks.
 
 use crate::broadcast::BroadcastContext;
 use crate::registry::Registry;
@@ -21,9 +20,8 @@ pub struct ScopeFifo<'scope> {
     queue: *const Queue<'scope>,
 }
 
-// SAFETY: both pointers are to values that outlive every task of the scope (the scope and
-// the queue live in `scope_fifo`'s frame, which waits for all tasks); `Scope` is `Sync`
-// and the queue is a mutex.
+// SAFETY: both pointees live in `scope_fifo`'s frame, which waits for every task; `Scope` is
+// `Sync` and the queue a mutex.
 unsafe impl Send for ScopeFifo<'_> {}
 // SAFETY: as above.
 unsafe impl Sync for ScopeFifo<'_> {}
@@ -36,8 +34,7 @@ unsafe impl Send for QueuePtr<'_> {}
 unsafe impl Sync for QueuePtr<'_> {}
 
 impl<'scope> ScopeFifo<'scope> {
-    /// The FIFO face of `scope`, whose queued bodies are `queue` (which outlives the
-    /// scope's tasks: both live in the caller's frame).
+    /// The FIFO face of `scope`; `queue` outlives its tasks (both in the caller's frame).
     fn new(scope: &Scope<'scope>, queue: &Queue<'scope>) -> Self {
         ScopeFifo { scope, queue }
     }
@@ -140,8 +137,7 @@ where
     crate::in_place_scope(|s| op(&ScopeFifo::new(s, &queue)))
 }
 
-/// `in_place_scope_fifo` whose tasks run in `registry`'s pool (`Pool::in_place_scope_fifo`),
-/// as `in_place_scope_in`.
+/// `in_place_scope_fifo` in `registry`'s pool (`Pool::in_place_scope_fifo`).
 pub(crate) fn in_place_scope_fifo_in<'scope, OP, R>(registry: &Registry, op: OP) -> R
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,

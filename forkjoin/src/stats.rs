@@ -1,5 +1,4 @@
-//! Scheduling statistics (the paper's section 4.5 reports steal rates; this is how users
-//! see theirs).
+//! Scheduling statistics: steal rates, as Lea's paper reports them (§4.5), for users.
 
 use std::fmt;
 
@@ -15,9 +14,8 @@ pub struct WorkerStats {
     pub failed_steals: u64,
     /// Times the worker parked for lack of work.
     pub parks: u64,
-    /// Times the worker slept while it waited for a join, scope or task of its own and no
-    /// work descending from it was in sight (it waits in isolation: DESIGN.md, section 5).
-    /// Each sleep counts, including one that ends at its timeout.
+    /// Times the worker slept waiting for its own join, scope or task with no work descending
+    /// from it in sight (it waits in isolation: DESIGN.md, section 5), timeouts included.
     pub isolated_sleeps: u64,
     /// Joins whose second closure ran on this worker without ever being shared.
     pub joins_inline: u64,

@@ -1,25 +1,27 @@
-//! The synchronisation primitives the lock-free parts use: `std`'s, or `loom`'s when the
-//! crate is built with `--cfg loom` for model checking (only the deque, the sleep protocol,
-//! the idle policy, the compensation counts and the outside waiter's latch are built then;
-//! the rest of the runtime needs real threads).
+//! The lock-free parts' primitives: `std`'s, or `loom`'s under `--cfg loom` (then only the
+//! deque, the sleep protocol, the idle policy, the compensation counts and the outside
+//! waiter's latch are built; the rest needs real threads).
 
 #[cfg(loom)]
-pub(crate) use loom::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicUsize};
+pub(crate) use loom::sync::atomic::{
+    fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU64, AtomicUsize,
+};
 #[cfg(loom)]
 pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
 #[cfg(loom)]
 pub(crate) use loom::thread::{current as current_thread, park, yield_now, Thread};
 
 #[cfg(not(loom))]
-pub(crate) use std::sync::atomic::{fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicUsize};
+pub(crate) use std::sync::atomic::{
+    fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU64, AtomicUsize,
+};
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 #[cfg(not(loom))]
 pub(crate) use std::thread::{current as current_thread, park, yield_now, Thread};
 
-/// Runs a loom model check exploring every interleaving with at most three preemptions
-/// (bounded as tokio does; the races checked here need at most two), unless
-/// `LOOM_MAX_PREEMPTIONS` says otherwise.
+/// A loom model check of every interleaving with at most three preemptions (as tokio bounds
+/// it; the races here need two), unless `LOOM_MAX_PREEMPTIONS` says otherwise.
 #[cfg(all(test, loom))]
 pub(crate) fn model(f: impl Fn() + Sync + Send + 'static) {
     let mut builder = loom::model::Builder::new();
@@ -30,10 +32,8 @@ pub(crate) fn model(f: impl Fn() + Sync + Send + 'static) {
 }
 
 /// The owner's half of an asymmetric Dekker fence (DESIGN.md, section 4, "Claimed from a
-/// stalled worker"): between a store and a load that must not be reordered against a thread
-/// that calls `heavy_barrier`. Only the compiler is held back; the heavy side makes the CPU
-/// drain this thread's store buffer. Under loom and Miri, which know no such syscall, a
-/// SeqCst fence on both sides models it.
+/// stalled worker"): only the compiler is held back; `heavy_barrier` drains this thread's
+/// store buffer. Under loom and Miri, which know no such syscall, a SeqCst fence.
 #[inline(always)]
 pub(crate) fn light_barrier() {
     #[cfg(any(loom, miri))]
@@ -43,9 +43,7 @@ pub(crate) fn light_barrier() {
 }
 
 /// The other half: a full fence on every running thread of the process (Linux's
-/// `membarrier`, private expedited), so that each thread's `light_barrier` orders like a
-/// SeqCst fence against this one. False where the system offers none; the caller then does
-/// without what needs it.
+/// `membarrier`, private expedited). False where the system offers none.
 pub(crate) fn heavy_barrier() -> bool {
     #[cfg(any(loom, miri))]
     {
@@ -67,8 +65,7 @@ mod membarrier {
     use std::sync::atomic::AtomicU8;
     use std::sync::atomic::Ordering::Relaxed;
 
-    // The commands of membarrier(2) (linux/membarrier.h); the libc crate has the syscall's
-    // number only.
+    // membarrier(2)'s commands (linux/membarrier.h); the libc crate has only its number.
     const QUERY: libc::c_long = 0;
     const PRIVATE_EXPEDITED: libc::c_long = 1 << 3;
     const REGISTER_PRIVATE_EXPEDITED: libc::c_long = 1 << 4;
@@ -89,8 +86,7 @@ mod membarrier {
     }
 
     pub(super) fn heavy() -> bool {
-        // Relaxed: the state carries no data; a thread that sees 0 registers again, which
-        // the kernel allows.
+        // Relaxed: the state carries no data; a thread seeing 0 registers again (allowed).
         let mut state = STATE.load(Relaxed);
         if state == 0 {
             let offered = membarrier(QUERY);

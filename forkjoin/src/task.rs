@@ -1,10 +1,6 @@
-//! `Task`: the handle of a job submitted with `Pool::submit` (the JDK pool's
-//! external submission). The job and its result share one allocation, and joining a finished task
-//! takes no lock.
-//!
-//! A `Task` is also a `Future`, for async code that must not block its executor's thread.
-//! The waker handshake (`Shared::register` on the polling side, `Shared::wake` on the job's)
-//! is a small state machine in `wake_state` that says who owns the waker cell:
+//! `Task`: the handle of a job submitted with `Pool::submit` (the JDK pool's external
+//! submission): job and result in one allocation; joining a finished task takes no lock.
+//! A `Task` is also a `Future`; `wake_state` says who owns the waker cell:
 //!
 //! ```text
 //!   EMPTY ──poll──▶ REGISTERING ──poll──▶ WAITING ──job──▶ TAKEN (final)
@@ -12,14 +8,9 @@
 //!                        └───────poll────────┘
 //! ```
 //!
-//! The poller (one at a time: `poll` takes `&mut Task`) moves EMPTY or WAITING to
-//! REGISTERING by CAS, writes the cell, stores WAITING, and then, after a SeqCst fence, looks
-//! at `done` once more. The job stores `done`, fences (the fence `join`'s handshake already
-//! has) and, only if it then sees WAITING, takes the cell by CAS to TAKEN and wakes what it
-//! holds. The two fences make this Dekker's pattern on (`wake_state`, `done`): either the
-//! job sees the poller's last WAITING (and wakes that waker), or the poller sees `done`
-//! (and returns `Ready` itself), so no wake-up is lost. A job that finds REGISTERING is in
-//! the second case. A task nobody polls pays one relaxed load.
+//! The poll (`Shared::register`) stores WAITING, fences and rereads `done`; the job
+//! (`Shared::wake`) stores `done`, fences and wakes only on WAITING: Dekker, so no wake-up is
+//! lost (DESIGN.md, section 7). A task nobody polls pays one relaxed load.
 
 use crate::job::{JobHeader, JobRef};
 use crate::panic::{catch, Panic};
@@ -62,80 +53,63 @@ struct Shared<T> {
     condvar: Condvar,
     /// Who owns `waker`: `EMPTY`, `REGISTERING`, `WAITING` or `TAKEN`.
     wake_state: AtomicU8,
-    /// The waker of the latest poll that returned `Pending`. Touched only by the owner that
-    /// `wake_state` names: the poller from EMPTY/WAITING to its store of WAITING, the job
-    /// after its CAS from WAITING to TAKEN.
+    /// The latest `Pending` poll's waker, touched only by the owner `wake_state` names: the
+    /// poll from EMPTY/WAITING to its WAITING store, the job after its CAS to TAKEN.
     waker: UnsafeCell<Option<Waker>>,
     /// The pool's registry, for identity only.
     registry: usize,
-    /// The task's region (`registry/isolation.rs`): its job is tagged with it, and `join`
-    /// waits for it. It starts a tree of its own (no parent).
+    /// The task's region (no parent): its job is tagged with it, and `join` waits for it.
     region: usize,
 }
 
 impl<T> Shared<T> {
-    /// The polling side of the waker handshake: leaves `waker` for the job to wake, unless
-    /// the job is done. Returns whether it is (then `done` has been acquired and the result
-    /// can be read). Never blocks: the CAS fails only if the job took the cell.
+    /// The poll's side: leaves `waker` for the job to wake unless the job is done; whether
+    /// it is (`done` then acquired). Never blocks.
     fn register(&self, waker: &Waker) -> bool {
-        // Acquire: if this reads TAKEN, it pairs with the job's AcqRel CAS to TAKEN, which
-        // comes after its store of `done`, so the `done` load below sees it.
+        // Acquire: TAKEN pairs with the job's AcqRel CAS, after its `done` store, seen below.
         let state = self.wake_state.load(Acquire);
-        // Success ordering Relaxed: from EMPTY or WAITING the cell was last written by a poll
-        // (ours, or one on a thread that handed us the task, which synchronised), never by
-        // the job, so there is nothing to acquire. Failure ordering Acquire: the only value
-        // that can make it fail is TAKEN, acquired as above. (A REGISTERING left by a poll
-        // that unwound while cloning or dropping a waker is simply taken over.)
+        // Success Relaxed: from EMPTY or WAITING the cell was last written by a poll, never
+        // the job: nothing to acquire. Failure Acquire: only TAKEN fails it, as above. (A
+        // REGISTERING left by a poll that unwound is taken over.)
         if state == TAKEN
             || self
                 .wake_state
                 .compare_exchange(state, REGISTERING, Relaxed, Acquire)
                 .is_err()
         {
-            // Acquire: pairs with the job's Release store of `done` (also reached through
-            // TAKEN, above); it is true here.
+            // Acquire: pairs with the job's Release store of `done`; it is true here.
             let done = self.done.load(Acquire);
             debug_assert!(done, "the waker was taken before the job was done");
             return done;
         }
-        // SAFETY: REGISTERING is ours: the job touches the cell only after moving the state
-        // from WAITING to TAKEN, which it cannot do until we store WAITING below, and no other
-        // poll runs (`poll` takes `&mut Task`).
+        // SAFETY: REGISTERING is ours: the job touches the cell only after a CAS from WAITING,
+        // which we store below, and no other poll runs (`poll` takes `&mut Task`).
         let slot = unsafe { &mut *self.waker.get() };
         match slot {
-            // The same waker as last time (the common case: an executor re-polling its own
-            // task): keep it rather than clone it.
+            // The same waker as last time (an executor re-polling): keep it, no clone.
             Some(old) if old.will_wake(waker) => {}
             _ => *slot = Some(waker.clone()),
         }
-        // Release: the job's AcqRel CAS from WAITING acquires it, so the write of the cell
-        // above happens before the job takes the waker out.
+        // Release: the job's AcqRel CAS from WAITING acquires the cell's write.
         self.wake_state.store(WAITING, Release);
-        // The poller's half of the Dekker pattern (the job's is in `execute`): announce
-        // (WAITING), fence, then look at `done`. If the job's fence came first in the SeqCst
-        // order, we see `done` here; otherwise the job's load of `wake_state` sees this
-        // WAITING (or a later value) and wakes the waker we just stored.
+        // The poller's half of the Dekker pattern (the job's is in `execute`): we see `done`,
+        // or the job sees this WAITING and wakes the waker just stored.
         fence(SeqCst);
         // Acquire: pairs with the job's Release store of `done`, for the result.
         self.done.load(Acquire)
     }
 
-    /// The job's side of the handshake, after it stored `done` and fenced: wakes the waker of
-    /// the latest pending poll, if any. Costs one relaxed load when nobody polled.
+    /// The job's side, after its `done` store and fence: wakes the latest pending poll's waker.
     fn wake(&self) {
-        // Relaxed: ordered after our store of `done` by the SeqCst fence in `execute`, which
-        // pairs with the poller's fence in `register` (see there); this load only decides
-        // whether there is a waker to take, the CAS below does the acquiring.
+        // Relaxed: ordered after our `done` by `execute`'s fence (Dekker with `register`); it
+        // only decides whether to take the waker, the CAS below acquires.
         if self.wake_state.load(Relaxed) != WAITING {
-            // EMPTY: nobody polled, or the poll will see `done`. REGISTERING: a poll is
-            // replacing the waker and will see `done` after its fence (our fence preceded
-            // its fence in the SeqCst order, or we would have read its WAITING).
+            // EMPTY or REGISTERING: any poll will see `done` after its fence.
             return;
         }
-        // AcqRel: Acquire pairs with the poller's Release store of WAITING (the waker written
-        // into the cell is visible); Release makes our earlier store of `done` visible to a
-        // poll that reads TAKEN. Failure (Relaxed, nothing read): a poll moved WAITING to
-        // REGISTERING after our load and will see `done` after its fence, as above.
+        // AcqRel: Acquire pairs with the poller's Release of WAITING (the waker is visible);
+        // Release passes our `done` to a poll that reads TAKEN. Failure Relaxed: a poll took
+        // WAITING back and will see `done` after its fence.
         if self
             .wake_state
             .compare_exchange(WAITING, TAKEN, AcqRel, Relaxed)
@@ -144,9 +118,8 @@ impl<T> Shared<T> {
             // SAFETY: TAKEN is final and ours: no poll touches the cell again.
             let waker = unsafe { (*self.waker.get()).take() };
             if let Some(waker) = waker {
-                // The waker is the executor's code, run on a worker: if it panics, the panic
-                // must not unwind through the worker (jobs never unwind). The panic hook has
-                // reported it already and the result is delivered, so it is dropped here.
+                // The executor's code, on a worker, which must not unwind: the hook reported
+                // the panic and the result is delivered, so it is dropped.
                 let _ = catch(|| waker.wake());
             }
         }
@@ -154,8 +127,7 @@ impl<T> Shared<T> {
 }
 
 impl<T> Shared<T> {
-    /// Not done, no result, nobody waiting, no waker; `registry` is the pool's identity,
-    /// `region` the task's.
+    /// Not done, nobody waiting; `registry` is the pool's identity, `region` the task's.
     fn new(registry: usize, region: usize) -> Self {
         Shared {
             done: AtomicBool::new(false),
@@ -176,27 +148,24 @@ impl<T> Shared<T> {
 #[repr(C)]
 struct TaskJob<F, T> {
     header: JobHeader,
-    /// Set by whoever runs `func`: the thread that executes the queued job, or a joiner of
-    /// the same pool that finds the job not started (the JDK's `tryRemoveAndExec`: the job
-    /// may lie under others on a deque, where no wait can reach it). The queued job that
-    /// finds it set only gives back the queue's reference.
+    /// Set by whoever runs `func`: the queued job's executor, or a joiner of the same pool
+    /// that finds it not started (the JDK's `tryRemoveAndExec`; DESIGN.md, section 7). The
+    /// queued job that finds it set only gives back the queue's reference.
     claimed: AtomicBool,
     func: UnsafeCell<Option<F>>,
     shared: Shared<T>,
 }
 
-// SAFETY: `func` is taken once, by the single thread that claims the job; `result` is
-// written once before `done` is released and read only after it is acquired; `waker` is
-// touched only by the owner that `wake_state` names (see `Shared::register`), and `Waker` is
-// `Send + Sync`.
+// SAFETY: `func` is taken once, by the thread that claims the job; `result` is written once
+// before `done` is released, read after it is acquired; `waker` is touched only by the owner
+// `wake_state` names (`Shared::register`), and `Waker` is `Send + Sync`.
 unsafe impl<F: Send, T: Send> Sync for TaskJob<F, T> {}
 // SAFETY: as above; `F` and `T` are `Send`.
 unsafe impl<F: Send, T: Send> Send for TaskJob<F, T> {}
 
 trait Handle<T>: Send + Sync {
     fn shared(&self) -> &Shared<T>;
-    /// Runs the task on `worker` (a worker of its pool joining it) if nobody has started it;
-    /// whether it did.
+    /// Runs the task on `worker` (a joiner of its pool) if nobody started it; whether it did.
     fn run_if_unclaimed(&self, worker: &Worker) -> bool;
 }
 
@@ -206,8 +175,7 @@ impl<F: FnOnce() -> T + Send, T: Send> Handle<T> for TaskJob<F, T> {
     }
 
     fn run_if_unclaimed(&self, worker: &Worker) -> bool {
-        // Relaxed: the claim only decides who takes `func`; `func` was written before the
-        // job was shared, which the joiner's handle (made with it) already saw.
+        // Relaxed: only decides who runs `func`, written before the joiner's handle was made.
         if self.claimed.swap(true, Relaxed) {
             return false;
         }
@@ -217,8 +185,7 @@ impl<F: FnOnce() -> T + Send, T: Send> Handle<T> for TaskJob<F, T> {
     }
 }
 
-/// Makes the task and its job. The job holds one reference to the allocation, the task
-/// the other.
+/// Makes the task and its job, each holding one reference to the allocation.
 pub(crate) fn new<T, F>(func: F, registry: &Arc<Registry>) -> (Task<T>, JobRef)
 where
     T: Send + 'static,
@@ -247,8 +214,7 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
         unsafe {
             // SAFETY: a job executes on a worker's thread (our contract).
             let worker = Worker::executing();
-            // SAFETY: made by `new` from `Arc::into_raw`; executed once, which gives back the
-            // queue's reference.
+            // SAFETY: from `Arc::into_raw` in `new`; run once, giving back the queue's reference.
             let job = Arc::from_raw(this as *const Self);
             // Relaxed: as in `run_if_unclaimed`.
             if !job.claimed.swap(true, Relaxed) {
@@ -273,13 +239,11 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
             *shared.result.get() = Some(result);
             // Release: `join` acquires it before reading the result.
             shared.done.store(true, Release);
-            // The setter's half of the Dekker pattern with a waiter that announces itself in
-            // `waiter` (a worker), `blocked` (another thread) or `wake_state` (a poll) and then
-            // checks `done`.
+            // The setter's half of the Dekker pattern with a waiter announced in `waiter` (a
+            // worker), `blocked` (another thread) or `wake_state` (a poll).
             fence(SeqCst);
             if shared.blocked.load(Relaxed) {
-                // Taking the lock orders us after the waiter's check of `done`, so the notify
-                // cannot fall before its wait.
+                // The lock orders us after the waiter's check of `done`: no notify before its wait.
                 let _guard = shared.lock.lock().unwrap();
                 shared.condvar.notify_all();
             }
@@ -356,15 +320,13 @@ impl<T> Task<T> {
                         return self.take_result();
                     }
                     shared.waiter.store(w.index, Relaxed);
-                    // The waiter's half: announce, fence, then look (in `wait_until`, and
-                    // again under the sleep protocol's own fence before parking).
+                    // The waiter's half: announce, fence, then look (`wait_until`).
                     fence(SeqCst);
                     // The task's region: its job (tagged with it) and what it pushes.
                     let helps = Helps::descendants_of(w, shared.region);
                     w.wait_until(&|| shared.done.load(Acquire), None, helps);
                 }
-                // A thread outside any pool, or a worker of another pool: that worker's
-                // pool compensates while it waits (`blocking`; outside, it just runs).
+                // Outside any pool, or a worker of another pool, whose pool compensates.
                 _ => crate::blocking(|| {
                     let mut guard = shared.lock.lock().unwrap();
                     shared.blocked.store(true, Relaxed);
@@ -380,9 +342,8 @@ impl<T> Task<T> {
 
     /// The result, once `done` was acquired (or the task ran on this thread).
     fn take_result(&self) -> Result<T, Panic> {
-        // SAFETY: `done` was acquired (or the job ran on this thread), so the job's write of
-        // the result is visible and no one writes it again; this task is the only reader
-        // (`join` consumes it, `poll` borrows it mutably).
+        // SAFETY: `done` was acquired (or the job ran here): the result is visible and written
+        // once; this task is its only reader (`join` consumes it, `poll` borrows it mutably).
         unsafe { (*self.handle.shared().result.get()).take() }
             .expect("`Task::join` after the task's result was taken by polling it to completion")
     }
@@ -394,8 +355,7 @@ impl<T> Future for Task<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let shared = self.handle.shared();
-        // Acquire: pairs with the job's Release store of `done`, for the result. (A done task
-        // needs no waker: `register` is skipped.)
+        // Acquire: pairs with the job's Release of `done`, for the result.
         if !shared.done.load(Acquire) && !shared.register(cx.waker()) {
             return Poll::Pending;
         }
@@ -460,8 +420,7 @@ mod tests {
         assert!(task.is_done());
         let (third, third_waker) = counter();
         assert!(matches!(poll(&mut task, &third_waker), Poll::Ready(Ok(7))));
-        // Dropping the pool does not wait for its thread, which may still hold the waker
-        // it is waking by value: wait for that.
+        // Dropping the pool does not wait for its thread, which may still hold the waker.
         drop(pool);
         while Arc::strong_count(&second) > 2 {
             std::thread::yield_now();
@@ -486,19 +445,17 @@ mod tests {
         assert_eq!((wakes(&count), Arc::strong_count(&count)), (0, 2));
     }
 
-    /// The handshake alone, without a pool (so that Miri can check it for data races on the
-    /// waker and result cells): a thread completes the job as `execute` does while this one
-    /// registers a waker, once or twice. A poll that returns `Pending` is woken exactly
-    /// once, through the waker it registered last.
+    /// The handshake alone, without a pool (so Miri checks the waker and result cells for
+    /// races): a thread completes the job as `execute` does while this one registers a waker
+    /// once or twice; a `Pending` poll is woken exactly once, through its latest waker.
     #[test]
     fn registration_racing_completion_loses_no_wake_up() {
         let rounds = if cfg!(miri) { 60 } else { 20_000 };
         for round in 0..rounds {
             /// The shared part alone, shareable as `TaskJob` makes it.
             struct Job(Shared<u64>);
-            // SAFETY: the test follows the protocol of `TaskJob`'s impls: the result is
-            // written once before `done` and read after it, the waker cell is touched by the
-            // owner `wake_state` names only.
+            // SAFETY: as `TaskJob`'s impls: the result is written once before `done`, read
+            // after it; the waker cell is touched by the owner `wake_state` names only.
             unsafe impl Sync for Job {}
             let job = Arc::new(Job(Shared::new(0, 1)));
             let completer = {
@@ -524,8 +481,7 @@ mod tests {
                 pending = !shared.register(&second_waker);
                 latest = &second;
             }
-            // Wait for the wake-up, or for the completer to be gone without it (a lost
-            // wake-up, caught below instead of hanging here).
+            // Wait for the wake-up or the completer's end (a lost wake-up is caught below).
             while pending && wakes(latest) == 0 && !completer.is_finished() {
                 std::thread::yield_now();
             }

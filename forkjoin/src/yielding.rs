@@ -50,8 +50,7 @@ pub fn yield_local() -> Option<Yield> {
 
 fn current() -> Option<&'static Worker> {
     let w = Worker::current();
-    // SAFETY: this thread's worker lives as long as the thread runs as it, which covers the
-    // call that uses it here (the reference does not escape `yield_now`/`yield_local`).
+    // SAFETY: this thread's worker, live while the thread runs it; the reference stays here.
     (!w.is_null()).then(|| unsafe { &*w })
 }
 

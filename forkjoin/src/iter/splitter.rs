@@ -269,8 +269,8 @@ where
         // Nobody could ever take a share: one fold, no boundaries.
         return producer.fold_with(consumer.into_folder()).complete();
     }
-    // SAFETY: `worker` is this thread's worker; the guard leaves on every way out.
-    let depth = unsafe { worker.enter_loop() };
+    // The guard leaves on every way out.
+    let depth = worker.enter_loop();
     let _nested = LoopGuard(worker);
     let pace = Pace::new(worker, depth, timed);
     if C::SPLITS_FOLDER {
@@ -286,8 +286,7 @@ struct LoopGuard<'w>(&'w Worker);
 impl Drop for LoopGuard<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        // SAFETY: made by `run` on this worker's thread after `enter_loop`.
-        unsafe { self.0.leave_loop() }
+        self.0.leave_loop()
     }
 }
 
@@ -722,8 +721,7 @@ impl Pace {
         }
         // SAFETY: the worker running this run (see `worker`), alive while its thread is.
         let worker = unsafe { &*self.worker };
-        // SAFETY: on the worker's own thread (a run never moves).
-        let deferred = unsafe { worker.deferred_request_for(self.depth) } && worker.someone_idle();
+        let deferred = worker.deferred_request_for(self.depth) && worker.someone_idle();
         if !deferred && !worker.split_requested() && (self.cost == 0.0 || !self.idle_soon(rest)) {
             return None;
         }
@@ -817,12 +815,10 @@ impl Pace {
         // SAFETY: the worker running this run, alive while its thread is.
         let worker = unsafe { &*self.worker };
         if rest as f32 * self.cost >= clock::ticks(SHARE_WORTH_NS) as f32 {
-            // SAFETY: on the run's own worker thread.
-            unsafe { worker.raise_request() };
+            worker.raise_request();
             (self, true)
         } else {
-            // SAFETY: on the run's own worker thread.
-            unsafe { worker.decline_request(self.depth) };
+            worker.decline_request(self.depth);
             (
                 Pace {
                     declined: true,

@@ -42,14 +42,12 @@ fn one_worker_pools() -> [Pool; 2] {
 
 /// The worker's recorded frames (`OwnerState::len`).
 fn frames(w: &Worker) -> usize {
-    // SAFETY: owner-only state, read on the owner's thread (every caller runs as `w`).
-    unsafe { (*w.owner_state()).counts.len() }
+    w.owner().counts.len()
 }
 
 /// The worker's promoted frames (`OwnerState::shared`).
 fn shared(w: &Worker) -> usize {
-    // SAFETY: as in `frames`.
-    unsafe { (*w.owner_state()).counts.shared() }
+    w.owner().counts.shared()
 }
 
 fn fib(n: u64) -> u64 {

@@ -1,14 +1,8 @@
-//! The latch a thread outside any pool waits on for a job it handed to the workers (an
-//! `install`, a `join` or a loop started from outside, a broadcast, a scope's end). It spins
-//! for a short while first, because a small job's answer comes back within microseconds and
-//! a park costs the setter a wake-up of several (DESIGN.md, section 7, "Entry from outside the pool"),
-//! then parks; the setter wakes it only if it parked.
-//!
-//! States: `EMPTY` (not set; the waiter spins or looks), `PARKED` (the waiter parks or is
-//! about to), `SET` (set), `WOKEN` (set while the waiter was parked, and the setter has
-//! woken it and no longer touches the latch). A waiter that parked returns only on `WOKEN`:
-//! until then the setter still reads the waiter's thread handle in the latch, which lives on
-//! the waiter's stack.
+//! The latch a thread outside any pool waits on for a job it handed to the workers: it spins
+//! briefly, then parks, and the setter wakes it only if it parked
+//! (DESIGN.md, section 7, "Entry from outside the pool"). States: `EMPTY`, `PARKED`, `SET`,
+//! and `WOKEN` (the setter has woken the parked waiter and is done with the latch): a parked
+//! waiter returns only on `WOKEN`, since the setter reads the thread handle in the latch.
 
 use crate::sync::{current_thread, park, yield_now, AtomicUsize, Thread};
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
@@ -19,17 +13,15 @@ const SET: usize = 2;
 const WOKEN: usize = 3;
 
 /// How long the waiter spins before it parks: a call up to about this long comes back
-/// without a wake-up, which costs the waiter far more than a short call (shorter spins made
-/// short calls from outside cost twice as much: docs/measurements.md, section 7).
+/// without a wake-up (docs/measurements.md, section 7).
 #[cfg(not(loom))]
 const SPIN: std::time::Duration = std::time::Duration::from_micros(20);
 /// Rounds of 64 `spin_loop`s before the waiter starts yielding between looks.
 #[cfg(not(loom))]
 const PURE_SPIN_ROUNDS: u32 = 4;
 
-/// Looks at `done` until it holds or `wait` has passed; whether it held. Spins between
-/// looks, yielding after the first few hundred `spin_loop`s: the thread that will make
-/// `done` hold may be waiting for this very CPU (a busy machine, or more threads than cores).
+/// Looks at `done` until it holds or `wait` has passed; whether it held. Yields after the
+/// first few hundred `spin_loop`s: the thread that will make `done` hold may need this CPU.
 #[cfg(not(loom))]
 pub(crate) fn spin_until(wait: std::time::Duration, done: impl Fn() -> bool) -> bool {
     let start = std::time::Instant::now();
@@ -91,9 +83,8 @@ impl OutsideLatch {
             // Acquire: as in `is_set`.
             match self.state.load(Acquire) {
                 WOKEN => return,
-                // Set, and the setter is about to unpark this thread and mark the latch
-                // `WOKEN`; parking again could miss that unpark's token if it was already
-                // consumed by the park above, so wait for the mark instead.
+                // Set, the setter about to unpark us and mark `WOKEN`; its token may be spent
+                // by the park above, so wait for the mark instead of parking again.
                 SET => {
                     while self.state.load(Acquire) != WOKEN {
                         yield_now();
@@ -127,9 +118,8 @@ impl OutsideLatch {
         // SAFETY: `this` is live until the swap below makes the latch set; if the waiter
         // parked, it waits for `WOKEN`, so `thread` is still live until that store.
         unsafe {
-            // Release: publishes the job's result to the waiter's Acquire loads. Acquire: the
-            // waiter's `PARKED` was written after it read nothing we need; none is needed,
-            // but the swap is one read-modify-write either way.
+            // Release: publishes the job's result to the waiter's Acquire loads. Acquire: not
+            // needed (`PARKED` carries nothing), but free in the one read-modify-write.
             if (*this).state.swap(SET, AcqRel) == PARKED {
                 (*this).thread.unpark();
                 // Release: the last touch of the latch; the waiter may free it after this.
@@ -140,9 +130,8 @@ impl OutsideLatch {
 }
 
 /// Model checks of the spin-then-park hand-off: run with
-/// `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib loom_tests`. A lost wake-up leaves
-/// the waiter parked forever, which loom reports as a deadlock; a result the waiter could
-/// read before the setter's write is a data race loom reports.
+/// `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib loom_tests`. A lost wake-up is a
+/// deadlock to loom, a result read before the setter's write a data race.
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::OutsideLatch;

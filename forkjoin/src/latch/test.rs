@@ -1,6 +1,5 @@
-//! Unit tests of the latches: what each one's `set` and wait promise (the registry's
-//! `CrossLatch` has its own, `registry/cross_latch.rs`). The pool and pointer helpers serve
-//! those too.
+//! Unit tests of the latches' `set` and wait (the registry's `CrossLatch` has its own,
+//! `registry/cross_latch.rs`, which uses the pool and pointer helpers too).
 
 use super::*;
 use crate::Pool;
@@ -8,8 +7,7 @@ use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::thread;
 
 /// A pool whose calls from outside always run on its own threads: with named threads a
-/// caller never borrows a slot (`PoolBuilder::build`), so nothing runs on the test thread
-/// and no watcher is kept on duty for a borrower.
+/// caller never borrows a slot (`PoolBuilder::build`), so nothing runs on the test thread.
 pub(crate) fn worker_pool(threads: usize) -> Pool {
     Pool::builder()
         .threads(threads)
@@ -23,16 +21,14 @@ struct Counted(AtomicUsize);
 
 impl Latch for Counted {
     unsafe fn set(this: *const Self) {
-        // SAFETY: the caller keeps `this` live until the call starts; the tests keep it
-        // live longer.
+        // SAFETY: live until the call starts (the contract); the tests keep it live longer.
         unsafe { (*this).0.fetch_add(1, SeqCst) };
     }
 }
 
 /// A latch pointer sent to the thread that sets it.
 pub(crate) struct SendPtr<T>(pub(crate) *const T);
-// SAFETY: the latches are `Sync`, and each test keeps the pointee alive until it has seen
-// the latch set.
+// SAFETY: the latches are `Sync`; each test keeps the pointee alive until it sees it set.
 unsafe impl<T: Sync> Send for SendPtr<T> {}
 
 impl<T> SendPtr<T> {
@@ -55,9 +51,8 @@ fn core_latch_probes_unset_until_set_and_set_after() {
     assert!(latch.probe());
 }
 
-/// A set from another thread releases the waiter, and what the setter wrote before the set
-/// is visible to it, whether the set comes while the waiter spins (no delay) or after it
-/// parked (a delay far beyond the spin); a set latch stays set for later waits.
+/// A set from another thread releases the waiter, which sees the setter's writes, whether it
+/// spins (no delay) or parked (a long delay); a set latch stays set for later waits.
 #[test]
 fn outside_latch_wait_returns_after_a_set_from_another_thread() {
     for delay_us in [0, 0, 1, 200, 2_000] {
@@ -74,8 +69,7 @@ fn outside_latch_wait_returns_after_a_set_from_another_thread() {
                     unsafe { OutsideLatch::set(ptr.get()) };
                 });
                 latch.wait();
-                // Relaxed: the latch's release swap and acquire load order the setter's
-                // store before this load.
+                // Relaxed: ordered by the latch's release swap and acquire load.
                 assert_eq!(written.load(Relaxed), 7);
             });
             latch.wait();

@@ -278,10 +278,8 @@ impl<S> PoolBuilder<S> {
     /// goes to the panic handler and the thread ends normally. The global pool is never
     /// dropped, so its exit handler never runs. Other workers may have ended already, so an
     /// exit handler (or a job still running while the pool drains) must not `broadcast` on
-    /// the pool being dropped: the shares of ended workers would never run.
-    ///
-    /// Dropping a pool returns at once, as in rayon: the exit handlers run afterwards, as
-    /// the threads finish.
+    /// the pool being dropped: the shares of ended workers would never run. Dropping a pool
+    /// returns at once, as in rayon: the exit handlers run afterwards, as the threads finish.
     ///
     /// ```
     /// use std::sync::mpsc;
@@ -340,14 +338,12 @@ impl<S> PoolBuilder<S> {
         self
     }
 
-    /// Configures the global pool, the one that `join`, `scope`, `broadcast`, `spawn` and
-    /// the parallel iterators use outside any pool, and starts it. It must be called before
-    /// the global pool's first use (which starts it with the default configuration, see
-    /// [`threads`](Self::threads)); after that it returns
-    /// [`BuildError::GlobalPoolAlreadyInitialized`], and so does any call after the first
-    /// successful one. Several threads may call it at once: one pool is built, and the
-    /// others get the error. The builder's closures must not use the global pool
-    /// themselves (the global pool is being built: they would wait for themselves).
+    /// Configures and starts the global pool, which `join`, `scope`, `broadcast`, `spawn` and
+    /// the parallel iterators use outside any pool. Call it before the global pool's first use
+    /// (which starts it with the defaults, see [`threads`](Self::threads)); after that, or
+    /// after a first success, it returns [`BuildError::GlobalPoolAlreadyInitialized`] (of
+    /// threads calling at once, one builds the pool). The builder's closures must not use the
+    /// global pool (it is being built: they would wait for themselves).
     ///
     /// ```
     /// // In a program's `main`, before anything runs in parallel:

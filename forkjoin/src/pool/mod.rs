@@ -1,11 +1,7 @@
-//! The pool: [`Pool`], a handle on a set of workers (running work in it with `install`,
-//! `join` and the scopes, its statistics, dropping it), and the questions a thread asks
-//! about the pool it runs in (`current_thread_index`, `current_num_threads`, ...).
-//!
-//! The rest of the pool's services live beside it, each in its own file: `builder.rs`
-//! configures and starts a pool, `spawn.rs` starts jobs nobody waits for. Broadcasts, which
-//! the scopes use too, are beside the scopes (`crate::broadcast`). The scheduling itself is
-//! the registry's (`crate::registry`).
+//! The pool: [`Pool`] (running work in it, its statistics, dropping it) and what a thread
+//! asks about its pool (`current_thread_index`, ...). `builder.rs` configures and starts a
+//! pool, `spawn.rs` starts jobs nobody waits for; broadcasts live beside the scopes
+//! (`crate::broadcast`), the scheduling in `crate::registry`.
 
 mod builder;
 mod spawn;
@@ -37,10 +33,9 @@ use std::time::Duration;
 /// assert_eq!(sum, 499_500);
 /// ```
 ///
-/// Dropping the pool returns at once, as rayon's `ThreadPool` does: it does not wait for the
-/// threads. They finish the running, already submitted and already spawned jobs (they drain
-/// every queue), run the exit handlers and exit; the pool's memory goes with the last of them.
-/// To know that they have ended, wait for what the exit handler signals.
+/// Dropping the pool returns at once, as rayon's `ThreadPool` does: the threads finish the
+/// running, submitted and spawned jobs (they drain every queue), run the exit handlers and
+/// exit, the last freeing the pool. To know that they have ended, wait for the exit handler.
 ///
 /// ```
 /// use std::sync::mpsc;
@@ -65,21 +60,18 @@ pub struct Pool {
 }
 
 impl Drop for Pool {
-    /// Tells the threads to finish and returns; the handles are dropped, so the threads are
-    /// detached (see the type's docs).
+    /// Tells the threads to finish and returns; they are detached (see the type's docs).
     fn drop(&mut self) {
         self.registry.shut_down();
     }
 }
 
 impl Pool {
-    /// The registry of a pool that is never dropped (the global pool's): its threads run
-    /// until the process ends and are never joined.
+    /// The registry of a pool never dropped (the global pool's), its threads never joined.
     fn into_registry(self) -> Arc<Registry> {
         let pool = std::mem::ManuallyDrop::new(self);
-        // SAFETY: `pool` is never dropped or used again, so the registry is moved out of it
-        // exactly once; the thread handles it also holds are leaked (their threads run as
-        // long as the process).
+        // SAFETY: `pool` is never dropped or used again, so the registry moves out of it once;
+        // its thread handles are leaked (their threads run as long as the process).
         unsafe { std::ptr::read(&pool.registry) }
     }
 
@@ -214,8 +206,7 @@ impl Pool {
     /// (rayon's `ThreadPool::current_thread_has_pending_tasks`); `None` if it is not a
     /// worker of this pool. See [`current_thread_has_pending_tasks`].
     pub fn current_thread_has_pending_tasks(&self) -> Option<bool> {
-        // SAFETY: `current_of` returns this thread's own worker.
-        Worker::current_of(&self.registry).map(|w| unsafe { w.has_pending_tasks() })
+        Worker::current_of(&self.registry).map(|w| w.has_pending_tasks())
     }
 
     /// [`yield_now`](crate::yield_now), if the current thread is a worker of this pool;
@@ -254,9 +245,8 @@ impl Pool {
     /// results in index order (rayon's `ThreadPool::broadcast`). Each worker runs its share
     /// itself, the next time it looks for work (before its own queue); a parked worker is
     /// woken for it. A worker busy with a long job runs its share when that job waits or
-    /// ends. (In a pool built with [`PoolBuilder::caller_runs`], a slot lent to a thread
-    /// outside the pool runs its share on whichever thread runs that slot when it next looks
-    /// for work: the borrowing thread, or the worker once the slot is given back.)
+    /// ends. (With [`PoolBuilder::caller_runs`], a lent slot's share runs on whichever thread
+    /// runs the slot next: the borrower, or the worker once the slot is given back.)
     ///
     /// From a worker of this pool (also inside `install`), the caller runs its own share
     /// and helps until all are done. From a thread outside any pool it blocks without
@@ -369,8 +359,7 @@ impl Pool {
             let mut total = Duration::ZERO;
             for h in &self.handles {
                 let mut clock: libc::clockid_t = 0;
-                // SAFETY: the thread is alive (we have not joined it) and `clock` and `ts`
-                // are valid out-pointers.
+                // SAFETY: the thread is alive (not joined); `clock`, `ts` are valid out-pointers.
                 unsafe {
                     if libc::pthread_getcpuclockid(h.as_pthread_t(), &mut clock) != 0 {
                         return None;
@@ -424,11 +413,9 @@ pub fn current_thread_index() -> Option<usize> {
 }
 
 /// Whether the current thread, a worker of a pool, has work other workers could take
-/// (rayon's `current_thread_has_pending_tasks`); `None` outside any pool. That is the jobs it
-/// spawned that nobody has taken, and the second halves of its outer joins that it has not
-/// shared yet (a join's second half waits on the worker's stack until an idle worker asks
-/// for it; joins deeper than the few outermost run as plain calls and are not counted). A
-/// heuristic's input: whether to start more work here or do it inline.
+/// (rayon's `current_thread_has_pending_tasks`); `None` outside any pool: the jobs it spawned
+/// that nobody has taken, and the second halves of its outer joins not yet shared (joins
+/// deeper than the few outermost run as plain calls and are not counted).
 ///
 /// ```
 /// assert_eq!(forkjoin::current_thread_has_pending_tasks(), None);

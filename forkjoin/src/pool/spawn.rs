@@ -54,16 +54,14 @@ where
         }
     });
     match Worker::current_of(registry) {
-        // From a worker of the pool: in its FIFO, behind a marker on its deque, where its
-        // own waits find it, as rayon's (`Worker::push_fifo`).
+        // From a worker of the pool: in its FIFO, behind a marker on its deque (`push_fifo`).
         // SAFETY: this thread's own worker.
         Some(worker) => unsafe { worker.push_fifo(job) },
         None => registry.inject(job),
     }
 }
 
-/// `spawn` into `registry`'s pool: onto the current worker's deque if this thread is one of
-/// its workers, else into a submission queue; a panic goes to the pool's panic handler.
+/// `spawn` into `registry`'s pool (onto this thread's deque if it is one of its workers).
 pub(super) fn spawn_in<F>(registry: &Registry, f: F)
 where
     F: FnOnce() + Send + 'static,
@@ -77,8 +75,7 @@ where
     });
 }
 
-/// Runs every closure, potentially in parallel, and returns their results in order: the
-/// split behind `Pool::invoke_all`.
+/// The split behind `Pool::invoke_all`: every closure, potentially in parallel, in order.
 pub(super) fn invoke_all<T: Send, F: FnOnce() -> T + Send>(mut jobs: Vec<F>) -> Vec<T> {
     match jobs.len() {
         0 => Vec::new(),

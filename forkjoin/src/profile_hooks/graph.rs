@@ -40,8 +40,7 @@ pub enum Step {
 }
 
 impl Step {
-    /// A join or a chunk as a chunk would record it: (work, span, joins); `None` for a
-    /// strand.
+    /// A join or chunk as a chunk records it, (work, span, joins); `None` for a strand.
     fn as_chunk(&self) -> Option<(u64, u64, u64)> {
         match self {
             Step::Work(_) => None,

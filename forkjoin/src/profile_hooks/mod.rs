@@ -1,11 +1,8 @@
-//! The profiler's hooks in the scheduler, one interface with two implementations: the
-//! instrument (`strands`, feature `profile`) and a do-nothing twin (`off`), so that the
-//! scheduler's files carry no `cfg` and a build without the feature compiles none of it.
-//!
-//! - `ProfilingFlag`: a registry field; while set, joins take the slow path and loops
-//!   split all the way down.
-//! - `open_join`, `OpenJoin::timed`, `OpenJoin::close`: a join inside a timed closure.
-//! - `detached`: a job taken from a queue runs outside any strand.
+//! The profiler's hooks in the scheduler (DESIGN.md, section 12): the instrument (`strands`,
+//! feature `profile`) or a do-nothing twin (`off`), so the scheduler carries no `cfg`:
+//! `ProfilingFlag` (while set, joins take the slow path and loops split all the way down),
+//! `open_join`, `OpenJoin::timed` and `close` (a join inside a timed closure), and
+//! `detached` (a job taken from a queue runs outside any strand).
 
 #[cfg(feature = "profile")]
 pub(crate) mod graph;

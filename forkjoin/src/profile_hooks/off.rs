@@ -1,5 +1,4 @@
-//! The profiler's hooks when the `profile` feature is off: each does nothing, and every
-//! branch on them folds away at compile time.
+//! The profiler's hooks without the `profile` feature: no-ops that fold away at compile time.
 
 use std::convert::Infallible;
 

@@ -1,6 +1,5 @@
-//! The profiler's instrument (feature `profile`): strands timed at every join while a
-//! profile runs, and the task graph they build. DESIGN.md, section 12, explains the method;
-//! The `forkjoin-profile` crate turns what is measured here into a `Profile`.
+//! The profiler's instrument (feature `profile`; DESIGN.md, section 12): strands timed at
+//! every join while a profile runs, and their task graph, for `forkjoin-profile`.
 
 use super::graph::TaskNode;
 use std::cell::Cell;
@@ -22,15 +21,13 @@ impl ProfilingFlag {
     /// Whether a profile is being taken on this pool.
     #[inline(always)]
     pub(crate) fn is_set(&self) -> bool {
-        // Relaxed: set before the profiled closure starts on this pool; every worker that
-        // runs part of it got that part through a queue (release/acquire) after the store.
+        // Relaxed: set before the profiled closure starts; its parts reach workers via queues.
         self.0.load(Relaxed)
     }
 
     /// Sets the flag to `on`; returns what it was.
     pub(crate) fn replace(&self, on: bool) -> bool {
-        // Relaxed: workers re-read it at their next join; a stale `true` only sends one more
-        // join to the slow path, where no strand is open and nothing is timed.
+        // Relaxed: a stale `true` only sends one more join to the slow path, timing nothing.
         self.0.swap(on, Relaxed)
     }
 }
@@ -55,8 +52,7 @@ impl Session {
     }
 }
 
-/// A join inside a timed closure: its strand is closed, its two closures are timed
-/// wherever they run, and their totals are combined into it when both are done.
+/// A join inside a timed closure: its strand closed, its closures timed wherever they run.
 pub(crate) struct OpenJoin(*mut Acc);
 
 /// The timed join that `join_slow` opens, if the calling closure is part of a profile.
@@ -67,8 +63,7 @@ pub(crate) fn open_join() -> Option<OpenJoin> {
         // A job that is not part of the profiled closure (or a scope's task): not timed.
         return None;
     }
-    // SAFETY: a non-null accumulator belongs to the `measured` call that is running on this
-    // thread below us; it outlives this join.
+    // SAFETY: non-null: the accumulator of the `measured` call below us, which outlives this join.
     unsafe { (*parent).close_strand(now()) };
     Some(OpenJoin(parent))
 }
@@ -86,8 +81,7 @@ impl OpenJoin {
 
     /// Both closures are done: combine their totals and open the parent's next strand.
     pub(crate) fn close<RA, RB>(self, (ra, acc_a): (RA, Acc), (rb, acc_b): (RB, Acc)) -> (RA, RB) {
-        // SAFETY: the parent accumulator is live (see `open_join`), and this thread is the
-        // one running its closure.
+        // SAFETY: the parent accumulator is live (`open_join`); this thread runs its closure.
         unsafe {
             (*self.0).combine(acc_a, acc_b);
             (*self.0).start = now();
@@ -123,9 +117,8 @@ pub struct Session {
 #[derive(Clone, Copy)]
 pub(crate) struct SessionRef(*const Session);
 
-// SAFETY: made only by `measured` from a borrowed session, which outlives the call and so
-// every join inside it (each join waits for both its closures); only read, or updated
-// through atomics.
+// SAFETY: made only by `measured` from a borrowed session, which outlives every join inside
+// (each waits for both its closures); only read, or updated through atomics.
 unsafe impl Send for SessionRef {}
 
 /// The totals of one closure's execution so far, and its open strand.
@@ -206,8 +199,7 @@ impl Acc {
 
     fn record_join(&mut self, a: TaskNode, b: TaskNode) {
         let s = self.session();
-        // Relaxed (all three): counters and a threshold that only steer coarsening; any
-        // value read gives a correct graph, only its size varies.
+        // Relaxed (all three): they only steer coarsening; any value gives a correct graph.
         let threshold = s.threshold.load(Relaxed);
         if a.work + b.work < threshold {
             s.live.fetch_sub(a.size + b.size, Relaxed);
@@ -223,10 +215,8 @@ impl Acc {
                     .compare_exchange(trigger, live + s.max_steps / 4, Relaxed, Relaxed)
                     .is_ok()
             {
-                // Raise the threshold: from now on smaller subtrees are chunks. Subtrees
-                // finished earlier stay until the end, when the whole graph is coarsened
-                // with the final threshold; the next raise waits until the graph has grown
-                // by another quarter of the bound, so one growth spurt raises it once.
+                // Raise the threshold (earlier subtrees are coarsened at the end); the next
+                // raise waits for another quarter of the bound, once per growth spurt.
                 s.threshold.store((threshold * 2).max(1_000), Relaxed);
             }
         }
@@ -255,8 +245,7 @@ impl Drop for RestoreAcc {
     }
 }
 
-/// Runs `f` as a closure of the profile: its strands are timed into a fresh accumulator,
-/// which is returned with the result.
+/// Runs `f` as a profiled closure; returns its result and a fresh accumulator of its strands.
 pub fn measured<R>(session: &Session, f: impl FnOnce() -> R) -> (R, Acc) {
     measured_in(SessionRef(session), f)
 }
@@ -266,9 +255,8 @@ fn measured_in<R>(session: SessionRef, f: impl FnOnce() -> R) -> (R, Acc) {
     let mut acc = Acc::new(session);
     let p: *mut Acc = &mut acc;
     let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));
-    // SAFETY: `p` points to `acc` on this stack; every access until `acc` is moved out goes
-    // through `p` (the thread-local copy is used only by joins inside `f`, on this thread,
-    // while `f` runs).
+    // SAFETY: `p` points to `acc` on this stack; until `acc` moves out every access goes
+    // through `p` (the thread-local copy serves only joins inside `f`, on this thread).
     unsafe { (*p).start = now() };
     let r = f();
     let t = now();

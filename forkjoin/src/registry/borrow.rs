@@ -30,13 +30,11 @@ pub(super) fn run_borrowed<R>(
     registry.idle.leave();
     CURRENT.with(|c| c.set((worker as *const Worker).cast()));
     let several = registry.slot_count() > 1;
-    let st = worker.owner_state();
-    // SAFETY: the slot is ours until `give_back` (the lend's mutex made the worker's writes
-    // visible); owner-only state, now on the owner's thread.
-    unsafe {
-        (*st).running = true;
-        (*st).source = JobSource::Own;
-    }
+    // The slot is ours until `give_back` (the lend's mutex made the worker's writes
+    // visible): this thread is its owner now.
+    let st = worker.owner();
+    st.running.set(true);
+    st.source.set(JobSource::Own);
     let call = worker.begin_outside_call();
     if several {
         // Relaxed: a request to ourselves, as in `Worker::execute`.
@@ -64,13 +62,10 @@ pub(super) fn run_borrowed<R>(
                 };
                 registry.inject(JobRef(job));
             }
-            let st = worker.owner_state();
-            // SAFETY: owner-only state, on the owner's thread (until `give_back`).
-            unsafe {
-                debug_assert_eq!((*st).counts.len(), 0);
-                (*st).running = false;
-                (*st).fresh = false;
-            }
+            let st = worker.owner();
+            debug_assert_eq!(st.counts.len(), 0);
+            st.running.set(false);
+            st.fresh.set(false);
             worker.take_request();
             CURRENT.with(|c| c.set(&OUTSIDE));
             registry.idle.enter();

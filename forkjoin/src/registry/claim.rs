@@ -11,6 +11,7 @@
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
 use super::worker::{bump, JobSource, Worker};
 use crate::job::{FrameHead, JobHeader, JobRef};
+use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
@@ -31,16 +32,16 @@ pub(crate) struct StallWatch {
 /// A worker's watch for a stalled one, while idle (owner-only, `OwnerState`).
 pub(crate) struct StallWatching {
     /// The worker this one watches, and since when.
-    pub(super) watch: Option<StallWatch>,
+    pub(super) watch: Cell<Option<StallWatch>>,
     /// When this worker last looked for a worker to watch.
-    pub(super) looked: Option<Instant>,
+    pub(super) looked: Cell<Option<Instant>>,
 }
 
 impl StallWatching {
     pub(super) const fn new() -> StallWatching {
         StallWatching {
-            watch: None,
-            looked: None,
+            watch: Cell::new(None),
+            looked: Cell::new(None),
         }
     }
 }
@@ -51,28 +52,21 @@ impl Worker {
     /// whether a thief claimed it (then it is not on the deque). On the owner's thread,
     /// every younger frame completed.
     pub(crate) fn take_back_shared(&self, idx: usize) -> Option<bool> {
-        // SAFETY: owner-only state, on the owner's thread (our contract); once `take_back`
-        // says the frame is shared, its latch was written by whoever shared it, under the
-        // lock `take_back` then took.
-        unsafe {
-            if !(*self.owner_state())
-                .counts
-                .take_back(&self.frames_lock, idx)
-            {
-                return None;
-            }
-            let head = (*self.frames())[idx];
-            Some((*head).latch().claimed())
+        if !self.owner().counts.take_back(&self.frames_lock, idx) {
+            return None;
         }
+        // SAFETY: on the owner's thread, `idx` a frame of a join still running (our
+        // contract); once `take_back` says the frame is shared, its latch was written by
+        // whoever shared it, under the lock `take_back` then took.
+        unsafe { Some((*(*self.frames())[idx]).latch().claimed()) }
     }
 
     /// What a worker's owner has done lately: its joins and jobs. Unchanged over `STALL`,
     /// with a request pending, it has reached no join.
     fn progress(&self) -> u64 {
         // Relaxed: statistics counters, read as hints.
-        // SAFETY: `inline_joins` is an atomic; the owner state lives as long as the worker.
-        let joins = unsafe { (*self.owner_state()).inline_joins.load(Relaxed) };
-        joins.wrapping_add(self.counters.executed.load(Relaxed))
+        self.inline_joins()
+            .wrapping_add(self.counters.executed.load(Relaxed))
     }
 
     /// Whether `victim` has a private frame to claim and no other work: a request pending,
@@ -82,8 +76,7 @@ impl Worker {
         victim.index != self.index
             && victim.join.limit.load(Relaxed) == SHARE_REQUEST
             && victim.deque.is_empty()
-            // SAFETY: the counts are atomics; the owner state lives as long as the worker.
-            && unsafe { (*victim.owner_state()).counts.has_private() }
+            && victim.shared_counts().has_private()
     }
 
     /// An idle worker's look for a stalled worker whose current region `wanted` accepts:
@@ -91,35 +84,30 @@ impl Worker {
     /// `STALL` since this worker began to watch it. On this worker's thread.
     pub(super) fn claim_from_stalled(&self, wanted: &dyn Fn(usize) -> bool) -> Option<JobRef> {
         let registry = self.registry();
-        let st = self.owner_state();
+        let stall = &self.owner().stall;
         let now = Instant::now();
-        // SAFETY: owner-only state, on the owner's thread.
-        let watch = unsafe { (*st).stall.watch };
+        let watch = stall.watch.get();
         if let Some(w) = watch.filter(|w| w.victim < registry.slot_count()) {
             let victim = registry.slot(w.victim);
             if self.claimable(victim) && victim.progress() == w.progress {
                 if now.duration_since(w.since) < STALL {
                     return None;
                 }
-                // SAFETY: owner-only state, on the owner's thread.
-                unsafe { (*st).stall.watch = None };
+                stall.watch.set(None);
                 return self.try_claim(victim, wanted);
             }
         }
         // Watch the first claimable worker from a random start, at most every half period:
         // each look reads the line the others' joins write.
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe {
-            if (*st)
-                .stall
-                .looked
-                .is_some_and(|t| now.duration_since(t) < HEARTBEAT / 2)
-            {
-                (*st).stall.watch = None;
-                return None;
-            }
-            (*st).stall.looked = Some(now);
+        if stall
+            .looked
+            .get()
+            .is_some_and(|t| now.duration_since(t) < HEARTBEAT / 2)
+        {
+            stall.watch.set(None);
+            return None;
         }
+        stall.looked.set(Some(now));
         let workers = registry.slot_count();
         let start = (self.next_random() % workers as u64) as usize;
         let found = (0..workers)
@@ -130,8 +118,7 @@ impl Worker {
                 progress: v.progress(),
                 since: now,
             });
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*st).stall.watch = found };
+        stall.watch.set(found);
         None
     }
 
@@ -139,7 +126,6 @@ impl Worker {
     /// not pop it first (the protocol in the module's docs). The frame is then this worker's
     /// to run, as if stolen from the victim's deque.
     fn try_claim(&self, victim: &Worker, wanted: &dyn Fn(usize) -> bool) -> Option<JobRef> {
-        let st = victim.owner_state();
         let mut claimed_head = std::ptr::null();
         // SAFETY: the counts and `region` are atomics. `claim` runs the closure for frame
         // `s` only once the claim holds: the frame's pointer and contents are visible (with
@@ -147,8 +133,8 @@ impl Worker {
         // the lock, before it changes the region), and the owner cannot pop it before the
         // lock is released, so it stays on its stack until its latch is set.
         let claimed = unsafe {
-            (*st).counts.claim(&victim.frames_lock, |s| {
-                let region = (*st).regions.current.load(Relaxed);
+            victim.shared_counts().claim(&victim.frames_lock, |s| {
+                let region = victim.running_region().load(Relaxed);
                 if !wanted(region) {
                     return false;
                 }
@@ -171,8 +157,7 @@ impl Worker {
             bump(&self.counters.claimed);
             bump(&self.counters.stolen);
             // Where the job came from, as `find_work` records it (`OwnerState::source`).
-            // SAFETY: owner-only state, on the owner's thread.
-            unsafe { (*self.owner_state()).source = JobSource::Slot(victim.index) };
+            self.owner().source.set(JobSource::Slot(victim.index));
         }
         claimed
     }

@@ -11,9 +11,9 @@ use crate::job::JobHeader;
 use crate::job::JobRef;
 use crate::latch::{spin_until, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
+use crate::sync::AtomicBool;
 use std::cell::UnsafeCell;
 use std::ptr::NonNull;
-use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
@@ -175,11 +175,8 @@ fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + 
     current.share_private_frames();
     // Its own region, below this worker's: what it sends back into this pool, by way of
     // any pool, descends from it, and this worker, waiting, may run only that.
-    // SAFETY: on this worker's thread.
-    let (region, _in) = unsafe {
-        let region = current.new_region();
-        (region, current.enter_handed_over(region))
-    };
+    let region = current.new_region();
+    let _in = current.enter_handed_over(region);
     let job = InstallJob::new(op, CrossLatch::new(own, current.index), region);
     registry.inject_in(job.job_ref(), region);
     current.wait_in_region(&|| job.latch.core.probe(), region, true);

@@ -5,6 +5,7 @@
 
 use super::worker::{bump, JobSource, Worker, FRAMES, PRIVATE_FRAMES};
 use crate::job::{FrameHead, JobHeader};
+use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::{Duration, Instant};
@@ -27,30 +28,30 @@ pub(super) const RENEWALS: u32 = 4;
 /// the loops on its stack, which run declined the pending one (owner-only, `OwnerState`).
 pub(crate) struct Requests {
     /// When this worker last asked the others to share (`request_sharing`).
-    pub(super) last: Option<Instant>,
+    pub(super) last: Cell<Option<Instant>>,
     /// This worker's `stolen` count when it last asked: a request is only rate-limited
     /// while it has not been answered (see `request_sharing`).
-    pub(super) stolen_at: u64,
+    pub(super) stolen_at: Cell<u64>,
     /// Requests renewed in the current renewal window (see `renew_request`).
-    pub(super) renewals: u32,
+    pub(super) renewals: Cell<u32>,
     /// When the current renewal window started.
-    pub(super) renewal_window: Option<Instant>,
+    pub(super) renewal_window: Cell<Option<Instant>>,
     /// Parallel-iterator runs nested on this worker's stack (see `iter/splitter.rs`).
-    pub(super) loop_depth: u32,
+    pub(super) loop_depth: Cell<u32>,
     /// The depth of a run that declined the pending request and took it, so that sibling
     /// runs do not each weigh it again (0: none). Runs nested less deeply still see it.
-    pub(super) deferred: u32,
+    pub(super) deferred: Cell<u32>,
 }
 
 impl Requests {
     pub(super) const fn new() -> Requests {
         Requests {
-            last: None,
-            stolen_at: 0,
-            renewals: 0,
-            renewal_window: None,
-            loop_depth: 0,
-            deferred: 0,
+            last: Cell::new(None),
+            stolen_at: Cell::new(0),
+            renewals: Cell::new(0),
+            renewal_window: Cell::new(None),
+            loop_depth: Cell::new(0),
+            deferred: Cell::new(0),
         }
     }
 }
@@ -61,8 +62,7 @@ impl Worker {
     /// it is measured).
     #[inline]
     fn frame_bound(&self) -> usize {
-        // SAFETY: owner-only state, on the owner's thread.
-        let shared = unsafe { (*self.owner_state()).counts.shared() };
+        let shared = self.owner().counts.shared();
         if self.registry().profiling.is_set() {
             return SHARE_REQUEST;
         }
@@ -92,8 +92,7 @@ impl Worker {
     /// which then acts on the request, does this.
     #[inline]
     pub(super) fn take_request(&self) {
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*self.owner_state()).requests.deferred = 0 };
+        self.owner().requests.deferred.set(0);
         // Relaxed: as in `refresh_limit`. A request that arrives just after this store is
         // answered by this same heartbeat.
         self.join.limit.store(self.frame_bound(), Relaxed);
@@ -101,37 +100,24 @@ impl Worker {
 
     /// A parallel-iterator run starts on this worker; returns its depth (1 for the
     /// outermost). `leave_loop` ends it.
-    ///
-    /// # Safety
-    /// On this worker's thread.
     #[inline(always)]
-    pub(crate) unsafe fn enter_loop(&self) -> u32 {
-        // SAFETY: on this worker's thread (our contract): owner-only state.
-        unsafe {
-            let st = self.owner_state();
-            (*st).requests.loop_depth += 1;
-            (*st).requests.loop_depth
-        }
+    pub(crate) fn enter_loop(&self) -> u32 {
+        let depth = &self.owner().requests.loop_depth;
+        depth.set(depth.get() + 1);
+        depth.get()
     }
 
-    /// # Safety
-    /// On this worker's thread, once per `enter_loop`.
+    /// Ends the run `enter_loop` started, once per `enter_loop`.
     #[inline(always)]
-    pub(crate) unsafe fn leave_loop(&self) {
-        // SAFETY: on this worker's thread (our contract): owner-only state.
-        unsafe {
-            (*self.owner_state()).requests.loop_depth -= 1;
-        }
+    pub(crate) fn leave_loop(&self) {
+        let depth = &self.owner().requests.loop_depth;
+        depth.set(depth.get() - 1);
     }
 
     /// Whether a request declined by a run nested deeper than `depth` is waiting for it.
-    ///
-    /// # Safety
-    /// On this worker's thread.
     #[inline(always)]
-    pub(crate) unsafe fn deferred_request_for(&self, depth: u32) -> bool {
-        // SAFETY: on this worker's thread (our contract): owner-only state.
-        unsafe { depth < (*self.owner_state()).requests.deferred }
+    pub(crate) fn deferred_request_for(&self, depth: u32) -> bool {
+        depth < self.owner().requests.deferred.get()
     }
 
     /// A run at `depth` found its rest not worth sharing. If no join frame of this worker
@@ -139,34 +125,22 @@ impl Worker {
     /// sequential loop) then need not weigh it again, while runs nested less deeply (an
     /// outer loop, whose rest may well be worth it) still see it. With private join
     /// frames, the request stays pending for the next join to promote the oldest.
-    ///
-    /// # Safety
-    /// On this worker's thread.
-    pub(crate) unsafe fn decline_request(&self, depth: u32) {
-        // SAFETY: on this worker's thread (our contract): owner-only state.
-        unsafe {
-            let st = self.owner_state();
-            if (*st).counts.has_private() || self.profiling_now() {
-                return;
-            }
-            (*st).requests.deferred = depth;
-            // Relaxed: as in `take_request`.
-            self.join.limit.store(self.frame_bound(), Relaxed);
+    pub(crate) fn decline_request(&self, depth: u32) {
+        let st = self.owner();
+        if st.counts.has_private() || self.profiling_now() {
+            return;
         }
+        st.requests.deferred.set(depth);
+        // Relaxed: as in `take_request`.
+        self.join.limit.store(self.frame_bound(), Relaxed);
     }
 
     /// A run is about to answer a request it saw pending or deferred: make sure the join
     /// that shares its rest sees it (`join_slow` promotes only under a pending request).
-    ///
-    /// # Safety
-    /// On this worker's thread.
-    pub(crate) unsafe fn raise_request(&self) {
-        // SAFETY: on this worker's thread (our contract): owner-only state.
-        unsafe {
-            (*self.owner_state()).requests.deferred = 0;
-            // Relaxed: a request to ourselves, as in `share_next_join`.
-            self.join.limit.store(SHARE_REQUEST, Relaxed);
-        }
+    pub(crate) fn raise_request(&self) {
+        self.owner().requests.deferred.set(0);
+        // Relaxed: a request to ourselves, as in `share_next_join`.
+        self.join.limit.store(SHARE_REQUEST, Relaxed);
     }
 
     /// Whether a profile is being taken on this worker's pool.
@@ -179,12 +153,9 @@ impl Worker {
     /// a queue (`execute`): called when the thief of a frame this worker joined has just
     /// finished it, and so is about to look for work.
     pub(crate) fn share_next_join(&self) {
-        let st = self.owner_state();
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe {
-            (*st).fresh = true;
-            (*st).source = JobSource::Own;
-        }
+        let st = self.owner();
+        st.fresh.set(true);
+        st.source.set(JobSource::Own);
         // Relaxed: a request to ourselves, as in `execute`.
         self.join.limit.store(SHARE_REQUEST, Relaxed);
     }
@@ -198,29 +169,26 @@ impl Worker {
     /// would share at every join. (DESIGN.md, section 4; docs/measurements.md has the figures.)
     #[cold]
     pub(crate) fn renew_request(&self) {
-        let st = self.owner_state();
+        let st = self.owner();
         // Relaxed: `idle` is a hint, as in `on_heartbeat`. A quiet share (see `run_borrowed`)
         // answered no request: nobody waits for a renewal.
-        // SAFETY: owner-only state, on the owner's thread.
-        if !self.someone_idle() || unsafe { (*st).outside.quiet } {
+        if !self.someone_idle() || st.outside.get().quiet {
             return;
         }
         let now = Instant::now();
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe {
-            if (*st)
-                .requests
-                .renewal_window
-                .is_none_or(|t| now.duration_since(t) >= HEARTBEAT / 2)
-            {
-                (*st).requests.renewal_window = Some(now);
-                (*st).requests.renewals = 0;
-            }
-            if (*st).requests.renewals >= RENEWALS {
-                return;
-            }
-            (*st).requests.renewals += 1;
+        let requests = &st.requests;
+        if requests
+            .renewal_window
+            .get()
+            .is_none_or(|t| now.duration_since(t) >= HEARTBEAT / 2)
+        {
+            requests.renewal_window.set(Some(now));
+            requests.renewals.set(0);
         }
+        if requests.renewals.get() >= RENEWALS {
+            return;
+        }
+        requests.renewals.set(requests.renewals.get() + 1);
         // Relaxed: a request to ourselves, as in `share_next_join`.
         self.join.limit.store(SHARE_REQUEST, Relaxed);
     }
@@ -269,34 +237,31 @@ impl Worker {
     #[inline(never)]
     pub(crate) fn on_heartbeat(&self) {
         let registry = self.registry();
-        let st = self.owner_state();
-        // SAFETY: owner-only state on the owner's thread; frames in `shared..len` belong to
-        // joins still running on this stack, so their heads are live.
-        unsafe {
-            let fresh = std::mem::take(&mut (*st).fresh);
-            let share = registry.slot_count() > 1
-                && if fresh {
-                    // The first join of a job just started: share it unless the queue the
-                    // job came from holds more (idle workers take that instead; splitting a
-                    // stream of small submitted jobs across workers would only add traffic).
-                    !registry.holds_work((*st).source)
-                } else {
-                    // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the
-                    // idle worker keeps looking or is woken by the next promotion.
-                    self.someone_idle()
-                };
-            if !share {
-                self.take_request();
-                return;
-            }
-            if !self.deque.is_empty() || !(*st).counts.has_private() {
-                // Someone can use work, but none can be shared now: keep the request. (The
-                // join that called us has just recorded a frame, so `i < len` in practice.)
-                return;
-            }
+        let st = self.owner();
+        let fresh = st.fresh.take();
+        let share = registry.slot_count() > 1
+            && if fresh {
+                // The first join of a job just started: share it unless the queue the job
+                // came from holds more (idle workers take that instead; splitting a stream of
+                // small submitted jobs across workers would only add traffic).
+                !registry.holds_work(st.source.get())
+            } else {
+                // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the idle
+                // worker keeps looking or is woken by the next promotion.
+                self.someone_idle()
+            };
+        if !share {
             self.take_request();
-            self.promote_oldest_private();
+            return;
         }
+        if !self.deque.is_empty() || !st.counts.has_private() {
+            // Someone can use work, but none can be shared now: keep the request. (The join
+            // that called us has just recorded a frame, so `i < len` in practice.)
+            return;
+        }
+        self.take_request();
+        // SAFETY: on the owner's thread (a join's heartbeat).
+        unsafe { self.promote_oldest_private() };
     }
 
     /// Promotes the oldest private frame, `frames[shared]`, onto the deque, unless a thief
@@ -305,17 +270,17 @@ impl Worker {
     /// # Safety
     /// On this worker's thread.
     unsafe fn promote_oldest_private(&self) -> bool {
-        let st = self.owner_state();
-        // SAFETY: owner-only state on the owner's thread (our contract); frames in
-        // `shared..len` belong to joins still running on this stack, so their heads are live;
-        // under the lock no thief claims the frame promoted.
+        let st = self.owner();
+        // SAFETY: on the owner's thread (our contract); frames in `shared..len` belong to
+        // joins still running on this stack, so their heads are live; under the lock no thief
+        // claims the frame promoted.
         // Pushed under the lock: a thief that claims the next frame reads this deque's
         // bottom as the floor of what that frame's owner may take while it waits for it, and
         // this frame, an outer join's, must lie below (`registry/claim.rs`).
         let promoted = unsafe {
-            (*st).counts.promote_oldest(&self.frames_lock, |i| {
+            st.counts.promote_oldest(&self.frames_lock, |i| {
                 let head = (*self.frames())[i];
-                let region = (*st).regions.current.load(Relaxed);
+                let region = st.regions.current.load(Relaxed);
                 FrameHead::prepare_for_sharing(head, self.index, self.new_region(), region, None);
                 self.deque
                     .push_tagged(NonNull::new_unchecked(head as *mut JobHeader), region);
@@ -326,8 +291,7 @@ impl Worker {
         }
         self.refresh_limit();
         bump(&self.counters.promoted);
-        // SAFETY: owner-only state, on the owner's thread (our contract).
-        if unsafe { !(*st).outside.quiet } {
+        if !st.outside.get().quiet {
             // What `push` does after its push: wake a parked worker, or the region's waiter.
             self.notify_pushed();
         }
@@ -341,8 +305,7 @@ impl Worker {
     /// before a wait outside the pool"). On the worker's own thread.
     #[inline]
     pub(crate) fn share_private_frames(&self) {
-        // SAFETY: on the owner's thread (the caller's); owner-only state.
-        if unsafe { !(*self.owner_state()).counts.none_private() } {
+        if !self.owner().counts.none_private() {
             self.share_private_frames_locked();
         }
     }
@@ -377,24 +340,21 @@ impl Worker {
     /// private frame is often a tiny subtree, and waiting out the half period after each
     /// one left the thief idle most of the time (docs/measurements.md).
     pub(super) fn request_sharing(&self) {
-        let st = self.owner_state();
+        let requests = &self.owner().requests;
         let now = Instant::now();
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe {
-            // Relaxed: this worker's own counter.
-            let stolen = self.counters.stolen.load(Relaxed);
-            let answered = stolen != (*st).requests.stolen_at;
-            if !answered
-                && (*st)
-                    .requests
-                    .last
-                    .is_some_and(|t| now.duration_since(t) < HEARTBEAT / 2)
-            {
-                return;
-            }
-            (*st).requests.last = Some(now);
-            (*st).requests.stolen_at = stolen;
+        // Relaxed: this worker's own counter.
+        let stolen = self.counters.stolen.load(Relaxed);
+        let answered = stolen != requests.stolen_at.get();
+        if !answered
+            && requests
+                .last
+                .get()
+                .is_some_and(|t| now.duration_since(t) < HEARTBEAT / 2)
+        {
+            return;
         }
+        requests.last.set(Some(now));
+        requests.stolen_at.set(stolen);
         let registry = self.registry();
         for w in (0..registry.slot_count()).map(|i| registry.slot(i)) {
             // Relaxed: a request, which carries no data; the owner reads the idle count

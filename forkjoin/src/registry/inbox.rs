@@ -1,8 +1,8 @@
 //! A worker's inbox of broadcast shares, which only the thread running its slot takes.
 
 use crate::job::JobRef;
+use crate::sync::AtomicUsize;
 use std::collections::VecDeque;
-use std::sync::atomic::AtomicUsize;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Mutex, PoisonError};
 

@@ -34,8 +34,8 @@ use super::Registry;
 use crate::deque::Steal;
 use crate::job::JobRef;
 use crate::lineage::{Closure, Lineage};
-use std::ops::Range;
-use std::sync::atomic::AtomicUsize;
+use crate::sync::AtomicUsize;
+use std::cell::Cell;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
@@ -53,17 +53,20 @@ pub(crate) struct Regions {
     pub(super) current: AtomicUsize,
     /// The slot of the worker that waits for `current`, woken when its work is pushed, or
     /// `NO_OWNER`.
-    pub(super) waiter: usize,
-    /// The ids this worker has taken for regions it makes and not yet used (`new_region`).
-    pub(super) ids: Range<usize>,
+    pub(super) waiter: Cell<usize>,
+    /// The ids this worker has taken for regions it makes and not yet used (`new_region`):
+    /// `next..end`.
+    pub(super) next_id: Cell<usize>,
+    pub(super) end_id: Cell<usize>,
 }
 
 impl Regions {
     pub(super) const fn new() -> Regions {
         Regions {
             current: AtomicUsize::new(0),
-            waiter: NO_OWNER,
-            ids: 0..0,
+            waiter: Cell::new(NO_OWNER),
+            next_id: Cell::new(0),
+            end_id: Cell::new(0),
         }
     }
 }
@@ -169,8 +172,7 @@ pub(crate) struct LeftRegion {
 impl Drop for InRegion<'_> {
     #[inline]
     fn drop(&mut self) {
-        // SAFETY: made by `enter_region` on this worker's thread, which still runs it.
-        unsafe { self.worker.leave_region(&self.left) }
+        self.worker.leave_region(&self.left)
     }
 }
 
@@ -179,24 +181,16 @@ impl Worker {
     /// broadcast's shares, a job or a scope's tasks in another pool), below the one it runs
     /// in, until the guard drops: the link is published before the work can send anything
     /// back, so that its waiter (`wait_in_region`) finds that at once.
-    ///
-    /// # Safety
-    /// On this worker's thread.
-    pub(crate) unsafe fn enter_handed_over(&self, region: usize) -> InRegion<'_> {
+    pub(crate) fn enter_handed_over(&self, region: usize) -> InRegion<'_> {
         InRegion {
             worker: self,
-            // SAFETY: on this worker's thread (our contract).
-            left: unsafe { self.enter_handed_over_unguarded(region) },
+            left: self.enter_handed_over_unguarded(region),
         }
     }
 
     /// `enter_handed_over` without the guard, as `enter_region_unguarded`.
-    ///
-    /// # Safety
-    /// On this worker's thread.
-    pub(crate) unsafe fn enter_handed_over_unguarded(&self, region: usize) -> LeftRegion {
-        // SAFETY: on this worker's thread (our contract).
-        unsafe { self.enter_region_unguarded(region, self.index, self.current_region()) }
+    pub(crate) fn enter_handed_over_unguarded(&self, region: usize) -> LeftRegion {
+        self.enter_region_unguarded(region, self.index, self.current_region())
     }
 
     /// Waits until `done()` for the work handed over in `region` (entered with
@@ -217,81 +211,56 @@ impl Worker {
     }
 
     /// A fresh region id (see `NEXT_REGIONS`).
-    ///
-    /// # Safety
-    /// On this worker's thread.
-    pub(crate) unsafe fn new_region(&self) -> usize {
-        // SAFETY: owner-only state, on the owner's thread (our contract).
-        unsafe {
-            let st = self.owner_state();
-            if (*st).regions.ids.start == (*st).regions.ids.end {
-                // Relaxed: as in `new_region`.
-                let first = NEXT_REGIONS.fetch_add(REGION_BLOCK, Relaxed);
-                (*st).regions.ids = first..first + REGION_BLOCK;
-            }
-            (*st).regions.ids.start += 1;
-            (*st).regions.ids.start - 1
+    pub(crate) fn new_region(&self) -> usize {
+        let regions = &self.owner().regions;
+        let mut id = regions.next_id.get();
+        if id == regions.end_id.get() {
+            // Relaxed: the counter only hands out distinct blocks; nothing is published.
+            id = NEXT_REGIONS.fetch_add(REGION_BLOCK, Relaxed);
+            regions.end_id.set(id + REGION_BLOCK);
         }
+        regions.next_id.set(id + 1);
+        id
     }
 
     /// The region this worker runs in (0 outside any).
-    ///
-    /// # Safety
-    /// On this worker's thread.
-    pub(crate) unsafe fn current_region(&self) -> usize {
-        // SAFETY: owner-only state, on the owner's thread (our contract).
-        unsafe { (*self.owner_state()).regions.current.load(Relaxed) }
+    pub(crate) fn current_region(&self) -> usize {
+        // Relaxed: the owner reads its own store.
+        self.owner().regions.current.load(Relaxed)
     }
 
     /// Runs in `region`, which descends from `parent` (or `NO_PARENT`), until the guard
     /// drops: what this worker pushes meanwhile is tagged with it, `owner` (the slot of the
     /// worker waiting for the region, or `NO_OWNER`) is woken when it is pushed, and the
     /// link is published for the waiters of `parent`'s ancestors.
-    ///
-    /// # Safety
-    /// On this worker's thread.
     #[inline]
-    pub(crate) unsafe fn enter_region(
-        &self,
-        region: usize,
-        owner: usize,
-        parent: usize,
-    ) -> InRegion<'_> {
+    pub(crate) fn enter_region(&self, region: usize, owner: usize, parent: usize) -> InRegion<'_> {
         InRegion {
             worker: self,
-            // SAFETY: on this worker's thread (our contract).
-            left: unsafe { self.enter_region_unguarded(region, owner, parent) },
+            left: self.enter_region_unguarded(region, owner, parent),
         }
     }
 
     /// `enter_region` without the guard: the caller passes what it returns to
     /// `leave_region`, on this thread, once the work done in the region has returned.
-    ///
-    /// # Safety
-    /// On this worker's thread.
     #[inline]
-    pub(crate) unsafe fn enter_region_unguarded(
+    pub(crate) fn enter_region_unguarded(
         &self,
         region: usize,
         owner: usize,
         parent: usize,
     ) -> LeftRegion {
-        // SAFETY: owner-only state, on the owner's thread (our contract).
-        let outer = unsafe {
-            let st = self.owner_state();
-            // A frame is tagged, when promoted or claimed, with the region its worker runs
-            // in then: the private frames below, made in the region left, are offered now,
-            // tagged with it (DESIGN.md, section 5, "Regions").
-            self.share_private_frames();
-            // Relaxed: a claiming thief reads it after an Acquire load of `len`, which the
-            // frames made in this region are recorded with (`registry/claim.rs`).
-            let outer = (
-                (*st).regions.current.swap(region, Relaxed),
-                (*st).regions.waiter,
-            );
-            (*st).regions.waiter = owner;
-            outer
-        };
+        let regions = &self.owner().regions;
+        // A frame is tagged, when promoted or claimed, with the region its worker runs in
+        // then: the private frames below, made in the region left, are offered now, tagged
+        // with it (DESIGN.md, section 5, "Regions").
+        self.share_private_frames();
+        // Relaxed: a claiming thief reads it after an Acquire load of `len`, which the frames
+        // made in this region are recorded with (`registry/claim.rs`).
+        let outer = (
+            regions.current.swap(region, Relaxed),
+            regions.waiter.replace(owner),
+        );
         LeftRegion {
             outer,
             linked: parent != NO_PARENT && self.lineage.push(region, parent),
@@ -300,18 +269,12 @@ impl Worker {
 
     /// Leaves the region `left` came from entering: the region and owner before it back,
     /// its link withdrawn.
-    ///
-    /// # Safety
-    /// On this worker's thread, with the `LeftRegion` of the innermost region entered.
     #[inline]
-    pub(crate) unsafe fn leave_region(&self, left: &LeftRegion) {
-        // SAFETY: owner-only state, on the owner's thread (our contract).
-        unsafe {
-            let st = self.owner_state();
-            // Relaxed: as in `enter_region_unguarded`.
-            (*st).regions.current.store(left.outer.0, Relaxed);
-            (*st).regions.waiter = left.outer.1;
-        }
+    pub(crate) fn leave_region(&self, left: &LeftRegion) {
+        let regions = &self.owner().regions;
+        // Relaxed: as in `enter_region_unguarded`.
+        regions.current.store(left.outer.0, Relaxed);
+        regions.waiter.set(left.outer.1);
         if left.linked {
             self.lineage.pop();
         }
@@ -362,8 +325,7 @@ impl Worker {
                     Steal::Success(job) => {
                         super::worker::bump(&self.counters.stolen);
                         // Where it came from, as `find_work` records it (`OwnerState::source`).
-                        // SAFETY: owner-only state, on the owner's thread.
-                        unsafe { (*self.owner_state()).source = source };
+                        self.owner().source.set(source);
                         return Some(JobRef(job));
                     }
                     Steal::Retry => contended = true,
@@ -454,11 +416,8 @@ impl Worker {
     /// `unhide_frames` on this thread, once every frame recorded since has completed.
     #[inline(never)]
     pub(crate) fn hide_frames_unguarded(&self) -> usize {
-        // SAFETY: owner-only state, on the owner's thread (the caller's).
-        let shared = unsafe {
-            let counts = &(*self.owner_state()).counts;
-            counts.set_shared(&self.frames_lock, counts.len())
-        };
+        let counts = &self.owner().counts;
+        let shared = counts.set_shared(&self.frames_lock, counts.len());
         self.refresh_limit();
         shared
     }
@@ -466,12 +425,7 @@ impl Worker {
     /// Ends `hide_frames_unguarded`: `shared` is what it returned.
     #[inline(never)]
     pub(crate) fn unhide_frames(&self, shared: usize) {
-        // SAFETY: owner-only state, on the owner's thread (see `hide_frames_below`).
-        unsafe {
-            (*self.owner_state())
-                .counts
-                .set_shared(&self.frames_lock, shared)
-        };
+        self.owner().counts.set_shared(&self.frames_lock, shared);
         self.refresh_limit();
     }
 }

@@ -64,31 +64,23 @@ impl Worker {
             registry.last_outside_call.store(now, Relaxed);
         }
         let several = registry.slot_count() > 1;
-        let st = self.owner_state();
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe {
-            // The first join is shared as a queued job's is, so that two long closures
-            // joined at the top run in parallel: quietly if a watcher will come for it; if
-            // none is on duty, its push wakes a parked worker (which then stays on watch
-            // while calls keep coming). Relaxed: a hint; a watcher that has just left costs
-            // the quiet frame a tick's wait (`caller_tick` then wakes someone).
-            (*st).fresh = several;
-            std::mem::replace(
-                &mut (*st).outside,
-                OutsideCall {
-                    alone: true,
-                    quiet: several && registry.idle.watched(),
-                    deadline: now + crate::clock::ticks(CALLER_ALONE.as_nanos() as u64),
-                },
-            )
-        }
+        let st = self.owner();
+        // The first join is shared as a queued job's is, so that two long closures joined at
+        // the top run in parallel: quietly if a watcher will come for it; if none is on duty,
+        // its push wakes a parked worker (which then stays on watch while calls keep coming).
+        // Relaxed: a hint; a watcher that has just left costs the quiet frame a tick's wait
+        // (`caller_tick` then wakes someone).
+        st.fresh.set(several);
+        st.outside.replace(OutsideCall {
+            alone: true,
+            quiet: several && registry.idle.watched(),
+            deadline: now + crate::clock::ticks(CALLER_ALONE.as_nanos() as u64),
+        })
     }
 
     /// The call from outside that `begin_outside_call` started has returned.
     pub(crate) fn end_outside_call(&self, saved: OutsideCall) {
-        let st = self.owner_state();
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*st).outside = saved }
+        self.owner().outside.set(saved);
     }
 
     /// The clock of a call from outside, read at each timed chunk of a parallel loop. A
@@ -100,15 +92,16 @@ impl Worker {
     #[cold]
     #[inline(never)]
     pub(crate) fn caller_tick(&self) {
-        let st = self.owner_state();
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe {
-            if !(*st).outside.alone || crate::clock::now() < (*st).outside.deadline {
-                return;
-            }
-            (*st).outside.alone = false;
-            (*st).outside.quiet = false;
+        let outside = &self.owner().outside;
+        let call = outside.get();
+        if !call.alone || crate::clock::now() < call.deadline {
+            return;
         }
+        outside.set(OutsideCall {
+            alone: false,
+            quiet: false,
+            ..call
+        });
         if self.registry().slot_count() > 1 {
             if self.deque.is_empty() {
                 self.share_next_join();
@@ -123,8 +116,7 @@ impl Worker {
     /// workers in (see `caller_tick`).
     #[inline(always)]
     pub(crate) fn outside_call_alone(&self) -> bool {
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*self.owner_state()).outside.alone }
+        self.owner().outside.get().alone
     }
 }
 

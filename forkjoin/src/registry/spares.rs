@@ -9,9 +9,10 @@ use super::worker::Worker;
 use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;
 use crate::job::JobRef;
+use crate::sync::{fence, AtomicPtr, AtomicUsize};
+use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
-use std::sync::atomic::{fence, AtomicPtr, AtomicUsize};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -19,17 +20,17 @@ use std::time::{Duration, Instant};
 pub(crate) struct Blocking {
     /// The thread running as this worker is inside `blocking` (a nested call starts
     /// nothing more).
-    pub(crate) inside: bool,
+    pub(crate) inside: Cell<bool>,
     /// Inside `blocking`, the thread has given its index's token up (`give_up_index`) and
     /// must claim it back before it runs pool work (`take_index_back`).
-    pub(crate) gave_up_index: bool,
+    pub(crate) gave_up_index: Cell<bool>,
 }
 
 impl Blocking {
     pub(super) const fn new() -> Blocking {
         Blocking {
-            inside: false,
-            gave_up_index: false,
+            inside: Cell::new(false),
+            gave_up_index: Cell::new(false),
         }
     }
 }
@@ -99,8 +100,7 @@ impl Registry {
                 // A failed start counts the reserved spare out itself.
                 reserved.then(|| self.start_spare(shown)).flatten()
             });
-        // SAFETY: owner-only state, on the owner's thread.
-        unsafe { (*blocked.owner_state()).blocking.gave_up_index = true };
+        blocked.owner().blocking.gave_up_index.set(true);
         match given {
             GivenTo::Claimant if reserved => {
                 self.compensation.spare_gone();
@@ -169,9 +169,7 @@ impl Registry {
     /// the index's token up, it claims it back, waiting until the holder passes it (a spare
     /// finishes the task it is running first; nobody waits for a thread inside `blocking`).
     pub(crate) fn take_index_back(&self, blocked: &Worker) {
-        let st = blocked.owner_state();
-        // SAFETY: owner-only state, on the owner's thread.
-        if !unsafe { std::mem::replace(&mut (*st).blocking.gave_up_index, false) } {
+        if !blocked.owner().blocking.gave_up_index.replace(false) {
             return;
         }
         self.claim_index(blocked);
@@ -205,9 +203,7 @@ impl Registry {
     /// work again rather than park). Not counted idle (`Idle`) while it waits: it can take
     /// no work meanwhile.
     pub(crate) fn lend_index_before_parking(&self, worker: &Worker) -> bool {
-        // SAFETY: owner-only state, on the owner's thread.
-        if unsafe { (*worker.owner_state()).blocking.gave_up_index } || !self.index_claimed(worker)
-        {
+        if worker.owner().blocking.gave_up_index.get() || !self.index_claimed(worker) {
             return false;
         }
         self.idle.leave();
@@ -264,7 +260,7 @@ pub(crate) struct Spares {
     pub(super) free_tokens: AtomicUsize,
     /// The keep-alive, in nanoseconds, shortened by unit tests.
     #[cfg(test)]
-    pub(super) keep_alive_nanos: std::sync::atomic::AtomicU64,
+    pub(super) keep_alive_nanos: crate::sync::AtomicU64,
     /// Spare threads started and exited so far, for unit tests.
     #[cfg(test)]
     pub(super) threads_started: AtomicUsize,
@@ -322,7 +318,7 @@ impl Spares {
                 })
                 .collect(),
             #[cfg(test)]
-            keep_alive_nanos: std::sync::atomic::AtomicU64::new(SPARE_KEEP_ALIVE.as_nanos() as u64),
+            keep_alive_nanos: crate::sync::AtomicU64::new(SPARE_KEEP_ALIVE.as_nanos() as u64),
             #[cfg(test)]
             threads_started: AtomicUsize::new(0),
             #[cfg(test)]

@@ -5,9 +5,9 @@ use super::worker::{bump, Worker};
 use super::Registry;
 use crate::deque::{Deque, Steal};
 use crate::job::{JobHeader, JobRef};
+use crate::sync::AtomicU64;
 use std::cell::Cell;
 use std::ptr::{self, NonNull};
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Mutex, PoisonError};
 

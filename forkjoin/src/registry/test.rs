@@ -288,13 +288,8 @@ fn a_pending_request_is_kept_across_refresh_limit() {
     let running = Running::new(1);
     in_worker(&running.registry, |w| {
         let limit = || w.join.limit.load(Relaxed);
-        // SAFETY: owner-only state, read on the owner's thread.
-        let (len, shared) = unsafe {
-            (
-                (*w.owner_state()).counts.len(),
-                (*w.owner_state()).counts.shared(),
-            )
-        };
+        let counts = &w.owner().counts;
+        let (len, shared) = (counts.len(), counts.shared());
         assert_eq!((len, shared), (0, 0));
 
         w.join.limit.store(SHARE_REQUEST, Relaxed);
@@ -329,20 +324,14 @@ fn entering_a_region_offers_the_private_frames_below_tagged_with_the_region_left
     use super::isolation::{NO_OWNER, NO_PARENT};
     let running = Running::new(1);
     in_worker(&running.registry, |w| {
-        // Each block below: owner-only state and regions, on the worker's thread.
-        // SAFETY: as said.
-        let private = || unsafe { (*w.owner_state()).counts.has_private() };
-        // SAFETY: as said.
-        let outer = unsafe { w.new_region() };
-        // SAFETY: as said.
-        let _outer = unsafe { w.enter_region(outer, NO_OWNER, NO_PARENT) };
+        let private = || w.owner().counts.has_private();
+        let outer = w.new_region();
+        let _outer = w.enter_region(outer, NO_OWNER, NO_PARENT);
         let (seen, b) = crate::join(
             || {
                 let before = (private(), w.deque.top_tag());
-                // SAFETY: as said.
-                let inner = unsafe { w.new_region() };
-                // SAFETY: as said.
-                let _inner = unsafe { w.enter_region(inner, NO_OWNER, NO_PARENT) };
+                let inner = w.new_region();
+                let _inner = w.enter_region(inner, NO_OWNER, NO_PARENT);
                 (before, (private(), w.deque.top_tag()))
             },
             || 2,
@@ -359,21 +348,18 @@ fn entering_a_region_offers_the_private_frames_below_tagged_with_the_region_left
 fn a_declined_request_is_deferred_to_shallower_runs() {
     let running = Running::new(1);
     in_worker(&running.registry, |w| {
-        // SAFETY: on the worker's own thread, as these functions require.
-        unsafe {
-            w.join.limit.store(SHARE_REQUEST, Relaxed);
-            w.decline_request(3);
-            assert!(!w.heartbeat_pending());
-            assert_eq!(w.join.limit.load(Relaxed), PRIVATE_FRAMES);
-            assert!(w.deferred_request_for(1));
-            assert!(w.deferred_request_for(2));
-            assert!(!w.deferred_request_for(3));
-            assert!(!w.deferred_request_for(4));
-            w.raise_request();
-            assert!(w.heartbeat_pending());
-            assert!(!w.deferred_request_for(1));
-            w.take_request();
-        }
+        w.join.limit.store(SHARE_REQUEST, Relaxed);
+        w.decline_request(3);
+        assert!(!w.heartbeat_pending());
+        assert_eq!(w.join.limit.load(Relaxed), PRIVATE_FRAMES);
+        assert!(w.deferred_request_for(1));
+        assert!(w.deferred_request_for(2));
+        assert!(!w.deferred_request_for(3));
+        assert!(!w.deferred_request_for(4));
+        w.raise_request();
+        assert!(w.heartbeat_pending());
+        assert!(!w.deferred_request_for(1));
+        w.take_request();
     });
 }
 

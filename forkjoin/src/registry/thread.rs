@@ -9,12 +9,12 @@ use super::worker::{CURRENT, OUTSIDE};
 use super::Registry;
 use crate::build_error::BuildError;
 use crate::panic::{catch, print_error_line, Panic};
+use crate::sync::AtomicBool;
 use std::any::Any;
 use std::ffi::OsStr;
 use std::fmt;
 use std::io;
 use std::ptr;
-use std::sync::atomic::AtomicBool;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -72,8 +72,8 @@ impl Registry {
     pub(crate) fn adopt_current_thread(self: &Arc<Registry>, index: usize) {
         let worker = &self.workers[index];
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
-        // SAFETY: owner-only state; the slot has no thread of its own.
-        unsafe { (*worker.owner_state()).running = true };
+        // The slot has no thread of its own: this one is its owner now.
+        worker.owner().running.set(true);
         // Busy from now (every worker is counted idle at the start).
         self.idle.leave();
         ADOPTED.with(|a| *a.borrow_mut() = Some(Arc::clone(self)));
@@ -146,9 +146,9 @@ impl Registry {
         let worker = self.slot(index);
         // A spare runs them with the index it shows (see `blocking`).
         let index = worker.shown_index();
-        let st = worker.owner_state();
-        // SAFETY: owner-only state, on the owner's thread (`worker_main`, a spare's `stand_in`).
-        let outer = unsafe { std::mem::replace(&mut (*st).running, true) };
+        // On the owner's thread (`worker_main`, a spare's `stand_in`).
+        let running = &worker.owner().running;
+        let outer = running.replace(true);
         if let Err(p) = catch(|| handler(index)) {
             let what = match event {
                 ThreadEvent::Start => format!("the start handler of worker {index}"),
@@ -156,8 +156,7 @@ impl Registry {
             };
             self.report_panic(&what, p.into_payload());
         }
-        // SAFETY: as above.
-        unsafe { (*st).running = outer };
+        running.set(outer);
     }
 
     /// Reports the panic of `what` (a spawned job, a handler), which nobody waits for: to

@@ -153,8 +153,7 @@ impl Worker {
             }
             // A worker between jobs (not inside one, where its stack holds frames or a
             // scope) may lend its slot while it sleeps: see `run_borrowed`.
-            // SAFETY: owner-only state, on the owner's thread.
-            let lendable = unsafe { !(*self.owner_state()).running };
+            let lendable = !self.owner().running.get();
             registry.idle.no_work_found(
                 &mut round,
                 Parking {

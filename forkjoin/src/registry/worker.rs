@@ -17,10 +17,10 @@ use crate::job::{HeapJob, JobHeader, JobRef};
 use crate::lineage::Lineage;
 use crate::padded::CachePadded;
 use crate::profile_hooks;
+use crate::sync::{AtomicU64, AtomicUsize};
 use std::cell::{Cell, UnsafeCell};
 use std::ptr::{self, NonNull};
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
 use std::sync::Arc;
 
 /// Capacity of a worker's frame array (promoted frames plus at most `PRIVATE_FRAMES`).
@@ -73,36 +73,37 @@ pub(crate) struct Counters {
 
 pub(crate) use crate::counter::{add, bump};
 
-/// What only the owning worker touches on every join: the size of its stack of join frames
-/// (`Worker::frames`). `frames[..shared]` have been promoted (pushed onto the deque),
-/// `frames[shared..len]` are private. Accessed through raw pointers only, never through a
-/// long-lived `&mut`, because joins nest.
+/// What only the owning worker touches: the size of its stack of join frames
+/// (`Worker::frames`; `frames[..shared]` promoted onto the deque, `frames[shared..len]`
+/// private), where its running job came from, and each feature's state. `Cell`s and atomics
+/// only, reached through `Worker::owner` (see `JoinState`'s `Sync`): joins nest, and each
+/// level holds a shared reference at once.
 pub(crate) struct OwnerState {
     /// How many frames are recorded and shared (`crate::frame_counts`: a thief may claim
-    /// the oldest private one).
+    /// the oldest private one, so these are atomics any thread may read).
     pub(crate) counts: FrameCounts,
     /// Joins whose second closure ran on this worker without ever being shared. Written by
-    /// the owner (relaxed load and store), read by `Pool::stats`.
+    /// the owner (relaxed load and store), read by `Pool::stats` and by idle workers.
     pub(crate) inline_joins: AtomicU64,
     /// The worker started a job since its last heartbeat, or the thief of a frame it joined
     /// has just finished (`share_next_join`): share its next join even if nobody is idle
     /// yet (unless other work is queued at `source`), so that a worker that becomes idle
     /// while the first closure blocks or runs long can take the second.
-    pub(super) fresh: bool,
+    pub(super) fresh: Cell<bool>,
     /// Where the running job was taken from: its first join is not shared while that place
     /// still holds work, which idle workers can take instead.
-    pub(super) source: JobSource,
-    pub(super) rng: u64,
+    pub(super) source: Cell<JobSource>,
+    pub(super) rng: Cell<u64>,
     /// A job is running on this thread. Only a worker between jobs takes a batch from a
     /// submission queue: pushed above a promoted join frame or a scope's spawned jobs, the
     /// batch would have to run before the waiting join or scope could go on.
-    pub(super) running: bool,
+    pub(super) running: Cell<bool>,
     /// Each feature's state, in its own type and file: the requests this worker sends and
     /// answers (`heartbeat.rs`), the call from outside running on it (`outside.rs`), its
     /// thread inside `blocking` (`spares.rs`), its region (`isolation.rs`), its watch for a
     /// stalled worker (`claim.rs`).
     pub(super) requests: Requests,
-    pub(super) outside: OutsideCall,
+    pub(super) outside: Cell<OutsideCall>,
     pub(crate) blocking: Blocking,
     pub(super) regions: Regions,
     pub(super) stall: StallWatching,
@@ -113,7 +114,7 @@ pub(crate) struct OwnerState {
 /// that is not).
 #[repr(C)]
 pub(crate) struct JoinState {
-    owner: CachePadded<UnsafeCell<OwnerState>>,
+    owner: CachePadded<OwnerState>,
     /// Frames below this index may be recorded: `min(FRAMES, shared + PRIVATE_FRAMES)`, or
     /// `SHARE_REQUEST` when a heartbeat is pending. Folding the heartbeat flag into the bound
     /// as the largest value leaves one load and compare on the path of deep joins, which are
@@ -124,27 +125,31 @@ pub(crate) struct JoinState {
     pub(crate) limit: CachePadded<AtomicUsize>,
 }
 
-// SAFETY: a worker's `owner` is only accessed by the thread running as that worker (and the
-// `inline_joins` counter, an atomic, by `stats`); `OUTSIDE`'s is only read; `limit` is atomic.
+// SAFETY: the one argument for every worker's owner-only state. Its `Cell`s are touched only
+// by the thread running as that worker: only through `owner`, whose callers all run there (a
+// job, a join, a wait, the idle loop of that worker; checked in debug builds). Other threads
+// read only its atomics (`counts`, `inline_joins`, `regions.current`) through
+// `Worker::shared_counts`, `inline_joins` and `running_region`. `OUTSIDE`'s state is only read,
+// and only its atomics; `limit` is atomic.
 unsafe impl Sync for JoinState {}
 
 impl JoinState {
     /// No frames, the given random seed and bound.
     const fn new(rng: u64, limit: usize) -> JoinState {
         JoinState {
-            owner: CachePadded(UnsafeCell::new(OwnerState {
+            owner: CachePadded(OwnerState {
                 counts: FrameCounts::new(),
                 inline_joins: AtomicU64::new(0),
-                fresh: false,
-                source: JobSource::Own,
-                rng,
-                running: false,
+                fresh: Cell::new(false),
+                source: Cell::new(JobSource::Own),
+                rng: Cell::new(rng),
+                running: Cell::new(false),
                 requests: Requests::new(),
-                outside: OutsideCall::new(),
+                outside: Cell::new(OutsideCall::new()),
                 blocking: Blocking::new(),
                 regions: Regions::new(),
                 stall: StallWatching::new(),
-            })),
+            }),
             limit: CachePadded(AtomicUsize::new(limit)),
         }
     }
@@ -155,9 +160,14 @@ impl JoinState {
         CURRENT.with(Cell::get)
     }
 
+    /// The owner-only state of this thread's join state (see the `Sync` impl above).
     #[inline(always)]
-    pub(crate) fn owner_state(&self) -> *mut OwnerState {
-        self.owner.get()
+    pub(crate) fn owner(&self) -> &OwnerState {
+        debug_assert!(
+            ptr::eq(JoinState::current(), self),
+            "a worker's owner-only state touched from another thread"
+        );
+        &self.owner
     }
 
     /// The worker `this` is the state of, or `None` for `OUTSIDE`. Takes the raw pointer
@@ -283,9 +293,17 @@ impl Worker {
             .then(|| unsafe { &*current })
     }
 
+    /// This worker's owner-only state: on its own thread only (see `JoinState`'s `Sync`).
     #[inline(always)]
-    pub(crate) fn owner_state(&self) -> *mut OwnerState {
-        self.join.owner_state()
+    pub(crate) fn owner(&self) -> &OwnerState {
+        self.join.owner()
+    }
+
+    /// The frame counts, which a claiming thief reads and changes (atomics, under the
+    /// frames lock: `crate::frame_counts`).
+    #[inline(always)]
+    pub(super) fn shared_counts(&self) -> &FrameCounts {
+        &self.join.owner.counts
     }
 
     /// The worker's frame array (`OwnerState` says which entries are live).
@@ -312,23 +330,27 @@ impl Worker {
         }
     }
 
+    /// The region this worker runs in, as a claiming thief reads it (an atomic, see
+    /// `Regions`).
+    #[inline(always)]
+    pub(super) fn running_region(&self) -> &AtomicUsize {
+        &self.join.owner.regions.current
+    }
+
+    /// Joins this worker ran inline, for `Pool::stats` and idle workers: any thread.
     pub(crate) fn inline_joins(&self) -> u64 {
-        // SAFETY: a shared reference to the atomic field only; the owner never makes a
-        // `&mut` to the whole state.
-        unsafe { (*ptr::addr_of!((*self.owner_state()).inline_joins)).load(Relaxed) }
+        // Relaxed: a statistics counter, read as a snapshot or a hint.
+        self.join.owner.inline_joins.load(Relaxed)
     }
 
     pub(super) fn next_random(&self) -> u64 {
-        let st = self.owner_state();
-        // SAFETY: owner-only field, accessed by the owner.
-        unsafe {
-            let mut x = (*st).rng;
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (*st).rng = x;
-            x
-        }
+        let rng = &self.owner().rng;
+        let mut x = rng.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        rng.set(x);
+        x
     }
 
     /// A push of a job the program spawned (`spawn`, `submit`, a FIFO spawn's marker): the
@@ -340,15 +362,9 @@ impl Worker {
     /// # Safety
     /// Must be called on this worker's own thread.
     pub(crate) unsafe fn push_spawned(&self, job: JobRef) {
-        // SAFETY: on this worker's own thread (our contract): owner-only state.
-        unsafe {
-            let st = self.owner_state();
-            self.push_spawned_in(
-                job,
-                (*st).regions.current.load(Relaxed),
-                (*st).regions.waiter,
-            );
-        }
+        let regions = &self.owner().regions;
+        // SAFETY: on this worker's own thread (our contract).
+        unsafe { self.push_spawned_in(job, regions.current.load(Relaxed), regions.waiter.get()) }
     }
 
     /// `push_spawned`, tagged with `region`, whose waiter is `owner` (a scope's task, a task).
@@ -378,9 +394,7 @@ impl Worker {
 
     /// After a push in the current region: wakes a parked worker, and the region's waiter.
     pub(super) fn notify_pushed(&self) {
-        // SAFETY: owner-only state, on the owner's thread (the caller's, who pushed).
-        let owner = unsafe { (*self.owner_state()).regions.waiter };
-        self.notify_pushed_to(owner);
+        self.notify_pushed_to(self.owner().regions.waiter.get());
     }
 
     /// After a push of work whose waiter is `owner`: wakes a parked worker, and `owner`.
@@ -400,30 +414,29 @@ impl Worker {
     /// # Safety
     /// On this worker's thread, with a job nobody else will execute.
     pub(crate) unsafe fn execute(&self, job: JobRef) {
+        let st = self.owner();
+        st.fresh.set(true);
+        // Jobs catch their own panics, so this is restored on every way out.
+        let outer = st.running.replace(true);
+        // Relaxed: a request to ourselves; the idle workers' requests are hints too.
+        self.join.limit.store(SHARE_REQUEST, Relaxed);
+        bump(&self.counters.executed);
         // SAFETY: on this worker's thread, with a job nobody else will execute (our contract).
         unsafe {
-            let st = self.owner_state();
-            (*st).fresh = true;
-            // Jobs catch their own panics, so this is restored on every way out.
-            let outer = std::mem::replace(&mut (*st).running, true);
-            // Relaxed: a request to ourselves; the idle workers' requests are hints too.
-            self.join.limit.store(SHARE_REQUEST, Relaxed);
-            bump(&self.counters.executed);
             if self.registry().profiling.is_set() {
                 profile_hooks::detached(|| job.execute());
             } else {
                 job.execute();
             }
-            (*st).running = outer;
         }
+        st.running.set(outer);
     }
 
     /// Inside `blocking`, another thread may hold this thread's index: takes it back, before
     /// this thread runs any task under it.
     #[inline]
     pub(crate) fn reclaim_index(&self) {
-        // SAFETY: owner-only state, on the owner's thread.
-        if unsafe { (*self.owner_state()).blocking.gave_up_index } {
+        if self.owner().blocking.gave_up_index.get() {
             self.registry().take_index_back(self);
         }
     }
@@ -435,8 +448,7 @@ impl Worker {
         self.reclaim_index();
         let found = self.search(hint);
         if let Some((_, source)) = found {
-            // SAFETY: owner-only state, on the owner's thread.
-            unsafe { (*self.owner_state()).source = source };
+            self.owner().source.set(source);
         }
         found.map(|(job, _)| job)
     }
@@ -479,15 +491,8 @@ impl Worker {
     /// its deque, or joins recorded in private frames and not yet shared, which the
     /// heartbeat would share on request. (Joins deeper than the private frames run as
     /// plain calls and are not counted.)
-    ///
-    /// # Safety
-    /// On this worker's thread (it reads owner-only state).
-    pub(crate) unsafe fn has_pending_tasks(&self) -> bool {
-        // SAFETY: on this worker's thread (our contract): owner-only state.
-        unsafe {
-            let st = self.owner_state();
-            !self.deque.is_empty() || (*st).counts.has_private()
-        }
+    pub(crate) fn has_pending_tasks(&self) -> bool {
+        !self.deque.is_empty() || self.owner().counts.has_private()
     }
 
     /// `find_work`'s search; also says where the job came from (see `OwnerState::source`).
@@ -530,8 +535,7 @@ impl Worker {
                     }
                 } else {
                     let queue = &registry.queues[i - workers];
-                    // SAFETY: owner-only state, on the owner's thread.
-                    let taken = if unsafe { (*self.owner_state()).running } {
+                    let taken = if self.owner().running.get() {
                         queue.take().map(|job| (job, 1))
                     } else {
                         // SAFETY: on this worker's thread.

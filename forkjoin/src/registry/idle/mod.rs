@@ -24,12 +24,11 @@ pub(super) mod sleep;
 
 use crate::counter::{add, unbump};
 use crate::padded::CachePadded;
-use crate::sync::{fence, AtomicBool, AtomicUsize};
+use crate::sync::{fence, AtomicBool, AtomicU64, AtomicUsize};
 use sleep::Sleep;
 // std's, also under loom: the rounds are bounded, and loom's would tell the model checker
 // that this thread waits for another, which hides the interleavings where it does not.
 use std::hint::spin_loop;
-use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::thread::yield_now;
 use std::time::Duration;
