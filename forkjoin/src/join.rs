@@ -2,7 +2,7 @@
 //!
 //! The seed design pushes the second closure onto the deque at every fork, so that a thief
 //! can take it. That push, and the pop with its SeqCst fence that takes it back, is most of
-//! the cost of a fork (about 15 ns in rayon), and in a well-balanced run almost every
+//! the cost of a fork in rayon (DESIGN.md, section 2), and in a well-balanced run almost every
 //! forked task is taken back by its owner. Following the work-first principle (Cilk) and
 //! lazy task creation (Mohr, Kranz and Halstead 1991; the heartbeat scheduling of Acar,
 //! Charguéraud and Rainey, PLDI 2018), a join here only records the second closure in a
@@ -165,8 +165,8 @@ where
     RA: Send,
     RB: Send,
 {
-    // SAFETY: the current thread's join state lives as long as the thread runs as its worker;
-    // its owner state is only touched by this thread.
+    // SAFETY: the current thread's join state lives as long as the thread runs as its
+    // worker.
     unsafe {
         let state = &*JoinState::current();
         let st = state.owner();
@@ -229,7 +229,7 @@ where
     RA: Send,
     RB: Send,
 {
-    // SAFETY: `state` is this thread's join state (our contract); its owner state is only touched by this thread.
+    // SAFETY: `state` is this thread's join state (our contract).
     unsafe {
         let st = (*state).owner();
         let idx = st.counts.len();
@@ -361,7 +361,7 @@ where
     RA: Send,
     RB: Send,
 {
-    // SAFETY: `worker` is this thread's worker (our contract); its owner state is only touched by this thread.
+    // SAFETY: `worker` is this thread's worker (our contract).
     unsafe {
         let idx = worker.owner().counts.len();
         if idx >= FRAMES {
@@ -388,7 +388,8 @@ where
     RA: Send,
     RB: Send,
 {
-    // SAFETY: `worker` is this thread's worker and `idx < FRAMES` its frame count (our contract); the frame lives on this stack until `complete` returns.
+    // SAFETY: `worker` is this thread's worker and `idx < FRAMES` its frame count (our
+    // contract); the frame lives on this stack until `complete` returns.
     unsafe {
         let frame = JoinFrame::new(b);
         // A pointer to the whole frame (its head is the first field): a thief reads all of it.
@@ -442,7 +443,8 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// Called at most once, and only if no other thread has taken or will take the frame.
     #[inline(always)]
     unsafe fn take_func(&self) -> B {
-        // SAFETY: called once, and only when no other thread has taken or will take the frame (our contract).
+        // SAFETY: called once, and only when no other thread has taken or will take the frame
+        // (our contract).
         unsafe { ManuallyDrop::take(&mut *self.func.get()) }
     }
 
@@ -453,7 +455,8 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// this worker has completed.
     #[inline(always)]
     unsafe fn complete(&self, worker: &Worker, idx: usize) -> RB {
-        // SAFETY: on the owner's thread, `idx` being this frame's index, younger joins completed (our contract).
+        // SAFETY: on the owner's thread, `idx` being this frame's index, younger joins
+        // completed (our contract).
         unsafe {
             let st = worker.owner();
             if st.counts.popped_maybe_shared(idx) {

@@ -13,13 +13,9 @@ use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Runs `op` on the calling thread, outside any pool, in the slot of worker `index`, which
-/// `Sleep::lend` lent it: the thread becomes that worker until `op` returns. Its joins are
-/// recorded in the slot's frames, shared through the slot's deque when idle workers ask
-/// (and stolen from there), and it helps and parks as the worker would, on the borrower's
-/// side of the slot. The worker's own thread stays parked meanwhile: the pool keeps its
-/// size, and `current_thread_index` stays below it. The JDK pool's external `invoke`, which
-/// runs the task on the caller, with a worker's queue instead of a submission queue.
+/// Runs `op` on the calling thread, outside any pool, as worker `index`, whose slot
+/// `Sleep::lend` lent it, until `op` returns; the worker's thread stays parked meanwhile
+/// (DESIGN.md, section 7, "Entry from outside the pool").
 pub(super) fn run_borrowed<R>(
     registry: &Registry,
     index: usize,
@@ -83,10 +79,8 @@ pub(super) fn run_borrowed<R>(
     op(worker)
 }
 
-/// How much stack a thread outside the pool must have left to run a job in a borrowed slot,
-/// for a pool built without `PoolBuilder::stack_size`: enough for the deep recursions the
-/// benchmarks run (UTS T3 takes about 2 MiB on a worker), short of a spawned thread's whole
-/// 2 MiB. A pool built with a stack size asks for that much.
+/// How much stack a thread outside the pool must have left to run in a borrowed slot, for a
+/// pool built without `PoolBuilder::stack_size` (else that much).
 pub(crate) const BORROW_STACK_DEFAULT: usize = 1 << 20;
 
 /// Bytes of stack left below the caller's frame on this thread (`usize::MAX` where the

@@ -1,26 +1,20 @@
-//! The counts behind `blocking`'s compensation (see `crate::blocking`): threads inside
-//! `blocking` and spare threads alive; and `IndexToken`, the right to run pool work under
-//! one index, which passes between the index's worker and the spares standing in for it.
-//!
-//! The two counts share one atomic word, `Compensation::counts`, so that a decision reads
-//! both at once. Each spare stands in for one blocked thread (whose index it shows) and counts
-//! until that thread takes its index back, so there are never more spares than blocked
-//! threads. A spare's thread may outlive its stand-in, resting in its slot for the next one
-//! (`registry/spares.rs`), but a resting thread is not counted: it runs nothing.
+//! The counts behind `blocking`'s compensation (threads inside `blocking`, spares alive, in
+//! one atomic word read at once by each decision), and `IndexToken`, the right to run pool
+//! work under one index (DESIGN.md, section 7, "Blocking without losing a core"). A resting
+//! spare thread (`registry/spares.rs`) is not counted: it runs nothing.
 
 use crate::sync::{AtomicUsize, Condvar, Mutex};
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 
-/// Bits of `counts` for each count: the blocked threads in the low half, the spares in the
-/// high half.
+/// Bits of `counts` for each count: blocked threads low, spares high.
 const HALF: u32 = usize::BITS / 2;
 const LOW: usize = (1 << HALF) - 1;
 
 /// The compensation decision's state (see the module docs).
 pub(crate) struct Compensation {
-    /// `blocked | spares << HALF`. SeqCst: every change is a read-modify-write on this one
-    /// word, so all threads agree on the order of the decisions taken on it.
+    /// `blocked | spares << HALF`. SeqCst: every change is an RMW on this one word, so all
+    /// threads agree on the order of the decisions.
     counts: AtomicUsize,
     /// The most spares alive at once.
     max_spares: usize,
@@ -36,14 +30,12 @@ impl Compensation {
 
     /// (threads inside `blocking`, spares alive), a snapshot.
     pub(crate) fn counts(&self) -> (usize, usize) {
-        // Relaxed: a snapshot for heuristics (the heartbeat's "is anyone busy"); decisions
-        // are taken by the read-modify-writes below.
+        // Relaxed: a snapshot for heuristics; decisions are the RMWs below.
         split(self.counts.load(Relaxed))
     }
 
-    /// A thread is about to block. Returns how many more spares it would take for the
-    /// spares to match the blocked threads: the caller wakes a parked thread or starts a
-    /// spare (`reserve_spare`) for each.
+    /// A thread is about to block: returns how many spares short of the blocked threads the
+    /// pool is (the caller wakes a parked thread or reserves a spare).
     pub(crate) fn enter(&self) -> usize {
         // One spare per blocked thread at most: this is at least 1 (the caller has none yet).
         let (blocked, spares) = split(self.counts.fetch_add(1, SeqCst) + 1);
@@ -63,8 +55,7 @@ impl Compensation {
         })
     }
 
-    /// A spare is counted out: it has handed its index back (or is about to), or its thread
-    /// could not be started.
+    /// A spare is counted out: it handed its index back (or is about to), or failed to start.
     pub(crate) fn spare_gone(&self) {
         self.counts.fetch_sub(1 << HALF, SeqCst);
     }
@@ -93,20 +84,13 @@ fn split(counts: usize) -> (usize, usize) {
     (counts & LOW, counts >> HALF)
 }
 
-/// The right to run pool work under one index (see `crate::blocking`), one per worker
-/// index. Exactly one thread holds it at a time, or none: the index's worker, or a spare
-/// standing in for it (`shown_index`). A holder that goes into `blocking` gives it up: to a
-/// thread waiting for it if there is one, else to a spare started for it, else to nobody
-/// (then whoever claims it first takes it at once). A thread whose `blocking` closure has
-/// returned, or which is about to run pool work inside it, claims it back and waits until
-/// the holder passes it: a spare at its next task boundary (it then ends), any holder on
-/// going into `blocking`, and the index's worker before it parks (then it claims it back
-/// itself). Nobody waits for a thread inside `blocking`: a stand-in that blocks waiting for
-/// what its original does next (a reply to its request) holds nothing the original needs.
+/// The right to run pool work under one worker index, held by one thread or none: the
+/// index's worker or its stand-in. Given up on entering `blocking`, claimed back on leaving
+/// it or before running pool work, passed at a task boundary or before parking (DESIGN.md,
+/// section 7, "Blocking without losing a core", point 3).
 pub(crate) struct IndexToken {
-    /// Threads waiting in `claim`. SeqCst: the Dekker pattern with a parking holder, which
-    /// reads this after announcing itself asleep (`claimed`); the claimant raises it under
-    /// the lock, then fences and wakes the holder (`Sleep::fence_and_wake`).
+    /// Threads waiting in `claim`. SeqCst: Dekker with a parking holder, which reads it after
+    /// announcing itself; the claimant raises it, fences and wakes (`Sleep::fence_and_wake`).
     claims: AtomicUsize,
     state: Mutex<TokenState>,
     /// Signalled when the token passes to a claimant.
@@ -152,9 +136,8 @@ impl IndexToken {
     }
 
     /// The holder (`me`) goes into `blocking`, or ends: the token passes to the first
-    /// claimant, else to the spare `start` starts (called under the token's lock, so that no
-    /// claim takes the token meanwhile; it returns the spare's slot), else to nobody (counted
-    /// in `free`, the count of tokens nobody holds, under the lock).
+    /// claimant, else to the spare `start` starts under the lock, else to nobody (counted in
+    /// `free`).
     pub(crate) fn give_up(
         &self,
         me: usize,
@@ -181,8 +164,7 @@ impl IndexToken {
         }
     }
 
-    /// The holder (`me`) at a task boundary, or about to park: passes the token to the first
-    /// claimant, if any. Returns whether it did.
+    /// The holder (`me`), at a task boundary or about to park, passes to a claimant, if any.
     pub(crate) fn pass(&self, me: usize) -> bool {
         let mut state = self.lock();
         debug_assert_eq!(state.holder, Some(me), "the token passed by its holder");
@@ -206,10 +188,8 @@ impl IndexToken {
         self.claims.load(SeqCst) > 0
     }
 
-    /// The thread in slot `me` wants to run pool work under the index: takes the token if
-    /// nobody holds it, else waits until its holder passes it. `wake` is called with the
-    /// holder's slot after the claim is counted (it fences and wakes the holder if it is
-    /// parked). Returns whether it had to wait (else it took a token counted in `free`).
+    /// Slot `me` takes the token if nobody holds it, else waits until the holder, woken by
+    /// `wake` after the claim is counted, passes it. Whether it had to wait.
     pub(crate) fn claim(&self, me: usize, free: &AtomicUsize, wake: impl FnOnce(usize)) -> bool {
         let mut state = self.lock();
         let Some(holder) = state.holder else {
@@ -240,8 +220,7 @@ impl IndexToken {
         self.lock().holder
     }
 
-    /// If nobody holds the token, gives it to the spare `start` starts (under the lock), and
-    /// counts it out of `free`. Returns whether it did.
+    /// If nobody holds the token, gives it to the spare `start` starts, out of `free`.
     pub(crate) fn fill(&self, free: &AtomicUsize, start: impl FnOnce() -> Option<usize>) -> bool {
         let mut state = self.lock();
         if state.holder.is_some() {
@@ -269,10 +248,8 @@ mod loom_tests {
     use loom::thread;
     use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
-    /// A spare's life as `registry::spare_main` lives it, reduced to the protocol: take the
-    /// work if there is some, else leave once the token is claimed, else park until work or
-    /// the claim arrives; then count itself out and pass the token on. Returns how many
-    /// items it ran.
+    /// A spare's life (`spare_main`) reduced to the protocol: run work, park, leave when
+    /// claimed, count out, pass the token on. Returns how many items it ran.
     fn spare(
         sleep: &Sleep,
         comp: &Compensation,
@@ -305,10 +282,9 @@ mod loom_tests {
         ran
     }
 
-    /// The worker of a one-worker pool blocks while work is queued: a spare starts with the
-    /// index's token and runs work; when the worker is back it claims the token, the spare
-    /// (busy or parked) passes it and ends, and the counts are back to zero. Never lost: the
-    /// claim's wake-up.
+    /// A one-worker pool's worker blocks with work queued: a spare takes the token; back,
+    /// the worker claims it and the spare (busy or parked) passes it. The claim's wake-up is
+    /// never lost, and the counts end at zero.
     #[test]
     fn a_spare_stands_in_and_passes_the_token_back() {
         model(|| {
@@ -338,11 +314,9 @@ mod loom_tests {
         });
     }
 
-    /// A stand-in blocks in the middle of its task (waiting, say, for a reply its original
-    /// sends once back), so it gives the token up: the original, back, takes it at once,
-    /// without waiting for the stand-in. When the stand-in's wait ends it claims the token,
-    /// and the original, about to park, passes it and claims it back. At no point do two
-    /// threads hold it (`running` counts the holders that run).
+    /// A stand-in blocks mid-task (on a reply its original sends): the original, back, takes
+    /// the token at once; the stand-in later claims it and the original, about to park,
+    /// lends it. Never do two threads hold it.
     #[test]
     fn a_stand_in_that_blocks_holds_nothing_its_original_waits_for() {
         model(|| {
@@ -410,13 +384,9 @@ mod loom_tests {
         });
     }
 
-    /// A thread blocks without a spare (a parked worker was left its core) while a broadcast
-    /// queues a share for its index: the blocked side, holding its slot's lock, counts itself
-    /// waiting, fences and looks at its inbox; the broadcaster pushes, fences and reads the
-    /// count, and locks the slot only if it is not zero (`Registry::lend_index`,
-    /// `stand_in_for_waiting`, which this re-enacts). Whatever the interleaving, exactly one
-    /// of them starts the spare (without the blocked side's fence, loom finds a run where
-    /// neither does).
+    /// A thread blocks without a spare as a broadcast queues its share: each side changes
+    /// its own count, fences, reads the other's (`stand_in_for_waiting`); exactly one
+    /// starts the spare (without the fence, loom finds a run where neither does).
     #[test]
     fn a_share_queued_beside_a_block_without_a_spare_gets_one() {
         const WAITING: u8 = 1;
@@ -463,13 +433,9 @@ mod loom_tests {
         });
     }
 
-    /// A thread blocks with nothing queued, so it gives its token to nobody and starts no
-    /// spare (`Cover::OnDemand`), while another thread publishes a job: the blocked side
-    /// counts the token free under its lock, fences and looks for work; the publisher
-    /// pushes, fences, and fills a free token if the work is still queued
-    /// (`Registry::give_up_index`, `stand_in_for_published`). Whatever the interleaving,
-    /// exactly one spare starts and holds the token (without either fence, loom finds a run
-    /// where none does).
+    /// A thread blocks on demand (`Cover::OnDemand`, token to nobody) as a job is published:
+    /// each side fences after its write (`give_up_index`, `stand_in_for_published`);
+    /// exactly one spare starts and holds the token (without the fences, loom finds none).
     #[test]
     fn work_published_beside_a_block_on_demand_gets_one_stand_in() {
         model(|| {

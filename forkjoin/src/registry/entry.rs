@@ -19,7 +19,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a thread outside the pool waits for a searching worker to take its call before
-/// it wakes a parked one: a few of a searching worker's rounds, and a tenth of a wake-up.
+/// it wakes a parked one (docs/measurements.md, section 7, "Calls from outside on pool threads").
 const HANDOFF_WAIT: Duration = Duration::from_micros(5);
 
 /// A job that runs a closure for a waiter on another thread, and its latch.
@@ -102,10 +102,8 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
 }
 
 /// Runs `op` on a worker of `registry`: directly if this thread is one; from outside any
-/// pool, by injecting it and waiting (or, in a pool built with `caller_runs`, on this thread
-/// in a borrowed slot when a worker is parked: `run_borrowed`); from a worker of another
-/// pool, by injecting it and waiting in isolation across pools (`Worker::wait_in_region`): that
-/// worker runs only what `op` sends back into its own pool.
+/// pool, injected and waited for (or, with `caller_runs`, here in a borrowed slot); from a
+/// worker of another pool, injected and waited for in isolation (`Worker::wait_in_region`).
 pub(crate) fn in_worker<R: Send>(
     registry: &Arc<Registry>,
     op: impl FnOnce(&Worker) -> R + Send,
@@ -113,10 +111,8 @@ pub(crate) fn in_worker<R: Send>(
     if let Some(worker) = Worker::current_of(registry) {
         return op(worker);
     }
-    // Handed over or run in a borrowed slot, which costs microseconds anyway: through one
-    // function for every caller, so that a closure type instantiates only these few lines,
-    // not the jobs, latches and waits of the hand-off (DESIGN.md, section 2, "Generic
-    // code kept small").
+    // The hand-off goes through one function for every caller: a closure type instantiates
+    // only these lines (DESIGN.md, section 2, "Generic code kept small").
     let mut op = Some(op);
     let mut result = None;
     in_worker_elsewhere(registry, &mut |worker| {
@@ -133,9 +129,8 @@ pub(crate) fn in_worker<R: Send>(
 fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
     let current = Worker::current();
     if current.is_null() {
-        // From outside any pool: hand `op` to the workers and wait; or, if the pool lets
-        // callers run their calls, run it here in the slot of a parked worker, if there is
-        // one with the stack the call may need (see `run_borrowed`).
+        // From outside any pool: run here in a parked worker's slot if the pool lets callers
+        // run and the stack suffices (`run_borrowed`); else hand `op` over and wait.
         if registry
             .caller_runs
             .is_some_and(|need| stack_left() >= need)
@@ -145,11 +140,8 @@ fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + 
             }
         }
         let job = InstallJob::new(op, OutsideLatch::new(), NO_PARENT);
-        // Queued without a wake-up: a worker that has just finished the caller's previous
-        // call, or any other, is usually still searching and takes it within a microsecond
-        // or two; the caller wakes a parked worker only if none has by `HANDOFF_WAIT`. (A
-        // wake-up decided at once would race with that worker's return to the idle count,
-        // and wake a second worker for every call of a stream.)
+        // Queued without a wake-up, as a searching worker usually takes it: a parked one is
+        // woken only after `HANDOFF_WAIT` (DESIGN.md, section 7, "Entry from outside the pool").
         registry.push_submission(job.job_ref());
         if !job.started_within(HANDOFF_WAIT) {
             registry.notify_work();
@@ -167,11 +159,8 @@ fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + 
         Arc::increment_strong_count(current.registry);
         Arc::from_raw(current.registry)
     };
-    // The joins below this wait are offered first, as before blocking: it lasts as long as
-    // the other pool takes, and `op` may wait for one of them (the other half of a join
-    // sending on a channel). Pushed before the wait, they lie below its floor: others steal
-    // them, this waiter does not (DESIGN.md, section 4, "Offered before a wait outside the
-    // pool").
+    // The joins below are offered first, below the wait's floor, as `op` may wait for one
+    // (DESIGN.md, section 4, "Offered before a wait outside the pool").
     current.share_private_frames();
     // Its own region, below this worker's: what it sends back into this pool, by way of
     // any pool, descends from it, and this worker, waiting, may run only that.

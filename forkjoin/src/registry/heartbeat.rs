@@ -14,10 +14,8 @@ use std::time::{Duration, Instant};
 /// sees the request.
 pub(crate) const SHARE_REQUEST: usize = usize::MAX;
 
-/// The heartbeat period: how often busy workers are asked to consider sharing their oldest
-/// unshared join while some worker is idle. The idle workers ask (`request_sharing`), each
-/// at most every half period, and one parked worker, the watcher, wakes every period to ask
-/// again; a pool with no idle worker, or no busy one, has no heartbeat at all.
+/// The heartbeat period: idle workers ask at most every half period (`request_sharing`), the
+/// watcher every period; a pool with no idle or no busy worker has no heartbeat.
 pub(crate) const HEARTBEAT: Duration = Duration::from_micros(50);
 
 /// How many times per half period a worker renews a request whose shared frame came back
@@ -29,8 +27,7 @@ pub(super) const RENEWALS: u32 = 4;
 pub(crate) struct Requests {
     /// When this worker last asked the others to share (`request_sharing`).
     pub(super) last: Cell<Option<Instant>>,
-    /// This worker's `stolen` count when it last asked: a request is only rate-limited
-    /// while it has not been answered (see `request_sharing`).
+    /// This worker's `stolen` count when it last asked: only unanswered requests wait.
     pub(super) stolen_at: Cell<u64>,
     /// Requests renewed in the current renewal window (see `renew_request`).
     pub(super) renewals: Cell<u32>,
@@ -38,8 +35,8 @@ pub(crate) struct Requests {
     pub(super) renewal_window: Cell<Option<Instant>>,
     /// Parallel-iterator runs nested on this worker's stack (see `iter/splitter.rs`).
     pub(super) loop_depth: Cell<u32>,
-    /// The depth of a run that declined the pending request and took it, so that sibling
-    /// runs do not each weigh it again (0: none). Runs nested less deeply still see it.
+    /// The depth of a run that declined and took the pending request (0: none): shallower
+    /// runs still see it, siblings do not.
     pub(super) deferred: Cell<u32>,
 }
 
@@ -57,9 +54,8 @@ impl Requests {
 }
 
 impl Worker {
-    /// The bound on recorded frames for the current `shared`: `shared + PRIVATE_FRAMES`, or
-    /// `SHARE_REQUEST` while a profile is taken (every join then takes the slow path, where
-    /// it is measured).
+    /// The bound on recorded frames: `shared + PRIVATE_FRAMES`, or `SHARE_REQUEST` while a
+    /// profile is taken (every join is then measured on the slow path).
     #[inline]
     fn frame_bound(&self) -> usize {
         let shared = self.owner().counts.shared();
@@ -69,11 +65,8 @@ impl Worker {
         (shared + PRIVATE_FRAMES).min(FRAMES)
     }
 
-    /// Recomputes `limit` after `shared` changed, keeping a pending request: a join whose
-    /// promoted frame was stolen completes with `shared` lower, and an idle worker's request
-    /// that arrived meanwhile must still reach the next join. A plain store overwrote it,
-    /// and the request was lost until the idle worker, rate-limited, asked again.
-    /// (DESIGN.md, section 4; docs/measurements.md has the measurement.)
+    /// Recomputes `limit` after `shared` changed, keeping a pending request for the next
+    /// join (DESIGN.md, section 4, "Promotion").
     #[inline]
     pub(crate) fn refresh_limit(&self) {
         let bound = self.frame_bound();
@@ -88,8 +81,7 @@ impl Worker {
         }
     }
 
-    /// Takes the pending request: `limit` back to the frame bound. Only `on_heartbeat`,
-    /// which then acts on the request, does this.
+    /// Takes the pending request: `limit` back to the frame bound.
     #[inline]
     pub(super) fn take_request(&self) {
         self.owner().requests.deferred.set(0);
@@ -120,11 +112,9 @@ impl Worker {
         depth < self.owner().requests.deferred.get()
     }
 
-    /// A run at `depth` found its rest not worth sharing. If no join frame of this worker
-    /// could answer the request, take it: its siblings (the next small loops of a
-    /// sequential loop) then need not weigh it again, while runs nested less deeply (an
-    /// outer loop, whose rest may well be worth it) still see it. With private join
-    /// frames, the request stays pending for the next join to promote the oldest.
+    /// A run at `depth` found its rest not worth sharing: with no private frame to answer
+    /// the request, take it for its siblings, leaving it to shallower runs; with private
+    /// frames, it stays pending for the next join.
     pub(crate) fn decline_request(&self, depth: u32) {
         let st = self.owner();
         if st.counts.has_private() || self.profiling_now() {
@@ -135,8 +125,7 @@ impl Worker {
         self.join.limit.store(self.frame_bound(), Relaxed);
     }
 
-    /// A run is about to answer a request it saw pending or deferred: make sure the join
-    /// that shares its rest sees it (`join_slow` promotes only under a pending request).
+    /// A run is about to answer a request: the join that shares its rest must see it.
     pub(crate) fn raise_request(&self) {
         self.owner().requests.deferred.set(0);
         // Relaxed: a request to ourselves, as in `share_next_join`.
@@ -149,9 +138,8 @@ impl Worker {
         self.registry().profiling.is_set()
     }
 
-    /// Shares the next join's oldest private frame, as at the first join of a job taken from
-    /// a queue (`execute`): called when the thief of a frame this worker joined has just
-    /// finished it, and so is about to look for work.
+    /// Shares the next join, as a fresh job's: the thief of a frame this worker joined has
+    /// just finished (DESIGN.md, section 4, "Region starts").
     pub(crate) fn share_next_join(&self) {
         let st = self.owner();
         st.fresh.set(true);
@@ -160,13 +148,9 @@ impl Worker {
         self.join.limit.store(SHARE_REQUEST, Relaxed);
     }
 
-    /// A frame this worker shared came back to it untaken (the join that recorded it
-    /// finished before any thief arrived). The request that frame answered was spent on it,
-    /// so if someone is still idle, ask the next join to share again; otherwise the idle
-    /// worker, whose request looks unanswered, waits out its rate limit before asking again.
-    /// At most `RENEWALS` times per half period, the idle side's own rate: in a stream of
-    /// regions too small to share every shared frame comes back, and an unbounded renewal
-    /// would share at every join. (DESIGN.md, section 4; docs/measurements.md has the figures.)
+    /// A frame this worker shared came back untaken, spending the request: renew it while
+    /// someone is idle, at most `RENEWALS` times per half period (DESIGN.md, section 4,
+    /// "Renewal"; docs/measurements.md, section 4).
     #[cold]
     pub(crate) fn renew_request(&self) {
         let st = self.owner();
@@ -193,9 +177,8 @@ impl Worker {
         self.join.limit.store(SHARE_REQUEST, Relaxed);
     }
 
-    /// Whether some worker of this one's pool is idle, or some index has no thread running
-    /// (its threads inside `blocking` with no stand-in yet: sharing starts one). A hint:
-    /// sharing needlessly or a tick late is harmless.
+    /// Whether some worker is idle, or some index has no thread running (sharing starts a
+    /// stand-in). A hint.
     #[inline(always)]
     pub(crate) fn someone_idle(&self) -> bool {
         let registry = self.registry();
@@ -210,9 +193,8 @@ impl Worker {
         !self.profiling_now() && self.registry().num_threads() == 1
     }
 
-    /// Whether an idle worker is asking this one for work (a pending heartbeat and someone
-    /// idle); always, while a profile is taken, so that the task graph shows all the
-    /// parallelism a loop offers, not what one run's idle workers happened to take.
+    /// Whether an idle worker asks this one for work; always while a profile is taken, so
+    /// the task graph shows all a loop's parallelism.
     #[inline(always)]
     pub(crate) fn split_requested(&self) -> bool {
         self.heartbeat_pending() && (self.profiling_now() || self.someone_idle())
@@ -226,13 +208,8 @@ impl Worker {
     }
 
     /// The heartbeat arrived at a join: share the oldest private frame if someone is idle
-    /// and nothing of ours is already on offer.
-    ///
-    /// The request is taken (`limit` back to the frame bound) when it is answered (a frame
-    /// promoted) or when nobody can use work. While someone is idle but this worker cannot
-    /// share yet (its deque still holds what it shared), the request stays pending for the
-    /// next join instead of being dropped, which would leave the idle worker waiting for its
-    /// rate-limited next request to reach a join.
+    /// and nothing of ours is on offer, else keep or take the request (DESIGN.md, section 4,
+    /// "Promotion").
     #[cold]
     #[inline(never)]
     pub(crate) fn on_heartbeat(&self) {
@@ -241,13 +218,10 @@ impl Worker {
         let fresh = st.fresh.take();
         let share = registry.slot_count() > 1
             && if fresh {
-                // The first join of a job just started: share it unless the queue the job
-                // came from holds more (idle workers take that instead; splitting a stream of
-                // small submitted jobs across workers would only add traffic).
+                // A fresh job's first join: shared unless its source holds more.
                 !registry.holds_work(st.source.get())
             } else {
-                // Relaxed: a hint. Sharing needlessly or a tick late is harmless; the idle
-                // worker keeps looking or is woken by the next promotion.
+                // Relaxed: a hint; sharing needlessly or a tick late is harmless.
                 self.someone_idle()
             };
         if !share {
@@ -255,8 +229,7 @@ impl Worker {
             return;
         }
         if !self.deque.is_empty() || !st.counts.has_private() {
-            // Someone can use work, but none can be shared now: keep the request. (The join
-            // that called us has just recorded a frame, so `i < len` in practice.)
+            // Someone can use work, but none can be shared now: keep the request.
             return;
         }
         self.take_request();
@@ -273,10 +246,8 @@ impl Worker {
         let st = self.owner();
         // SAFETY: on the owner's thread (our contract); frames in `shared..len` belong to
         // joins still running on this stack, so their heads are live; under the lock no thief
-        // claims the frame promoted.
-        // Pushed under the lock: a thief that claims the next frame reads this deque's
-        // bottom as the floor of what that frame's owner may take while it waits for it, and
-        // this frame, an outer join's, must lie below (`registry/claim.rs`).
+        // claims the frame promoted. Pushed under it too: a claim's floor is this deque's
+        // bottom, and this outer frame must lie below (`registry/claim.rs`).
         let promoted = unsafe {
             st.counts.promote_oldest(&self.frames_lock, |i| {
                 let head = (*self.frames())[i];
@@ -292,17 +263,14 @@ impl Worker {
         self.refresh_limit();
         bump(&self.counters.promoted);
         if !st.outside.get().quiet {
-            // What `push` does after its push: wake a parked worker, or the region's waiter.
             self.notify_pushed();
         }
         true
     }
 
-    /// Promotes every private frame, oldest first, so that the newest is on top of the deque:
-    /// what rayon's eager push would have there. `yield_now` and `yield_local` then run this
-    /// worker's own pending second closures as rayon's do, `blocking` offers them before its
-    /// thread blocks, and a spawned job is pushed above them (DESIGN.md, section 4, "Offered
-    /// before a wait outside the pool"). On the worker's own thread.
+    /// Promotes every private frame, oldest first, leaving the newest on top, as rayon's
+    /// eager push would (DESIGN.md, section 4, "Offered before a wait outside the pool"). On
+    /// the worker's own thread.
     #[inline]
     pub(crate) fn share_private_frames(&self) {
         if !self.owner().counts.none_private() {
@@ -329,16 +297,9 @@ impl Worker {
             .all(|w| w.index == self.index || w.join.limit.load(Relaxed) == SHARE_REQUEST)
     }
 
-    /// The heartbeat, from the idle side: asks every other worker to consider sharing at its
-    /// next join, unless this worker asked less than half a period ago and has taken no work
-    /// since. The busy ones share their oldest private frame then (`on_heartbeat`); the idle
-    /// ones ignore it.
-    ///
-    /// The rate limit keeps a region too small to be worth sharing from being split at
-    /// every join. But a worker whose request was answered (it stole since) and who has
-    /// already finished what it got asks again at once: in an unbalanced tree the oldest
-    /// private frame is often a tiny subtree, and waiting out the half period after each
-    /// one left the thief idle most of the time (docs/measurements.md).
+    /// The heartbeat, from the idle side: asks every other worker to share at its next join,
+    /// unless this one asked less than half a period ago and stole nothing since (DESIGN.md,
+    /// section 4; docs/measurements.md, section 4).
     pub(super) fn request_sharing(&self) {
         let requests = &self.owner().requests;
         let now = Instant::now();
@@ -357,8 +318,7 @@ impl Worker {
         requests.stolen_at.set(stolen);
         let registry = self.registry();
         for w in (0..registry.slot_count()).map(|i| registry.slot(i)) {
-            // Relaxed: a request, which carries no data; the owner reads the idle count
-            // itself. Read first, so that a pending request does not cost its owner a miss.
+            // Relaxed: a request carries no data. Read first: no store on a pending one.
             if w.index != self.index && w.join.limit.load(Relaxed) != SHARE_REQUEST {
                 w.join.limit.store(SHARE_REQUEST, Relaxed);
             }

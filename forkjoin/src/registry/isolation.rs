@@ -1,32 +1,9 @@
-//! What isolation rests on: a worker that waits for a join, a scope, a task or a job in
-//! another pool runs only work that descends from what it waits for, so that stealing can
-//! never put an unrelated task on its stack (DESIGN.md, section 5, gives the rule, its
-//! reasons and the guarantee). The wait itself, its rounds and its park, is `wait.rs`'s;
-//! this file has the regions, their links and the search for a waiter's descendants.
-//!
-//! - **Regions.** Every job a worker pushes carries a tag in its deque slot: the *region*
-//!   the worker was running in, the id of the promoted join frame, scope or task whose work
-//!   it is doing (0 outside any). Running a promoted frame, a scope's task or a task enters
-//!   its region (`enter_region`); what it pushes is tagged with it. Ids are never reused
-//!   (`new_region`).
-//! - **Lineage.** A region descends from the one it was made in: a join frame from the
-//!   region its owner ran in when it shared it, a scope from its creator's. A worker that
-//!   enters a region with a parent publishes the link in its `Lineage` while it runs there,
-//!   so that the waiter of an ancestor can find the region (`crate::lineage`).
-//! - **What a waiter takes** (`Helps::Descendants`): the jobs it pushed itself since it
-//!   began to wait (its deque above `floor`), the jobs tagged with the region it waits for
-//!   or with any region that descends from it by the links published, wherever they are
-//!   (`Deque::steal_tagged`: the tag is read before the CAS, so a job of another region is
-//!   never taken), and its broadcast shares (which only it can run). Never another region's
-//!   job. Submission queues are searched with the links (work sent back from another pool,
-//!   a spare's leftovers).
-//! - **Across pools** (`enter_handed_over`, `wait_in_region`): a worker that hands work to
-//!   another pool makes a region for it below its own, publishes the link and waits in it;
-//!   work sent back comes through a submission queue tagged with a region whose link its
-//!   sender publishes (`Registry::inject_in`). Such a waiter reads the links of every pool
-//!   (`Pools`).
-//! - **Frames below a wait** stay private until it ends (`hide_frames_below`): shared
-//!   meanwhile, the oldest would land above the waiter's floor, for it to take.
+//! What isolation rests on (DESIGN.md, section 5, gives the rule, its reasons and the
+//! guarantee): a waiter runs only work that descends from what it waits for. The wait itself
+//! is `wait.rs`'s; this file has the regions (`enter_region`, `new_region`), their links
+//! (`Lineage`), the search for a waiter's descendants (`find_descendant`), the regions
+//! across pools (`enter_handed_over`, `wait_in_region`, `Pools`) and the frames hidden below
+//! a wait (`hide_frames_below`).
 
 use super::wait::Helps;
 use super::worker::{JobSource, Worker};
@@ -43,19 +20,17 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 pub(crate) const NO_OWNER: usize = usize::MAX;
 
 /// The parent of a region that starts a tree of its own (a task, a broadcast), and the
-/// region of a worker outside any: no waiter helps there for an ancestor.
+/// region outside any.
 pub(crate) const NO_PARENT: usize = 0;
 
 /// The region a worker runs in (owner-only, `OwnerState`, but for `current`).
 pub(crate) struct Regions {
-    /// The region this worker runs in, the tag of what it pushes: 0 outside any. Atomic for
-    /// a thief that claims a private frame, made in this region.
+    /// The region this worker runs in, the tag of what it pushes (0: none). Atomic for a
+    /// claiming thief.
     pub(super) current: AtomicUsize,
-    /// The slot of the worker that waits for `current`, woken when its work is pushed, or
-    /// `NO_OWNER`.
+    /// The slot of `current`'s waiter, woken when its work is pushed, or `NO_OWNER`.
     pub(super) waiter: Cell<usize>,
-    /// The ids this worker has taken for regions it makes and not yet used (`new_region`):
-    /// `next..end`.
+    /// The ids this worker took and has not used yet: `next..end`.
     pub(super) next_id: Cell<usize>,
     pub(super) end_id: Cell<usize>,
 }
@@ -71,9 +46,8 @@ impl Regions {
     }
 }
 
-/// The next block of region ids. Ids come from this one counter, a block at a time per
-/// worker, so no two regions ever share an id (a 64-bit count does not wrap): a job's tag
-/// and a published link name one region for good. 0 is `NO_PARENT`.
+/// The next block of region ids: never reused, so a tag or link names one region for good
+/// (DESIGN.md, section 5, "Regions"). 0 is `NO_PARENT`.
 static NEXT_REGIONS: AtomicUsize = AtomicUsize::new(1);
 
 /// How many ids a worker takes from `NEXT_REGIONS` at a time.
@@ -91,9 +65,8 @@ pub(crate) fn new_region() -> usize {
     }
 }
 
-/// Every pool started and not yet dropped, for the waiters across pools: the work a job
-/// sent to another pool sends back may pass through any pool, and so may the links from
-/// the region waited for to that work's.
+/// Every live pool, for waiters across pools: work sent back, and its links, may pass
+/// through any pool.
 static POOLS: Mutex<Vec<Weak<Registry>>> = Mutex::new(Vec::new());
 
 /// Pools registered so far: a waiter's copy of `POOLS` is stale when this has moved.
@@ -104,14 +77,12 @@ pub(super) fn register_pool(registry: &Arc<Registry>) {
     let mut pools = POOLS.lock().unwrap_or_else(PoisonError::into_inner);
     pools.retain(|p| p.strong_count() > 0);
     pools.push(Arc::downgrade(registry));
-    // Relaxed: a hint to re-read `POOLS`, whose mutex orders the list itself; a waiter that
-    // sees the count late reads a new pool's links late (helps less meanwhile, never
-    // wrongly).
+    // Relaxed: a hint to re-read `POOLS`, whose mutex orders the list; seen late, a new
+    // pool's links are read late (less help, never wrong).
     POOLS_MADE.fetch_add(1, Relaxed);
 }
 
-/// A waiter's copy of `POOLS`, taken again when a pool has been started since. It keeps
-/// the pools alive until the wait ends (their memory, not their threads).
+/// A waiter's copy of `POOLS`, renewed when a pool started since; keeps their memory alive.
 #[derive(Default)]
 struct Pools {
     made: usize,
@@ -131,16 +102,14 @@ impl Pools {
     }
 }
 
-/// What a waiter reads links into: the closure of its region, and for a wait across pools
-/// its copy of the pools whose links it reads.
+/// What a waiter reads links into: its region's closure, and across pools its `Pools`.
 pub(super) struct Looking {
     closure: Closure,
     pools: Option<Pools>,
 }
 
-/// A waiter's `Looking`, made the first time it reads the links: a wait that finds its work
-/// without them keeps one pointer in its frame, under every job it runs meanwhile (a scope
-/// nested through its tasks stacks one wait per level).
+/// A waiter's `Looking`, boxed on first use: a wait's frame keeps one pointer (DESIGN.md,
+/// section 5, "The stack under a wait").
 #[derive(Default)]
 pub(super) struct Scratch(Option<Box<Looking>>);
 
@@ -155,15 +124,13 @@ impl Scratch {
     }
 }
 
-/// The region a worker runs in, restored when dropped (also when the job unwinds), and its
-/// link withdrawn.
+/// Restores the region a worker ran in when dropped (unwinding too), its link withdrawn.
 pub(crate) struct InRegion<'w> {
     worker: &'w Worker,
     left: LeftRegion,
 }
 
-/// What entering a region replaced, for `Worker::leave_region` to put back: the region and
-/// its owner, and whether a link was published.
+/// What entering a region replaced (region, owner) and whether it published a link.
 pub(crate) struct LeftRegion {
     outer: (usize, usize),
     linked: bool,
@@ -177,10 +144,8 @@ impl Drop for InRegion<'_> {
 }
 
 impl Worker {
-    /// Enters `region`, a region this worker made for work it is about to hand over (a
-    /// broadcast's shares, a job or a scope's tasks in another pool), below the one it runs
-    /// in, until the guard drops: the link is published before the work can send anything
-    /// back, so that its waiter (`wait_in_region`) finds that at once.
+    /// Enters `region`, made for work about to be handed over (a broadcast, a job or scope
+    /// in another pool), below the current one, its link published before anything comes back.
     pub(crate) fn enter_handed_over(&self, region: usize) -> InRegion<'_> {
         InRegion {
             worker: self,
@@ -193,9 +158,8 @@ impl Worker {
         self.enter_region_unguarded(region, self.index, self.current_region())
     }
 
-    /// Waits until `done()` for the work handed over in `region` (entered with
-    /// `enter_handed_over`; in another pool if `across_pools`), running only what descends
-    /// from it.
+    /// Waits until `done()` for the work handed over in `region`, running only its
+    /// descendants.
     pub(crate) fn wait_in_region(
         &self,
         done: &dyn Fn() -> bool,
@@ -229,10 +193,8 @@ impl Worker {
         self.owner().regions.current.load(Relaxed)
     }
 
-    /// Runs in `region`, which descends from `parent` (or `NO_PARENT`), until the guard
-    /// drops: what this worker pushes meanwhile is tagged with it, `owner` (the slot of the
-    /// worker waiting for the region, or `NO_OWNER`) is woken when it is pushed, and the
-    /// link is published for the waiters of `parent`'s ancestors.
+    /// Runs in `region` (child of `parent`) until the guard drops: pushes are tagged with
+    /// it and wake `owner` (its waiter, or `NO_OWNER`); the link is published meanwhile.
     #[inline]
     pub(crate) fn enter_region(&self, region: usize, owner: usize, parent: usize) -> InRegion<'_> {
         InRegion {
@@ -241,8 +203,8 @@ impl Worker {
         }
     }
 
-    /// `enter_region` without the guard: the caller passes what it returns to
-    /// `leave_region`, on this thread, once the work done in the region has returned.
+    /// `enter_region` without the guard: the caller passes the result to `leave_region` on
+    /// this thread, once the work in the region has returned.
     #[inline]
     pub(crate) fn enter_region_unguarded(
         &self,
@@ -251,9 +213,8 @@ impl Worker {
         parent: usize,
     ) -> LeftRegion {
         let regions = &self.owner().regions;
-        // A frame is tagged, when promoted or claimed, with the region its worker runs in
-        // then: the private frames below, made in the region left, are offered now, tagged
-        // with it (DESIGN.md, section 5, "Regions").
+        // Private frames below were made in the region left: offered now, tagged with it
+        // (DESIGN.md, section 5, "Regions").
         self.share_private_frames();
         // Relaxed: a claiming thief reads it after an Acquire load of `len`, which the frames
         // made in this region are recorded with (`registry/claim.rs`).
@@ -267,8 +228,7 @@ impl Worker {
         }
     }
 
-    /// Leaves the region `left` came from entering: the region and owner before it back,
-    /// its link withdrawn.
+    /// Leaves the region `left` came from entering, its link withdrawn.
     #[inline]
     pub(crate) fn leave_region(&self, left: &LeftRegion) {
         let regions = &self.owner().regions;
@@ -280,8 +240,7 @@ impl Worker {
         }
     }
 
-    /// `region` and what descends from it, by the links published now: by this pool's
-    /// workers, or by every pool's if `pools` (a wait across pools).
+    /// `region` and its descendants by the links published now (every pool's if `pools`).
     pub(super) fn close<'c>(&self, looking: &'c mut Looking, region: usize) -> &'c Closure {
         fn lineages(registry: &Registry) -> impl Iterator<Item = &Lineage> {
             (0..registry.slot_count()).map(|i| &*registry.slot(i).lineage)
@@ -294,8 +253,8 @@ impl Worker {
         closure
     }
 
-    /// The oldest job on any deque whose tag is `wanted`, the deque of `first` (the thief of
-    /// the frame waited for) first; then, if `queues`, on the submission queues.
+    /// The oldest `wanted` job on any deque, `first`'s (the thief's) first; then, if
+    /// `queues`, on the submission queues.
     fn steal_descendant(
         &self,
         first: usize,
@@ -338,8 +297,8 @@ impl Worker {
         }
     }
 
-    /// A job that descends from `region`, or one this worker pushed since `floor`; of the
-    /// regions below `region`, only when `deep` (then the links are read into `looking`).
+    /// A job that descends from `region`, or one pushed since `floor`; below `region` only
+    /// when `deep` (the links are then read).
     pub(super) fn find_descendant(
         &self,
         hint: Option<usize>,
@@ -358,10 +317,8 @@ impl Worker {
         let first = hint
             .filter(|&v| v < registry.slot_count())
             .unwrap_or(self.index);
-        // Within one pool, the region's own jobs first (its thief pushes them), without
-        // reading any links; then those of the regions below it, and on the submission queues
-        // too: work sent back from another pool, a spare's leftovers. Across pools the
-        // region's jobs are in the other pool, and every round reads the links.
+        // Within one pool, the region's own jobs first, without links; then the regions
+        // below, queues included. Across pools the region's jobs are in the other pool.
         if !across_pools {
             if let Some(job) = self.steal_descendant(first, false, |tag| tag == region) {
                 return Some(job);
@@ -400,11 +357,9 @@ impl Worker {
         !closure.is_root_only() && tops().any(|t| closure.contains(t))
     }
 
-    /// Counts every private join frame on this stack as shared, so that nothing promotes
-    /// them (the heartbeat, `share_private_frames`) until the guard drops: a wait, or a
-    /// scope from its start, keeps the frames of the joins below it off its deque, where it
-    /// would take them above its floor. On the worker's own thread; the guard drops there
-    /// once every frame recorded since has completed.
+    /// Counts every private frame on this stack as shared until the guard drops (DESIGN.md,
+    /// section 5, "Frames below a wait stay private"). On the worker's own thread, where the
+    /// guard drops once the frames recorded since have completed.
     pub(crate) fn hide_frames_below(&self) -> HiddenFrames<'_> {
         HiddenFrames {
             worker: self,
@@ -412,8 +367,8 @@ impl Worker {
         }
     }
 
-    /// `hide_frames_below` without the guard: the caller passes what it returns to
-    /// `unhide_frames` on this thread, once every frame recorded since has completed.
+    /// `hide_frames_below` without the guard: the caller passes the result to `unhide_frames`
+    /// on this thread, once the frames recorded since have completed.
     #[inline(never)]
     pub(crate) fn hide_frames_unguarded(&self) -> usize {
         let counts = &self.owner().counts;
@@ -430,8 +385,7 @@ impl Worker {
     }
 }
 
-/// While it lives, the join frames below it on its worker's stack stay private
-/// (`Worker::hide_frames_below`); dropping it, unwinding included, restores their count.
+/// Keeps the frames below it private (`hide_frames_below`); its drop restores their count.
 pub(crate) struct HiddenFrames<'a> {
     worker: &'a Worker,
     shared: usize,

@@ -1,33 +1,26 @@
 //! A call from a thread outside the pool, wherever it runs: on a worker that took it from a
 //! submission queue (the default), or on the caller itself in a borrowed slot
-//! (`PoolBuilder::caller_runs`, see `borrow.rs`). A call of a microsecond must not pay a
-//! wake-up of several, so it runs alone at first: its first join is shared *quietly* when a
-//! watcher is on duty (pushed, nobody woken; the watcher takes it at its next tick), and it
-//! wakes a parked worker only once it has run `CALLER_ALONE`. A watcher stays on duty
-//! `WATCH_AFTER_CALL` after each call, so that a stream of calls finds one.
-//! DESIGN.md, section 7, "Entry from outside the pool".
+//! (`PoolBuilder::caller_runs`, see `borrow.rs`). A short call must not pay a wake-up, so it
+//! runs alone at first: its first join is shared *quietly* while a watcher is on duty, and it
+//! wakes a parked worker only after `CALLER_ALONE`; a watcher stays on duty `WATCH_AFTER_CALL`
+//! after each call. DESIGN.md, section 7, "Entry from outside the pool".
 
 use super::worker::Worker;
 use super::Registry;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-/// How long a call from outside runs alone before it wakes a parked worker to share it:
-/// several wake-ups' worth (a futex wake costs the waker microseconds, and the woken thread
-/// starts later still: docs/measurements.md, section 8, "Short loops from outside"), so that small calls never pay one
-/// and long ones lose little.
+/// How long a call from outside runs alone before it wakes a parked worker: several
+/// wake-ups' worth, so small calls never pay one and long ones lose little
+/// (docs/measurements.md, section 8, "Short loops from outside").
 const CALLER_ALONE: Duration = Duration::from_micros(10);
 
 /// How long a watcher stays on duty after a call from outside started, though nobody is
-/// busy: the next call of a stream finds it, shares its first join quietly and wakes
-/// nobody. Each of its ticks costs a few microseconds of CPU; an idle pool stops them after
-/// this long.
+/// busy, so the next call of a stream wakes nobody; then an idle pool stops its ticks.
 const WATCH_AFTER_CALL: Duration = Duration::from_millis(1);
 
-/// The call from outside running on a worker (owner-only, `OwnerState`); what
-/// `begin_outside_call` returns is the one it replaced, for `end_outside_call` to restore (a
-/// call from outside may run nested in another, on a worker that waits and takes it from a
-/// queue).
+/// The call from outside running on a worker (owner-only, `OwnerState`); `begin_outside_call`
+/// returns the one it replaced (calls may nest), for `end_outside_call`.
 #[derive(Clone, Copy)]
 pub(crate) struct OutsideCall {
     /// A call from outside the pool runs on this slot and has not yet brought the parked
@@ -65,9 +58,7 @@ impl Worker {
         }
         let several = registry.slot_count() > 1;
         let st = self.owner();
-        // The first join is shared as a queued job's is, so that two long closures joined at
-        // the top run in parallel: quietly if a watcher will come for it; if none is on duty,
-        // its push wakes a parked worker (which then stays on watch while calls keep coming).
+        // The first join is shared as a queued job's, quietly if a watcher is on duty.
         // Relaxed: a hint; a watcher that has just left costs the quiet frame a tick's wait
         // (`caller_tick` then wakes someone).
         st.fresh.set(several);
@@ -83,12 +74,9 @@ impl Worker {
         self.owner().outside.set(saved);
     }
 
-    /// The clock of a call from outside, read at each timed chunk of a parallel loop. A
-    /// loop that has run `CALLER_ALONE` wakes a parked worker for a frame still waiting, or
-    /// shares its next split, whose push wakes one; from then on the pool's own heartbeat
-    /// (idle workers asking) takes over. Joins have no such clock: a per-join countdown
-    /// slowed fib (docs/measurements.md, section 5, "No clock on joins"; the first join's
-    /// share, with the watcher, covers them).
+    /// The clock of a call from outside, read at each timed chunk of a loop: after
+    /// `CALLER_ALONE` it wakes a parked worker for a waiting frame or shares its next split.
+    /// Joins have no clock (docs/measurements.md, section 5, "No clock on joins").
     #[cold]
     #[inline(never)]
     pub(crate) fn caller_tick(&self) {

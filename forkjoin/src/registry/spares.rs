@@ -18,11 +18,10 @@ use std::time::{Duration, Instant};
 
 /// A worker's thread inside `blocking` (owner-only, `OwnerState`).
 pub(crate) struct Blocking {
-    /// The thread running as this worker is inside `blocking` (a nested call starts
-    /// nothing more).
+    /// The thread running as this worker is inside `blocking` (a nested call starts nothing).
     pub(crate) inside: Cell<bool>,
-    /// Inside `blocking`, the thread has given its index's token up (`give_up_index`) and
-    /// must claim it back before it runs pool work (`take_index_back`).
+    /// Inside `blocking`, it gave its index's token up and must claim it back before it runs
+    /// pool work (`take_index_back`).
     pub(crate) gave_up_index: Cell<bool>,
 }
 
@@ -42,28 +41,22 @@ pub(crate) enum Cover {
     Spare,
     /// No spare: a parked worker was woken, or spares cover the blocked threads already.
     NoSpare,
-    /// Nobody yet, as nothing is queued (or no spare can be had now): the next job
-    /// published, or the next spare counted out, starts one (`stand_in_for_published`,
-    /// `after_spare_gone`).
+    /// Nobody yet: the next job published or spare counted out starts one
+    /// (`stand_in_for_published`, `after_spare_gone`).
     OnDemand,
 }
 
 impl Registry {
     /// A thread of this pool is about to block: wake a parked worker, else reserve a spare
-    /// to stand in for it (`Compensation::enter`, `reserve_spare`; `give_up_index` starts
-    /// it). One spare at most per blocked thread: two would run under one index. With
-    /// nothing queued and no worker parked, nothing is started yet: the next job published
-    /// starts the stand-in (DESIGN.md, section 7, "Blocking without losing a core").
+    /// (`give_up_index` starts it), or, with nothing queued, start nothing yet (DESIGN.md,
+    /// section 7, "Blocking without losing a core").
     pub(crate) fn enter_blocking(&self, worker: &Worker) -> Cover {
         if self.compensation.enter() == 0 {
             return Cover::NoSpare;
         }
-        // A parked worker is a thread ready to run: wake it rather than start another (the
-        // JDK pool does the same). Not a parked spare: it stands in for another blocked
-        // thread already. With nothing queued, leave it parked: the next job published
-        // wakes it (`notify_work`), and woken now it would only spin on a core that others
-        // may need, then park again. `wake` needs a fence after what the woken thread
-        // should see; here that is nothing but the count, a SeqCst read-modify-write.
+        // A parked worker (not a spare, which stands in already) is woken rather than a
+        // thread started, as in the JDK pool; with nothing queued it stays parked until
+        // `notify_work`. The fence `wake` needs is the count's SeqCst read-modify-write.
         let n = self.num_threads();
         let mut others = (1..n).map(|k| (worker.shown_index() + k) % n);
         if !self.has_work() {
@@ -76,8 +69,7 @@ impl Registry {
         if others.any(|i| self.idle.cover_blocked(i)) {
             return Cover::NoSpare;
         }
-        // None to be had now (the bound, or a spare not yet counted out): one starts when
-        // one can (`after_spare_gone`), as on demand.
+        // None to be had now: one starts when one can (`after_spare_gone`), as on demand.
         if self.compensation.reserve_spare() {
             Cover::Spare
         } else {
@@ -85,13 +77,10 @@ impl Registry {
         }
     }
 
-    /// The calling thread (`blocked`, its worker), counted inside `blocking`, gives up its
-    /// index's token (`IndexToken`): to a thread waiting for it, else to the spare `cover`
-    /// reserved (started now), else to nobody. Then, with nobody holding it, if a share for
-    /// the index was queued already (or, on demand, any job) it starts a spare for it now:
-    /// the publisher looks only after its push (`stand_in_for_waiting`,
-    /// `stand_in_for_published`), and either it sees the token free or this thread sees
-    /// its job.
+    /// The calling thread, counted inside `blocking`, gives up its index's token: to a
+    /// claimant, else to the spare `cover` reserved, else to nobody; then, if a share (or, on
+    /// demand, any job) is queued already, it starts a spare for it (DESIGN.md, section 7,
+    /// "Blocking without losing a core", point 5).
     pub(crate) fn give_up_index(&self, blocked: &Worker, cover: Cover) {
         let shown = blocked.shown_index();
         let reserved = cover == Cover::Spare;
@@ -108,26 +97,22 @@ impl Registry {
             }
             GivenTo::Claimant | GivenTo::Spare => {}
             GivenTo::Nobody => {
-                // Counted in `free_tokens` (under the token's lock). The blocked thread's
-                // half of the Dekker pattern with a publisher's push, fence and look at
-                // that count (`notify_work`, `stand_in_for_waiting`).
+                // Counted in `free_tokens`: the blocked thread's half of the Dekker pattern
+                // with a publisher's push, fence and look at that count.
                 fence(SeqCst);
                 let on_demand = cover == Cover::OnDemand;
                 if !self.slot(shown).inbox.is_empty() || (on_demand && self.has_work()) {
                     let _ = self.stand_in_if_free(shown);
                 } else if on_demand {
-                    // Work still private to a busy worker is asked for as an idle worker
-                    // asks: a free index counts as someone idle (`someone_idle`).
+                    // Private work is asked for: a free index counts as idle (`someone_idle`).
                     blocked.request_sharing();
                 }
             }
         }
     }
 
-    /// Shares were queued in every slot's inbox and the sleepers woken (`run_broadcast`,
-    /// after its fence): each index whose token nobody holds (every thread of it inside
-    /// `blocking`, none with a spare) gets a spare now, or the share for it would wait until
-    /// one of them returns, which may be never (it may wait for the broadcast's caller).
+    /// Shares were queued in every inbox (`run_broadcast`, after its fence): each index whose
+    /// token nobody holds gets a spare now, as its share might otherwise wait for ever.
     pub(crate) fn stand_in_for_waiting(&self) {
         // SeqCst, after the caller's fence: see `give_up_index`.
         if self.spares.free_tokens.load(SeqCst) == 0 {
@@ -138,9 +123,8 @@ impl Registry {
         }
     }
 
-    /// Work was published (after the publisher's fence, `notify_work`): an index whose
-    /// threads are all inside `blocking` with no stand-in gets one now, if the work is still
-    /// queued, which takes it or passes the signal on as any worker does.
+    /// Work was published (after `notify_work`'s fence): an index whose token nobody holds
+    /// gets a stand-in now, if the work is still queued.
     pub(super) fn stand_in_for_published(&self) {
         // SeqCst, after the caller's fence: see `give_up_index`.
         if self.spares.free_tokens.load(SeqCst) == 0 || !self.has_work() {
@@ -153,8 +137,7 @@ impl Registry {
         }
     }
 
-    /// Starts a spare holding index `shown`'s token if nobody holds it (and the bound allows
-    /// one: else it stays free). Returns whether it started one.
+    /// Starts a spare holding index `shown`'s token if nobody holds it and the bound allows.
     fn stand_in_if_free(&self, shown: usize) -> bool {
         self.spares.tokens[shown].fill(&self.spares.free_tokens, || {
             if !self.compensation.reserve_spare() {
@@ -164,10 +147,8 @@ impl Registry {
         })
     }
 
-    /// The calling thread, inside `blocking`, runs pool code under its index again (its
-    /// closure has returned, or it is about to take a task: `Worker::find_work`): if it gave
-    /// the index's token up, it claims it back, waiting until the holder passes it (a spare
-    /// finishes the task it is running first; nobody waits for a thread inside `blocking`).
+    /// The calling thread, inside `blocking`, runs pool code under its index again: if it
+    /// gave the token up, it claims it back, waiting until the holder passes it.
     pub(crate) fn take_index_back(&self, blocked: &Worker) {
         if !blocked.owner().blocking.gave_up_index.replace(false) {
             return;
@@ -196,12 +177,9 @@ impl Registry {
         self.spares.tokens[worker.shown_index()].claimed()
     }
 
-    /// `worker`, holding its index's token, is about to park in a wait: if a
-    /// thread waits for the token (a stand-in whose `blocking` has returned, in the middle
-    /// of a task that what this worker waits for may need), passes it and claims it back,
-    /// waiting until that thread is done with it. Returns whether it did (it then looks for
-    /// work again rather than park). Not counted idle (`Idle`) while it waits: it can take
-    /// no work meanwhile.
+    /// `worker`, holding its index's token, is about to park in a wait: if a stand-in claims
+    /// the token, passes it and claims it back (not counted idle meanwhile). Whether it did
+    /// (it then looks for work again).
     pub(crate) fn lend_index_before_parking(&self, worker: &Worker) -> bool {
         if worker.owner().blocking.gave_up_index.get() || !self.index_claimed(worker) {
             return false;
@@ -217,46 +195,29 @@ impl Registry {
 }
 
 /// How long a spare's thread rests in its slot after handing its index back, waiting for the
-/// next stand-in, before it exits (the JDK pool keeps a compensation thread for a keep-alive
-/// too, 60 s by default). One second: a program that blocks often (a worker joining a task
-/// of another pool, a loop of reads) blocks again within micro- to milliseconds and pays no
-/// thread start and exit per block, while a pool that stops blocking is back to its own
-/// workers, with no thread left behind, a second later (a resting thread costs its stack's
-/// address space and a kernel thread, nothing else: it waits on a condvar, off every scan).
+/// next stand-in, before it exits (as the JDK pool's keep-alive): a program that blocks often
+/// pays no thread start per block (docs/measurements.md, section 7, "Resting spare threads").
 pub(crate) const SPARE_KEEP_ALIVE: Duration = Duration::from_secs(1);
 
-/// The slots of spare threads (see `blocking`), made on first use and kept for reuse until
-/// the pool is dropped: a spare is a full worker (frames, deque, counters), too large to
-/// make for every pool up front. A spare's thread stands in for one blocked thread at a
-/// time; after handing the index back it *rests* in its slot (`Rest`) for up to
-/// `SPARE_KEEP_ALIVE`, and the next spare started for a thread of the same index is that
-/// thread, given a new stand-in, rather than a new thread. Only of the same index: a
-/// thread's index never changes (rayon's rule, which `current_thread_index` keeps), so a
-/// spare's thread shows one index all its life. A slot whose thread has exited, or whose
-/// resting thread is dismissed (its index is not wanted and no other slot is free), gets a
-/// new thread.
+/// The slots of spare threads, made on first use (a spare is a full worker) and kept until
+/// the pool is dropped. After a stand-in a spare's thread *rests* (`Rest`) up to
+/// `SPARE_KEEP_ALIVE`, for the next stand-in of the same index: a thread's index never
+/// changes (DESIGN.md, section 7, "Blocking without losing a core", point 4).
 pub(crate) struct Spares {
     /// `slots[..made]` point to live workers; the rest are null.
     pub(super) slots: Box<[AtomicPtr<Worker>]>,
     /// Slots made so far. SeqCst: raised after the slot is stored, read before scanning.
     pub(super) made: AtomicUsize,
-    /// Slots whose stand-in has ended, free for the next spare, oldest first, each with the
-    /// index its thread shows if it rests there (a hint, for the choice of a slot: the slot's
-    /// state under its lock decides), `None` if it has no thread. Starting a spare takes a
-    /// thread start or a wake-up, far costlier than this lock. Nobody joins the threads (a
-    /// spare's blocked thread waits for the token instead, and dropping the pool waits
-    /// for no thread).
+    /// Free slots, oldest first, each with the index its resting thread shows (a hint: the
+    /// slot's state decides), `None` if it has no thread. Nobody joins the threads.
     pub(super) free: Mutex<Vec<(usize, Option<usize>)>>,
-    /// Per slot: its thread's state, which decides between a resting thread and
-    /// `start_spare` (see `SlotThread`).
+    /// Per slot: its thread's state (`SlotThread`).
     rest: Box<[Rest]>,
-    /// Per worker index, the right to run pool work under it (`IndexToken`). Its lock is
-    /// taken before `free` and a slot's `rest` (a spare is started under it), never while
-    /// waiting for the token.
+    /// Per worker index, the right to run pool work under it (`IndexToken`); its lock comes
+    /// before `free`'s and a slot's `rest`'s.
     pub(super) tokens: Box<[IndexToken]>,
-    /// How many tokens nobody holds, counted by the tokens under their locks: a broadcast
-    /// with none looks no further. SeqCst: the Dekker pattern of `give_up_index` and
-    /// `stand_in_for_waiting`.
+    /// Tokens nobody holds, counted under their locks. SeqCst: the Dekker pattern of
+    /// `give_up_index` and `stand_in_for_waiting`.
     pub(super) free_tokens: AtomicUsize,
     /// The keep-alive, in nanoseconds, shortened by unit tests.
     #[cfg(test)]
@@ -268,10 +229,8 @@ pub(crate) struct Spares {
     pub(super) threads_exited: AtomicUsize,
 }
 
-/// A spare slot's thread, as `start_spare` and the thread itself see it under the slot's
-/// lock: every change of state is made under it, so a resting thread whose keep-alive runs
-/// out as a spare is started in its slot either takes the assignment or has left (and a new
-/// thread is started), never neither.
+/// A spare slot's thread, changed only under the slot's lock: a keep-alive running out as
+/// a spare starts in the slot has one outcome (assigned, or left and a new thread started).
 struct Rest {
     state: Mutex<SlotState>,
     /// Signalled on an assignment, and when the pool terminates.
@@ -280,23 +239,19 @@ struct Rest {
 
 struct SlotState {
     thread: SlotThread,
-    /// Raised when a resting thread is dismissed and a new one started in its place: a
-    /// thread leaves its slot as soon as it sees a generation other than its own (it may
-    /// wake after its successor has rested there already).
+    /// Raised when a resting thread is dismissed: a thread that sees another generation
+    /// leaves (its successor may have rested there already).
     generation: u64,
 }
 
 enum SlotThread {
-    /// No thread: the slot is new, or its thread has exited (keep-alive out, or the pool
-    /// terminates). The next spare in the slot starts a thread.
+    /// No thread (new slot, or its thread exited): the next spare starts one.
     NoThread,
     /// The thread stands in for a blocked thread (or is about to).
     Busy,
-    /// The thread, which shows `shown`, has handed its index back (or is about to: the slot
-    /// is marked resting before it is freed) and waits for an assignment.
+    /// The thread, showing `shown`, has handed its index back (or is about to) and waits.
     Resting { shown: usize },
-    /// A new stand-in for the resting thread, not yet taken (`start_spare` has set the
-    /// slot's `shown_index` and given it the index's token).
+    /// A new stand-in for the resting thread, not yet taken (`start_spare` set it up).
     Assigned,
 }
 
@@ -338,9 +293,8 @@ impl Spares {
         }
     }
 
-    /// The pool terminates (its flag is set): every resting thread wakes and exits. Each
-    /// slot's lock is taken after the flag was set, and a resting thread reads the flag
-    /// under that lock before it waits, so it sees the flag or is waiting when signalled.
+    /// The pool terminates: every resting thread wakes and exits. The flag, set first, is
+    /// read under the slot's lock before waiting, so it is seen or the thread is signalled.
     pub(super) fn wake_resting(&self) {
         for rest in self.rest.iter() {
             let _state = rest.state.lock().unwrap_or_else(PoisonError::into_inner);
@@ -350,12 +304,9 @@ impl Spares {
 }
 
 impl Registry {
-    /// Starts a spare (its count was reserved by `Compensation::reserve_spare`) in a free
-    /// spare slot or a new one, standing in under index `shown_index`, whose token the
-    /// caller gives it under the token's lock (`IndexToken::give_up`, `fill`), until a
-    /// thread of that index claims it back (`take_index_back`): the slot's resting thread if
-    /// it has one (no thread start), else a new thread. If no slot or thread can be had, the
-    /// spare is counted out again and the token stays with nobody. Returns the spare's slot.
+    /// Starts a reserved spare under index `shown_index` (the caller gives it the token under
+    /// the token's lock): a resting thread of that index, else a new thread in a free or new
+    /// slot. If none can be had, the spare is counted out again. Returns the spare's slot.
     pub(crate) fn start_spare(&self, shown_index: usize) -> Option<usize> {
         // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
         let mut free = self
@@ -363,10 +314,8 @@ impl Registry {
             .free
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        // A slot whose thread rests with this index, the most recently freed (the threads of
-        // the slots used least run out of keep-alive and exit); else one without a thread;
-        // else a new one; else the oldest freed, whose resting thread shows another index and
-        // is dismissed.
+        // A slot resting with this index, the most recently freed (the least used expire);
+        // else one without a thread; else a new one; else the oldest freed, dismissed.
         let pick = free
             .iter()
             .rposition(|&(_, shown)| shown == Some(shown_index))
@@ -380,9 +329,7 @@ impl Registry {
             None => {
                 let k = self.spares.made.load(SeqCst);
                 if k == self.spares.slots.len() {
-                    // Every slot is held, one of them by a spare that has handed its index
-                    // back (counted out) but not yet left its slot: start none, as when no
-                    // thread can be started.
+                    // Every slot held, one by a spare counted out but not yet resting: none.
                     drop(free);
                     self.compensation.spare_gone();
                     return None;
@@ -397,16 +344,14 @@ impl Registry {
         let index = self.workers.len() + k;
         let worker = self.slot(index);
         let rest = &self.spares.rest[k];
-        // Held until the slot's state says who runs the stand-in: a resting thread whose
-        // keep-alive runs out meanwhile decides under it too.
+        // Held until the slot's state says who runs the stand-in (an expiring rest decides
+        // under it too).
         let mut state = rest.state.lock().unwrap_or_else(PoisonError::into_inner);
-        // Relaxed: the slot's lock (a resting thread takes its assignment under it) or the
-        // thread start orders it before the spare reads it, and the spare hands work to
-        // others only after that; the slot's previous stand-in read it last before it
-        // marked the slot resting, under the same lock. A resting thread's is this already.
+        // Relaxed: the slot's lock (a resting thread's assignment) or the thread start
+        // orders it before the spare reads it; the previous stand-in's last read came
+        // before it marked the slot resting, under the same lock.
         worker.shown_index.store(shown_index, Relaxed);
-        // The spare counts as idle (searching) from now, as a worker does from the pool's
-        // start: a job published before its thread runs sees it and need not wake anyone.
+        // Counted idle from now, as a worker from the start: a job published meanwhile sees it.
         self.idle.enter();
         match state.thread {
             SlotThread::Resting { shown } if shown == shown_index => {
@@ -417,8 +362,7 @@ impl Registry {
                 return Some(index);
             }
             SlotThread::Resting { .. } => {
-                // Dismissed: it leaves on its next look (`rest`), touching nothing, and a
-                // new thread takes the slot.
+                // Dismissed: it leaves on its next look (`rest`); a new thread takes the slot.
                 state.generation += 1;
                 rest.wake.notify_all();
             }
@@ -428,17 +372,15 @@ impl Registry {
                 unreachable!("a free spare slot whose thread stands in")
             }
         }
-        // From the worker's pointer to its registry, which covers the whole `Arc`
-        // allocation (a `&Registry` covers only the registry: Miri's Stacked Borrows rejects
-        // reaching the counts through it).
+        // From the worker's registry pointer, which covers the whole `Arc` allocation
+        // (Stacked Borrows rejects reaching the counts through a `&Registry`).
         let me = self.slot(shown_index).registry_arc();
         let mut builder = std::thread::Builder::new().name(format!("forkjoin-spare-{k}"));
         if self.config.stack_size > 0 {
             builder = builder.stack_size(self.config.stack_size);
         }
         let generation = state.generation;
-        // Busy before the thread runs: it marks the slot resting at the end of its stand-in,
-        // which must not be overwritten. The slot's lock is held across the start.
+        // Busy before the thread runs (its later `Resting` must not be overwritten).
         state.thread = SlotThread::Busy;
         // Detached: the blocked thread waits for the token, not for the thread.
         match builder.spawn(move || me.spare_main(k, generation)) {
@@ -454,14 +396,11 @@ impl Registry {
         }
     }
 
-    /// A spare thread's life, in spare slot `k` (as its `generation`-th thread): stand-ins
-    /// (the first, then those `start_spare` assigns), each under the same index, holding its
-    /// token, with rests in between (`rest`), until a rest runs out of keep-alive, the
-    /// thread is dismissed, or the pool terminates.
+    /// A spare thread's life in slot `k`: stand-ins under one index, with rests between,
+    /// until a keep-alive runs out, it is dismissed, or the pool terminates.
     fn spare_main(self: Arc<Registry>, k: usize, generation: u64) {
         set_precise_timer();
-        // Relaxed: a count the tests read after the blocks they wait for (whose tokens' passing
-        // order it) or poll; nothing is published through it.
+        // Relaxed: tests read it after a token's passing orders it, or poll it.
         #[cfg(test)]
         self.spares.threads_started.fetch_add(1, Relaxed);
         loop {
@@ -476,10 +415,8 @@ impl Registry {
         // Last: dropping the registry, which may free it (and the slot).
     }
 
-    /// One stand-in of the thread of spare slot `k`: a worker's life, under the index whose
-    /// token it was given (`shown_index`), until a thread of that index claims the token
-    /// (see `blocking`). Ends with the slot marked resting and freed, and the token passed
-    /// on.
+    /// One stand-in of spare slot `k`'s thread: a worker's life under `shown_index` until
+    /// its token is claimed; ends with the slot resting and freed, and the token passed on.
     fn stand_in(&self, k: usize) {
         let index = self.workers.len() + k;
         let worker = self.slot(index);
@@ -494,9 +431,8 @@ impl Registry {
             Helps::Anything,
         );
         if !claimed() {
-            // The pool terminates while the index's threads are still away: run what is
-            // left, as the workers do (they may have finished before this spare's last jobs
-            // spawned more), until claimed (then the claimant, alive, drains instead).
+            // The pool terminates with the index's threads away: drain, as the workers do,
+            // until claimed (the claimant then drains).
             while !claimed() {
                 let Some(job) = worker.find_work(None) else {
                     break;
@@ -505,9 +441,7 @@ impl Registry {
                 unsafe { worker.execute(job) };
             }
         }
-        // Jobs it spawned and nobody took: to the submission queues, where the others
-        // find them (the slot waits for the next stand-in), with their tags (a scope's
-        // waiting owner may take its task there).
+        // Untaken jobs go to the submission queues, with their tags (a waiter may take them).
         // SAFETY: `bottom_tag` and `pop` on the slot's own thread.
         while let Some((job, tag)) = unsafe {
             let tag = worker.deque.bottom_tag();
@@ -519,9 +453,7 @@ impl Registry {
         self.run_thread_handler(index, ThreadEvent::Exit);
         CURRENT.with(|c| c.set(&OUTSIDE));
         self.compensation.spare_gone();
-        // Resting before free: `start_spare` finds every free slot resting or without a
-        // thread. Whatever it assigns from now is taken after the token is passed on below,
-        // by this thread, in `rest`.
+        // Resting before free; an assignment from now is taken after the token is passed on.
         let shown = worker.shown_index();
         self.spares.rest[k]
             .state
@@ -533,18 +465,14 @@ impl Registry {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push((k, Some(shown)));
-        // Last: from here the claimant runs under the index (nobody, only when the pool
-        // terminates).
+        // Last: from here the claimant runs under the index.
         self.spares.tokens[shown].give_up(index, &self.spares.free_tokens, || None);
         self.after_spare_gone();
     }
 
-    /// A spare was counted out (`Compensation::spare_gone`). A thread that blocked just
-    /// before may have found the count full, this spare not yet gone, and left its token
-    /// free with a share in its inbox or a job queued, for which nobody else would start
-    /// one: it gets it now (DESIGN.md, section 7, "Blocking without losing a core", point
-    /// 5). The Dekker pattern of the count against that thread's `free_tokens`: each side
-    /// changes its own, fences, and reads the other's.
+    /// A spare was counted out: a thread that blocked meanwhile, finding the count full, and
+    /// left its token free with work queued gets its spare now (DESIGN.md, section 7,
+    /// "Blocking without losing a core", point 5). Dekker: the count against `free_tokens`.
     fn after_spare_gone(&self) {
         fence(SeqCst);
         // SeqCst: as in `give_up_index`.
@@ -559,12 +487,9 @@ impl Registry {
         self.stand_in_for_published();
     }
 
-    /// The thread of spare slot `k`, its token passed on, waits for a new stand-in
-    /// (`start_spare` assigns it) for up to the keep-alive. Returns true when it has one,
-    /// false when the keep-alive has run out or the pool terminates first (the slot then has
-    /// no thread, decided under its lock, so `start_spare` starts a new one), or when
-    /// `start_spare` has dismissed it (the slot's `generation` is no longer this thread's):
-    /// this one exits.
+    /// Spare slot `k`'s thread waits up to the keep-alive for a new stand-in: true when it
+    /// has one; false (it exits) when the keep-alive runs out, the pool terminates, or it is
+    /// dismissed (`generation` moved on).
     fn rest(&self, k: usize, generation: u64) -> bool {
         let rest = &self.spares.rest[k];
         let deadline = Instant::now() + self.spares.keep_alive();
@@ -574,8 +499,7 @@ impl Registry {
                 // Dismissed: the slot is another thread's now.
                 return false;
             }
-            // An assignment is taken even if the pool terminates meanwhile: it holds its
-            // index's token (the stand-in then drains, as a spare started now would).
+            // An assignment is taken even when terminating: it holds the token (and drains).
             match std::mem::replace(&mut state.thread, SlotThread::Busy) {
                 SlotThread::Assigned => return true,
                 other => state.thread = other,
@@ -585,9 +509,8 @@ impl Registry {
             if self.is_terminating() || now >= deadline {
                 state.thread = SlotThread::NoThread;
                 drop(state);
-                // The hint too, if the slot is still free (after the slot's lock: the
-                // other order is `start_spare`'s). Should another thread have taken the
-                // slot and rested there since, the hint is wrong but harmless.
+                // The hint too (after the slot's lock, `start_spare`'s order); wrong if
+                // another thread rests there since, but harmless.
                 let mut free = self
                     .spares
                     .free

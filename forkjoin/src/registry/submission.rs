@@ -16,18 +16,14 @@ use std::sync::{Mutex, PoisonError};
 /// batch; the rest of the batch waits on the worker's own deque, where idle workers steal it.
 pub(super) const SUBMISSION_BATCH: usize = 32;
 
-/// A submission queue for jobs from outside the pool (Java 8's external queues, as the RebelLabs Fork-Join article describes them).
-/// As in the JDK pool, submitters push under a lock (several threads may share a queue) and
-/// workers take from the other end lock-free, exactly as they steal from a worker's deque:
-/// it *is* a deque, whose owner role passes to whoever holds the lock. Submitters pick a
-/// queue by a per-thread random probe and move to another on contention.
+/// A submission queue (the JDK pool's external queues): a deque whose owner role passes to
+/// the holder of `push_lock`; workers take from the other end lock-free (DESIGN.md,
+/// section 5, "Submission queues").
 pub(crate) struct SubmissionQueue {
     pub(super) push_lock: Mutex<()>,
-    /// Jobs pushed here so far. Written only under `push_lock` (a relaxed load and store, no
-    /// read-modify-write), on the lock's own line, which only submitters touch; read by
-    /// `Pool::stats` as a snapshot. A pool-wide counter sat on the line every idle worker
-    /// reads (`terminating`, the registry's slices), so each submission's `lock inc` missed
-    /// there: a quarter of a submitter's time in the submit benchmark.
+    /// Jobs pushed here so far: written under `push_lock` (Relaxed load and store, no RMW) on
+    /// the lock's line, which only submitters touch; read by `Pool::stats` as a snapshot
+    /// (docs/measurements.md, section 9).
     pub(super) submitted: AtomicU64,
     pub(super) deque: Deque<JobHeader>,
 }
@@ -44,10 +40,8 @@ impl SubmissionQueue {
         }
     }
 
-    /// Takes the oldest half of the queued jobs (at most `SUBMISSION_BATCH`), lock-free, for
-    /// `worker`, which is between jobs: returns the oldest to run now and pushes the rest
-    /// onto the worker's own deque, oldest on top of the stack, so that the worker runs them
-    /// in submission order and idle workers can steal them. Also returns how many it took.
+    /// Takes the oldest half of the queue (at most `SUBMISSION_BATCH`) for `worker`, between
+    /// jobs: the oldest to run now, the rest pushed on its deque in order; and how many.
     ///
     /// # Safety
     /// On `worker`'s own thread.
@@ -113,12 +107,9 @@ impl Registry {
         self.push_to_queue(job, 0, true);
     }
 
-    /// Pushes `job` onto a submission queue with `tag`, counting it as external if
-    /// `external`. A tagged job goes to the first queue, which holds only tagged jobs; the
-    /// others hold untagged jobs: a waiter in isolation takes only the oldest job of a queue,
-    /// and only if its tag is one it may run, so a callback from another pool queued behind an
-    /// untagged submission of the same thread would wait for a worker that is free (and every
-    /// worker may be waiting for the callback).
+    /// Pushes `job` onto a submission queue with `tag`, counted if `external`. Tagged jobs
+    /// have the first queue to themselves, as a waiter looks only at a queue's oldest job
+    /// (DESIGN.md, section 5, "Across pools").
     fn push_to_queue(&self, job: JobRef, tag: usize, external: bool) {
         if tag != 0 {
             let queue = &self.queues[0];

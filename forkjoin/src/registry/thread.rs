@@ -19,8 +19,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-/// Linux rounds timed waits up by the thread's timer slack (50 us by default), which would
-/// double the watcher's heartbeat period.
+/// Linux's default timer slack would stretch every timed park (DESIGN.md, section 4).
 pub(super) fn set_precise_timer() {
     #[cfg(all(target_os = "linux", not(miri)))]
     // SAFETY: PR_SET_TIMERSLACK takes a value in nanoseconds and touches only this thread.
@@ -35,9 +34,8 @@ pub(crate) type ThreadHandler = Arc<dyn Fn(usize) + Send + Sync>;
 /// The pool's panic handler: receives the payload of a panic nobody waits for.
 pub(crate) type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
 
-/// How the pool's worker threads are started, and what they run besides work: everything
-/// a worker thread needs (`ThreadBuilder::run`), so that a thread started later (a spare worker) gets the
-/// same configuration as those started by `PoolBuilder::build`.
+/// How the pool's worker threads are started and what they run besides work: all a worker
+/// thread needs (`ThreadBuilder::run`), so a spare started later gets the same.
 #[derive(Clone, Default)]
 pub(crate) struct ThreadConfig {
     /// Stack size of each worker thread, in bytes (0: the platform's default).
@@ -58,21 +56,18 @@ pub(crate) struct ThreadConfig {
 }
 
 thread_local! {
-    /// The pool whose worker 0 this thread is, for a pool built with
-    /// `PoolBuilder::use_current_thread`: keeps the registry alive while `CURRENT` points
-    /// into it.
+    /// The pool whose worker 0 this thread is (`use_current_thread`): kept alive while
+    /// `CURRENT` points into it.
     static ADOPTED: std::cell::RefCell<Option<Arc<Registry>>> = const { std::cell::RefCell::new(None) };
 }
 
 impl Registry {
-    /// Makes the calling thread, which is outside any pool, worker `index` of this pool
-    /// until `release_current_thread` (`PoolBuilder::use_current_thread`). It does not run
-    /// the scheduling loop: it takes part when it joins, waits or yields, as a worker inside
-    /// a job does (`running`, so its slot is never lent while it parks).
+    /// Makes the calling thread, outside any pool, worker `index` until
+    /// `release_current_thread` (`use_current_thread`): it takes part when it joins, waits or
+    /// yields, as a worker inside a job (`running`: never lent).
     pub(crate) fn adopt_current_thread(self: &Arc<Registry>, index: usize) {
         let worker = &self.workers[index];
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
-        // The slot has no thread of its own: this one is its owner now.
         worker.owner().running.set(true);
         // Busy from now (every worker is counted idle at the start).
         self.idle.leave();
@@ -105,9 +100,8 @@ impl Registry {
         set_precise_timer();
         // From the whole worker, so that `JoinState::worker` may cast back to it.
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
-        // Counted idle from the start (`Idle::new`) until its first search finds work: a
-        // loop that starts meanwhile sees an idle worker and splits its first item off
-        // (DESIGN.md, section 8, "The first item split off"). A start handler runs as work.
+        // Counted idle from the start until its first search finds work (DESIGN.md,
+        // section 8, "The first item split off"). A start handler runs as work.
         let round = if self.config.start_handler.is_some() {
             self.idle.leave();
             self.run_thread_handler(index, ThreadEvent::Start);
@@ -131,10 +125,8 @@ impl Registry {
         self.leave_index(worker);
     }
 
-    /// Runs the start or exit handler, if any, on worker `index`'s own thread. It runs as a
-    /// job does (`running`): should it wait (a `join`, a `scope`, a `broadcast`), the worker
-    /// helps and parks as inside a job, where its slot is never lent, and takes submitted
-    /// work one job at a time. A panic goes to the panic handler, and the thread goes on.
+    /// Runs the start or exit handler, if any, on worker `index`'s thread, as a job
+    /// (`running`: its waits help, its slot is never lent); a panic goes to the panic handler.
     pub(super) fn run_thread_handler(&self, index: usize, event: ThreadEvent) {
         let handler = match event {
             ThreadEvent::Start => &self.config.start_handler,
@@ -159,9 +151,8 @@ impl Registry {
         running.set(outer);
     }
 
-    /// Reports the panic of `what` (a spawned job, a handler), which nobody waits for: to
-    /// the pool's panic handler if it has one, else as one line on stderr. Never unwinds: a
-    /// panicking panic handler is reported on stderr too, and the pool keeps running.
+    /// Reports the panic of `what`, which nobody waits for, to the panic handler, else as a
+    /// line on stderr (as is a panicking panic handler's). Never unwinds.
     pub(crate) fn report_panic(&self, what: &dyn fmt::Display, payload: Box<dyn Any + Send>) {
         let Some(handler) = &self.config.panic_handler else {
             let p = Panic::new(payload);
@@ -224,9 +215,8 @@ impl Start {
 }
 
 impl Registry {
-    /// A new registry with its worker threads started by `spawn`. When a thread cannot be
-    /// started, the error comes back with the registry and the threads started so far,
-    /// which the caller stops with `shut_down`.
+    /// A new registry with its threads started by `spawn`; on a failed start, the error, with
+    /// the registry and the threads started, which the caller stops with `shut_down`.
     pub(crate) fn start<S: ThreadSpawn>(
         mut start: Start,
         spawn: &mut S,
@@ -276,11 +266,9 @@ impl Registry {
         }
     }
 
-    /// Stops the pool (`Pool`'s drop, a failed build) and returns at once, as rayon's
-    /// `ThreadPool` drop does: the threads finish the work already queued, run their exit
-    /// handlers and exit on their own, each dropping its reference to the registry; the last
-    /// one frees it. Nobody joins them: a caller that must know they have ended waits for
-    /// its exit handler (or joins the threads its spawn handler started).
+    /// Stops the pool and returns at once, as rayon's `ThreadPool` drop: the threads finish
+    /// the queued work, run their exit handlers and exit, the last freeing the registry.
+    /// Nobody joins them.
     pub(crate) fn shut_down(&self) {
         // A thread adopted by `use_current_thread` leaves the pool first.
         if self.adopted_current_thread() {
@@ -300,24 +288,17 @@ pub(crate) const MAX_THREADS: usize = 0xFFFF;
 /// Spare threads for blocked ones, at most (the JDK pool's `DEFAULT_MAX_SPARES` is 256).
 pub(crate) const DEFAULT_MAX_BLOCKING: usize = 256;
 
-/// The environment variable that sets the default number of workers, forkjoin's own: read
-/// first.
+/// forkjoin's variable for the default number of workers, read first.
 const THREADS_VAR: &str = "FORKJOIN_NUM_THREADS";
 /// rayon's variable, read as rayon 1.12 reads it, so that a rayon program keeps its setting.
 const RAYON_THREADS_VAR: &str = "RAYON_NUM_THREADS";
 /// rayon's deprecated name for `RAYON_NUM_THREADS`, still read by rayon after it.
 const RAYON_OLD_THREADS_VAR: &str = "RAYON_RS_NUM_CPUS";
 
-/// The number of workers of a pool built without `threads(n)` (or with `threads(0)`), the
-/// global pool's among them. Read at each build, as rayon does:
-///
-/// 1. `FORKJOIN_NUM_THREADS`, if set: a positive integer is the count; 0 means one per
-///    available core; any other value (`abc`, `-1`) is reported on stderr, once per
-///    process, and ignored (as if unset).
-/// 2. Then rayon's rules, exactly: `RAYON_NUM_THREADS` parsed as a `usize`: positive is the
-///    count, 0 one per core; unset or not a number (silently), the deprecated
-///    `RAYON_RS_NUM_CPUS`: positive is the count, anything else one per core.
-/// 3. Else one per available core (`available_parallelism`, 1 if unknown).
+/// The number of workers of a pool built without `threads(n)` (or with `threads(0)`), read at
+/// each build: `FORKJOIN_NUM_THREADS` if set (0: one per core; not a number: reported once on
+/// stderr and ignored), else rayon 1.12's rules (`RAYON_NUM_THREADS`, then the deprecated
+/// `RAYON_RS_NUM_CPUS`), else one per available core.
 pub(crate) fn default_threads() -> usize {
     threads_from(|name| std::env::var_os(name)).min(MAX_THREADS)
 }

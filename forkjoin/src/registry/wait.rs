@@ -1,24 +1,19 @@
-//! What a waiting worker may run, and when it parks: the one place that answers it, top to
-//! bottom.
+//! What a waiting worker may run, and when it parks, top to bottom.
 //!
-//! - **The rule** (`Helps`): a worker between jobs, or a spare, runs anything; a worker
-//!   that waits for a join, a scope, a task or a job in another pool runs only what
-//!   descends from what it waits for (DESIGN.md, section 5, gives the reasons and the
-//!   guarantee).
+//! - **The rule** (`Helps`): a worker between jobs, or a spare, runs anything; one that waits
+//!   for a join, a scope, a task or a job in another pool runs only what descends from what
+//!   it waits for (DESIGN.md, section 5, gives the reasons and the guarantee).
 //! - **The dispatch** (`Worker::wait_until`): by the rule, an ordinary wait or an isolated
 //!   one.
-//! - **An ordinary wait** (`Worker::idle_until`): any job found anywhere, else the idle
-//!   policy's rounds (`idle/`: spin, yield, park; the watcher).
-//! - **An isolated wait** (`Worker::wait_isolated`, one round at a time in
-//!   `isolated_round`): its own jobs pushed since it began to wait, then the descendants of
-//!   its region wherever they are (the search, regions and links are `isolation.rs`'s),
-//!   else the idle policy's rounds in isolation. With nothing of its own it passes
-//!   unrelated work on (wakes a parked worker, which may take it) and parks, with a timeout;
-//!   the thread that pushes work of its region wakes it (`Worker::push_in`), and it looks
-//!   again for deeper descendants when the timeout ends. No spare stands in for it: its only
-//!   index would be a waiter's, whose stack may hold what the spare's task takes (DESIGN.md,
-//!   section 5, "No spare stands in for it"; the simulator's `Waits` gives what the idle
-//!   core costs).
+//! - **An ordinary wait** (`Worker::idle_until`): any job anywhere, else the idle policy's
+//!   rounds (`idle/`: spin, yield, park; the watcher).
+//! - **An isolated wait** (`Worker::wait_isolated`, a round at a time in `isolated_round`):
+//!   its own jobs pushed since it began to wait, then its region's descendants wherever they
+//!   are (`isolation.rs`), else the rounds in isolation. With nothing of its own it wakes a
+//!   parked worker for unrelated work and parks with a timeout; a push of its region's work
+//!   wakes it (`Worker::push_in`), the timeout's end looks deeper. No spare stands in for it
+//!   (DESIGN.md, section 5, "No spare stands in for it"; the simulator's `Waits` gives the
+//!   idle core's cost).
 
 use super::heartbeat::HEARTBEAT;
 use super::idle::{IsolatedParking, Parking, Round};
@@ -32,10 +27,8 @@ use std::cell::RefCell;
 pub(crate) enum Helps {
     /// Anything: a worker between jobs, a spare.
     Anything,
-    /// Only what descends from what it waits for: the jobs of its own deque pushed since
-    /// `bottom` was `floor`, and the jobs tagged `region` (or a region below it) on any
-    /// deque; `across_pools` for a wait for another pool, whose work may come back through
-    /// a submission queue by way of any pool (`Worker::wait_in_region`).
+    /// Only descendants: its own jobs pushed since `bottom` was `floor`, and jobs tagged
+    /// `region` or below on any deque; `across_pools` for a wait for another pool.
     Descendants {
         floor: isize,
         region: usize,
@@ -60,14 +53,12 @@ impl Helps {
     }
 }
 
-/// A waiter within one pool reads the links (looks below its own region) once in this many
-/// search rounds while it spins, and at every round once it parks; a waiter across pools at
-/// every round.
+/// A waiter within one pool reads the links once in this many rounds while it spins, then
+/// at every round (across pools, always).
 const DEEP_SEARCH_EVERY: u32 = 8;
 
-/// An isolated wait (`wait_isolated`): what it waits for and may run, and what it keeps from
-/// one round to the next. One value, passed to each round by reference: the wait's frame,
-/// under every job it runs, holds it and little else.
+/// An isolated wait's state, passed to each round by reference: the wait's frame, under every
+/// job it runs, holds little else.
 struct IsolatedWait<'a> {
     done: &'a dyn Fn() -> bool,
     hint: Option<usize>,
@@ -82,9 +73,8 @@ struct IsolatedWait<'a> {
 }
 
 impl Worker {
-    /// Runs other work until `done()` holds: anything (`Helps::Anything`, a worker between
-    /// jobs), or only what descends from what it waits for (`wait_isolated`, below). With
-    /// nothing to do it spins, yields, then parks, and whoever makes `done()` true wakes it.
+    /// Runs other work as `helps` allows until `done()` holds; with nothing to do it spins,
+    /// yields, then parks, and whoever makes `done()` true wakes it.
     pub(crate) fn wait_until(&self, done: &dyn Fn() -> bool, hint: Option<usize>, helps: Helps) {
         if let Helps::Descendants {
             floor,
@@ -107,11 +97,8 @@ impl Worker {
         }
     }
 
-    /// The idle phase, driven by the idle policy's events (`Idle`). Returns true when
-    /// `done()` became true, false after running a job. While some worker is busy the idle
-    /// ones keep its heartbeat: they ask for sharing as they search, and the watcher each
-    /// time it wakes. Out of line, as an isolated wait's rounds: `wait_until`'s frame lies
-    /// under every job a waiter runs.
+    /// The idle phase, driven by the idle policy's events (`Idle`): true once `done()`,
+    /// false after running a job. Out of line: `wait_until`'s frame lies under every job.
     #[inline(never)]
     pub(super) fn idle_until(
         &self,
@@ -145,14 +132,12 @@ impl Worker {
                     return false;
                 }
             }
-            // A thread waiting for this worker's index (a stand-in whose `blocking` returned
-            // in the middle of a task) gets it while this one would sleep.
+            // A stand-in waiting for this worker's index gets it while this one would sleep.
             if round.parks_next() && registry.lend_index_before_parking(self) {
                 round.start_over();
                 continue;
             }
-            // A worker between jobs (not inside one, where its stack holds frames or a
-            // scope) may lend its slot while it sleeps: see `run_borrowed`.
+            // Only between jobs may its slot be lent (`run_borrowed`).
             let lendable = !self.owner().running.get();
             registry.idle.no_work_found(
                 &mut round,
@@ -186,11 +171,8 @@ impl Worker {
         region: usize,
         across_pools: bool,
     ) {
-        // The join frames below the wait stay private until it ends: the heartbeat of a job
-        // run meanwhile shares the oldest private frame, which would land on this deque
-        // above `floor`, tagged with the region running then, for this waiter to take: an
-        // unrelated job (the rest of an outer loop). (Below a join frame's wait every
-        // frame is shared already, and this changes nothing.)
+        // The frames below stay private until the wait ends (DESIGN.md, section 5,
+        // "Frames below a wait stay private").
         let mut wait = IsolatedWait {
             done,
             hint,
@@ -201,8 +183,7 @@ impl Worker {
             scratch: RefCell::new(Scratch::default()),
             _hidden: self.hide_frames_below(),
         };
-        // Each round out of line: its locals are gone before the job it found runs, so a
-        // wait costs the stack of a few words under the jobs it runs.
+        // Each round out of line: its locals are gone before the job it found runs.
         while !(wait.done)() {
             if let Some(job) = self.isolated_round(&mut wait) {
                 // SAFETY: on this worker's thread; the job was taken for it alone (from a
@@ -213,15 +194,11 @@ impl Worker {
         if wait.round.is_some() {
             self.registry().idle.work_found();
         }
-        // Every job run meanwhile has returned, with its frames: `len` is back where it was
-        // when `wait` drops, and the frames hidden with it are shown again.
+        // Every job run meanwhile has returned: `wait` drops with `len` restored.
     }
 
-    /// The first rounds of `wait_isolated`, while each finds a job of the waiter's own
-    /// (pushed since `floor`): run in the caller's frame, without the wait's. Whether `done()`
-    /// holds at the end. For a scope's owner, whose frames below are hidden already (a wait
-    /// would hide them again, which changes nothing): the tasks it spawned last are run
-    /// under a level of stack that holds little more than the scope.
+    /// The waiter's own jobs pushed since `floor`, run in the caller's frame without a wait's
+    /// (a scope's owner); whether `done()` holds at the end.
     #[inline]
     pub(crate) fn run_own_above(&self, done: &dyn Fn() -> bool, floor: isize) -> bool {
         while !done() {
@@ -259,11 +236,9 @@ impl Worker {
         } = wait;
         let (done, hint, floor, region, across_pools) =
             (*done, *hint, *floor, *region, *across_pools);
-        // Links are read every few rounds and at every round once it parks: each read pulls
-        // in the lines the thieves write at every region they enter. Across pools, at every
-        // round: what comes back lies in a submission queue under a region only the links
-        // name, and a waiter that looked for it every eighth round left it to a parked
-        // worker's wake-up (docs/measurements.md, section 5, "Calls into another pool").
+        // Links every few rounds, and every round once parking (each read pulls in lines
+        // thieves write); across pools every round, as what comes back lies under a region
+        // only the links name (docs/measurements.md, section 5, "Calls into another pool").
         let deep = across_pools
             || round.as_ref().is_some_and(|r: &Round| {
                 r.parks_next() || r.searches() % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
@@ -285,8 +260,7 @@ impl Worker {
         round.get_or_insert_with(|| registry.idle.start_looking());
         if registry.some_busy() {
             self.request_sharing();
-            // A stalled worker's private frame, if it runs in a region this waiter helps
-            // with (the links are read only for a claim).
+            // A stalled worker's frame, if in a region this waiter helps (links read lazily).
             let wanted = |r: usize| {
                 r == region
                     || self
@@ -320,10 +294,8 @@ impl Worker {
             registry.idle.no_work_found_isolated(round, parking);
             return None;
         }
-        // The only worker of its pool, waiting for another pool: nobody else can run what it
-        // pushed before the wait (the other halves of the joins it is in, which the other
-        // pool's work may wait for), so it runs them itself, as rayon's waits do (DESIGN.md,
-        // section 5, "The guarantee").
+        // Alone in its pool, waiting for another: it runs what it pushed before the wait, as
+        // nobody else can (DESIGN.md, section 5, "The guarantee").
         if across_pools && registry.num_threads() == 1 {
             if let Some(job) = self.take_own() {
                 registry.idle.work_found();
@@ -331,15 +303,12 @@ impl Worker {
                 return Some(JobRef(job));
             }
         }
-        // A thread waiting for this worker's index (a stand-in whose `blocking` returned in
-        // the middle of a task, which what this waiter waits for may need) gets it now.
+        // A stand-in waiting for this worker's index gets it now.
         if registry.lend_index_before_parking(self) {
             round.start_over();
             return None;
         }
-        // About to park. Work this waiter may not take: make sure a thread that may is awake
-        // (counted idle, this waiter may have made its publisher skip the wake-up). No spare
-        // stands in for it (see the module's docs).
+        // About to park beside work it may not take: wake a thread that may.
         if registry.has_work() {
             registry.idle.idle_beside_work();
         }

@@ -26,12 +26,9 @@ use std::sync::Arc;
 /// Capacity of a worker's frame array (promoted frames plus at most `PRIVATE_FRAMES`).
 pub(crate) const FRAMES: usize = 4096;
 
-/// How many private (unshared) join frames a worker records: the outermost joins on its
-/// stack, whose second closures are the largest pieces of work. Joins nested deeper run as
-/// plain calls until a heartbeat or a promotion makes room. Eight: a worker can share its
-/// eight largest pieces before it must record smaller ones (and a thief records eight of its
-/// own in the piece it took), while fewer frames leave more joins plain, which are cheaper
-/// (docs/measurements.md).
+/// How many private join frames a worker records: the outermost joins on its stack, the
+/// largest pieces; deeper joins are plain (DESIGN.md, section 4, "Frames";
+/// docs/measurements.md, section 4).
 pub(crate) const PRIVATE_FRAMES: usize = 8;
 
 /// Where a worker took the job it runs (`OwnerState::source`).
@@ -46,19 +43,16 @@ pub(super) enum JobSource {
 }
 
 thread_local! {
-    /// The join state of the worker this thread is, or `OUTSIDE`. `const`-initialised with
-    /// no destructor, so an access is a single thread-pointer-relative load.
+    /// The join state of the worker this thread is, or `OUTSIDE` (`const`: one load).
     pub(super) static CURRENT: Cell<*const JoinState> = const { Cell::new(&OUTSIDE) };
 }
 
-/// The join state of every thread that is not a worker. Its `limit` is `SHARE_REQUEST`, so
-/// a join there takes the path that handles a request, which finds no worker and goes to
-/// the global pool: the fast path needs no test for "not a worker". Nothing writes it.
+/// The join state of every non-worker thread: its `limit` is `SHARE_REQUEST`, so a join
+/// takes the slow path, which goes to the global pool. Nothing writes it.
 pub(super) static OUTSIDE: JoinState = JoinState::new(0, SHARE_REQUEST);
 
-/// Per-worker counters. Each is written only by its worker, with a relaxed load and store
-/// (no read-modify-write: nobody else writes it), and read by `Pool::stats` as a snapshot:
-/// no ordering is needed for statistics.
+/// Per-worker counters: written by their worker alone (Relaxed load and store, no RMW), read
+/// by `Pool::stats` as a snapshot; statistics need no ordering.
 #[derive(Default)]
 pub(crate) struct Counters {
     pub(crate) executed: AtomicU64,
@@ -73,35 +67,25 @@ pub(crate) struct Counters {
 
 pub(crate) use crate::counter::{add, bump};
 
-/// What only the owning worker touches: the size of its stack of join frames
-/// (`Worker::frames`; `frames[..shared]` promoted onto the deque, `frames[shared..len]`
-/// private), where its running job came from, and each feature's state. `Cell`s and atomics
-/// only, reached through `Worker::owner` (see `JoinState`'s `Sync`): joins nest, and each
-/// level holds a shared reference at once.
+/// What only the owning worker touches: its frame counts (`frames[..shared]` promoted,
+/// `frames[shared..len]` private), its job's source, each feature's state. `Cell`s and
+/// atomics, reached through `Worker::owner` (see `JoinState`'s `Sync`).
 pub(crate) struct OwnerState {
-    /// How many frames are recorded and shared (`crate::frame_counts`: a thief may claim
-    /// the oldest private one, so these are atomics any thread may read).
+    /// Frames recorded and shared: atomics, as a claiming thief reads them (`frame_counts`).
     pub(crate) counts: FrameCounts,
-    /// Joins whose second closure ran on this worker without ever being shared. Written by
-    /// the owner (relaxed load and store), read by `Pool::stats` and by idle workers.
+    /// Joins whose second closure ran here unshared: a statistics counter (see `Counters`).
     pub(crate) inline_joins: AtomicU64,
-    /// The worker started a job since its last heartbeat, or the thief of a frame it joined
-    /// has just finished (`share_next_join`): share its next join even if nobody is idle
-    /// yet (unless other work is queued at `source`), so that a worker that becomes idle
-    /// while the first closure blocks or runs long can take the second.
+    /// Share the next join even if nobody is idle yet: a job started, or a thief finished
+    /// (DESIGN.md, section 4, "Fresh jobs", "Region starts").
     pub(super) fresh: Cell<bool>,
-    /// Where the running job was taken from: its first join is not shared while that place
-    /// still holds work, which idle workers can take instead.
+    /// Where the running job came from: its first join is not shared while that holds more.
     pub(super) source: Cell<JobSource>,
     pub(super) rng: Cell<u64>,
-    /// A job is running on this thread. Only a worker between jobs takes a batch from a
-    /// submission queue: pushed above a promoted join frame or a scope's spawned jobs, the
-    /// batch would have to run before the waiting join or scope could go on.
+    /// A job is running on this thread: it takes no batch from a submission queue (DESIGN.md,
+    /// section 5, "Submission queues").
     pub(super) running: Cell<bool>,
-    /// Each feature's state, in its own type and file: the requests this worker sends and
-    /// answers (`heartbeat.rs`), the call from outside running on it (`outside.rs`), its
-    /// thread inside `blocking` (`spares.rs`), its region (`isolation.rs`), its watch for a
-    /// stalled worker (`claim.rs`).
+    /// Each feature's state, typed in its file: `heartbeat.rs`, `outside.rs`, `spares.rs`,
+    /// `isolation.rs`, `claim.rs`.
     pub(super) requests: Requests,
     pub(super) outside: Cell<OutsideCall>,
     pub(crate) blocking: Blocking,
@@ -109,19 +93,14 @@ pub(crate) struct OwnerState {
     pub(super) stall: StallWatching,
 }
 
-/// What every join reads: the owner's frame count and the bound on it. The first field of a
-/// `Worker`, so that a pointer to it is a pointer to its worker (see `OUTSIDE` for the one
-/// that is not).
+/// What every join reads: the owner's state and the bound. A `Worker`'s first field, so a
+/// pointer to it is one to its worker (`OUTSIDE` aside).
 #[repr(C)]
 pub(crate) struct JoinState {
     owner: CachePadded<OwnerState>,
     /// Frames below this index may be recorded: `min(FRAMES, shared + PRIVATE_FRAMES)`, or
-    /// `SHARE_REQUEST` when a heartbeat is pending. Folding the heartbeat flag into the bound
-    /// as the largest value leaves one load and compare on the path of deep joins, which are
-    /// nearly all joins: a join at or past the bound is plain, and only a join below it (an
-    /// outer join, which records a frame anyway) checks for the request. Set to
-    /// `SHARE_REQUEST` by idle workers (`request_sharing`) and when the worker starts a job; otherwise
-    /// written by the owner; read by the owner at every join.
+    /// `SHARE_REQUEST` while a heartbeat is pending (one compare on a deep join's path). Set
+    /// to `SHARE_REQUEST` by idle workers and at a job's start; else written by the owner.
     pub(crate) limit: CachePadded<AtomicUsize>,
 }
 
@@ -185,8 +164,7 @@ impl JoinState {
 }
 
 /// One worker: the thread-private join stack, and what other threads touch, each on its own
-/// cache line (the false sharing of the "Multithreaded multicore optimisation" article; DESIGN.md,
-/// section 9).
+/// cache line (DESIGN.md, section 9).
 #[repr(C)]
 pub(crate) struct Worker {
     pub(crate) join: JoinState,
@@ -194,13 +172,11 @@ pub(crate) struct Worker {
     pub(super) frames: CachePadded<UnsafeCell<[*const FrameHead; FRAMES]>>,
     pub(crate) deque: Deque<JobHeader>,
     pub(crate) counters: CachePadded<Counters>,
-    /// The slot's place: `0..num_threads` for the workers, after them for spare threads
-    /// (`blocking`). Also its index in `Sleep`.
+    /// The slot's place (`Sleep`'s index too): the workers', then spares'.
     pub(crate) index: usize,
     pub(super) registry: *const Registry,
-    /// What `current_thread_index` reports: `index` for a worker; for a spare, the index of
-    /// the thread it stands in for (set by `start_spare` before its thread starts or, for a
-    /// resting thread, takes the stand-in).
+    /// What `current_thread_index` reports: `index`, or for a spare the index it stands in
+    /// for (set by `start_spare`).
     pub(super) shown_index: AtomicUsize,
     /// Held by a thief claiming one of this worker's private frames, and by the owner while
     /// it changes `shared` (`registry/claim.rs`).
@@ -244,9 +220,7 @@ impl Worker {
 
     /// The index `current_thread_index` reports for this slot.
     pub(crate) fn shown_index(&self) -> usize {
-        // Relaxed: written before the spare's thread starts or takes its stand-in (spawning,
-        // or the slot's lock, orders it), read by that thread and the threads it hands work
-        // to.
+        // Relaxed: the spawn or the slot's lock orders `start_spare`'s store before this.
         self.shown_index.load(Relaxed)
     }
 
@@ -260,8 +234,7 @@ impl Worker {
         }
     }
 
-    /// The worker a job runs on: this thread's, for a job's `execute` function (jobs execute
-    /// only on workers' threads, `Worker::execute`).
+    /// The worker a job runs on: this thread's (jobs run only on workers' threads).
     ///
     /// # Safety
     /// On a worker's thread, and the reference is not kept beyond the job's run (while the
@@ -283,8 +256,7 @@ impl Worker {
         })
     }
 
-    /// The worker this thread is, if it belongs to `registry`. The worker lives inside the
-    /// registry, so it lives as long as the borrow.
+    /// The worker this thread is, if it belongs to `registry` (and so lives as long).
     pub(crate) fn current_of(registry: &Registry) -> Option<&Worker> {
         let current = Worker::current();
         // SAFETY: a non-null `CURRENT` is this thread's worker, which lives in its registry;
@@ -318,20 +290,17 @@ impl Worker {
         unsafe { &*self.registry }
     }
 
-    /// A strong reference to this worker's registry, for a latch that must keep the pool
-    /// alive until its wake-up is done (`CrossLatch`).
+    /// A strong reference to this worker's registry (`CrossLatch` keeps the pool alive).
     pub(crate) fn registry_arc(&self) -> Arc<Registry> {
-        // SAFETY: every registry is made by `Registry::new` inside an `Arc` (`new_cyclic`),
-        // and `self.registry` is that allocation's data pointer; the registry is alive, with
-        // a strong count of at least one, since we hold a reference to a worker inside it.
+        // SAFETY: `self.registry` is the data pointer of the `Arc` `Registry::new` made, alive
+        // (strong count at least one) while we hold a worker inside it.
         unsafe {
             Arc::increment_strong_count(self.registry);
             Arc::from_raw(self.registry)
         }
     }
 
-    /// The region this worker runs in, as a claiming thief reads it (an atomic, see
-    /// `Regions`).
+    /// The region this worker runs in, as a claiming thief reads it (see `Regions`).
     #[inline(always)]
     pub(super) fn running_region(&self) -> &AtomicUsize {
         &self.join.owner.regions.current
@@ -353,11 +322,9 @@ impl Worker {
         x
     }
 
-    /// A push of a job the program spawned (`spawn`, `submit`, a FIFO spawn's marker): the
-    /// private frames of the joins running on this stack are promoted first, so that the
-    /// job lies above their second closures, as on rayon's deque, and each join, completing,
-    /// runs the jobs its first closure spawned before its second closure, which may wait
-    /// for them (DESIGN.md, section 4).
+    /// A push of a job the program spawned: the private frames are promoted first, so the
+    /// job lies above their second closures, as on rayon's deque (DESIGN.md, section 4,
+    /// "Offered before a wait outside the pool").
     ///
     /// # Safety
     /// Must be called on this worker's own thread.
@@ -372,10 +339,8 @@ impl Worker {
     /// # Safety
     /// Must be called on this worker's own thread.
     pub(crate) unsafe fn push_spawned_in(&self, job: JobRef, region: usize, owner: usize) {
-        // Inside `blocking`, spawning is running pool code again: the spawner takes its index
-        // back first, so that its jobs wait on its own deque as on rayon's, where it may pop
-        // them itself, rather than go to a stand-in that may take the first and wait on it
-        // for the second (DESIGN.md, section 7, "Blocking without losing a core").
+        // Inside `blocking`, the spawner takes its index back first, so its jobs wait on its
+        // own deque (DESIGN.md, section 7, "Blocking without losing a core", point 3).
         self.reclaim_index();
         self.share_private_frames();
         // SAFETY: on this worker's own thread (our contract).
@@ -407,9 +372,8 @@ impl Worker {
         }
     }
 
-    /// Runs a job taken from a queue. Starting a job counts as a heartbeat: if workers are
-    /// idle, its first join is shared at once, so a fresh job spreads without waiting for
-    /// the next tick (and two long closures joined at the top run in parallel).
+    /// Runs a job taken from a queue; its start counts as a heartbeat (DESIGN.md, section 4,
+    /// "Fresh jobs").
     ///
     /// # Safety
     /// On this worker's thread, with a job nobody else will execute.
@@ -432,8 +396,7 @@ impl Worker {
         st.running.set(outer);
     }
 
-    /// Inside `blocking`, another thread may hold this thread's index: takes it back, before
-    /// this thread runs any task under it.
+    /// Inside `blocking`, takes this thread's index back before it runs a task under it.
     #[inline]
     pub(crate) fn reclaim_index(&self) {
         if self.owner().blocking.gave_up_index.get() {
@@ -441,9 +404,9 @@ impl Worker {
         }
     }
 
-    /// Finds a job: own deque first (LIFO), then the hinted victim (the thief of the job we
-    /// wait for: stealing back its subtasks helps it finish ours, as the JDK pool does), then a sweep of
-    /// the other deques and the submission queues from a random start (FIFO steals).
+    /// Finds a job: own deque (LIFO), inbox, the hinted victim (the thief of the job waited
+    /// for, as the JDK's `helpStealer`), then the others from a random start (DESIGN.md,
+    /// section 5).
     pub(crate) fn find_work(&self, hint: Option<usize>) -> Option<JobRef> {
         self.reclaim_index();
         let found = self.search(hint);
@@ -468,16 +431,14 @@ impl Worker {
         }
     }
 
-    /// A job of this worker's own deque for `find_work`: the newest (depth first), or the
-    /// oldest in a pool built with rayon's `breadth_first` hint. The join's own path pops
-    /// its just-pushed task directly and is the same in both.
+    /// A job of this worker's own deque for `find_work`: the newest, or the oldest under
+    /// rayon's `breadth_first` hint.
     pub(super) fn take_own(&self) -> Option<NonNull<JobHeader>> {
         if !self.registry().config.breadth_first {
             // SAFETY: `find_work` runs on this worker's thread.
             return unsafe { self.deque.pop() };
         }
-        // The owner may steal from its own deque: `steal` is safe from any thread, and the
-        // owner is not inside `push` or `pop` meanwhile.
+        // The owner may steal from its own deque: `steal` is safe from any thread.
         loop {
             match self.deque.steal() {
                 Steal::Success(job) => return Some(job),
@@ -487,10 +448,8 @@ impl Worker {
         }
     }
 
-    /// Whether this worker has work another could take (rayon's "pending tasks"): jobs on
-    /// its deque, or joins recorded in private frames and not yet shared, which the
-    /// heartbeat would share on request. (Joins deeper than the private frames run as
-    /// plain calls and are not counted.)
+    /// Whether this worker has work another could take (rayon's "pending tasks"): jobs on its
+    /// deque, or private frames (plain joins are not counted).
     pub(crate) fn has_pending_tasks(&self) -> bool {
         !self.deque.is_empty() || self.owner().counts.has_private()
     }
@@ -501,10 +460,8 @@ impl Worker {
             return Some((JobRef(job), JobSource::Own));
         }
         let registry = self.registry();
-        // Then broadcast shares, before stealing: nobody else may run them (see `Inbox`).
-        // After the own deque, as rayon orders them (its `broadcast_after_spawn` test
-        // relies on it). One relaxed load when there are none. The shares of the index this
-        // slot shows: a spare runs those of the blocked thread it stands in for.
+        // Then broadcast shares (after the own deque, as in rayon), of the index this slot
+        // shows: a spare runs its blocked thread's.
         if let Some(job) = registry.slot(self.shown_index()).inbox.take() {
             return Some((job, JobSource::Own));
         }

@@ -60,7 +60,7 @@ public final class ForkJoinBench {
         "submit", new ProgramSpec("submit", List.of("N"), p ->
             new Submit(parseInt("N", p[0], 1, (Integer.MAX_VALUE - 8) / 3))));
 
-    /** K-best parameters (seed 003) and the pool size. */
+    /** K-best parameters (the "Multithreaded multicore optimisation" article) and the pool size. */
     record Options(int threads, int k, double epsilon, int maxRuns, int warmup) {
         static Options defaults() {
             return new Options(Runtime.getRuntime().availableProcessors(), 5, 0.05, 50, 2);

@@ -1,7 +1,6 @@
-//! The idle policy: what a worker with nothing to do does, round by round (spin, yield,
-//! park), who keeps the heartbeat going while it sleeps (the watcher), and whom new work
-//! wakes. It owns the pool's `Sleep` and takes events, as rayon-core's `sleep` module does,
-//! so that the policy changes in this file alone; no other file parks or wakes a thread:
+//! The idle policy: a worker's rounds with nothing to do (spin, yield, park), the watcher
+//! that keeps the heartbeat while it sleeps, and whom new work wakes. It owns the pool's
+//! `Sleep` and takes events, as rayon-core's `sleep` does; no other file parks or wakes:
 //!
 //! - `start_looking`: a worker found nothing and starts searching (counted idle);
 //! - `no_work_found`: a search round found nothing: spin, yield or park;
@@ -16,9 +15,8 @@
 //!   or a spare takes its place (`spares.rs`);
 //! - `shutdown`: the pool terminates.
 //!
-//! Parking itself (the lost-wake-up protocol) is `sleep.rs`'s, beside this file. DESIGN.md,
-//! sections 4 and 6, give the reasons for the rounds and the watcher. The loom models at the
-//! end run this code itself, with the real `Sleep`, against a publisher.
+//! Parking itself is `sleep.rs`'s. DESIGN.md, sections 4 to 6, give the reasons. The loom
+//! models at the end run this code, with the real `Sleep`, against a publisher.
 
 pub(super) mod sleep;
 
@@ -26,28 +24,23 @@ use crate::counter::{add, unbump};
 use crate::padded::CachePadded;
 use crate::sync::{fence, AtomicBool, AtomicU64, AtomicUsize};
 use sleep::Sleep;
-// std's, also under loom: the rounds are bounded, and loom's would tell the model checker
-// that this thread waits for another, which hides the interleavings where it does not.
+// std's, also under loom: loom's would hide the interleavings where this thread does not wait.
 use std::hint::spin_loop;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::thread::yield_now;
 use std::time::Duration;
 
-/// Search rounds with exponential `spin_loop` back-off, then rounds of `yield_now`, before an
-/// idle worker parks (Lea's paper: idle workers "yield, then sleep"). Only the first
-/// `PURE_SPIN_ROUNDS` (about 126 `spin_loop`s) keep the CPU; the later spin rounds yield it
-/// after spinning, so that an idle worker sharing its CPU with the thread about to give it
-/// work does not hold the CPU through the whole spin (DESIGN.md, section 6).
+/// Rounds of exponential `spin_loop` back-off, then of `yield_now`, before an idle worker
+/// parks ("yield, then sleep"); spin rounds after `PURE_SPIN_ROUNDS` also yield, freeing a CPU
+/// the thread about to give it work may need (DESIGN.md, section 5).
 #[cfg(not(any(loom, miri)))]
 const SPIN_ROUNDS: u32 = 24;
 #[cfg(not(any(loom, miri)))]
 const PURE_SPIN_ROUNDS: u32 = 6;
 #[cfg(not(any(loom, miri)))]
 const YIELD_ROUNDS: u32 = 8;
-// One round of each under loom and Miri: under loom every round is a search, and a search is
-// a branch point of the model; Miri interprets every spin of every idle worker on one thread,
-// where it took most of the time of its tests. The protocol's correctness does not depend on
-// how many rounds there are.
+// One round of each under loom (a search is a branch point) and Miri (every idle spin runs
+// on one thread); correctness does not depend on the count.
 #[cfg(any(loom, miri))]
 const SPIN_ROUNDS: u32 = 1;
 #[cfg(any(loom, miri))]
@@ -66,15 +59,12 @@ pub(crate) struct Idle {
     sleep: Sleep,
 }
 
-/// The watcher's period doubles, up to this many times, while every request it made is
-/// still pending: nobody has reached a join or a loop's chunk boundary since, so asking
-/// again would change nothing, and the first boundary that shares wakes a parked worker
-/// anyway (a long sequential stretch on the busy worker: DESIGN.md, section 4).
+/// The watcher's period doubles, up to this many times, while every request it made is still
+/// pending: asking again would change nothing (DESIGN.md, section 4).
 const WATCH_BACKOFF: u32 = 6;
 
 /// A waiter in isolation parks for at most `IsolatedParking::period` times 2 to this power:
-/// it is not the watcher, so its own wake-ups are its only requests to the thief it waits
-/// for.
+/// its wake-ups are its only requests to the thief it waits for.
 pub(crate) const ISOLATED_BACKOFF: u32 = 2;
 
 /// How far a worker's idle phase has gone (`start_looking` to `work_found`).
@@ -124,10 +114,8 @@ pub(crate) struct Parking<'a> {
     pub(crate) requests_pending: &'a dyn Fn() -> bool,
 }
 
-/// What `no_work_found_isolated` needs to park a worker waiting in isolation
-/// (`registry/isolation.rs`). It parks as `Sleep::sleep_isolated`: never the watcher, never
-/// lent, passed over by `new_work`, for `period` doubling to `ISOLATED_BACKOFF` times while
-/// nothing wakes it.
+/// What `no_work_found_isolated` needs to park a waiter in isolation (`Sleep::sleep_isolated`:
+/// never the watcher, never lent, passed over by `new_work`).
 pub(crate) struct IsolatedParking<'a> {
     /// The worker's slot in `Sleep`.
     pub(crate) index: usize,
@@ -142,9 +130,8 @@ pub(crate) struct IsolatedParking<'a> {
 }
 
 impl Idle {
-    /// The idle state of threads parking in `sleep`, of which `counted` are counted idle:
-    /// a pool's workers all are until their first search finds work (a loop that starts
-    /// before a worker thread has even started sees it as idle).
+    /// The idle state of threads parking in `sleep`, `counted` of them idle: a pool's
+    /// workers all are until their first search finds work.
     pub(crate) fn new(sleep: Sleep, counted: usize) -> Idle {
         Idle {
             count: CachePadded(AtomicUsize::new(counted)),
@@ -162,9 +149,8 @@ impl Idle {
 
     /// A thread enters the idle count: a spare about to start, a borrowed slot given back.
     pub(crate) fn enter(&self) {
-        // SeqCst: `new_work` skips the wake-up when it counts a searching worker, which is
-        // right only if that worker looks at the queues after this increment (the Dekker
-        // pattern with the publisher's push and fence; see `sleep`).
+        // SeqCst: `new_work` skips the wake-up for a searching worker, which looks at the
+        // queues after this increment (Dekker with the publisher's push and fence).
         self.count.fetch_add(1, SeqCst);
     }
 
@@ -189,14 +175,11 @@ impl Idle {
         }
     }
 
-    /// The worker found work, or what it waited for is done. If workers are parked and none
-    /// of them watches, wakes one to take the role, since this one will be busy: without it,
-    /// parked workers would sleep through all the work this one goes on to create, which
-    /// nobody would be asked to share.
+    /// The worker found work, or what it waited for is done: if workers are parked and none
+    /// watches, wakes one to take the role (DESIGN.md, section 4).
     pub(crate) fn work_found(&self) {
         self.leave();
-        // The Dekker pattern with a parking worker, which announces itself, fences, and
-        // then reads the count to decide whether to watch: one of the two sees the other.
+        // Dekker with a parking worker (announce, fence, read the count): one sees the other.
         fence(SeqCst);
         // Relaxed: ordered by the fences; a stale `watcher` only costs a needless wake-up.
         if self.sleep.sleepers() > 0 && !self.watcher.load(Relaxed) {
@@ -204,32 +187,27 @@ impl Idle {
         }
     }
 
-    /// Someone published work any worker may take: wakes a parked worker, unless some
-    /// worker is awake and searching; it will find the work (it looks again after
-    /// announcing itself, before it could park), and when it takes a job it passes the
-    /// signal on if more work is queued.
+    /// Work any worker may take was published: wakes a parked worker unless one searches
+    /// (it looks again after announcing itself, and passes the signal on).
     pub(crate) fn new_work(&self) {
         let sleep = &self.sleep;
         sleep.notify_work(|| self.count().saturating_sub(sleep.sleepers()));
     }
 
-    /// What worker `index` waits for is done (its latch is set, a token is passed to it):
-    /// fences after the caller's writes, then wakes it if it is parked. The setter's half of
-    /// the Dekker pattern (`sleep.rs`).
+    /// What worker `index` waits for is done (a latch, a token passed): the setter's fence,
+    /// then a wake-up if it is parked (`sleep.rs`).
     pub(crate) fn latch_set(&self, index: usize) {
         self.sleep.fence_and_wake(index);
     }
 
-    /// Work or an answer only worker `index` may take was published (a broadcast's share
-    /// in its inbox, its region's job, the end of a task it waits for), and the caller has
-    /// issued a SeqCst fence since: wakes it if it is parked. Whether it did.
+    /// Work only worker `index` may take was published (a share, its region's job, a task's
+    /// end) and the caller has fenced: wakes it if parked. Whether it did.
     pub(crate) fn published_for(&self, index: usize) -> bool {
         self.sleep.wake(index)
     }
 
-    /// A waiter in isolation is about to park beside queued work it may not take: wakes a
-    /// parked worker that may take it (this waiter, counted idle, may have made its
-    /// publisher skip the wake-up).
+    /// A waiter in isolation parks beside work it may not take: wakes a worker that may (its
+    /// idle count may have spared the publisher's wake-up).
     pub(crate) fn idle_beside_work(&self) {
         self.sleep.wake_any();
     }
@@ -262,8 +240,7 @@ impl Idle {
         self.sleep.activate(index)
     }
 
-    /// The pool terminates: wakes every parked thread. The caller has set the flag that
-    /// their `stay_awake` reads.
+    /// The pool terminates: wakes every parked thread (after the flag `stay_awake` reads).
     pub(crate) fn shutdown(&self) {
         self.sleep.wake_all();
     }
@@ -274,10 +251,8 @@ impl Idle {
         self.sleep.sleepers()
     }
 
-    /// A search round found nothing: spin, then yield, then park. One of the parked
-    /// workers, the watcher, parks for one period at a time while `wants_watcher` holds,
-    /// and searches (and asks busy workers to share) each time it wakes, so the heartbeat
-    /// runs on a core that has nothing else to do and never preempts a busy worker.
+    /// A search round found nothing: spin, yield, then park. The watcher parks a period at a
+    /// time while `wants_watcher` holds, asking at each wake-up (DESIGN.md, section 4).
     pub(crate) fn no_work_found(&self, round: &mut Round, parking: Parking<'_>) {
         let Some(first_park) = Self::spin_or_yield(round, parking.parks) else {
             return;
@@ -288,9 +263,8 @@ impl Idle {
             parking.index,
             parking.stay_awake,
             || {
-                // After announcing this worker as a sleeper (the fence in `sleep`): either it
-                // sees a worker that became busy, or that worker sees it asleep
-                // (`work_found`). Relaxed: ordered by the fences.
+                // After the announcement and fence: it sees a worker turned busy, or that one
+                // sees it asleep (`work_found`). Relaxed: the fences order it.
                 watch = (parking.wants_watcher)() && !self.watcher.swap(true, Relaxed);
                 // A watcher parking again (its round kept, below) backs off while its
                 // requests are unanswered; any other park starts at one period.
@@ -317,9 +291,8 @@ impl Idle {
         }
     }
 
-    /// A search round of a waiter in isolation found nothing: spin, then yield, then park
-    /// until its latch or its region's work wakes it. The timeout only bounds a missed
-    /// wake-up, so it doubles; the rounds stay at parking until it runs something.
+    /// `no_work_found` for a waiter in isolation: its latch or region's work wakes it; the
+    /// timeout only bounds a missed wake-up, so it doubles.
     pub(crate) fn no_work_found_isolated(&self, round: &mut Round, parking: IsolatedParking<'_>) {
         let Some(first_park) = Self::spin_or_yield(round, parking.parks) else {
             return;
@@ -336,10 +309,8 @@ impl Idle {
         }
     }
 
-    /// The rounds before a park: spins, yields, and `None` while they last; then
-    /// `Some(first)`, where `first` says whether this is the phase's first park (counted
-    /// in `parks` before parking, so that a snapshot taken while it sleeps shows it; a
-    /// watcher's periodic parks count once).
+    /// The rounds before a park: `None` while spinning and yielding, then `Some(first)` for
+    /// the phase's first park (counted before parking, so a snapshot shows it).
     #[inline]
     fn spin_or_yield(round: &mut Round, parks: &AtomicU64) -> Option<bool> {
         round.searches += 1;
@@ -382,9 +353,8 @@ mod loom_tests {
     use loom::thread;
     use std::sync::atomic::Ordering::{Acquire, Release};
 
-    /// A worker's idle phase as `Worker::idle_until` runs it, with `work` standing for the
-    /// queues: search, and while nothing is found, `no_work_found`. Returns when the work is
-    /// found, after `work_found`.
+    /// `Worker::idle_until`'s idle phase, `work` standing for the queues; returns after
+    /// `work_found`.
     fn idle_phase(idle: &Idle, index: usize, work: &AtomicBool, busy: &dyn Fn() -> bool) {
         let parks = AtomicU64::new(0);
         let mut round = idle.start_looking();
@@ -409,10 +379,8 @@ mod loom_tests {
         }
     }
 
-    /// A worker goes idle while another thread publishes work and calls `new_work`: the
-    /// publisher skips the wake-up only when it sees the worker searching, and a worker
-    /// that parks is then always woken (the Dekker pattern of `enter`'s count against the
-    /// publisher's fence, and `Sleep`'s own).
+    /// A worker goes idle as another thread publishes and calls `new_work`: the wake-up is
+    /// skipped only for a searching worker, and a parked one is always woken.
     #[test]
     fn new_work_reaches_a_worker_that_goes_idle() {
         model(|| {
@@ -431,11 +399,9 @@ mod loom_tests {
         });
     }
 
-    /// A call from outside (`entry::in_worker`): the caller queues its job without a
-    /// wake-up, looks whether a worker has started it, and calls `new_work` only if none has;
-    /// the worker meanwhile goes idle and may park. The worker is never left parked with the
-    /// job queued: either it took the job (and marked it started) or the caller's `new_work`
-    /// reaches it.
+    /// A call from outside (`entry::in_worker`) queues its job without a wake-up and calls
+    /// `new_work` only if no worker started it, as the worker goes idle: never is the
+    /// worker left parked with the job queued.
     #[test]
     fn a_call_queued_without_a_wake_up_reaches_a_worker_that_goes_idle() {
         model(|| {
@@ -462,12 +428,9 @@ mod loom_tests {
         });
     }
 
-    /// Two workers, one of which finds work and becomes busy while the other parks. The
-    /// one that parks decides after announcing itself: if it sees the other busy it becomes
-    /// the watcher (a timed park, which loom cannot time out: the model's main thread plays
-    /// the timeout by waking it once the other is done); if not, it parks for good, and
-    /// then `work_found` must have seen it asleep and woken it. A lost wake-up is a
-    /// deadlock here.
+    /// One worker becomes busy while the other parks: seeing it busy, the parker watches
+    /// (the main thread plays the timeout); else it parks for good, and `work_found` must
+    /// wake it. A lost wake-up is a deadlock here.
     #[test]
     fn a_worker_that_parks_for_good_is_woken_by_one_that_becomes_busy() {
         model(|| {

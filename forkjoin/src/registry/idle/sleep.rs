@@ -1,10 +1,6 @@
-//! Parking idle workers without losing a wake-up.
-//!
-//! Lea's Fork/Join paper lets idle workers yield and then sleep; the JDK pool parks them.
-//! An idle pool must use no CPU, so a worker that has searched in vain parks on its own
-//! condition variable. The danger is the lost wake-up: work published just after the worker
-//! last looked, and the publisher deciding nobody needs waking just before the worker
-//! announced itself. Both sides follow the Dekker pattern, with one SeqCst fence each:
+//! Parking idle workers without losing a wake-up (DESIGN.md, section 6): each worker parks on
+//! its slot's condition variable, and sleeper and waker follow the Dekker pattern, one SeqCst
+//! fence each:
 //!
 //! ```text
 //!   sleeper                               waker
@@ -13,10 +9,9 @@
 //!   look for work / the latch             read sleepers (or is_sleeping)
 //! ```
 //!
-//! In the single total order of SeqCst fences one fence comes first, so either the sleeper
-//! sees the work or the waker sees the sleeper. The sleeper holds its slot's mutex from
-//! announcing itself until `Condvar::wait` releases it, and a waker takes the mutex before
-//! waking, so a wake-up cannot fall between the sleeper's last look and its wait.
+//! One fence comes first, so the sleeper sees the work or the waker the sleeper. The sleeper
+//! holds its slot's mutex from announcing itself to `Condvar::wait`, and a waker takes it to
+//! wake: no wake-up falls between the last look and the wait.
 
 use crate::padded::CachePadded;
 use crate::sync::{fence, AtomicBool, AtomicUsize, Condvar, Mutex};
@@ -24,18 +19,16 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::time::Duration;
 
 struct Slot {
-    /// Set by the sleeper under `state`'s mutex, cleared by whoever wakes it (also under the
-    /// mutex). Read outside the mutex only as a hint that is re-checked under it.
+    /// Set by the sleeper, cleared by its waker, both under `state`'s mutex; read outside it
+    /// only as a hint re-checked under it.
     is_sleeping: AtomicBool,
-    /// The sleeper waits in isolation (`sleep_isolated`): it may take only its own work,
-    /// so `wake_any` passes it over. Written by the sleeper before it takes the mutex to
-    /// announce itself, read by wakers under that mutex.
+    /// The sleeper waits in isolation (`sleep_isolated`), so `wake_any` passes it over.
+    /// Written before the sleeper takes the mutex, read by wakers under it.
     isolated: AtomicBool,
     state: Mutex<SlotState>,
     /// The worker thread parks here.
     condvar: Condvar,
-    /// A thread outside the pool that borrowed the slot (`lend`) parks here while it waits,
-    /// so that a wake-up meant for it never reaches the worker thread parked under it.
+    /// A borrower of the slot (`lend`) parks here: its wake-ups never reach the worker.
     borrower: Condvar,
 }
 
@@ -46,11 +39,9 @@ struct SlotState {
     woken: bool,
     /// A wake-up for the borrower (see `Slot::borrower`).
     borrower_woken: bool,
-    /// The worker thread is parked between jobs, for good (no timeout), holding nothing:
-    /// its slot may be lent.
+    /// The worker is parked for good between jobs, holding nothing: its slot may be lent.
     lendable: bool,
-    /// The slot is lent to a thread outside the pool; its worker thread stays parked until
-    /// it is given back.
+    /// The slot is lent to a thread outside the pool; its worker stays parked until then.
     lent: bool,
 }
 
@@ -58,12 +49,10 @@ pub(crate) struct Sleep {
     /// Number of workers whose `is_sleeping` is set.
     sleepers: CachePadded<AtomicUsize>,
     slots: Box<[CachePadded<Slot>]>,
-    /// The pool's own workers: `slots[..workers]`. The slots after them belong to spare
-    /// threads (see `blocking`), which are never lent.
+    /// The pool's own workers: `slots[..workers]`; spares' slots follow, never lent.
     workers: usize,
-    /// Slots in use: the workers' and those of the spares started so far. Wake-ups scan
-    /// only these. SeqCst: raised before a spare's thread starts, so anyone who sees that
-    /// spare asleep also sees it here (cold paths only).
+    /// Slots in use (workers', spares' started so far), which wake-ups scan. SeqCst: raised
+    /// before a spare's thread starts, so whoever sees that spare asleep sees it here.
     active: AtomicUsize,
 }
 
@@ -111,23 +100,13 @@ impl Sleep {
         self.sleepers.load(Relaxed)
     }
 
-    /// Parks worker `index` until woken, unless `stay_awake()` is true once the worker has
-    /// announced itself (then it returns at once). `stay_awake` must read, after the fence,
-    /// everything a waker publishes before calling `notify_work` or `wake`: the queues, the
-    /// latch being waited for, the pool's termination flag. Parks for at most the time
-    /// `timeout()` returns, if any. `timeout` is called once
-    /// the worker has announced itself and `stay_awake()` was false, so it too reads what
-    /// others published before their fence. A sleeper that times out withdraws its
-    /// announcement under its slot's mutex, which a waker holds from its check of
-    /// `is_sleeping` to its wake-up: either the waker cleared the announcement first (then
-    /// the wake-up is delivered and consumed here) or the sleeper withdraws it and the waker
-    /// finds nobody to wake (and the sleeper, awake, looks for work again). (loom does not
-    /// model timeouts; the withdrawal is the same as the `stay_awake` path's.) Returns
-    /// whether it really slept.
-    ///
-    /// `lendable`: the worker is between jobs and holds nothing, so while it parks for good
-    /// its slot may be lent to a thread outside the pool (`lend`). If the slot is lent when
-    /// this is called, the caller is the borrower, and it parks on the borrower's side.
+    /// Parks worker `index` until woken, unless `stay_awake()`, read after the announcement
+    /// and fence, holds: it must read all a waker publishes before `notify_work` or `wake`
+    /// (queues, latch, termination flag). `timeout()`, read then too, bounds the park; a
+    /// sleeper that times out withdraws under the slot's mutex, which a waker holds from its
+    /// check of `is_sleeping` to its wake-up, so exactly one of them withdraws. Returns
+    /// whether it really slept. `lendable`: parked for good between jobs, its slot may be
+    /// lent (`lend`); if it is lent already, the caller is the borrower and parks on its side.
     pub(crate) fn sleep(
         &self,
         index: usize,
@@ -156,9 +135,8 @@ impl Sleep {
         } else {
             &slot.condvar
         };
-        // The waker clears `is_sleeping` and decrements `sleepers` for us; while the slot is
-        // lent, nobody wakes the worker thread (`lend` took its announcement), so it waits
-        // here until the slot is given back and work needs it.
+        // The waker withdraws the announcement for us; a lent slot's worker waits here until
+        // `give_back` and work need it.
         while !woken(&mut state, borrower) {
             match timeout {
                 None => state = condvar.wait(state).unwrap(),
@@ -178,10 +156,8 @@ impl Sleep {
         true
     }
 
-    /// Lends the slot of a worker parked for good between jobs to the calling thread, which
-    /// is outside the pool, and returns its index; `None` if no worker is so parked. The
-    /// worker thread stays parked, and is no longer counted as a sleeper (nobody wakes it),
-    /// until `give_back`.
+    /// Lends the calling thread (outside the pool) the slot of a worker parked for good
+    /// between jobs: its index, or `None`. The worker stays parked, uncounted, until `give_back`.
     pub(crate) fn lend(&self) -> Option<usize> {
         // Acquire: as in `notify_work`.
         if self.sleepers.load(Acquire) == 0 {
@@ -202,9 +178,8 @@ impl Sleep {
             if !slot.is_sleeping.load(Relaxed) || !state.lendable {
                 continue;
             }
-            // The worker's announcement is withdrawn for it, as a waker would: it now waits
-            // for `give_back` alone. The mutex makes everything it wrote before parking (its
-            // owner state) visible to the borrower.
+            // Withdrawn as a waker would: it waits for `give_back` alone. Relaxed: the mutex
+            // hands its owner state to the borrower.
             slot.is_sleeping.store(false, Relaxed);
             self.sleepers.fetch_sub(1, Relaxed);
             state.lendable = false;
@@ -214,9 +189,8 @@ impl Sleep {
         None
     }
 
-    /// Gives a slot lent by `lend` back: its worker is a parked sleeper again, and is woken
-    /// at once if `stay_awake()` (read after the fence, as a sleeper's) says there is work it
-    /// should see, published while nobody could wake it.
+    /// Gives a lent slot back: its worker is a sleeper again, woken at once if `stay_awake()`
+    /// (read after the fence) sees work published while nobody could wake it.
     pub(crate) fn give_back(&self, index: usize, stay_awake: impl Fn() -> bool) {
         let slot = &self.slots[index];
         {
@@ -224,38 +198,32 @@ impl Sleep {
             debug_assert!(state.lent && !slot.is_sleeping.load(Relaxed));
             state.lent = false;
             state.lendable = true;
-            // The mutex makes the borrower's writes (the owner state) visible to the worker
-            // when it next takes it, on waking.
+            // Relaxed: the mutex hands the borrower's writes to the worker when it wakes.
             slot.is_sleeping.store(true, Relaxed);
             // Release: as in `sleep`.
             self.sleepers.fetch_add(1, Release);
         }
-        // The sleeper's half of the Dekker pattern, on the worker's behalf: a waker that
-        // published while the slot was lent did not count this worker.
+        // The sleeper's fence, for the worker: a waker during the lend did not count it.
         fence(SeqCst);
         if stay_awake() {
             self.wake(index);
         }
     }
 
-    /// Called after publishing work that any worker may take: wakes one parked worker if
-    /// there is one. `skip_if_searching` is the number of workers known to be awake and
-    /// looking for work; if it is positive, one of them will find the work (it checks the
-    /// queues after announcing itself, before it could park), so no syscall is spent.
+    /// After publishing work any worker may take: wakes a parked worker, unless `searching()`
+    /// workers are awake (one of them looks after announcing itself and finds it).
     pub(crate) fn notify_work(&self, searching: impl Fn() -> usize) {
         // The waker's half of the Dekker pattern.
         fence(SeqCst);
-        // Acquire: pairs with the Release increment in `sleep`, so `is_sleeping` of the
-        // sleeper we count is visible when we scan.
+        // Acquire: pairs with `sleep`'s Release increment: the counted `is_sleeping` is seen.
         if self.sleepers.load(Acquire) == 0 || searching() > 0 {
             return;
         }
         self.wake_any();
     }
 
-    /// Wakes one parked worker or spare that may take any work (not one parked in
-    /// isolation), if there is one, and says whether it did. The caller has issued a SeqCst
-    /// fence after publishing what the worker should see.
+    /// Wakes one parked worker or spare not in isolation, if any; whether it did. The caller
+    /// has fenced (SeqCst) after publishing.
     pub(crate) fn wake_any(&self) -> bool {
         let n = self.active();
         let start = next_start(n);
@@ -267,9 +235,8 @@ impl Sleep {
         self.wake_if(index, |slot| !slot.isolated.load(Relaxed))
     }
 
-    /// Parks worker `index`, which waits in isolation, as `sleep` does, for at most
-    /// `timeout`: `wake_any` passes it over, `wake` (its latch, its region's pusher) does
-    /// not. Returns whether it really slept.
+    /// `sleep` for a waiter in isolation, for at most `timeout`: `wake_any` passes it over,
+    /// `wake` (its latch, its region's pusher) does not. Whether it really slept.
     pub(crate) fn sleep_isolated(
         &self,
         index: usize,
@@ -277,8 +244,7 @@ impl Sleep {
         timeout: Duration,
     ) -> bool {
         let isolated = &self.slots[index].isolated;
-        // Relaxed: wakers read it under the slot's mutex, which `sleep` takes after this
-        // store and releases in its wait (the mutex orders the two).
+        // Relaxed: wakers read it under the slot's mutex, which `sleep` takes after this store.
         isolated.store(true, Relaxed);
         let slept = self.sleep(index, stay_awake, || Some(timeout), false);
         // Relaxed: as above; the next `sleep` takes the mutex after it.
@@ -298,8 +264,7 @@ impl Sleep {
         self.wake_if(index, |_| true)
     }
 
-    /// Wakes worker `index` if it is parked and `wanted` holds for its slot under the slot's
-    /// mutex.
+    /// Wakes worker `index` if it is parked and `wanted` holds for its slot, under its mutex.
     fn wake_if(&self, index: usize, wanted: impl Fn(&Slot) -> bool) -> bool {
         let slot = &self.slots[index];
         // Relaxed hint; re-checked under the mutex, which orders it with the sleeper.
@@ -330,8 +295,7 @@ impl Sleep {
         self.wake(index);
     }
 
-    /// Wakes every parked worker (pool shutdown). The caller has set the flag that
-    /// `stay_awake` reads.
+    /// Wakes every parked worker (shutdown); the caller has set the flag `stay_awake` reads.
     #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn wake_all(&self) {
         fence(SeqCst);
@@ -469,11 +433,9 @@ mod loom_tests {
         });
     }
 
-    /// A waiter in isolation (slot 0) takes only the items tagged with its region and
-    /// parks meanwhile; the thief running the region pushes one (and wakes it, as
-    /// `Worker::push_in` does), then pops what is left and sets the waiter's latch (and
-    /// wakes it). Neither wake-up is lost (loom does not model the timeout: the waiter
-    /// must be woken), and the item is taken exactly once.
+    /// A waiter in isolation (slot 0) takes only its region's items, parked meanwhile; the
+    /// thief pushes one and wakes it (`Worker::push_in`), pops the rest, sets its latch and
+    /// wakes it. Neither wake-up is lost (loom has no timeout); the item is taken once.
     #[test]
     fn an_isolated_waiter_is_woken_by_its_region_and_its_latch() {
         use crate::deque::{Deque, Steal};
@@ -681,14 +643,11 @@ mod loom_tests {
         });
     }
 
-    /// The whole protocol of a call from outside (`registry::run_borrowed`), with the real
-    /// deque and sleep slots: a caller borrows parked worker 0's slot, promotes a join frame
-    /// onto the slot's deque and wakes worker 1, then pops the frame back while worker 1
-    /// tries to steal it. Whoever gets it runs it; if the thief did, the caller waits for
-    /// the frame's latch, parked on the borrower's side, and the thief wakes it. Then the
-    /// caller gives the slot back. Checked: the frame runs exactly once, no wake-up is lost
-    /// (a deadlock), worker 0 never wakes while its slot is lent, and after the pool is
-    /// told to stop, both workers wake and finish (so the slot was free again).
+    /// A call from outside (`registry::run_borrowed`) on the real deque and sleep slots: the
+    /// caller borrows parked worker 0's slot, promotes a frame, wakes worker 1 and pops the
+    /// frame back as worker 1 tries to steal it; a thief's run sets the latch the caller
+    /// waits on, parked as borrower. Checked: the frame runs once, no wake-up is lost,
+    /// worker 0 never wakes while lent, and on stop both workers wake and finish.
     #[test]
     fn a_borrowed_slot_shares_a_frame_that_a_thief_steals_or_the_caller_pops() {
         use crate::deque::{Deque, Steal};
@@ -754,13 +713,11 @@ mod loom_tests {
         });
     }
 
-    /// A join frame's steal-back (`join::wait_for_shared` with `Worker::wait_until`'s
-    /// hint), on the real deques and sleep slots: worker 0 promotes a frame, finds it stolen
-    /// when it pops, and helps while it waits: it steals back the subtask the thief pushed
-    /// (a join inside the stolen frame), or parks until the thief wakes it. The thief pops
-    /// its subtask or, if worker 0 took it, waits for that subtask's latch, then completes
-    /// the frame and wakes worker 0. Checked: the frame and the subtask each run exactly
-    /// once, and no wake-up is lost on either side.
+    /// A steal-back (`join::wait_for_shared` with `wait_until`'s hint) on the real deques and
+    /// sleep slots: worker 0 finds its promoted frame stolen and steals back the thief's
+    /// subtask or parks; the thief pops the subtask or waits for its latch, then completes
+    /// the frame and wakes worker 0. Checked: frame and subtask each run once, and no
+    /// wake-up is lost on either side.
     #[test]
     fn an_owner_helps_the_thief_of_its_frame_by_stealing_back() {
         use crate::deque::{Deque, Steal};
