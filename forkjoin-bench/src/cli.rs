@@ -47,7 +47,8 @@ pub(crate) enum Command {
     /// submit) and save them as JSON for `fj profile`, `predict` and `validate`.
     Calibrate(CalibrateArgs),
     /// Profile one program: work, span, parallelism, burdened parallelism, and its predicted
-    /// speedup at 1 to 64 workers beside Cilkview's bounds (a table and an SVG plot).
+    /// speedup at 1 to 64 workers beside Cilkview's bounds (a table and an SVG plot); or,
+    /// after `--`, any command built with forkjoin's `profile` feature, by call site.
     Profile(ProfileArgs),
     /// Predict one program's time at the given worker counts from one profile.
     Predict(PredictArgs),
@@ -273,13 +274,25 @@ pub(crate) struct ModelArgs {
 #[derive(Args, Debug)]
 pub(crate) struct ProfileArgs {
     /// The program (fj bench --list shows them).
-    #[arg(value_name = "PROGRAM")]
-    pub program: String,
+    #[arg(
+        value_name = "PROGRAM",
+        required_unless_present = "command",
+        conflicts_with = "command"
+    )]
+    pub program: Option<String>,
+    /// Instead of a suite program, any program that uses forkjoin built with its `profile`
+    /// feature: `fj profile -- COMMAND ARGS...` runs it with `FORKJOIN_PROFILE` set and shows
+    /// work, span and parallelism by call site.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
     #[command(flatten)]
     pub model: ModelArgs,
     /// Where to write the plot [default: fj-profile-PROGRAM.svg].
     #[arg(long, value_name = "FILE")]
     pub svg: Option<PathBuf>,
+    /// With a COMMAND: where to write the call sites in Cilkscale's CSV columns.
+    #[arg(long, value_name = "FILE", default_value = "fj-profile.csv")]
+    pub csv: PathBuf,
 }
 
 #[derive(Args, Debug)]

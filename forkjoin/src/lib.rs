@@ -71,6 +71,8 @@ mod pool;
 #[cfg(not(loom))]
 mod profile_hooks;
 #[cfg(not(loom))]
+mod program_profile;
+#[cfg(not(loom))]
 mod registry;
 // Under loom, only the registry's model-checked parts, without the rest of the registry.
 #[cfg(loom)]

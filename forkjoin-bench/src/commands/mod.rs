@@ -5,6 +5,7 @@
 pub(crate) mod bench;
 pub(crate) mod calibrate;
 pub(crate) mod calibrate_network;
+pub(crate) mod call_sites;
 pub(crate) mod experiments;
 pub(crate) mod ft;
 pub(crate) mod ft_predict;

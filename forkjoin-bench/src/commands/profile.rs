@@ -24,7 +24,10 @@ const PROFILE_WORKERS: [usize; 7] = [1, 2, 4, 8, 16, 32, 64];
 
 /// `fj profile PROGRAM`.
 pub(crate) fn run(args: &ProfileArgs) -> Result<ExitCode, Failure> {
-    let program = one_program(&args.program)?;
+    let Some(name) = &args.program else {
+        return super::call_sites::run(args);
+    };
+    let program = one_program(name)?;
     let svg = args
         .svg
         .clone()

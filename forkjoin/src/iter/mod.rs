@@ -27,6 +27,7 @@
 use std::cmp::Ordering;
 use std::collections::LinkedList;
 use std::iter::{Product, Sum};
+use std::panic::Location;
 
 pub mod plumbing;
 
@@ -199,11 +200,14 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(n.into_inner(), 1000);
     /// ```
     #[inline]
+    #[track_caller]
     fn for_each<OP>(self, op: OP)
     where
         OP: Fn(Self::Item) + Sync + Send,
     {
-        consumers::for_each::for_each(self, &op)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            consumers::for_each::for_each(self, &op)
+        })
     }
 
     /// Calls `op` on every item with a clone of `init` per piece of work (`map_with`'s state).
@@ -218,6 +222,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(got, [0, 1, 2, 3, 4]);
     /// ```
     #[inline]
+    #[track_caller]
     fn for_each_with<OP, T>(self, init: T, op: OP)
     where
         OP: Fn(&mut T, Self::Item) + Sync + Send,
@@ -235,6 +240,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert!(v.iter().all(|&x| x == 7));
     /// ```
     #[inline]
+    #[track_caller]
     fn for_each_init<OP, INIT, T>(self, init: INIT, op: OP)
     where
         OP: Fn(&mut T, Self::Item) + Sync + Send,
@@ -253,6 +259,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(r, Err("42".to_string()));
     /// ```
     #[inline]
+    #[track_caller]
     fn try_for_each<OP, R>(self, op: OP) -> R
     where
         OP: Fn(Self::Item) -> R + Sync + Send,
@@ -264,6 +271,7 @@ pub trait ParallelIterator: Sized + Send {
 
     /// `try_for_each` with `map_with`'s per-piece clone of `init`.
     #[inline]
+    #[track_caller]
     fn try_for_each_with<OP, T, R>(self, init: T, op: OP) -> R
     where
         OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
@@ -276,6 +284,7 @@ pub trait ParallelIterator: Sized + Send {
 
     /// `try_for_each` with `map_init`'s per-piece value.
     #[inline]
+    #[track_caller]
     fn try_for_each_init<OP, INIT, T, R>(self, init: INIT, op: OP) -> R
     where
         OP: Fn(&mut T, Self::Item) -> R + Sync + Send,
@@ -293,6 +302,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((0..1000).into_par_iter().filter(|x| x % 7 == 0).count(), 143);
     /// ```
     #[inline]
+    #[track_caller]
     fn count(self) -> usize {
         self.map(|_| 1usize).sum()
     }
@@ -525,12 +535,15 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(product, 3_628_800);
     /// ```
     #[inline]
+    #[track_caller]
     fn reduce<OP, ID>(self, identity: ID, op: OP) -> Self::Item
     where
         OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
         ID: Fn() -> Self::Item + Sync + Send,
     {
-        consumers::reduce::reduce(self, identity, op)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            consumers::reduce::reduce(self, identity, op)
+        })
     }
 
     /// Reduces the items with `op`; `None` if there are none.
@@ -541,11 +554,14 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((0..0).into_par_iter().reduce_with(|a: i32, b| a + b), None);
     /// ```
     #[inline]
+    #[track_caller]
     fn reduce_with<OP>(self, op: OP) -> Option<Self::Item>
     where
         OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
     {
-        consumers::reduce::reduce_with(self, op)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            consumers::reduce::reduce_with(self, op)
+        })
     }
 
     /// Reduces fallible items: stops at the first failure (not visiting the rest) and
@@ -559,13 +575,16 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(overflow, None);
     /// ```
     #[inline]
+    #[track_caller]
     fn try_reduce<T, OP, ID>(self, identity: ID, op: OP) -> Self::Item
     where
         OP: Fn(T, T) -> Self::Item + Sync + Send,
         ID: Fn() -> T + Sync + Send,
         Self::Item: Try<Output = T>,
     {
-        consumers::reduce::try_reduce(self, identity, op)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            consumers::reduce::try_reduce(self, identity, op)
+        })
     }
 
     /// `try_reduce` without an identity: `None` if there are no items.
@@ -576,12 +595,15 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(r, Some(Ok(6)));
     /// ```
     #[inline]
+    #[track_caller]
     fn try_reduce_with<T, OP>(self, op: OP) -> Option<Self::Item>
     where
         OP: Fn(T, T) -> Self::Item + Sync + Send,
         Self::Item: Try<Output = T>,
     {
-        consumers::reduce::try_reduce_with(self, op)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            consumers::reduce::try_reduce_with(self, op)
+        })
     }
 
     /// Folds the items of every piece of work into an accumulator that `identity()` starts,
@@ -658,11 +680,14 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((1..=100).into_par_iter().sum::<i32>(), 5050);
     /// ```
     #[inline]
+    #[track_caller]
     fn sum<S>(self) -> S
     where
         S: Send + Sum<Self::Item> + Sum<S>,
     {
-        consumers::sum::sum(self)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            consumers::sum::sum(self)
+        })
     }
 
     /// The product of the items.
@@ -672,11 +697,14 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((1..=5).into_par_iter().product::<i32>(), 120);
     /// ```
     #[inline]
+    #[track_caller]
     fn product<P>(self) -> P
     where
         P: Send + Product<Self::Item> + Product<P>,
     {
-        consumers::sum::product(self)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            consumers::sum::product(self)
+        })
     }
 
     /// The smallest item; `None` if there are none. Of equal items, any may be returned.
@@ -686,6 +714,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(vec![3, 1, 2].par_iter().min(), Some(&1));
     /// ```
     #[inline]
+    #[track_caller]
     fn min(self) -> Option<Self::Item>
     where
         Self::Item: Ord,
@@ -701,6 +730,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(v.par_iter().min_by(|a, b| a.abs().cmp(&b.abs())), Some(&1));
     /// ```
     #[inline]
+    #[track_caller]
     fn min_by<F>(self, f: F) -> Option<Self::Item>
     where
         F: Sync + Send + Fn(&Self::Item, &Self::Item) -> Ordering,
@@ -719,6 +749,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(v.par_iter().min_by_key(|s| s.len()), Some(&"a"));
     /// ```
     #[inline]
+    #[track_caller]
     fn min_by_key<K, F>(self, f: F) -> Option<Self::Item>
     where
         K: Ord + Send,
@@ -736,6 +767,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((0..1000).into_par_iter().max(), Some(999));
     /// ```
     #[inline]
+    #[track_caller]
     fn max(self) -> Option<Self::Item>
     where
         Self::Item: Ord,
@@ -751,6 +783,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(v.par_iter().max_by(|a, b| a.abs().cmp(&b.abs())), Some(&-3));
     /// ```
     #[inline]
+    #[track_caller]
     fn max_by<F>(self, f: F) -> Option<Self::Item>
     where
         F: Sync + Send + Fn(&Self::Item, &Self::Item) -> Ordering,
@@ -769,6 +802,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(v.par_iter().max_by_key(|s| s.len()), Some(&"ccc"));
     /// ```
     #[inline]
+    #[track_caller]
     fn max_by_key<K, F>(self, f: F) -> Option<Self::Item>
     where
         K: Ord + Send,
@@ -802,11 +836,14 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((0..1_000_000).into_par_iter().find_any(|&x| x == 777), Some(777));
     /// ```
     #[inline]
+    #[track_caller]
     fn find_any<P>(self, predicate: P) -> Option<Self::Item>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        consumers::find::find_any(self, predicate)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            consumers::find::find_any(self, predicate)
+        })
     }
 
     /// The first item (in the iterator's order) for which `predicate` holds. Items after
@@ -817,11 +854,14 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((0..1000).into_par_iter().find_first(|x| x % 7 == 6), Some(6));
     /// ```
     #[inline]
+    #[track_caller]
     fn find_first<P>(self, predicate: P) -> Option<Self::Item>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        consumers::find::find_first(self, predicate)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            consumers::find::find_first(self, predicate)
+        })
     }
 
     /// The last item for which `predicate` holds.
@@ -831,11 +871,14 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((0..1000).into_par_iter().find_last(|x| x % 7 == 6), Some(993));
     /// ```
     #[inline]
+    #[track_caller]
     fn find_last<P>(self, predicate: P) -> Option<Self::Item>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        consumers::find::find_last(self, predicate)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            consumers::find::find_last(self, predicate)
+        })
     }
 
     /// `find_any`, under the name rayon keeps for programs written against its first
@@ -844,6 +887,7 @@ pub trait ParallelIterator: Sized + Send {
     #[deprecated(note = "parallel `find` does not search in order -- use `find_any`, \
                          `find_first`, or `find_last`")]
     #[inline]
+    #[track_caller]
     fn find<P>(self, predicate: P) -> Option<Self::Item>
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
@@ -853,6 +897,7 @@ pub trait ParallelIterator: Sized + Send {
 
     /// `filter_map` then `find_any`.
     #[inline]
+    #[track_caller]
     fn find_map_any<P, R>(self, predicate: P) -> Option<R>
     where
         P: Fn(Self::Item) -> Option<R> + Sync + Send,
@@ -869,6 +914,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(v.par_iter().find_map_first(|s| s.parse::<i32>().ok()), Some(2));
     /// ```
     #[inline]
+    #[track_caller]
     fn find_map_first<P, R>(self, predicate: P) -> Option<R>
     where
         P: Fn(Self::Item) -> Option<R> + Sync + Send,
@@ -879,6 +925,7 @@ pub trait ParallelIterator: Sized + Send {
 
     /// `filter_map` then `find_last`.
     #[inline]
+    #[track_caller]
     fn find_map_last<P, R>(self, predicate: P) -> Option<R>
     where
         P: Fn(Self::Item) -> Option<R> + Sync + Send,
@@ -894,6 +941,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert!((0..100).into_par_iter().any(|x| x == 99));
     /// ```
     #[inline]
+    #[track_caller]
     fn any<P>(self, predicate: P) -> bool
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -908,6 +956,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert!(!(0..100).into_par_iter().all(|x| x < 50));
     /// ```
     #[inline]
+    #[track_caller]
     fn all<P>(self, predicate: P) -> bool
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -965,11 +1014,12 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(all, Ok(vec![1, 2]));
     /// ```
     #[inline]
+    #[track_caller]
     fn collect<C>(self) -> C
     where
         C: FromParallelIterator<Self::Item>,
     {
-        C::from_par_iter(self)
+        crate::program_profile::call_site(Location::caller(), None, move || C::from_par_iter(self))
     }
 
     /// Splits pairs into two collections, each in the items' order.
@@ -980,6 +1030,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((a, b), (vec![1, 2], vec!['a', 'b']));
     /// ```
     #[inline]
+    #[track_caller]
     fn unzip<A, B, FromA, FromB>(self) -> (FromA, FromB)
     where
         Self: ParallelIterator<Item = (A, B)>,
@@ -988,7 +1039,9 @@ pub trait ParallelIterator: Sized + Send {
         A: Send,
         B: Send,
     {
-        collect::unzip::unzip(self)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            collect::unzip::unzip(self)
+        })
     }
 
     /// Splits the items into those for which `predicate` holds and the others, each in the
@@ -1000,13 +1053,16 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!((even, odd), (vec![0, 2, 4], vec![1, 3, 5]));
     /// ```
     #[inline]
+    #[track_caller]
     fn partition<A, B, P>(self, predicate: P) -> (A, B)
     where
         A: Default + Send + ParallelExtend<Self::Item>,
         B: Default + Send + ParallelExtend<Self::Item>,
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        collect::unzip::partition(self, predicate)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            collect::unzip::partition(self, predicate)
+        })
     }
 
     /// Partitions and maps the items into a pair of collections: `Either::Left` items go
@@ -1040,6 +1096,7 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(other, [1, 2, 4, 7, 8, 11, 13, 14, 16, 17, 19]);
     /// ```
     #[inline]
+    #[track_caller]
     fn partition_map<A, B, P, L, R>(self, predicate: P) -> (A, B)
     where
         A: Default + Send + ParallelExtend<L>,
@@ -1048,7 +1105,9 @@ pub trait ParallelIterator: Sized + Send {
         L: Send,
         R: Send,
     {
-        collect::unzip::partition_map(self, predicate)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            collect::unzip::partition_map(self, predicate)
+        })
     }
 
     /// Puts a clone of `element` between every two items.
@@ -1146,8 +1205,11 @@ pub trait ParallelIterator: Sized + Send {
     /// assert_eq!(list.into_iter().flatten().count(), 2550);
     /// ```
     #[inline]
+    #[track_caller]
     fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
-        collect::collect_vec_list(self)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            collect::collect_vec_list(self)
+        })
     }
 
     /// Feeds the items to `consumer`. The method every adaptor and consumer is built on
@@ -1187,8 +1249,11 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!(v, [0, 1, 4, 9]);
     /// ```
     #[inline]
+    #[track_caller]
     fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
-        collect::collect_into_vec(self, target)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            collect::collect_into_vec(self, target)
+        })
     }
 
     /// Unzips pairs into `left` and `right`, replacing what they held, writing every item
@@ -1203,13 +1268,16 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!(right, [10, 11, 12, 13, 14]);
     /// ```
     #[inline]
+    #[track_caller]
     fn unzip_into_vecs<A, B>(self, left: &mut Vec<A>, right: &mut Vec<B>)
     where
         Self: IndexedParallelIterator<Item = (A, B)>,
         A: Send,
         B: Send,
     {
-        collect::unzip::unzip_into_vecs(self, left, right)
+        crate::program_profile::call_site(Location::caller(), None, move || {
+            collect::unzip::unzip_into_vecs(self, left, right)
+        })
     }
 
     /// Divides the iterator into a *sequence* of blocks of growing length (the pool's
@@ -1413,6 +1481,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!(x.par_iter().cmp(&vec![1, 2]), Greater);
     /// ```
     #[inline]
+    #[track_caller]
     fn cmp<I>(self, other: I) -> Ordering
     where
         I: IntoParallelIterator<Item = Self::Item, Iter: IndexedParallelIterator>,
@@ -1439,6 +1508,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!(x.par_iter().partial_cmp(&vec![1.0, f64::NAN]), None);
     /// ```
     #[inline]
+    #[track_caller]
     fn partial_cmp<I>(self, other: I) -> Option<Ordering>
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1460,6 +1530,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert!(!(0..3).into_par_iter().eq(vec![0, 1]));
     /// ```
     #[inline]
+    #[track_caller]
     fn eq<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1471,6 +1542,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// Whether the items differ from `other`'s.
     #[inline]
+    #[track_caller]
     fn ne<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1481,6 +1553,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// Whether the items are lexicographically less than `other`'s.
     #[inline]
+    #[track_caller]
     fn lt<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1491,6 +1564,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// Whether the items are lexicographically less than or equal to `other`'s.
     #[inline]
+    #[track_caller]
     fn le<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1504,6 +1578,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// Whether the items are lexicographically greater than `other`'s.
     #[inline]
+    #[track_caller]
     fn gt<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1514,6 +1589,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
 
     /// Whether the items are lexicographically greater than or equal to `other`'s.
     #[inline]
+    #[track_caller]
     fn ge<I>(self, other: I) -> bool
     where
         I: IntoParallelIterator<Iter: IndexedParallelIterator>,
@@ -1597,6 +1673,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!((10..20).into_par_iter().position_any(|x| x == 15), Some(5));
     /// ```
     #[inline]
+    #[track_caller]
     fn position_any<P>(self, predicate: P) -> Option<usize>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -1612,6 +1689,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!((0..100).into_par_iter().position_first(|x| x % 10 == 9), Some(9));
     /// ```
     #[inline]
+    #[track_caller]
     fn position_first<P>(self, predicate: P) -> Option<usize>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -1627,6 +1705,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     /// assert_eq!((0..100).into_par_iter().position_last(|x| x % 10 == 9), Some(99));
     /// ```
     #[inline]
+    #[track_caller]
     fn position_last<P>(self, predicate: P) -> Option<usize>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,
@@ -1641,6 +1720,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     #[deprecated(note = "parallel `position` does not search in order -- use \
                          `position_any`, `position_first`, or `position_last`")]
     #[inline]
+    #[track_caller]
     fn position<P>(self, predicate: P) -> Option<usize>
     where
         P: Fn(Self::Item) -> bool + Sync + Send,

@@ -12,6 +12,7 @@ pub use spawn::{spawn, spawn_fifo};
 
 use crate::broadcast::{broadcast_in, spawn_broadcast_in};
 use crate::build_error::BuildError;
+use crate::program_profile;
 use crate::registry::isolation::NO_OWNER;
 use crate::registry::{self, global_registry, Registry, Worker};
 use crate::scope::{in_place_scope_in, Scope};
@@ -20,6 +21,7 @@ use crate::stats::{Stats, WorkerStats};
 use crate::task::Task;
 use spawn::{invoke_all, spawn_fifo_in, spawn_in};
 use std::fmt;
+use std::panic::Location;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -116,8 +118,12 @@ impl Pool {
     /// assert_eq!(n, 2);
     /// assert!(index.unwrap() < 2);
     /// ```
+    #[track_caller]
     pub fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
-        registry::in_worker(&self.registry, |_| op())
+        let site = Location::caller();
+        program_profile::call_site(site, Some(&self.registry), || {
+            registry::in_worker(&self.registry, |_| op())
+        })
     }
 
     /// `join` in this pool.

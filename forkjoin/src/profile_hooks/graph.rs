@@ -119,6 +119,17 @@ impl TaskNode {
         self.size += 1;
     }
 
+    /// Appends `task`'s steps: it ran after what this task holds, on the same path.
+    pub(crate) fn push_task(&mut self, task: TaskNode) {
+        for step in task.steps {
+            match step {
+                Step::Work(ns) => self.push_work(ns),
+                Step::Chunk { work, span, joins } => self.push_chunk(work, span, joins),
+                Step::Join(a, b) => self.push_join(*a, *b),
+            }
+        }
+    }
+
     pub(crate) fn push_join(&mut self, a: TaskNode, b: TaskNode) {
         self.work += a.work + b.work;
         self.span += a.span.max(b.span);

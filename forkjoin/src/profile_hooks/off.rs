@@ -22,6 +22,15 @@ pub(crate) fn detached<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// Runs `hand_off(op)`.
+#[inline(always)]
+pub(crate) fn handed_over<W: ?Sized>(
+    op: &mut (dyn FnMut(&W) + Send),
+    hand_off: impl FnOnce(&mut (dyn FnMut(&W) + Send)),
+) {
+    hand_off(op)
+}
+
 /// No join is ever timed.
 pub(crate) struct OpenJoin(Infallible);
 

@@ -197,6 +197,20 @@ impl Acc {
         }
     }
 
+    /// Adds `next`, which ran after this closure's last strand and before its next one (a
+    /// call handed to a worker while this closure waited): work and span both add.
+    fn sequence(&mut self, next: Acc) {
+        self.work += next.work;
+        self.span += next.span;
+        self.bspan += next.bspan;
+        self.joins += next.joins;
+        self.depth += next.depth;
+        self.strands += next.strands;
+        if self.session().record {
+            self.graph.push_task(next.graph);
+        }
+    }
+
     fn record_join(&mut self, a: TaskNode, b: TaskNode) {
         let s = self.session();
         // Relaxed (all three): they only steer coarsening; any value gives a correct graph.
@@ -264,6 +278,41 @@ fn measured_in<R>(session: SessionRef, f: impl FnOnce() -> R) -> (R, Acc) {
     // SAFETY: as above; `f` has returned, and the thread-local no longer holds `p`.
     unsafe { (*p).close_strand(t) };
     (r, acc)
+}
+
+/// Whether this thread runs a profiled closure (a call made now is part of it).
+pub(crate) fn in_measured() -> bool {
+    !CURRENT_ACC.with(Cell::get).is_null()
+}
+
+/// Runs `hand_off(op)`, which runs `op` on a worker and waits for it (a call from outside a
+/// pool, or into another pool). From inside a profiled closure, the caller's strand ends
+/// before the hand-off and starts again after it, and `op` runs as a profiled closure of its
+/// own whose totals follow in sequence: the wait is not work, what the worker did is.
+pub(crate) fn handed_over<W: ?Sized>(
+    op: &mut (dyn FnMut(&W) + Send),
+    hand_off: impl FnOnce(&mut (dyn FnMut(&W) + Send)),
+) {
+    let parent = CURRENT_ACC.with(Cell::get);
+    if parent.is_null() {
+        return hand_off(op);
+    }
+    // SAFETY: non-null: the accumulator of the `measured` call below us on this thread,
+    // which outlives this call; only this thread touches it.
+    let session = unsafe {
+        (*parent).close_strand(now());
+        (*parent).session
+    };
+    let mut done = None;
+    let slot = &mut done;
+    hand_off(&mut move |t| *slot = Some(measured_in(session, || op(t)).1));
+    // SAFETY: as above; the hand-off has returned, so `done` is written and read here only.
+    unsafe {
+        if let Some(acc) = done {
+            (*parent).sequence(acc);
+        }
+        (*parent).start = now();
+    }
 }
 
 /// Runs a job taken from a queue outside any strand: its own joins open strands only if it

@@ -11,6 +11,7 @@ use crate::job::JobHeader;
 use crate::job::JobRef;
 use crate::latch::{spin_until, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
+use crate::profile_hooks;
 use crate::sync::AtomicBool;
 use std::cell::UnsafeCell;
 use std::ptr::NonNull;
@@ -127,6 +128,11 @@ pub(crate) fn in_worker<R: Send>(
 /// `in_worker` on a thread that is not one of `registry`'s workers.
 #[inline(never)]
 fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
+    profile_hooks::handed_over(op, |op| hand_over(registry, op));
+}
+
+/// `in_worker_elsewhere`, past the profiler's hook.
+fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
     let current = Worker::current();
     if current.is_null() {
         // From outside any pool: run here in a parked worker's slot if the pool lets callers

@@ -12,6 +12,8 @@
 mod common;
 
 mod broadcast;
+#[cfg(feature = "profile")]
+mod call_sites;
 mod entry;
 mod global;
 #[cfg(feature = "profile")]

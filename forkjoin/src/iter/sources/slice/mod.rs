@@ -28,7 +28,9 @@ use crate::iter::sort::{par_merge_sort, par_quick_sort};
 use crate::iter::{
     IndexedParallelIterator, IntoParallelIterator, IntoParallelRefMutIterator, ParallelIterator,
 };
+use crate::program_profile::call_site;
 use std::cmp::Ordering;
+use std::panic::Location;
 
 /// Parallel operations on a shared slice.
 ///
@@ -318,21 +320,27 @@ pub trait ParallelSliceMut<T: Send> {
 
     /// Sorts the slice, stably (equal elements keep their order): a parallel merge sort.
     #[inline]
+    #[track_caller]
     fn par_sort(&mut self)
     where
         T: Ord,
     {
-        par_merge_sort(self.as_parallel_slice_mut(), &T::lt);
+        let slice = self.as_parallel_slice_mut();
+        call_site(Location::caller(), None, || {
+            par_merge_sort(slice, &T::lt);
+        });
     }
 
     /// Sorts the slice stably by `compare`.
     #[inline]
+    #[track_caller]
     fn par_sort_by<F>(&mut self, compare: F)
     where
         F: Fn(&T, &T) -> Ordering + Sync,
     {
-        par_merge_sort(self.as_parallel_slice_mut(), &|a, b| {
-            compare(a, b) == Ordering::Less
+        let slice = self.as_parallel_slice_mut();
+        call_site(Location::caller(), None, || {
+            par_merge_sort(slice, &|a, b| compare(a, b) == Ordering::Less);
         });
     }
 
@@ -345,12 +353,16 @@ pub trait ParallelSliceMut<T: Send> {
     /// assert_eq!(v, [(1, 'b'), (1, 'd'), (2, 'a'), (2, 'c')]);
     /// ```
     #[inline]
+    #[track_caller]
     fn par_sort_by_key<K, F>(&mut self, f: F)
     where
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        par_merge_sort(self.as_parallel_slice_mut(), &|a, b| f(a).lt(&f(b)));
+        let slice = self.as_parallel_slice_mut();
+        call_site(Location::caller(), None, || {
+            par_merge_sort(slice, &|a, b| f(a).lt(&f(b)));
+        });
     }
 
     /// Sorts the slice stably by the key `f` extracts, calling `f` once per element (as
@@ -367,69 +379,82 @@ pub trait ParallelSliceMut<T: Send> {
     /// assert_eq!(words, ["Alpha", "alpha", "Bravo", "charlie", "delta"]);
     /// ```
     #[inline]
+    #[track_caller]
     fn par_sort_by_cached_key<K, F>(&mut self, f: F)
     where
         F: Fn(&T) -> K + Sync,
         K: Ord + Send,
     {
-        let slice = self.as_parallel_slice_mut();
-        if slice.len() < 2 {
-            return;
-        }
-        let mut keyed: Vec<(K, usize)> = slice
-            .par_iter_mut()
-            .enumerate()
-            .map(|(i, x)| (f(x), i))
-            .collect();
-        keyed.par_sort_unstable();
-        // `from[i]`: where the element that belongs at `i` is now.
-        let mut from: Vec<usize> = keyed.into_par_iter().map(|(_, i)| i).collect();
-        for start in 0..from.len() {
-            // Walk the cycle through `start`, pulling each element into place; positions
-            // done are marked by pointing at themselves.
-            let mut at = start;
-            while from[at] != at {
-                let source = from[at];
-                from[at] = at;
-                if source == start {
-                    // The cycle closes: `at` already holds what was at `start`.
-                    break;
-                }
-                slice.swap(at, source);
-                at = source;
+        call_site(Location::caller(), None, || {
+            let slice = self.as_parallel_slice_mut();
+            if slice.len() < 2 {
+                return;
             }
-        }
+            let mut keyed: Vec<(K, usize)> = slice
+                .par_iter_mut()
+                .enumerate()
+                .map(|(i, x)| (f(x), i))
+                .collect();
+            keyed.par_sort_unstable();
+            // `from[i]`: where the element that belongs at `i` is now.
+            let mut from: Vec<usize> = keyed.into_par_iter().map(|(_, i)| i).collect();
+            for start in 0..from.len() {
+                // Walk the cycle through `start`, pulling each element into place; positions
+                // done are marked by pointing at themselves.
+                let mut at = start;
+                while from[at] != at {
+                    let source = from[at];
+                    from[at] = at;
+                    if source == start {
+                        // The cycle closes: `at` already holds what was at `start`.
+                        break;
+                    }
+                    slice.swap(at, source);
+                    at = source;
+                }
+            }
+        })
     }
 
     /// Sorts the slice without keeping the order of equal elements: a parallel
     /// pattern-defeating quicksort, faster than `par_sort` and with no extra memory.
     #[inline]
+    #[track_caller]
     fn par_sort_unstable(&mut self)
     where
         T: Ord,
     {
-        par_quick_sort(self.as_parallel_slice_mut(), &T::lt);
+        let slice = self.as_parallel_slice_mut();
+        call_site(Location::caller(), None, || {
+            par_quick_sort(slice, &T::lt);
+        });
     }
 
     /// Sorts the slice unstably by `compare`.
     #[inline]
+    #[track_caller]
     fn par_sort_unstable_by<F>(&mut self, compare: F)
     where
         F: Fn(&T, &T) -> Ordering + Sync,
     {
-        par_quick_sort(self.as_parallel_slice_mut(), &|a, b| {
-            compare(a, b) == Ordering::Less
+        let slice = self.as_parallel_slice_mut();
+        call_site(Location::caller(), None, || {
+            par_quick_sort(slice, &|a, b| compare(a, b) == Ordering::Less);
         });
     }
 
     /// Sorts the slice unstably by the key `f` extracts.
     #[inline]
+    #[track_caller]
     fn par_sort_unstable_by_key<K, F>(&mut self, f: F)
     where
         K: Ord,
         F: Fn(&T) -> K + Sync,
     {
-        par_quick_sort(self.as_parallel_slice_mut(), &|a, b| f(a).lt(&f(b)));
+        let slice = self.as_parallel_slice_mut();
+        call_site(Location::caller(), None, || {
+            par_quick_sort(slice, &|a, b| f(a).lt(&f(b)));
+        });
     }
 }
 

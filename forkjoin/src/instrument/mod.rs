@@ -19,6 +19,9 @@
 
 pub use crate::profile_hooks::graph::{Step, TaskNode};
 pub use crate::profile_hooks::{burdened_join, measured, Acc, Session};
+pub use call_sites::{call_sites, record_call_sites, write_call_sites, CallSite, PROFILE_VAR};
+
+pub(crate) mod call_sites;
 
 use crate::pool::Pool;
 use crate::registry::{Registry, Worker, SHARE_REQUEST};
@@ -62,7 +65,7 @@ impl Profiling {
         (!worker.is_null()).then(|| Profiling::on(unsafe { (*worker).registry_arc() }))
     }
 
-    fn on(registry: Arc<Registry>) -> Profiling {
+    pub(crate) fn on(registry: Arc<Registry>) -> Profiling {
         let was = registry.profiling.replace(true);
         for w in registry.workers.iter() {
             // Relaxed: as the heartbeat's request; the workers that run the profiled closure

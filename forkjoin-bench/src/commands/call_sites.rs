@@ -1,0 +1,253 @@
+//! `fj profile -- COMMAND ARGS...`: any program built with forkjoin's `profile` feature,
+//! profiled by call site (DESIGN.md, section 12, "Any program"). The command runs once with
+//! `FORKJOIN_PROFILE` set; the runtime writes each call site's work, span and burdened span
+//! at exit; this shows them, with the whole program's row and the time each would take at
+//! 1 to 64 workers, and writes them in Cilkscale's CSV columns.
+
+use std::path::Path;
+use std::process::{Command, ExitCode};
+
+use forkjoin_profile::Costs;
+use serde::Deserialize;
+
+use super::calibrate::load_costs;
+use super::{check_output_file, Failure};
+use crate::cli::ProfileArgs;
+
+/// Worker counts of the predicted times.
+const WORKERS: [u64; 7] = [1, 2, 4, 8, 16, 32, 64];
+
+/// What the runtime writes (`forkjoin::instrument::write_call_sites`).
+#[derive(Deserialize, Debug)]
+pub(crate) struct ProgramProfile {
+    /// The program's wall-clock time from its first call site to its exit (ns).
+    pub wall_ns: u64,
+    pub burden_ns: u64,
+    pub sites: Vec<Site>,
+}
+
+#[derive(Deserialize, Debug, Clone)]
+pub(crate) struct Site {
+    pub file: String,
+    pub line: u32,
+    pub calls: u64,
+    pub work_ns: u64,
+    pub span_ns: u64,
+    pub burdened_span_ns: u64,
+    pub joins: u64,
+    pub wall_ns: u64,
+}
+
+/// One row of the report: a call site, or the whole program.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Row {
+    pub tag: String,
+    pub calls: u64,
+    pub work_ns: u64,
+    pub span_ns: u64,
+    pub burdened_span_ns: u64,
+    /// Leaves of the calls' join trees: a tree of `j` joins has `j + 1`.
+    pub leaves: u64,
+}
+
+impl Row {
+    fn parallelism(&self) -> f64 {
+        self.work_ns as f64 / self.span_ns.max(1) as f64
+    }
+
+    fn burdened_parallelism(&self) -> f64 {
+        self.work_ns as f64 / self.burdened_span_ns.max(1) as f64
+    }
+
+    fn mean_leaf_ns(&self) -> f64 {
+        self.work_ns as f64 / self.leaves.max(1) as f64
+    }
+
+    /// The time at `p` workers by the work and span laws (at least `max(T1/P, T∞)`) and
+    /// the burdened bound (at most `T1/P + burdened span`), in ns.
+    pub(crate) fn predicted_ns(&self, p: u64) -> (f64, f64) {
+        let per_worker = self.work_ns as f64 / p as f64;
+        (
+            per_worker.max(self.span_ns as f64),
+            per_worker + self.burdened_span_ns as f64,
+        )
+    }
+
+    /// What limits the speedup first: steals that cost as much as the leaves they buy, too
+    /// few leaves to spread, or nothing up to 64 workers.
+    pub(crate) fn limit(&self, burden_ns: u64) -> String {
+        let par = self.parallelism();
+        if self.leaves > self.calls && self.burdened_parallelism() < 0.5 * par {
+            format!(
+                "work per leaf: leaves of {:.1} us against a steal of {:.1} us",
+                self.mean_leaf_ns() / 1e3,
+                burden_ns as f64 / 1e3
+            )
+        } else if par < 64.0 {
+            format!("parallelism: at most {par:.1}x")
+        } else {
+            "none up to 64 workers".to_string()
+        }
+    }
+}
+
+/// The call sites by work, most first, then the whole program: its time outside every call
+/// site (the wall time less the call sites') counts as serial, on the span as in the work.
+pub(crate) fn rows(profile: &ProgramProfile) -> Vec<Row> {
+    let mut rows: Vec<Row> = profile
+        .sites
+        .iter()
+        .map(|s| Row {
+            tag: format!("{}:{}", s.file, s.line),
+            calls: s.calls,
+            work_ns: s.work_ns,
+            span_ns: s.span_ns,
+            burdened_span_ns: s.burdened_span_ns,
+            leaves: s.joins + s.calls,
+        })
+        .collect();
+    rows.sort_by(|a, b| b.work_ns.cmp(&a.work_ns).then_with(|| a.tag.cmp(&b.tag)));
+    let in_sites: u64 = profile.sites.iter().map(|s| s.wall_ns).sum();
+    let serial = profile.wall_ns.saturating_sub(in_sites);
+    let sum = |f: fn(&Row) -> u64| rows.iter().map(f).sum::<u64>();
+    let program = Row {
+        tag: "program".to_string(),
+        calls: 1,
+        work_ns: serial + sum(|r| r.work_ns),
+        span_ns: serial + sum(|r| r.span_ns),
+        burdened_span_ns: serial + sum(|r| r.burdened_span_ns),
+        leaves: sum(|r| r.leaves) + 1,
+    };
+    rows.push(program);
+    rows
+}
+
+/// The rows in Cilkscale's CSV columns, then ours.
+pub(crate) fn csv(rows: &[Row]) -> String {
+    let mut out = String::from(
+        "tag,work (seconds),span (seconds),parallelism,burdened_span (seconds),burdened_parallelism,calls,leaves,mean leaf (seconds)\n",
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "{},{:.9},{:.9},{:.3},{:.9},{:.3},{},{},{:.9}\n",
+            r.tag,
+            r.work_ns as f64 / 1e9,
+            r.span_ns as f64 / 1e9,
+            r.parallelism(),
+            r.burdened_span_ns as f64 / 1e9,
+            r.burdened_parallelism(),
+            r.calls,
+            r.leaves,
+            r.mean_leaf_ns() / 1e9,
+        ));
+    }
+    out
+}
+
+/// `fj profile -- COMMAND ARGS...`.
+pub(crate) fn run(args: &ProfileArgs) -> Result<ExitCode, Failure> {
+    let Some((program, program_args)) = args.command.split_first() else {
+        return Err(Failure::Usage(
+            "fj profile: name a suite program or a command after `--`".into(),
+        ));
+    };
+    check_output_file("--csv", Some(&args.csv))?;
+    let costs = load_costs(args.model.costs.as_deref())?;
+    let file = std::env::temp_dir().join(format!("fj-profile-{}.json", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let status = Command::new(program)
+        .args(program_args)
+        .env(forkjoin::instrument::PROFILE_VAR, &file)
+        .env(
+            "FORKJOIN_PROFILE_BURDEN_NS",
+            format!("{:.0}", costs.burden_ns()),
+        )
+        .status()
+        .map_err(|e| Failure::Usage(format!("fj profile: cannot run {program}: {e}")))?;
+    let profile = read_profile(&file, program);
+    let _ = std::fs::remove_file(&file);
+    let profile = profile?;
+    if !status.success() {
+        eprintln!("fj profile: {program} exited with {status}; its profile up to then:");
+    }
+    let rows = rows(&profile);
+    print_report(&rows, &profile, &costs);
+    std::fs::write(&args.csv, csv(&rows))
+        .map_err(|e| Failure::Other(format!("cannot write {}: {e}", args.csv.display())))?;
+    println!("csv: {}", args.csv.display());
+    Ok(if status.success() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn read_profile(file: &Path, program: &str) -> Result<ProgramProfile, Failure> {
+    let text = std::fs::read_to_string(file).map_err(|_| {
+        Failure::Other(format!(
+            "fj profile: {program} wrote no profile: is it built with forkjoin's `profile` \
+             feature (`cargo build --release --features forkjoin/profile`)?"
+        ))
+    })?;
+    serde_json::from_str(&text).map_err(|e| {
+        Failure::Other(format!(
+            "fj profile: the profile {program} wrote is not readable: {e}"
+        ))
+    })
+}
+
+fn print_report(rows: &[Row], profile: &ProgramProfile, costs: &Costs) {
+    let total = rows.last().map_or(1, |r| r.work_ns.max(1));
+    println!(
+        "\nwork, span and parallelism by call site ({} call sites; a steal costs {:.1} us: {})",
+        rows.len() - 1,
+        profile.burden_ns as f64 / 1e3,
+        costs.machine
+    );
+    println!(
+        "{:<44} {:>7} {:>10} {:>6} {:>10} {:>8} {:>8} {:>10}  T at 2 / 8 / 64 workers, ms",
+        "call site", "calls", "work ms", "share", "span ms", "par", "b. par", "leaf us",
+    );
+    for r in rows {
+        let range = |p| {
+            let (lo, hi) = r.predicted_ns(p);
+            format!("{:.2}-{:.2}", lo / 1e6, hi / 1e6)
+        };
+        println!(
+            "{:<44} {:>7} {:>10.3} {:>5.1}% {:>10.3} {:>8.1} {:>8.1} {:>10.2}  {} / {} / {}",
+            r.tag,
+            r.calls,
+            r.work_ns as f64 / 1e6,
+            100.0 * r.work_ns as f64 / total as f64,
+            r.span_ns as f64 / 1e6,
+            r.parallelism(),
+            r.burdened_parallelism(),
+            r.mean_leaf_ns() / 1e3,
+            range(2),
+            range(8),
+            range(64),
+        );
+    }
+    println!("\npredicted time in ms at P workers (work and span laws - burdened bound):");
+    print!("{:<44}", "");
+    for p in WORKERS {
+        print!(" {p:>15}");
+    }
+    println!();
+    let program = rows.last().into_iter();
+    for r in rows.iter().take((rows.len() - 1).min(3)).chain(program) {
+        print!("{:<44}", r.tag);
+        for p in WORKERS {
+            let (lo, hi) = r.predicted_ns(p);
+            print!(" {:>15}", format!("{:.2}-{:.2}", lo / 1e6, hi / 1e6));
+        }
+        println!();
+    }
+    println!("\nwhat limits each (the top five by work):");
+    for r in rows.iter().take(5) {
+        println!("  {}: {}", r.tag, r.limit(profile.burden_ns));
+    }
+}
+
+#[cfg(test)]
+mod test;

@@ -1,0 +1,71 @@
+use super::*;
+
+const PROFILE: &str = r#"{
+  "wall_ns": 10000000, "timer_ns": 80, "burden_ns": 2000, "workers": 2,
+  "sites": [
+    {"file": "src/main.rs", "line": 7, "column": 5, "calls": 100, "work_ns": 1000000, "span_ns": 200000, "burdened_span_ns": 800000, "joins": 900, "span_joins": 3, "strands": 3000, "wall_ns": 1500000},
+    {"file": "src/main.rs", "line": 12, "column": 9, "calls": 1, "work_ns": 6000000, "span_ns": 60000, "burdened_span_ns": 100000, "joins": 1023, "span_joins": 10, "strands": 3072, "wall_ns": 3500000}
+  ]
+}"#;
+
+fn profile() -> ProgramProfile {
+    serde_json::from_str(PROFILE).unwrap()
+}
+
+#[test]
+fn call_sites_come_by_work_then_the_program_with_its_serial_time() {
+    let rows = rows(&profile());
+    let tags: Vec<&str> = rows.iter().map(|r| r.tag.as_str()).collect();
+    assert_eq!(tags, ["src/main.rs:12", "src/main.rs:7", "program"]);
+    assert_eq!((rows[0].leaves, rows[1].leaves), (1024, 1000));
+    // 10 ms of wall time, 5 ms of it in the call sites: 5 ms serial, on work and span alike.
+    assert_eq!(
+        rows[2],
+        Row {
+            tag: "program".into(),
+            calls: 1,
+            work_ns: 5_000_000 + 7_000_000,
+            span_ns: 5_000_000 + 260_000,
+            burdened_span_ns: 5_000_000 + 900_000,
+            leaves: 2025,
+        }
+    );
+}
+
+#[test]
+fn the_predicted_time_lies_between_the_laws_and_the_burdened_bound() {
+    let rows = rows(&profile());
+    // 6 ms of work, span 60 us, burdened span 100 us.
+    assert_eq!(rows[0].predicted_ns(1), (6_000_000.0, 6_100_000.0));
+    assert_eq!(rows[0].predicted_ns(64), (93_750.0, 193_750.0));
+    assert_eq!(rows[0].predicted_ns(200), (60_000.0, 130_000.0));
+}
+
+#[test]
+fn each_row_says_what_limits_it() {
+    let rows = rows(&profile());
+    // Parallelism 100, burdened 60: nothing up to 64 workers.
+    assert_eq!(rows[0].limit(2000), "none up to 64 workers");
+    // Leaves of 1 us against 2 us steals: burdened parallelism 1.25 against 5.
+    assert_eq!(
+        rows[1].limit(2000),
+        "work per leaf: leaves of 1.0 us against a steal of 2.0 us"
+    );
+    assert_eq!(rows[2].limit(2000), "parallelism: at most 2.3x");
+}
+
+#[test]
+fn the_csv_has_cilkscales_columns_first() {
+    let text = csv(&rows(&profile()));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "tag,work (seconds),span (seconds),parallelism,burdened_span (seconds),burdened_parallelism,calls,leaves,mean leaf (seconds)"
+    );
+    assert_eq!(
+        lines[1],
+        "src/main.rs:12,0.006000000,0.000060000,100.000,0.000100000,60.000,1,1024,0.000005859"
+    );
+    assert_eq!(lines.len(), 4);
+    assert!(lines[3].starts_with("program,0.012000000,0.005260000,2.281,"));
+}

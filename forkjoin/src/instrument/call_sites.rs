@@ -1,0 +1,304 @@
+//! A whole program's profile by call site (feature `profile`). With `FORKJOIN_PROFILE=FILE`
+//! set (or after `record_call_sites`), each entry a program makes from outside a profiled
+//! closure (`Pool::install`, a parallel iterator's consumer) runs as a profiled closure of
+//! its pool, its totals kept under the caller's source line; entries inside it are part of
+//! it. At exit the call sites go to FILE as JSON (`fj profile -- COMMAND` reads it). The
+//! method is the suite's (DESIGN.md, section 12).
+
+use super::Profiling;
+use crate::profile_hooks::{in_measured, measured, Acc, Session};
+use crate::registry::{global_registry, Registry, Worker};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::panic::Location;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU8;
+use std::sync::atomic::Ordering::Relaxed;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+/// The environment variable that names the file a program's profile is written to at exit.
+pub const PROFILE_VAR: &str = "FORKJOIN_PROFILE";
+
+/// A steal's cost in nanoseconds for the burdened span (`fj profile` passes the calibrated
+/// one); 0 when unset.
+const BURDEN_VAR: &str = "FORKJOIN_PROFILE_BURDEN_NS";
+
+/// The totals of one call site over a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CallSite {
+    /// The caller's source file, as the compiler names it.
+    pub file: String,
+    /// Its line and column.
+    pub line: u32,
+    #[allow(missing_docs)]
+    pub column: u32,
+    /// Entries made from this line from outside a profiled closure.
+    pub calls: u64,
+    /// Work, span and burdened span summed over the calls (ns).
+    pub work_ns: u64,
+    #[allow(missing_docs)]
+    pub span_ns: u64,
+    #[allow(missing_docs)]
+    pub burdened_span_ns: u64,
+    /// Joins made (a parallel loop splits all the way down while profiled: a join per
+    /// split), and the most on one chain in a call.
+    pub joins: u64,
+    #[allow(missing_docs)]
+    pub span_joins: u64,
+    /// Strands timed: the leaves and the pieces between joins.
+    pub strands: u64,
+    /// Wall-clock time of the calls (ns), profiled.
+    pub wall_ns: u64,
+}
+
+/// The program being profiled.
+struct Program {
+    /// Where the profile goes at exit (`None`: only `call_sites` reads it).
+    file: Option<PathBuf>,
+    start: Instant,
+    /// Made at the first call site, once the profiler's cost per strand is measured.
+    session: OnceLock<Session>,
+    sites: Mutex<BTreeMap<(&'static str, u32, u32), CallSite>>,
+}
+
+/// 0: `FORKJOIN_PROFILE` not read yet; 1: no profile; 2: profiling.
+static STATE: AtomicU8 = AtomicU8::new(0);
+static PROGRAM: OnceLock<Program> = OnceLock::new();
+
+/// The program's profile, if one is being taken.
+#[inline]
+fn program() -> Option<&'static Program> {
+    // Relaxed: `PROGRAM` is set before the state says 2, and `OnceLock::get` synchronises.
+    match STATE.load(Relaxed) {
+        1 => None,
+        2 => PROGRAM.get(),
+        _ => start_from_environment(),
+    }
+}
+
+#[cold]
+fn start_from_environment() -> Option<&'static Program> {
+    let file = std::env::var_os(PROFILE_VAR).filter(|f| !f.is_empty());
+    let Some(file) = file else {
+        // Relaxed: see `program`.
+        STATE.store(1, Relaxed);
+        return None;
+    };
+    let program = start(Some(PathBuf::from(file)));
+    extern "C" fn at_exit() {
+        write_at_exit();
+    }
+    // SAFETY: `at_exit` is a plain function that never unwinds out (`write_at_exit` reports
+    // errors and catches panics).
+    if unsafe { libc::atexit(at_exit) } != 0 {
+        eprintln!("forkjoin: cannot register the profile's writer; {PROFILE_VAR} is ignored");
+    }
+    Some(program)
+}
+
+fn start(file: Option<PathBuf>) -> &'static Program {
+    let program = PROGRAM.get_or_init(|| Program {
+        file,
+        start: Instant::now(),
+        session: OnceLock::new(),
+        sites: Mutex::new(BTreeMap::new()),
+    });
+    // Relaxed: see `program`.
+    STATE.store(2, Relaxed);
+    program
+}
+
+/// Starts keeping the program's call sites (as `FORKJOIN_PROFILE` does, without the file
+/// at exit): every entry from now on is profiled.
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// forkjoin::instrument::record_call_sites();
+/// let line = line!() + 1;
+/// let s: u64 = (0..1000u64).into_par_iter().sum();
+/// assert_eq!(s, 499_500);
+/// let site = forkjoin::instrument::call_sites()
+///     .into_iter()
+///     .find(|c| c.line == line)
+///     .unwrap();
+/// assert_eq!((site.file.as_str(), site.calls), (file!(), 1));
+/// assert!(site.joins > 0 && site.span_ns <= site.work_ns);
+/// ```
+pub fn record_call_sites() {
+    start(None);
+}
+
+/// The call sites so far, in file and line order.
+pub fn call_sites() -> Vec<CallSite> {
+    PROGRAM.get().map_or_else(Vec::new, |p| {
+        let sites = p.sites.lock().unwrap_or_else(PoisonError::into_inner);
+        sites.values().cloned().collect()
+    })
+}
+
+/// Writes the profile so far to `path` as JSON: the program's wall-clock time since its
+/// first call site, the profiler's cost per strand, the steal burden, and the call sites.
+pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
+    let Some(program) = PROGRAM.get() else {
+        return std::fs::write(path, "{\"sites\": []}\n");
+    };
+    let session = program.session.get();
+    let mut json = String::new();
+    let _ = write!(
+        json,
+        "{{\n  \"wall_ns\": {},\n  \"timer_ns\": {},\n  \"burden_ns\": {},\n  \"workers\": {},\n  \"sites\": [",
+        program.start.elapsed().as_nanos(),
+        session.map_or(0, |s| s.timer_ns),
+        session.map_or(0, |s| s.burden_ns),
+        global_registry().num_threads(),
+    );
+    for (i, c) in call_sites().iter().enumerate() {
+        let _ = write!(
+            json,
+            "{}\n    {{\"file\": \"{}\", \"line\": {}, \"column\": {}, \"calls\": {}, \"work_ns\": {}, \"span_ns\": {}, \"burdened_span_ns\": {}, \"joins\": {}, \"span_joins\": {}, \"strands\": {}, \"wall_ns\": {}}}",
+            if i == 0 { "" } else { "," },
+            escape(&c.file),
+            c.line,
+            c.column,
+            c.calls,
+            c.work_ns,
+            c.span_ns,
+            c.burdened_span_ns,
+            c.joins,
+            c.span_joins,
+            c.strands,
+            c.wall_ns,
+        );
+    }
+    json.push_str("\n  ]\n}\n");
+    std::fs::write(path, json)
+}
+
+fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn write_at_exit() {
+    let written = std::panic::catch_unwind(|| {
+        let file = PROGRAM.get().and_then(|p| p.file.as_ref())?;
+        Some(write_call_sites(file).map_err(|e| (file.clone(), e)))
+    });
+    match written {
+        Ok(Some(Err((file, e)))) => {
+            eprintln!(
+                "forkjoin: cannot write the profile to {}: {e}",
+                file.display()
+            )
+        }
+        Err(_) => eprintln!("forkjoin: the profile's writer panicked"),
+        _ => {}
+    }
+}
+
+/// Runs `f`, the body of an entry called at `site`: profiled, as a closure of `pool` (by
+/// default the pool it runs on: this worker's, else the global pool), if the program is
+/// profiled and no profiled closure runs on this thread already (an entry inside one is
+/// part of it).
+#[inline]
+pub(crate) fn call_site<R>(
+    site: &'static Location<'static>,
+    pool: Option<&Arc<Registry>>,
+    f: impl FnOnce() -> R,
+) -> R {
+    match program() {
+        Some(program) if !in_measured() => program.run(site, pool, f),
+        _ => f(),
+    }
+}
+
+impl Program {
+    #[inline(never)]
+    fn run<R>(
+        &'static self,
+        site: &'static Location<'static>,
+        pool: Option<&Arc<Registry>>,
+        f: impl FnOnce() -> R,
+    ) -> R {
+        let current = Worker::current();
+        let registry: Arc<Registry> = match pool {
+            Some(pool) => Arc::clone(pool),
+            None if current.is_null() => Arc::clone(global_registry()),
+            // SAFETY: this thread's worker, live while the thread runs it.
+            None => unsafe { (*current).registry_arc() },
+        };
+        let session = self.session(&registry);
+        let _on = Profiling::on(registry);
+        let t0 = Instant::now();
+        let (r, acc) = measured(session, f);
+        self.add(site, &acc, t0.elapsed());
+        r
+    }
+
+    /// The program's session: made at the first call site, with the profiler's cost per
+    /// strand measured on `registry`'s workers first.
+    fn session(&self, registry: &Arc<Registry>) -> &Session {
+        self.session.get_or_init(|| {
+            let burden = std::env::var(BURDEN_VAR)
+                .ok()
+                .and_then(|b| b.parse().ok())
+                .unwrap_or(0);
+            Session::new(strand_cost(registry), burden, false, 0)
+        })
+    }
+
+    fn add(&self, site: &'static Location<'static>, acc: &Acc, wall: Duration) {
+        let mut sites = self.sites.lock().unwrap_or_else(PoisonError::into_inner);
+        let c = sites
+            .entry((site.file(), site.line(), site.column()))
+            .or_insert_with(|| CallSite {
+                file: site.file().to_string(),
+                line: site.line(),
+                column: site.column(),
+                ..CallSite::default()
+            });
+        c.calls += 1;
+        c.work_ns += acc.work;
+        c.span_ns += acc.span;
+        c.burdened_span_ns += acc.bspan;
+        c.joins += acc.joins;
+        c.span_joins = c.span_joins.max(acc.depth);
+        c.strands += acc.strands;
+        c.wall_ns += wall.as_nanos() as u64;
+    }
+}
+
+/// The profiler's own cost per strand on `registry`'s workers: the least mean duration of
+/// the strands of an empty join tree, timed as a profile times them (as `forkjoin-profile`
+/// measures it for the suite).
+fn strand_cost(registry: &Arc<Registry>) -> u64 {
+    fn tree(depth: u32) {
+        if depth > 0 {
+            crate::join(|| tree(depth - 1), || tree(depth - 1));
+        }
+        black_box(());
+    }
+    let _on = Profiling::on(Arc::clone(registry));
+    let empty = Session::new(0, 0, false, 0);
+    crate::registry::in_worker(registry, |_| {
+        (0..5)
+            .map(|_| {
+                let ((), acc) = measured(&empty, || tree(10));
+                acc.work / acc.strands.max(1)
+            })
+            .min()
+            .unwrap_or(0)
+    })
+}

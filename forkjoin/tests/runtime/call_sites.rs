@@ -1,0 +1,163 @@
+//! A program's profile by call site (`FORKJOIN_PROFILE`, feature `profile`): each entry made
+//! from outside a profiled closure is kept under the caller's line, entries inside it are
+//! part of it, and the file is written at exit.
+
+use crate::common::child::{in_child, run_child};
+use forkjoin::prelude::*;
+use serde_json::Value;
+
+fn fib(n: u64) -> u64 {
+    if n < 2 {
+        return n;
+    }
+    let (a, b) = forkjoin::join(|| fib(n - 1), || fib(n - 2));
+    a + b
+}
+
+/// The program profiled: prints the lines of its call sites, then exits, writing the profile.
+#[test]
+#[ignore = "run by a_profiled_program_writes_each_call_site_at_exit in a process of its own"]
+fn profiled_program() {
+    if !in_child() {
+        return;
+    }
+    let pool = forkjoin::Pool::new(2).unwrap();
+    let v: Vec<u64> = (0..50_000).collect();
+    let mut lines = Vec::new();
+    for _ in 0..3 {
+        lines.push(line!() + 1);
+        let s: u64 = (0..100_000u64).into_par_iter().map(|x| x % 7).sum();
+        assert_eq!(s, 299_995);
+    }
+    lines.push(line!() + 1);
+    assert_eq!(pool.install(|| fib(20)), 6765);
+    // An entry inside an install is part of the install's call site.
+    lines.push(line!() + 1);
+    let max = pool.install(|| v.par_iter().max().copied());
+    assert_eq!(max, Some(49_999));
+    // `max` reaches the loop through `reduce_with`: the site is still this line.
+    lines.push(line!() + 1);
+    assert_eq!(v.par_iter().max(), Some(&49_999));
+    println!("\nSITES {} {:?}", file!(), lines);
+}
+
+/// The sites of the profile at `path`, as (line, site).
+fn sites(json: &Value) -> Vec<(u64, &Value)> {
+    json["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["line"].as_u64().unwrap(), s))
+        .collect()
+}
+
+#[test]
+fn a_profiled_program_writes_each_call_site_at_exit() {
+    let dir = std::env::temp_dir().join(format!("forkjoin-call-sites-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("profile.json");
+    let out = run_child(
+        module_path!(),
+        "profiled_program",
+        &[("FORKJOIN_PROFILE", Some(file.to_str().unwrap()))],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The harness prints the test's name on the same line, before its output.
+    let printed = stdout
+        .lines()
+        .find_map(|l| Some(l.split_once("SITES ")?.1))
+        .unwrap();
+    let (source, lines) = printed.split_once(' ').unwrap();
+    let lines: Vec<u64> = lines
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(", ")
+        .map(|l| l.parse().unwrap())
+        .collect();
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let sites = sites(&json);
+    // The sum's line three times over (one site), the install of fib, the install with the
+    // loop inside (one site: the loop is part of it), and `max` from outside.
+    let expected: Vec<(u64, u64)> =
+        vec![(lines[0], 3), (lines[3], 1), (lines[4], 1), (lines[5], 1)];
+    let found: Vec<(u64, u64)> = sites
+        .iter()
+        .map(|(l, s)| (*l, s["calls"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(found, expected, "{json}");
+    assert_eq!(lines[0], lines[1]);
+    for (_, s) in &sites {
+        assert_eq!(s["file"], source);
+        let (work, span, bspan) = (
+            s["work_ns"].as_u64().unwrap(),
+            s["span_ns"].as_u64().unwrap(),
+            s["burdened_span_ns"].as_u64().unwrap(),
+        );
+        assert!(0 < span && span <= work && span <= bspan, "{s}");
+        // Every join opens two strands and one after it; the call from outside adds the
+        // caller's strand before the hand-off and the one after it.
+        let (joins, strands) = (s["joins"].as_u64().unwrap(), s["strands"].as_u64().unwrap());
+        let calls = s["calls"].as_u64().unwrap();
+        assert_eq!(strands, 3 * joins + 3 * calls, "{s}");
+    }
+    // fib(20): F(21) - 1 joins, 19 on the longest chain.
+    let fib_site = sites[1].1;
+    assert_eq!(
+        (fib_site["joins"].as_u64(), fib_site["span_joins"].as_u64()),
+        (Some(10_945), Some(19))
+    );
+    assert!(
+        json["wall_ns"].as_u64().unwrap()
+            >= sites
+                .iter()
+                .map(|(_, s)| s["wall_ns"].as_u64().unwrap())
+                .sum::<u64>()
+    );
+}
+
+/// Without `FORKJOIN_PROFILE`, nothing is kept.
+#[test]
+#[ignore = "run by without_the_variable_nothing_is_profiled in a process of its own"]
+fn unprofiled_program() {
+    if !in_child() {
+        return;
+    }
+    let s: u64 = (0..1000u64).into_par_iter().sum();
+    assert_eq!(s, 499_500);
+    assert!(forkjoin::instrument::call_sites().is_empty());
+}
+
+#[test]
+fn without_the_variable_nothing_is_profiled() {
+    run_child(
+        module_path!(),
+        "unprofiled_program",
+        &[("FORKJOIN_PROFILE", None)],
+    );
+}
+
+/// A file that cannot be written: the program still succeeds, and says why there is no
+/// profile.
+#[test]
+#[ignore = "run by a_profile_that_cannot_be_written_is_reported in a process of its own"]
+fn program_with_an_unwritable_profile() {
+    if !in_child() {
+        return;
+    }
+    let s: u64 = (0..1000u64).into_par_iter().sum();
+    assert_eq!(s, 499_500);
+}
+
+#[test]
+fn a_profile_that_cannot_be_written_is_reported() {
+    let out = run_child(
+        module_path!(),
+        "program_with_an_unwritable_profile",
+        &[("FORKJOIN_PROFILE", Some("/nonexistent-dir/profile.json"))],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("forkjoin: cannot write the profile to /nonexistent-dir/profile.json"),
+        "{stderr}"
+    );
+}
