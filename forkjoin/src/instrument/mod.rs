@@ -45,8 +45,8 @@ pub const HEARTBEAT: Duration = crate::registry::heartbeat::HEARTBEAT;
 pub const ISOLATED_PARK_DOUBLINGS: u32 = crate::registry::idle::ISOLATED_BACKOFF;
 
 /// A pool profiles while this lives: every join takes the slow path, where it is timed, and
-/// every loop splits all the way down. Dropping it restores what was before, also when the
-/// profiled closure panics.
+/// every loop splits wherever its rest is worth sharing. Dropping it restores what was
+/// before, also when the profiled closure panics.
 pub struct Profiling {
     registry: Arc<Registry>,
     was: bool,

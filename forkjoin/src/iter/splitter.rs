@@ -791,10 +791,6 @@ impl Pace {
     #[cold]
     #[inline(never)]
     fn asked(self, rest: usize) -> (Pace, bool) {
-        // SAFETY: as in `boundary`.
-        if unsafe { (*self.worker).profiling_now() } {
-            return (self, true);
-        }
         if self.cost == 0.0 {
             // Time the next chunk first, one item: if items are long, the answer should
             // not wait for many. The request stays pending meanwhile.

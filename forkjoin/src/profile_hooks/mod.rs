@@ -1,6 +1,6 @@
 //! The profiler's hooks in the scheduler (DESIGN.md, section 12): the instrument (`strands`,
 //! feature `profile`) or a do-nothing twin (`off`), so the scheduler carries no `cfg`:
-//! `ProfilingFlag` (while set, joins take the slow path and loops split all the way down),
+//! `ProfilingFlag` (while set, joins take the slow path and loops split wherever the rest is worth sharing),
 //! `open_join`, `OpenJoin::timed` and `close` (a join inside a timed closure), and
 //! `detached` (a job taken from a queue runs outside any strand).
 

@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 /// Set while `profile::run` measures a run on a pool: every join then takes the slow path
-/// (see `Worker::frame_bound`), where it is timed, and every loop splits all the way down.
+/// (see `Worker::frame_bound`), where it is timed, and a loop splits at every boundary where
+/// its rest is worth sharing, as if an idle worker asked there (DESIGN.md, section 12).
 pub(crate) struct ProfilingFlag(AtomicBool);
 
 impl ProfilingFlag {

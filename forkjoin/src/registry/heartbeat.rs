@@ -194,7 +194,7 @@ impl Worker {
     }
 
     /// Whether an idle worker asks this one for work; always while a profile is taken, so
-    /// the task graph shows all a loop's parallelism.
+    /// that a loop splits wherever its rest is worth sharing.
     #[inline(always)]
     pub(crate) fn split_requested(&self) -> bool {
         self.heartbeat_pending() && (self.profiling_now() || self.someone_idle())

@@ -16,9 +16,8 @@
 //! none can be profiled or split-run (`fj profile`, `predict` and `validate` skip them, see
 //! `suite::programs::not_modelled`): they fork inside forkjoin's splitter, not through
 //! the suite's [`Join`](crate::join::Join), so a split run has no joins of the program's
-//! own to time, and the profiler, which makes the splitter fork at every item so that the
-//! graph shows all the parallelism a loop offers, would record one join per item (2*10^8
-//! for `iter-squares`), a task graph of a kind the real, lazily split run never forks.
+//! own to time, and the profiler's graph of a loop shows it split wherever its rest is
+//! worth sharing, which the simulator does not model as the splitter's lazy splits.
 
 use super::sort::splitmix64;
 use super::{Ctx, Program, Runtime, Workload};
