@@ -53,7 +53,6 @@ pub use sim::{Prediction, Waits};
 
 use forkjoin::instrument::{burdened_join, measured, Profiling, Session};
 use forkjoin::Pool;
-use std::hint::black_box;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -427,30 +426,15 @@ pub fn run_with<R: Send>(
     })
 }
 
-/// The profiler's cost per strand on this thread: the mean measured duration of the empty
-/// strands of an empty join tree, timed as a profile times them (best of five). Runs on a
-/// worker; sets the pool's profiling flag for the duration if it is not set.
+/// The profiler's cost per strand on this worker (`forkjoin::instrument::strand_cost`).
 pub(crate) fn calibrate_timer() -> u64 {
-    fn tree(depth: u32) {
-        if depth > 0 {
-            forkjoin::join(|| tree(depth - 1), || tree(depth - 1));
-        }
-        black_box(());
-    }
-    let _flag = Profiling::start_on_current().expect("calibrate_timer runs on a worker");
-    let session = Session::new(0, 0, false, 0);
-    (0..5)
-        .map(|_| {
-            let ((), acc) = measured(&session, || tree(10));
-            acc.work / acc.strands.max(1)
-        })
-        .min()
-        .unwrap_or(0)
+    forkjoin::instrument::strand_cost().expect("calibrate_timer runs on a worker")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::hint::black_box;
 
     fn fib(n: u64) -> u64 {
         if n < 2 {

@@ -2,7 +2,9 @@
 //! deque, the sleep protocol, the idle policy, the compensation counts and the outside
 //! waiter's latch are built; the rest needs real threads).
 
+// `AtomicU64` serves the registry, which loom does not build yet.
 #[cfg(loom)]
+#[allow(unused_imports)]
 pub(crate) use loom::sync::atomic::{
     fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU64, AtomicUsize,
 };

@@ -30,6 +30,9 @@ pub(crate) struct ProgramProfile {
 pub(crate) struct Site {
     pub file: String,
     pub line: u32,
+    pub column: u32,
+    /// The call site it was entered inside, `file:line:column`; its totals are part of it.
+    pub parent: Option<String>,
     pub calls: u64,
     pub work_ns: u64,
     pub span_ns: u64,
@@ -38,10 +41,60 @@ pub(crate) struct Site {
     pub wall_ns: u64,
 }
 
+impl Site {
+    /// `file:line:column`, as a nested site names its parent.
+    fn place(&self) -> String {
+        format!("{}:{}:{}", self.file, self.line, self.column)
+    }
+
+    /// Its parent among `places`; none for an outer site, or if the parent is not in the
+    /// profile (its call panicked), which leaves the site outer.
+    fn parent_in<'a>(&'a self, places: &[String]) -> Option<&'a String> {
+        self.parent.as_ref().filter(|p| places.contains(p))
+    }
+}
+
+/// Appends the sites inside `parent` (none: the outer ones) by work, most first, each
+/// followed by those inside it, one level deeper.
+fn below(
+    sites: &[Site],
+    places: &[String],
+    parent: Option<&String>,
+    depth: usize,
+    rows: &mut Vec<Row>,
+) {
+    let mut inside: Vec<&Site> = sites
+        .iter()
+        .filter(|s| s.parent_in(places) == parent)
+        .collect();
+    inside.sort_by(|a, b| {
+        b.work_ns
+            .cmp(&a.work_ns)
+            .then_with(|| a.place().cmp(&b.place()))
+    });
+    for s in inside {
+        rows.push(Row {
+            tag: format!("{}:{}", s.file, s.line),
+            depth,
+            parent: parent.map(|p| p.rsplit_once(':').map_or(p.clone(), |(t, _)| t.into())),
+            calls: s.calls,
+            work_ns: s.work_ns,
+            span_ns: s.span_ns,
+            burdened_span_ns: s.burdened_span_ns,
+            leaves: s.joins + s.calls,
+        });
+        below(sites, places, Some(&s.place()), depth + 1, rows);
+    }
+}
+
 /// One row of the report: a call site, or the whole program.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Row {
     pub tag: String,
+    /// How deep it is nested: 0 for an entry from outside every profiled closure.
+    pub depth: usize,
+    /// Its parent's tag, if nested.
+    pub parent: Option<String>,
     pub calls: u64,
     pub work_ns: u64,
     pub span_ns: u64,
@@ -91,27 +144,25 @@ impl Row {
     }
 }
 
-/// The call sites by work, most first, then the whole program: its time outside every call
-/// site (the wall time less the call sites') counts as serial, on the span as in the work.
+/// The outer call sites by work, most first, each followed by those nested inside it (by
+/// work, one level deeper), then the whole program: its time outside every outer call site
+/// (the wall time less theirs) counts as serial, on the span as in the work.
 pub(crate) fn rows(profile: &ProgramProfile) -> Vec<Row> {
-    let mut rows: Vec<Row> = profile
+    let places: Vec<String> = profile.sites.iter().map(Site::place).collect();
+    let mut rows = Vec::new();
+    below(&profile.sites, &places, None, 0, &mut rows);
+    let in_sites: u64 = profile
         .sites
         .iter()
-        .map(|s| Row {
-            tag: format!("{}:{}", s.file, s.line),
-            calls: s.calls,
-            work_ns: s.work_ns,
-            span_ns: s.span_ns,
-            burdened_span_ns: s.burdened_span_ns,
-            leaves: s.joins + s.calls,
-        })
-        .collect();
-    rows.sort_by(|a, b| b.work_ns.cmp(&a.work_ns).then_with(|| a.tag.cmp(&b.tag)));
-    let in_sites: u64 = profile.sites.iter().map(|s| s.wall_ns).sum();
+        .filter(|s| s.parent_in(&places).is_none())
+        .map(|s| s.wall_ns)
+        .sum();
     let serial = profile.wall_ns.saturating_sub(in_sites);
-    let sum = |f: fn(&Row) -> u64| rows.iter().map(f).sum::<u64>();
+    let sum = |f: fn(&Row) -> u64| rows.iter().filter(|r| r.depth == 0).map(f).sum::<u64>();
     let program = Row {
         tag: "program".to_string(),
+        depth: 0,
+        parent: None,
         calls: 1,
         work_ns: serial + sum(|r| r.work_ns),
         span_ns: serial + sum(|r| r.span_ns),
@@ -125,11 +176,11 @@ pub(crate) fn rows(profile: &ProgramProfile) -> Vec<Row> {
 /// The rows in Cilkscale's CSV columns, then ours.
 pub(crate) fn csv(rows: &[Row]) -> String {
     let mut out = String::from(
-        "tag,work (seconds),span (seconds),parallelism,burdened_span (seconds),burdened_parallelism,calls,leaves,mean leaf (seconds)\n",
+        "tag,work (seconds),span (seconds),parallelism,burdened_span (seconds),burdened_parallelism,calls,leaves,mean leaf (seconds),inside\n",
     );
     for r in rows {
         out.push_str(&format!(
-            "{},{:.9},{:.9},{:.3},{:.9},{:.3},{},{},{:.9}\n",
+            "{},{:.9},{:.9},{:.3},{:.9},{:.3},{},{},{:.9},{}\n",
             r.tag,
             r.work_ns as f64 / 1e9,
             r.span_ns as f64 / 1e9,
@@ -139,6 +190,7 @@ pub(crate) fn csv(rows: &[Row]) -> String {
             r.calls,
             r.leaves,
             r.mean_leaf_ns() / 1e9,
+            r.parent.as_deref().unwrap_or(""),
         ));
     }
     out
@@ -208,6 +260,7 @@ fn print_report(rows: &[Row], profile: &ProgramProfile, costs: &Costs) {
         "{:<44} {:>7} {:>10} {:>6} {:>10} {:>8} {:>8} {:>10}  T at 2 / 8 / 64 workers, ms",
         "call site", "calls", "work ms", "share", "span ms", "par", "b. par", "leaf us",
     );
+    let shown = |r: &Row| format!("{}{}", "  ".repeat(r.depth), r.tag);
     for r in rows {
         let range = |p| {
             let (lo, hi) = r.predicted_ns(p);
@@ -215,7 +268,7 @@ fn print_report(rows: &[Row], profile: &ProgramProfile, costs: &Costs) {
         };
         println!(
             "{:<44} {:>7} {:>10.3} {:>5.1}% {:>10.3} {:>8.1} {:>8.1} {:>10.2}  {} / {} / {}",
-            r.tag,
+            shown(r),
             r.calls,
             r.work_ns as f64 / 1e6,
             100.0 * r.work_ns as f64 / total as f64,
@@ -234,8 +287,9 @@ fn print_report(rows: &[Row], profile: &ProgramProfile, costs: &Costs) {
         print!(" {p:>15}");
     }
     println!();
-    let program = rows.last().into_iter();
-    for r in rows.iter().take((rows.len() - 1).min(3)).chain(program) {
+    let mut by_work: Vec<&Row> = rows[..rows.len() - 1].iter().collect();
+    by_work.sort_by_key(|r| std::cmp::Reverse(r.work_ns));
+    for r in by_work.iter().take(3).copied().chain(rows.last()) {
         print!("{:<44}", r.tag);
         for p in WORKERS {
             let (lo, hi) = r.predicted_ns(p);
@@ -244,7 +298,7 @@ fn print_report(rows: &[Row], profile: &ProgramProfile, costs: &Costs) {
         println!();
     }
     println!("\nwhat limits each (the top five by work):");
-    for r in rows.iter().take(5) {
+    for r in by_work.iter().take(5) {
         println!("  {}: {}", r.tag, r.limit(profile.burden_ns));
     }
 }

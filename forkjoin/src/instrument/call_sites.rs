@@ -1,16 +1,17 @@
 //! A whole program's profile by call site (feature `profile`). With `FORKJOIN_PROFILE=FILE`
 //! set (or after `record_call_sites`), each entry a program makes from outside a profiled
 //! closure (`Pool::install`, a parallel iterator's consumer) runs as a profiled closure of
-//! its pool, its totals kept under the caller's source line; entries inside it are part of
-//! it. At exit the call sites go to FILE as JSON (`fj profile -- COMMAND` reads it). The
+//! its pool, its totals kept under the caller's source line; an entry inside one is part of
+//! it, and kept too, under its own line inside its parent's. At exit the call sites go to FILE as JSON (`fj profile -- COMMAND` reads it). The
 //! method is the suite's (DESIGN.md, section 12).
 
 use super::Profiling;
-use crate::profile_hooks::{in_measured, measured, Acc, Session};
+use crate::profile_hooks::{
+    current_site, in_measured, measured_at, measured_part, Acc, Session, Site,
+};
 use crate::registry::{global_registry, Registry, Worker};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::hint::black_box;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU8;
@@ -34,7 +35,10 @@ pub struct CallSite {
     pub line: u32,
     #[allow(missing_docs)]
     pub column: u32,
-    /// Entries made from this line from outside a profiled closure.
+    /// The call site this one was entered inside (`file:line:column`), or `None` for an entry
+    /// from outside every profiled closure. Its totals are part of its parent's.
+    pub parent: Option<String>,
+    /// Entries made from this line (inside its parent, if it has one).
     pub calls: u64,
     /// Work, span and burdened span summed over the calls (ns).
     pub work_ns: u64,
@@ -49,7 +53,8 @@ pub struct CallSite {
     pub span_joins: u64,
     /// Strands timed: the leaves and the pieces between joins.
     pub strands: u64,
-    /// Wall-clock time of the calls (ns), profiled.
+    /// Wall-clock time of the calls (ns), profiled; 0 for a nested site (its parent's covers
+    /// it).
     pub wall_ns: u64,
 }
 
@@ -60,7 +65,14 @@ struct Program {
     start: Instant,
     /// Made at the first call site, once the profiler's cost per strand is measured.
     session: OnceLock<Session>,
-    sites: Mutex<BTreeMap<(&'static str, u32, u32), CallSite>>,
+    sites: Mutex<BTreeMap<(Key, Key), CallSite>>,
+}
+
+/// A call site's place, `("", 0, 0)` for none.
+type Key = (&'static str, u32, u32);
+
+fn key(site: Site) -> Key {
+    site.map_or(("", 0, 0), |s| (s.file(), s.line(), s.column()))
 }
 
 /// 0: `FORKJOIN_PROFILE` not read yet; 1: no profile; 2: profiling.
@@ -130,7 +142,8 @@ pub fn record_call_sites() {
     start(None);
 }
 
-/// The call sites so far, in file and line order.
+/// The call sites so far: the outer ones in file and line order, each nested one after them
+/// in the order of its parent's place and its own.
 pub fn call_sites() -> Vec<CallSite> {
     PROGRAM.get().map_or_else(Vec::new, |p| {
         let sites = p.sites.lock().unwrap_or_else(PoisonError::into_inner);
@@ -155,9 +168,13 @@ pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
         global_registry().num_threads(),
     );
     for (i, c) in call_sites().iter().enumerate() {
+        let parent = c
+            .parent
+            .as_ref()
+            .map_or_else(|| "null".to_string(), |p| format!("\"{}\"", escape(p)));
         let _ = write!(
             json,
-            "{}\n    {{\"file\": \"{}\", \"line\": {}, \"column\": {}, \"calls\": {}, \"work_ns\": {}, \"span_ns\": {}, \"burdened_span_ns\": {}, \"joins\": {}, \"span_joins\": {}, \"strands\": {}, \"wall_ns\": {}}}",
+            "{}\n    {{\"file\": \"{}\", \"line\": {}, \"column\": {}, \"parent\": {parent}, \"calls\": {}, \"work_ns\": {}, \"span_ns\": {}, \"burdened_span_ns\": {}, \"joins\": {}, \"span_joins\": {}, \"strands\": {}, \"wall_ns\": {}}}",
             if i == 0 { "" } else { "," },
             escape(&c.file),
             c.line,
@@ -219,9 +236,26 @@ pub(crate) fn call_site<R>(
     f: impl FnOnce() -> R,
 ) -> R {
     match program() {
-        Some(program) if !in_measured() => program.run(site, pool, f),
-        _ => f(),
+        None => f(),
+        Some(program) if in_measured() => {
+            if internal(site) || current_site() == Some(site) {
+                // forkjoin's own entries (`collect` into a `Vec`), and a site's entries at
+                // its own line (a consumer built on another), are its caller's.
+                return f();
+            }
+            measured_part(site, f, |outer, acc| program.add(outer, site, acc, None))
+        }
+        Some(program) => program.run(site, pool, f),
     }
+}
+
+/// Whether `site` lies in forkjoin's own source.
+fn internal(site: &Location<'_>) -> bool {
+    const HERE: &str = file!();
+    let source = HERE
+        .strip_suffix("instrument/call_sites.rs")
+        .unwrap_or(HERE);
+    site.file().starts_with(source)
 }
 
 impl Program {
@@ -242,8 +276,8 @@ impl Program {
         let session = self.session(&registry);
         let _on = Profiling::on(registry);
         let t0 = Instant::now();
-        let (r, acc) = measured(session, f);
-        self.add(site, &acc, t0.elapsed());
+        let (r, acc) = measured_at(session, site, f);
+        self.add(None, site, &acc, Some(t0.elapsed()));
         r
     }
 
@@ -255,18 +289,28 @@ impl Program {
                 .ok()
                 .and_then(|b| b.parse().ok())
                 .unwrap_or(0);
-            Session::new(strand_cost(registry), burden, false, 0)
+            let cost = crate::registry::in_worker(registry, |_| super::strand_cost());
+            Session::new(cost.unwrap_or(0), burden, false, 0)
         })
     }
 
-    fn add(&self, site: &'static Location<'static>, acc: &Acc, wall: Duration) {
+    /// Adds a call at `site` inside `parent` (none: from outside every profiled closure),
+    /// and its wall-clock time if it is an outer one.
+    fn add(
+        &self,
+        parent: Site,
+        site: &'static Location<'static>,
+        acc: &Acc,
+        wall: Option<Duration>,
+    ) {
         let mut sites = self.sites.lock().unwrap_or_else(PoisonError::into_inner);
         let c = sites
-            .entry((site.file(), site.line(), site.column()))
+            .entry((key(parent), key(Some(site))))
             .or_insert_with(|| CallSite {
                 file: site.file().to_string(),
                 line: site.line(),
                 column: site.column(),
+                parent: parent.map(|p| format!("{}:{}:{}", p.file(), p.line(), p.column())),
                 ..CallSite::default()
             });
         c.calls += 1;
@@ -276,29 +320,6 @@ impl Program {
         c.joins += acc.joins;
         c.span_joins = c.span_joins.max(acc.depth);
         c.strands += acc.strands;
-        c.wall_ns += wall.as_nanos() as u64;
+        c.wall_ns += wall.map_or(0, |w| w.as_nanos() as u64);
     }
-}
-
-/// The profiler's own cost per strand on `registry`'s workers: the least mean duration of
-/// the strands of an empty join tree, timed as a profile times them (as `forkjoin-profile`
-/// measures it for the suite).
-fn strand_cost(registry: &Arc<Registry>) -> u64 {
-    fn tree(depth: u32) {
-        if depth > 0 {
-            crate::join(|| tree(depth - 1), || tree(depth - 1));
-        }
-        black_box(());
-    }
-    let _on = Profiling::on(Arc::clone(registry));
-    let empty = Session::new(0, 0, false, 0);
-    crate::registry::in_worker(registry, |_| {
-        (0..5)
-            .map(|_| {
-                let ((), acc) = measured(&empty, || tree(10));
-                acc.work / acc.strands.max(1)
-            })
-            .min()
-            .unwrap_or(0)
-    })
 }

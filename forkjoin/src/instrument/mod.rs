@@ -97,6 +97,32 @@ pub fn is_profiling(pool: &Pool) -> bool {
     pool.registry().profiling.is_set()
 }
 
+/// On a worker: the profiler's own cost per strand there, in ns: the least mean duration of
+/// the strands of an empty join tree, timed as a profile times them (best of five). Turns
+/// the pool's profiling on for the measurement. `None` outside any pool.
+///
+/// ```
+/// let pool = forkjoin::Pool::new(1).unwrap();
+/// assert_eq!(forkjoin::instrument::strand_cost(), None);
+/// assert!(pool.install(forkjoin::instrument::strand_cost).is_some());
+/// ```
+pub fn strand_cost() -> Option<u64> {
+    fn tree(depth: u32) {
+        if depth > 0 {
+            crate::join(|| tree(depth - 1), || tree(depth - 1));
+        }
+        std::hint::black_box(());
+    }
+    let _on = Profiling::start_on_current()?;
+    let session = Session::new(0, 0, false, 0);
+    (0..5)
+        .map(|_| {
+            let ((), acc) = measured(&session, || tree(10));
+            acc.work / acc.strands.max(1)
+        })
+        .min()
+}
+
 /// On a worker: one search for work, as an idle worker makes it (its own deque, its inbox,
 /// every other deque and the submission queues), running what it finds. Returns whether it
 /// found a job; `None` outside any pool.

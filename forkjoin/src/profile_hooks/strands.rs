@@ -3,6 +3,7 @@
 
 use super::graph::TaskNode;
 use std::cell::Cell;
+use std::panic::Location;
 use std::ptr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
@@ -76,8 +77,8 @@ impl OpenJoin {
         f: impl FnOnce() -> R + Send,
     ) -> impl FnOnce() -> (R, Acc) + Send {
         // SAFETY: the parent accumulator is live (see `open_join`).
-        let session = unsafe { (*self.0).session };
-        move || measured_in(session, f)
+        let (session, site) = unsafe { ((*self.0).session, (*self.0).site) };
+        move || measured_in(session, site, f)
     }
 
     /// Both closures are done: combine their totals and open the parent's next strand.
@@ -125,6 +126,8 @@ unsafe impl Send for SessionRef {}
 /// The totals of one closure's execution so far, and its open strand.
 pub struct Acc {
     session: SessionRef,
+    /// The call site of the program's profile this closure belongs to (its innermost entry).
+    site: Site,
     /// When the open strand started (ns since `EPOCH`).
     start: u64,
     /// Total time of the closure's strands (ns).
@@ -144,9 +147,10 @@ pub struct Acc {
 }
 
 impl Acc {
-    fn new(session: SessionRef) -> Acc {
+    fn new(session: SessionRef, site: Site) -> Acc {
         Acc {
             session,
+            site,
             start: 0,
             work: 0,
             span: 0,
@@ -262,12 +266,55 @@ impl Drop for RestoreAcc {
 
 /// Runs `f` as a profiled closure; returns its result and a fresh accumulator of its strands.
 pub fn measured<R>(session: &Session, f: impl FnOnce() -> R) -> (R, Acc) {
-    measured_in(SessionRef(session), f)
+    measured_in(SessionRef(session), None, f)
 }
 
-/// `measured`, for a timed closure that carries its session to another worker.
-fn measured_in<R>(session: SessionRef, f: impl FnOnce() -> R) -> (R, Acc) {
-    let mut acc = Acc::new(session);
+/// A call site of a program's profile (`instrument::call_sites`), if the closure has one.
+pub(crate) type Site = Option<&'static Location<'static>>;
+
+/// `measured`, for the entry at `site` into the pool.
+pub(crate) fn measured_at<R>(
+    session: &Session,
+    site: &'static Location<'static>,
+    f: impl FnOnce() -> R,
+) -> (R, Acc) {
+    measured_in(SessionRef(session), Some(site), f)
+}
+
+/// Runs `f`, an entry at `site` made inside the profiled closure this thread runs, as a part
+/// of it: measured on its own and tagged with `site`, its totals then following the
+/// closure's strand in sequence. `record` gets the enclosing closure's site and the part's
+/// totals. Only where `in_measured`.
+pub(crate) fn measured_part<R>(
+    site: &'static Location<'static>,
+    f: impl FnOnce() -> R,
+    record: impl FnOnce(Site, &Acc),
+) -> R {
+    let parent = CURRENT_ACC.with(Cell::get);
+    assert!(
+        !parent.is_null(),
+        "measured_part outside a profiled closure"
+    );
+    // SAFETY: non-null: the accumulator of the `measured` call below us on this thread,
+    // which outlives this call; only this thread touches it.
+    let (session, outer) = unsafe {
+        (*parent).close_strand(now());
+        ((*parent).session, (*parent).site)
+    };
+    let (r, acc) = measured_in(session, Some(site), f);
+    record(outer, &acc);
+    // SAFETY: as above; `f` has returned on this thread.
+    unsafe {
+        (*parent).sequence(acc);
+        (*parent).start = now();
+    }
+    r
+}
+
+/// `measured`, for a timed closure that carries its session (and call site) to another
+/// worker.
+fn measured_in<R>(session: SessionRef, site: Site, f: impl FnOnce() -> R) -> (R, Acc) {
+    let mut acc = Acc::new(session, site);
     let p: *mut Acc = &mut acc;
     let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));
     // SAFETY: `p` points to `acc` on this stack; until `acc` moves out every access goes
@@ -286,6 +333,13 @@ pub(crate) fn in_measured() -> bool {
     !CURRENT_ACC.with(Cell::get).is_null()
 }
 
+/// The call site of the profiled closure this thread runs, if it runs one that has one.
+pub(crate) fn current_site() -> Site {
+    let acc = CURRENT_ACC.with(Cell::get);
+    // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.
+    (!acc.is_null()).then(|| unsafe { (*acc).site }).flatten()
+}
+
 /// Runs `hand_off(op)`, which runs `op` on a worker and waits for it (a call from outside a
 /// pool, or into another pool). From inside a profiled closure, the caller's strand ends
 /// before the hand-off and starts again after it, and `op` runs as a profiled closure of its
@@ -300,13 +354,13 @@ pub(crate) fn handed_over<W: ?Sized>(
     }
     // SAFETY: non-null: the accumulator of the `measured` call below us on this thread,
     // which outlives this call; only this thread touches it.
-    let session = unsafe {
+    let (session, site) = unsafe {
         (*parent).close_strand(now());
-        (*parent).session
+        ((*parent).session, (*parent).site)
     };
     let mut done = None;
     let slot = &mut done;
-    hand_off(&mut move |t| *slot = Some(measured_in(session, || op(t)).1));
+    hand_off(&mut move |t| *slot = Some(measured_in(session, site, || op(t)).1));
     // SAFETY: as above; the hand-off has returned, so `done` is written and read here only.
     unsafe {
         if let Some(acc) = done {

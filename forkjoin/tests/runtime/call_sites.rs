@@ -3,16 +3,9 @@
 //! part of it, and the file is written at exit.
 
 use crate::common::child::{in_child, run_child};
+use crate::instrument::fib;
 use forkjoin::prelude::*;
 use serde_json::Value;
-
-fn fib(n: u64) -> u64 {
-    if n < 2 {
-        return n;
-    }
-    let (a, b) = forkjoin::join(|| fib(n - 1), || fib(n - 2));
-    a + b
-}
 
 /// The program profiled: prints the lines of its call sites, then exits, writing the profile.
 #[test]
@@ -31,9 +24,12 @@ fn profiled_program() {
     }
     lines.push(line!() + 1);
     assert_eq!(pool.install(|| fib(20)), 6765);
-    // An entry inside an install is part of the install's call site.
+    // An entry inside an install is part of the install's call site, and a site of its own
+    // inside it.
     lines.push(line!() + 1);
-    let max = pool.install(|| v.par_iter().max().copied());
+    let max = pool.install(|| {
+        v.par_iter().max().copied() // Line `lines[4] + 1`.
+    });
     assert_eq!(max, Some(49_999));
     // `max` reaches the loop through `reduce_with`: the site is still this line.
     lines.push(line!() + 1);
@@ -77,16 +73,36 @@ fn a_profiled_program_writes_each_call_site_at_exit() {
     std::fs::remove_dir_all(&dir).unwrap();
     let sites = sites(&json);
     // The sum's line three times over (one site), the install of fib, the install with the
-    // loop inside (one site: the loop is part of it), and `max` from outside.
-    let expected: Vec<(u64, u64)> =
-        vec![(lines[0], 3), (lines[3], 1), (lines[4], 1), (lines[5], 1)];
-    let found: Vec<(u64, u64)> = sites
+    // loop inside, and `max` from outside; then the loop, nested inside its install.
+    let install = format!("{source}:{}:", lines[4]);
+    let expected: Vec<(u64, u64, bool)> = vec![
+        (lines[0], 3, false),
+        (lines[3], 1, false),
+        (lines[4], 1, false),
+        (lines[5], 1, false),
+        (lines[4] + 1, 1, true),
+    ];
+    let found: Vec<(u64, u64, bool)> = sites
         .iter()
-        .map(|(l, s)| (*l, s["calls"].as_u64().unwrap()))
+        .map(|(l, s)| {
+            let inside = s["parent"]
+                .as_str()
+                .is_some_and(|p| p.starts_with(&install));
+            assert!(inside || s["parent"].is_null(), "{s}");
+            (*l, s["calls"].as_u64().unwrap(), inside)
+        })
         .collect();
     assert_eq!(found, expected, "{json}");
     assert_eq!(lines[0], lines[1]);
-    for (_, s) in &sites {
+    // The nested loop's work is part of its install's; its time is its parent's.
+    let work = |i: usize| sites[i].1["work_ns"].as_u64().unwrap();
+    assert!(work(4) <= work(2), "{json}");
+    assert_eq!(sites[4].1["wall_ns"].as_u64(), Some(0));
+    // Every join opens two strands and one after it. An entry from outside adds the caller's
+    // strand before the hand-off and the one after it; a part splits its parent's strand in
+    // two (the install with the loop inside: one more on the worker, one more outside).
+    let extra = [3, 3, 5, 3, 1];
+    for (i, (_, s)) in sites.iter().enumerate() {
         assert_eq!(s["file"], source);
         let (work, span, bspan) = (
             s["work_ns"].as_u64().unwrap(),
@@ -94,11 +110,9 @@ fn a_profiled_program_writes_each_call_site_at_exit() {
             s["burdened_span_ns"].as_u64().unwrap(),
         );
         assert!(0 < span && span <= work && span <= bspan, "{s}");
-        // Every join opens two strands and one after it; the call from outside adds the
-        // caller's strand before the hand-off and the one after it.
         let (joins, strands) = (s["joins"].as_u64().unwrap(), s["strands"].as_u64().unwrap());
         let calls = s["calls"].as_u64().unwrap();
-        assert_eq!(strands, 3 * joins + 3 * calls, "{s}");
+        assert_eq!(strands, 3 * joins + extra[i] * calls, "{s}");
     }
     // fib(20): F(21) - 1 joins, 19 on the longest chain.
     let fib_site = sites[1].1;

@@ -4,7 +4,7 @@
 
 use forkjoin::instrument::{is_profiling, measured, Profiling, Session};
 
-fn fib(n: u64) -> u64 {
+pub(crate) fn fib(n: u64) -> u64 {
     if n < 2 {
         return n;
     }

@@ -4,7 +4,8 @@ const PROFILE: &str = r#"{
   "wall_ns": 10000000, "timer_ns": 80, "burden_ns": 2000, "workers": 2,
   "sites": [
     {"file": "src/main.rs", "line": 7, "column": 5, "calls": 100, "work_ns": 1000000, "span_ns": 200000, "burdened_span_ns": 800000, "joins": 900, "span_joins": 3, "strands": 3000, "wall_ns": 1500000},
-    {"file": "src/main.rs", "line": 12, "column": 9, "calls": 1, "work_ns": 6000000, "span_ns": 60000, "burdened_span_ns": 100000, "joins": 1023, "span_joins": 10, "strands": 3072, "wall_ns": 3500000}
+    {"file": "src/main.rs", "line": 12, "column": 9, "calls": 1, "work_ns": 6000000, "span_ns": 60000, "burdened_span_ns": 100000, "joins": 1023, "span_joins": 10, "strands": 3072, "wall_ns": 3500000},
+    {"file": "src/main.rs", "line": 13, "column": 13, "parent": "src/main.rs:12:9", "calls": 1000, "work_ns": 3000000, "span_ns": 50000, "burdened_span_ns": 90000, "joins": 1000, "span_joins": 1, "strands": 4000, "wall_ns": 0}
   ]
 }"#;
 
@@ -13,16 +14,33 @@ fn profile() -> ProgramProfile {
 }
 
 #[test]
-fn call_sites_come_by_work_then_the_program_with_its_serial_time() {
+fn call_sites_come_by_work_each_with_its_nested_ones_then_the_program() {
     let rows = rows(&profile());
-    let tags: Vec<&str> = rows.iter().map(|r| r.tag.as_str()).collect();
-    assert_eq!(tags, ["src/main.rs:12", "src/main.rs:7", "program"]);
-    assert_eq!((rows[0].leaves, rows[1].leaves), (1024, 1000));
-    // 10 ms of wall time, 5 ms of it in the call sites: 5 ms serial, on work and span alike.
+    let tags: Vec<(&str, usize, Option<&str>)> = rows
+        .iter()
+        .map(|r| (r.tag.as_str(), r.depth, r.parent.as_deref()))
+        .collect();
     assert_eq!(
-        rows[2],
+        tags,
+        [
+            ("src/main.rs:12", 0, None),
+            ("src/main.rs:13", 1, Some("src/main.rs:12")),
+            ("src/main.rs:7", 0, None),
+            ("program", 0, None),
+        ]
+    );
+    assert_eq!(
+        (rows[0].leaves, rows[1].leaves, rows[2].leaves),
+        (1024, 2000, 1000)
+    );
+    // 10 ms of wall time, 5 ms of it in the outer call sites: 5 ms serial, on work and span
+    // alike; the nested site's work is in its parent's already.
+    assert_eq!(
+        rows[3],
         Row {
             tag: "program".into(),
+            depth: 0,
+            parent: None,
             calls: 1,
             work_ns: 5_000_000 + 7_000_000,
             span_ns: 5_000_000 + 260_000,
@@ -48,10 +66,10 @@ fn each_row_says_what_limits_it() {
     assert_eq!(rows[0].limit(2000), "none up to 64 workers");
     // Leaves of 1 us against 2 us steals: burdened parallelism 1.25 against 5.
     assert_eq!(
-        rows[1].limit(2000),
+        rows[2].limit(2000),
         "work per leaf: leaves of 1.0 us against a steal of 2.0 us"
     );
-    assert_eq!(rows[2].limit(2000), "parallelism: at most 2.3x");
+    assert_eq!(rows[3].limit(2000), "parallelism: at most 2.3x");
 }
 
 #[test]
@@ -60,12 +78,16 @@ fn the_csv_has_cilkscales_columns_first() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "tag,work (seconds),span (seconds),parallelism,burdened_span (seconds),burdened_parallelism,calls,leaves,mean leaf (seconds)"
+        "tag,work (seconds),span (seconds),parallelism,burdened_span (seconds),burdened_parallelism,calls,leaves,mean leaf (seconds),inside"
     );
     assert_eq!(
         lines[1],
-        "src/main.rs:12,0.006000000,0.000060000,100.000,0.000100000,60.000,1,1024,0.000005859"
+        "src/main.rs:12,0.006000000,0.000060000,100.000,0.000100000,60.000,1,1024,0.000005859,"
     );
-    assert_eq!(lines.len(), 4);
-    assert!(lines[3].starts_with("program,0.012000000,0.005260000,2.281,"));
+    assert_eq!(
+        lines[2],
+        "src/main.rs:13,0.003000000,0.000050000,60.000,0.000090000,33.333,1000,2000,0.000001500,src/main.rs:12"
+    );
+    assert_eq!(lines.len(), 5);
+    assert!(lines[4].starts_with("program,0.012000000,0.005260000,2.281,"));
 }

@@ -22,10 +22,12 @@ pub(super) mod sleep;
 
 use crate::counter::{add, unbump};
 use crate::padded::CachePadded;
-use crate::sync::{fence, AtomicBool, AtomicU64, AtomicUsize};
+use crate::sync::{fence, AtomicBool, AtomicUsize};
 use sleep::Sleep;
-// std's, also under loom: loom's would hide the interleavings where this thread does not wait.
+// std's, also under loom: loom's would hide the interleavings where this thread does not wait;
+// and the parks counters are statistics (`crate::counter`), which order nothing.
 use std::hint::spin_loop;
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 use std::thread::yield_now;
 use std::time::Duration;
