@@ -10,7 +10,7 @@ use crate::profile_hooks::{
     current_site, in_measured, measured_at, measured_part, Acc, Session, Site,
 };
 use crate::registry::{global_registry, Registry, Worker};
-use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
@@ -65,14 +65,14 @@ struct Program {
     start: Instant,
     /// Made at the first call site, once the profiler's cost per strand is measured.
     session: OnceLock<Session>,
-    sites: Mutex<BTreeMap<(Key, Key), CallSite>>,
+    /// By the addresses of the parent's and the site's `Location`s (cheap to hash; a site
+    /// whose `Location` the compiler made twice is merged by `call_sites`).
+    sites: Mutex<HashMap<(usize, usize), CallSite>>,
 }
 
-/// A call site's place, `("", 0, 0)` for none.
-type Key = (&'static str, u32, u32);
-
-fn key(site: Site) -> Key {
-    site.map_or(("", 0, 0), |s| (s.file(), s.line(), s.column()))
+/// A call site's key in `Program::sites`: its `Location`'s address, 0 for none.
+fn key(site: Site) -> usize {
+    site.map_or(0, |s| s as *const Location<'static> as usize)
 }
 
 /// 0: `FORKJOIN_PROFILE` not read yet; 1: no profile; 2: profiling.
@@ -115,7 +115,7 @@ fn start(file: Option<PathBuf>) -> &'static Program {
         file,
         start: Instant::now(),
         session: OnceLock::new(),
-        sites: Mutex::new(BTreeMap::new()),
+        sites: Mutex::new(HashMap::new()),
     });
     // Relaxed: see `program`.
     STATE.store(2, Relaxed);
@@ -145,10 +145,30 @@ pub fn record_call_sites() {
 /// The call sites so far: the outer ones in file and line order, each nested one after them
 /// in the order of its parent's place and its own.
 pub fn call_sites() -> Vec<CallSite> {
-    PROGRAM.get().map_or_else(Vec::new, |p| {
-        let sites = p.sites.lock().unwrap_or_else(PoisonError::into_inner);
-        sites.values().cloned().collect()
-    })
+    let Some(program) = PROGRAM.get() else {
+        return Vec::new();
+    };
+    let sites = program.sites.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut merged: Vec<CallSite> = Vec::with_capacity(sites.len());
+    let mut all: Vec<&CallSite> = sites.values().collect();
+    let place = |c: &CallSite| (c.parent.clone(), c.file.clone(), c.line, c.column);
+    all.sort_by_key(|c| place(c));
+    for c in all {
+        match merged.last_mut() {
+            Some(last) if place(last) == place(c) => {
+                last.calls += c.calls;
+                last.work_ns += c.work_ns;
+                last.span_ns += c.span_ns;
+                last.burdened_span_ns += c.burdened_span_ns;
+                last.joins += c.joins;
+                last.span_joins = last.span_joins.max(c.span_joins);
+                last.strands += c.strands;
+                last.wall_ns += c.wall_ns;
+            }
+            _ => merged.push(c.clone()),
+        }
+    }
+    merged
 }
 
 /// Writes the profile so far to `path` as JSON: the program's wall-clock time since its

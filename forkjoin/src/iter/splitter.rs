@@ -810,6 +810,14 @@ impl Pace {
         }
         // SAFETY: the worker running this run, alive while its thread is.
         let worker = unsafe { &*self.worker };
+        // While profiled, every boundary asks: trust the cost only once a chunk near
+        // `CHUNK_TIME_NS` has timed it, not the first item's, whose clock reads dwarf a cheap
+        // item (and would split a cheap loop into leaves of a few hundred items).
+        if worker.profiling_now()
+            && (self.chunk as f32) * self.cost < clock::ticks(CHUNK_TIME_NS / 2) as f32
+        {
+            return (self, false);
+        }
         if rest as f32 * self.cost >= clock::ticks(SHARE_WORTH_NS) as f32 {
             worker.raise_request();
             (self, true)
