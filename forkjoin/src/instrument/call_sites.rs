@@ -98,28 +98,34 @@ fn start_from_environment() -> Option<&'static Program> {
         STATE.store(1, Relaxed);
         return None;
     };
-    let program = start(Some(PathBuf::from(file)));
+    let (program, made) = start(Some(PathBuf::from(file)));
     extern "C" fn at_exit() {
         write_at_exit();
     }
+    // Once, by the thread that made the profile (two threads may read the variable at once).
     // SAFETY: `at_exit` is a plain function that never unwinds out (`write_at_exit` reports
     // errors and catches panics).
-    if unsafe { libc::atexit(at_exit) } != 0 {
+    if made && unsafe { libc::atexit(at_exit) } != 0 {
         eprintln!("forkjoin: cannot register the profile's writer; {PROFILE_VAR} is ignored");
     }
     Some(program)
 }
 
-fn start(file: Option<PathBuf>) -> &'static Program {
-    let program = PROGRAM.get_or_init(|| Program {
-        file,
-        start: Instant::now(),
-        session: OnceLock::new(),
-        sites: Mutex::new(HashMap::new()),
+/// The program's profile, and whether this call made it.
+fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
+    let mut made = false;
+    let program = PROGRAM.get_or_init(|| {
+        made = true;
+        Program {
+            file,
+            start: Instant::now(),
+            session: OnceLock::new(),
+            sites: Mutex::new(HashMap::new()),
+        }
     });
     // Relaxed: see `program`.
     STATE.store(2, Relaxed);
-    program
+    (program, made)
 }
 
 /// Starts keeping the program's call sites (as `FORKJOIN_PROFILE` does, without the file
