@@ -58,6 +58,20 @@ pub struct CallSite {
     pub wall_ns: u64,
 }
 
+impl CallSite {
+    /// Adds `more` calls of the same site: their totals, and the longest chain of any.
+    fn absorb(&mut self, more: &CallSite) {
+        self.calls += more.calls;
+        self.work_ns += more.work_ns;
+        self.span_ns += more.span_ns;
+        self.burdened_span_ns += more.burdened_span_ns;
+        self.joins += more.joins;
+        self.span_joins = self.span_joins.max(more.span_joins);
+        self.strands += more.strands;
+        self.wall_ns += more.wall_ns;
+    }
+}
+
 /// The program being profiled.
 struct Program {
     /// Where the profile goes at exit (`None`: only `call_sites` reads it).
@@ -161,16 +175,7 @@ pub fn call_sites() -> Vec<CallSite> {
     all.sort_by_key(|c| place(c));
     for c in all {
         match merged.last_mut() {
-            Some(last) if place(last) == place(c) => {
-                last.calls += c.calls;
-                last.work_ns += c.work_ns;
-                last.span_ns += c.span_ns;
-                last.burdened_span_ns += c.burdened_span_ns;
-                last.joins += c.joins;
-                last.span_joins = last.span_joins.max(c.span_joins);
-                last.strands += c.strands;
-                last.wall_ns += c.wall_ns;
-            }
+            Some(last) if place(last) == place(c) => last.absorb(c),
             _ => merged.push(c.clone()),
         }
     }
@@ -339,13 +344,16 @@ impl Program {
                 parent: parent.map(|p| format!("{}:{}:{}", p.file(), p.line(), p.column())),
                 ..CallSite::default()
             });
-        c.calls += 1;
-        c.work_ns += acc.work;
-        c.span_ns += acc.span;
-        c.burdened_span_ns += acc.bspan;
-        c.joins += acc.joins;
-        c.span_joins = c.span_joins.max(acc.depth);
-        c.strands += acc.strands;
-        c.wall_ns += wall.map_or(0, |w| w.as_nanos() as u64);
+        c.absorb(&CallSite {
+            calls: 1,
+            work_ns: acc.work,
+            span_ns: acc.span,
+            burdened_span_ns: acc.bspan,
+            joins: acc.joins,
+            span_joins: acc.depth,
+            strands: acc.strands,
+            wall_ns: wall.map_or(0, |w| w.as_nanos() as u64),
+            ..CallSite::default()
+        });
     }
 }
