@@ -2,13 +2,12 @@
 //! set (or after `record_call_sites`), each entry a program makes from outside a profiled
 //! closure (`Pool::install`, a parallel iterator's consumer) runs as a profiled closure of
 //! its pool, its totals kept under the caller's source line; an entry inside one is part of
-//! it, and kept too, under its own line inside its parent's. At exit the call sites go to FILE as JSON (`fj profile -- COMMAND` reads it). The
-//! method is the suite's (DESIGN.md, section 12).
+//! it, and kept too, under its own line inside its parent's. At exit the call sites go to
+//! FILE as JSON (`fj profile -- COMMAND` reads it). The method is the suite's (DESIGN.md,
+//! section 12).
 
 use super::Profiling;
-use crate::profile_hooks::{
-    current_site, in_measured, measured_at, measured_part, Acc, Session, Site,
-};
+use crate::profile_hooks::{measured_at, measured_part, measured_site, Acc, Session, Site};
 use crate::registry::{global_registry, Registry, Worker};
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -20,6 +19,10 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
 /// The environment variable that names the file a program's profile is written to at exit.
+///
+/// ```
+/// assert_eq!(forkjoin::instrument::PROFILE_VAR, "FORKJOIN_PROFILE");
+/// ```
 pub const PROFILE_VAR: &str = "FORKJOIN_PROFILE";
 
 /// A steal's cost in nanoseconds for the burdened span (`fj profile` passes the calibrated
@@ -27,6 +30,17 @@ pub const PROFILE_VAR: &str = "FORKJOIN_PROFILE";
 const BURDEN_VAR: &str = "FORKJOIN_PROFILE_BURDEN_NS";
 
 /// The totals of one call site over a run.
+///
+/// ```
+/// forkjoin::instrument::record_call_sites();
+/// let pool = forkjoin::Pool::new(1).unwrap();
+/// assert_eq!(pool.install(|| forkjoin::join(|| 1, || 2)), (1, 2));
+/// let site: forkjoin::instrument::CallSite = forkjoin::instrument::call_sites()
+///     .into_iter()
+///     .find(|c| c.line == line!() - 3)
+///     .unwrap();
+/// assert_eq!((site.calls, site.joins, site.parent), (1, 1, None));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CallSite {
     /// The caller's source file, as the compiler names it.
@@ -164,6 +178,11 @@ pub fn record_call_sites() {
 
 /// The call sites so far: the outer ones in file and line order, each nested one after them
 /// in the order of its parent's place and its own.
+///
+/// ```
+/// // Nothing is kept until the program's profile starts.
+/// assert!(forkjoin::instrument::call_sites().is_empty());
+/// ```
 pub fn call_sites() -> Vec<CallSite> {
     let Some(program) = PROGRAM.get() else {
         return Vec::new();
@@ -184,19 +203,24 @@ pub fn call_sites() -> Vec<CallSite> {
 
 /// Writes the profile so far to `path` as JSON: the program's wall-clock time since its
 /// first call site, the profiler's cost per strand, the steal burden, and the call sites.
+///
+/// ```
+/// let path = std::env::temp_dir().join(format!("fj-doc-{}.json", std::process::id()));
+/// forkjoin::instrument::write_call_sites(&path).unwrap();
+/// let json = std::fs::read_to_string(&path).unwrap();
+/// std::fs::remove_file(&path).unwrap();
+/// assert!(json.contains("\"wall_ns\": 0") && json.contains("\"sites\": ["));
+/// ```
 pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
-    let Some(program) = PROGRAM.get() else {
-        return std::fs::write(path, "{\"sites\": []}\n");
-    };
-    let session = program.session.get();
+    let program = PROGRAM.get();
+    let session = program.and_then(|p| p.session.get());
     let mut json = String::new();
     let _ = write!(
         json,
-        "{{\n  \"wall_ns\": {},\n  \"timer_ns\": {},\n  \"burden_ns\": {},\n  \"workers\": {},\n  \"sites\": [",
-        program.start.elapsed().as_nanos(),
+        "{{\n  \"wall_ns\": {},\n  \"timer_ns\": {},\n  \"burden_ns\": {},\n  \"sites\": [",
+        program.map_or(0, |p| p.start.elapsed().as_nanos()),
         session.map_or(0, |s| s.timer_ns),
         session.map_or(0, |s| s.burden_ns),
-        global_registry().num_threads(),
     );
     for (i, c) in call_sites().iter().enumerate() {
         let parent = c
@@ -266,17 +290,15 @@ pub(crate) fn call_site<R>(
     pool: Option<&Arc<Registry>>,
     f: impl FnOnce() -> R,
 ) -> R {
-    match program() {
-        None => f(),
-        Some(program) if in_measured() => {
-            if internal(site) || current_site() == Some(site) {
-                // forkjoin's own entries (`collect` into a `Vec`), and a site's entries at
-                // its own line (a consumer built on another), are its caller's.
-                return f();
-            }
-            measured_part(site, f, |outer, acc| program.add(outer, site, acc, None))
-        }
-        Some(program) => program.run(site, pool, f),
+    let Some(program) = program() else {
+        return f();
+    };
+    match measured_site() {
+        None => program.run(site, pool, f),
+        // forkjoin's own entries (`collect` into a `Vec`), and a site's entries at its own
+        // line (a consumer built on another), are its caller's.
+        Some(outer) if internal(site) || outer == Some(site) => f(),
+        Some(outer) => measured_part(site, f, |acc| program.add(outer, site, acc, None)),
     }
 }
 

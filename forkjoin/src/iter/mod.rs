@@ -27,7 +27,6 @@
 use std::cmp::Ordering;
 use std::collections::LinkedList;
 use std::iter::{Product, Sum};
-use std::panic::Location;
 
 pub mod plumbing;
 
@@ -205,9 +204,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         OP: Fn(Self::Item) + Sync + Send,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            consumers::for_each::for_each(self, &op)
-        })
+        crate::program_profile::entry(move || consumers::for_each::for_each(self, &op))
     }
 
     /// Calls `op` on every item with a clone of `init` per piece of work (`map_with`'s state).
@@ -541,9 +538,7 @@ pub trait ParallelIterator: Sized + Send {
         OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
         ID: Fn() -> Self::Item + Sync + Send,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            consumers::reduce::reduce(self, identity, op)
-        })
+        crate::program_profile::entry(move || consumers::reduce::reduce(self, identity, op))
     }
 
     /// Reduces the items with `op`; `None` if there are none.
@@ -559,9 +554,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         OP: Fn(Self::Item, Self::Item) -> Self::Item + Sync + Send,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            consumers::reduce::reduce_with(self, op)
-        })
+        crate::program_profile::entry(move || consumers::reduce::reduce_with(self, op))
     }
 
     /// Reduces fallible items: stops at the first failure (not visiting the rest) and
@@ -582,9 +575,7 @@ pub trait ParallelIterator: Sized + Send {
         ID: Fn() -> T + Sync + Send,
         Self::Item: Try<Output = T>,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            consumers::reduce::try_reduce(self, identity, op)
-        })
+        crate::program_profile::entry(move || consumers::reduce::try_reduce(self, identity, op))
     }
 
     /// `try_reduce` without an identity: `None` if there are no items.
@@ -601,9 +592,7 @@ pub trait ParallelIterator: Sized + Send {
         OP: Fn(T, T) -> Self::Item + Sync + Send,
         Self::Item: Try<Output = T>,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            consumers::reduce::try_reduce_with(self, op)
-        })
+        crate::program_profile::entry(move || consumers::reduce::try_reduce_with(self, op))
     }
 
     /// Folds the items of every piece of work into an accumulator that `identity()` starts,
@@ -685,9 +674,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         S: Send + Sum<Self::Item> + Sum<S>,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            consumers::sum::sum(self)
-        })
+        crate::program_profile::entry(move || consumers::sum::sum(self))
     }
 
     /// The product of the items.
@@ -702,9 +689,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         P: Send + Product<Self::Item> + Product<P>,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            consumers::sum::product(self)
-        })
+        crate::program_profile::entry(move || consumers::sum::product(self))
     }
 
     /// The smallest item; `None` if there are none. Of equal items, any may be returned.
@@ -841,9 +826,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            consumers::find::find_any(self, predicate)
-        })
+        crate::program_profile::entry(move || consumers::find::find_any(self, predicate))
     }
 
     /// The first item (in the iterator's order) for which `predicate` holds. Items after
@@ -859,9 +842,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            consumers::find::find_first(self, predicate)
-        })
+        crate::program_profile::entry(move || consumers::find::find_first(self, predicate))
     }
 
     /// The last item for which `predicate` holds.
@@ -876,9 +857,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            consumers::find::find_last(self, predicate)
-        })
+        crate::program_profile::entry(move || consumers::find::find_last(self, predicate))
     }
 
     /// `find_any`, under the name rayon keeps for programs written against its first
@@ -1019,7 +998,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         C: FromParallelIterator<Self::Item>,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || C::from_par_iter(self))
+        crate::program_profile::entry(move || C::from_par_iter(self))
     }
 
     /// Splits pairs into two collections, each in the items' order.
@@ -1039,9 +1018,7 @@ pub trait ParallelIterator: Sized + Send {
         A: Send,
         B: Send,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            collect::unzip::unzip(self)
-        })
+        crate::program_profile::entry(move || collect::unzip::unzip(self))
     }
 
     /// Splits the items into those for which `predicate` holds and the others, each in the
@@ -1060,9 +1037,7 @@ pub trait ParallelIterator: Sized + Send {
         B: Default + Send + ParallelExtend<Self::Item>,
         P: Fn(&Self::Item) -> bool + Sync + Send,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            collect::unzip::partition(self, predicate)
-        })
+        crate::program_profile::entry(move || collect::unzip::partition(self, predicate))
     }
 
     /// Partitions and maps the items into a pair of collections: `Either::Left` items go
@@ -1105,9 +1080,7 @@ pub trait ParallelIterator: Sized + Send {
         L: Send,
         R: Send,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            collect::unzip::partition_map(self, predicate)
-        })
+        crate::program_profile::entry(move || collect::unzip::partition_map(self, predicate))
     }
 
     /// Puts a clone of `element` between every two items.
@@ -1207,9 +1180,7 @@ pub trait ParallelIterator: Sized + Send {
     #[inline]
     #[track_caller]
     fn collect_vec_list(self) -> LinkedList<Vec<Self::Item>> {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            collect::collect_vec_list(self)
-        })
+        crate::program_profile::entry(move || collect::collect_vec_list(self))
     }
 
     /// Feeds the items to `consumer`. The method every adaptor and consumer is built on
@@ -1251,9 +1222,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
     #[inline]
     #[track_caller]
     fn collect_into_vec(self, target: &mut Vec<Self::Item>) {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            collect::collect_into_vec(self, target)
-        })
+        crate::program_profile::entry(move || collect::collect_into_vec(self, target))
     }
 
     /// Unzips pairs into `left` and `right`, replacing what they held, writing every item
@@ -1275,9 +1244,7 @@ pub trait IndexedParallelIterator: ParallelIterator {
         A: Send,
         B: Send,
     {
-        crate::program_profile::call_site(Location::caller(), None, move || {
-            collect::unzip::unzip_into_vecs(self, left, right)
-        })
+        crate::program_profile::entry(move || collect::unzip::unzip_into_vecs(self, left, right))
     }
 
     /// Divides the iterator into a *sequence* of blocks of growing length (the pool's

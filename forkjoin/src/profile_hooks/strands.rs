@@ -282,33 +282,54 @@ pub(crate) fn measured_at<R>(
 }
 
 /// Runs `f`, an entry at `site` made inside the profiled closure this thread runs, as a part
-/// of it: measured on its own and tagged with `site`, its totals then following the
-/// closure's strand in sequence. `record` gets the enclosing closure's site and the part's
-/// totals. Only where `in_measured`.
+/// of it: measured on its own and tagged with `site` (`record` gets its totals), then
+/// followed in sequence by the closure (see `paused`). Only where `measured_site` is `Some`.
 pub(crate) fn measured_part<R>(
     site: &'static Location<'static>,
     f: impl FnOnce() -> R,
-    record: impl FnOnce(Site, &Acc),
+    record: impl FnOnce(&Acc),
 ) -> R {
     let parent = CURRENT_ACC.with(Cell::get);
     assert!(
         !parent.is_null(),
         "measured_part outside a profiled closure"
     );
-    // SAFETY: non-null: the accumulator of the `measured` call below us on this thread,
-    // which outlives this call; only this thread touches it.
-    let (session, outer) = unsafe {
+    // SAFETY: non-null: this thread's current accumulator.
+    unsafe {
+        paused(parent, |session, _| {
+            let (r, acc) = measured_in(session, Some(site), f);
+            record(&acc);
+            (r, Some(acc))
+        })
+    }
+}
+
+/// Ends the strand of the profiled closure `parent` and runs `part`, which measures a piece
+/// of that closure apart (given its session and call site) and returns the piece's totals if
+/// it ran; they follow the closure's strand in sequence (work and span both add), and the
+/// closure's next strand starts.
+///
+/// # Safety
+/// `parent` is this thread's current accumulator, not null.
+unsafe fn paused<T>(
+    parent: *mut Acc,
+    part: impl FnOnce(SessionRef, Site) -> (T, Option<Acc>),
+) -> T {
+    // SAFETY: the accumulator of the `measured` call below us on this thread (our
+    // contract), which outlives this call; only this thread touches it.
+    let (session, site) = unsafe {
         (*parent).close_strand(now());
         ((*parent).session, (*parent).site)
     };
-    let (r, acc) = measured_in(session, Some(site), f);
-    record(outer, &acc);
-    // SAFETY: as above; `f` has returned on this thread.
+    let (t, acc) = part(session, site);
+    // SAFETY: as above; `part` has returned on this thread.
     unsafe {
-        (*parent).sequence(acc);
+        if let Some(acc) = acc {
+            (*parent).sequence(acc);
+        }
         (*parent).start = now();
     }
-    r
+    t
 }
 
 /// `measured`, for a timed closure that carries its session (and call site) to another
@@ -328,22 +349,17 @@ fn measured_in<R>(session: SessionRef, site: Site, f: impl FnOnce() -> R) -> (R,
     (r, acc)
 }
 
-/// Whether this thread runs a profiled closure (a call made now is part of it).
-pub(crate) fn in_measured() -> bool {
-    !CURRENT_ACC.with(Cell::get).is_null()
-}
-
-/// The call site of the profiled closure this thread runs, if it runs one that has one.
-pub(crate) fn current_site() -> Site {
+/// The call site of the profiled closure this thread runs: `None` if it runs none, `Some`
+/// of its site (which only the closures of a program's profile have) if it runs one.
+pub(crate) fn measured_site() -> Option<Site> {
     let acc = CURRENT_ACC.with(Cell::get);
     // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.
-    (!acc.is_null()).then(|| unsafe { (*acc).site }).flatten()
+    (!acc.is_null()).then(|| unsafe { (*acc).site })
 }
 
 /// Runs `hand_off(op)`, which runs `op` on a worker and waits for it (a call from outside a
-/// pool, or into another pool). From inside a profiled closure, the caller's strand ends
-/// before the hand-off and starts again after it, and `op` runs as a profiled closure of its
-/// own whose totals follow in sequence: the wait is not work, what the worker did is.
+/// pool, or into another pool). From inside a profiled closure, `op` runs as a piece of it
+/// measured apart (`paused`): the wait is not work, what the worker did is.
 pub(crate) fn handed_over<W: ?Sized>(
     op: &mut (dyn FnMut(&W) + Send),
     hand_off: impl FnOnce(&mut (dyn FnMut(&W) + Send)),
@@ -352,21 +368,14 @@ pub(crate) fn handed_over<W: ?Sized>(
     if parent.is_null() {
         return hand_off(op);
     }
-    // SAFETY: non-null: the accumulator of the `measured` call below us on this thread,
-    // which outlives this call; only this thread touches it.
-    let (session, site) = unsafe {
-        (*parent).close_strand(now());
-        ((*parent).session, (*parent).site)
-    };
-    let mut done = None;
-    let slot = &mut done;
-    hand_off(&mut move |t| *slot = Some(measured_in(session, site, || op(t)).1));
-    // SAFETY: as above; the hand-off has returned, so `done` is written and read here only.
+    // SAFETY: non-null: this thread's current accumulator.
     unsafe {
-        if let Some(acc) = done {
-            (*parent).sequence(acc);
-        }
-        (*parent).start = now();
+        paused(parent, |session, site| {
+            let mut done = None;
+            let slot = &mut done;
+            hand_off(&mut move |t| *slot = Some(measured_in(session, site, || op(t)).1));
+            ((), done)
+        })
     }
 }
 

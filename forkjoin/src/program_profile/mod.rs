@@ -9,3 +9,11 @@ mod off;
 pub(crate) use crate::instrument::call_sites::call_site;
 #[cfg(not(feature = "profile"))]
 pub(crate) use off::*;
+
+/// `call_site` at the caller's line, in the pool the entry runs on: the body of a consumer
+/// or a sort, which every such entry wraps in this.
+#[track_caller]
+#[inline(always)]
+pub(crate) fn entry<R>(f: impl FnOnce() -> R) -> R {
+    call_site(std::panic::Location::caller(), None, f)
+}

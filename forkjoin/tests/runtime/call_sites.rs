@@ -129,6 +129,12 @@ fn a_profiled_program_writes_each_call_site_at_exit() {
     );
 }
 
+/// One parallel loop from outside the pool: a call site when profiled.
+fn one_loop() {
+    let s: u64 = (0..1000u64).into_par_iter().sum();
+    assert_eq!(s, 499_500);
+}
+
 /// Without `FORKJOIN_PROFILE`, nothing is kept.
 #[test]
 #[ignore = "run by without_the_variable_nothing_is_profiled in a process of its own"]
@@ -136,8 +142,7 @@ fn unprofiled_program() {
     if !in_child() {
         return;
     }
-    let s: u64 = (0..1000u64).into_par_iter().sum();
-    assert_eq!(s, 499_500);
+    one_loop();
     assert!(forkjoin::instrument::call_sites().is_empty());
 }
 
@@ -158,8 +163,7 @@ fn program_with_an_unwritable_profile() {
     if !in_child() {
         return;
     }
-    let s: u64 = (0..1000u64).into_par_iter().sum();
-    assert_eq!(s, 499_500);
+    one_loop();
 }
 
 #[test]

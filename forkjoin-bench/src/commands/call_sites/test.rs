@@ -1,7 +1,7 @@
 use super::*;
 
 const PROFILE: &str = r#"{
-  "wall_ns": 10000000, "timer_ns": 80, "burden_ns": 2000, "workers": 2,
+  "wall_ns": 10000000, "timer_ns": 80, "burden_ns": 2000,
   "sites": [
     {"file": "src/main.rs", "line": 7, "column": 5, "calls": 100, "work_ns": 1000000, "span_ns": 200000, "burdened_span_ns": 800000, "joins": 900, "span_joins": 3, "strands": 3000, "wall_ns": 1500000},
     {"file": "src/main.rs", "line": 12, "column": 9, "calls": 1, "work_ns": 6000000, "span_ns": 60000, "burdened_span_ns": 100000, "joins": 1023, "span_joins": 10, "strands": 3072, "wall_ns": 3500000},

@@ -28,9 +28,8 @@ use crate::iter::sort::{par_merge_sort, par_quick_sort};
 use crate::iter::{
     IndexedParallelIterator, IntoParallelIterator, IntoParallelRefMutIterator, ParallelIterator,
 };
-use crate::program_profile::call_site;
+use crate::program_profile::entry;
 use std::cmp::Ordering;
-use std::panic::Location;
 
 /// Parallel operations on a shared slice.
 ///
@@ -326,7 +325,7 @@ pub trait ParallelSliceMut<T: Send> {
         T: Ord,
     {
         let slice = self.as_parallel_slice_mut();
-        call_site(Location::caller(), None, || {
+        entry(|| {
             par_merge_sort(slice, &T::lt);
         });
     }
@@ -339,7 +338,7 @@ pub trait ParallelSliceMut<T: Send> {
         F: Fn(&T, &T) -> Ordering + Sync,
     {
         let slice = self.as_parallel_slice_mut();
-        call_site(Location::caller(), None, || {
+        entry(|| {
             par_merge_sort(slice, &|a, b| compare(a, b) == Ordering::Less);
         });
     }
@@ -360,7 +359,7 @@ pub trait ParallelSliceMut<T: Send> {
         F: Fn(&T) -> K + Sync,
     {
         let slice = self.as_parallel_slice_mut();
-        call_site(Location::caller(), None, || {
+        entry(|| {
             par_merge_sort(slice, &|a, b| f(a).lt(&f(b)));
         });
     }
@@ -385,7 +384,7 @@ pub trait ParallelSliceMut<T: Send> {
         F: Fn(&T) -> K + Sync,
         K: Ord + Send,
     {
-        call_site(Location::caller(), None, || {
+        entry(|| {
             let slice = self.as_parallel_slice_mut();
             if slice.len() < 2 {
                 return;
@@ -425,7 +424,7 @@ pub trait ParallelSliceMut<T: Send> {
         T: Ord,
     {
         let slice = self.as_parallel_slice_mut();
-        call_site(Location::caller(), None, || {
+        entry(|| {
             par_quick_sort(slice, &T::lt);
         });
     }
@@ -438,7 +437,7 @@ pub trait ParallelSliceMut<T: Send> {
         F: Fn(&T, &T) -> Ordering + Sync,
     {
         let slice = self.as_parallel_slice_mut();
-        call_site(Location::caller(), None, || {
+        entry(|| {
             par_quick_sort(slice, &|a, b| compare(a, b) == Ordering::Less);
         });
     }
@@ -452,7 +451,7 @@ pub trait ParallelSliceMut<T: Send> {
         F: Fn(&T) -> K + Sync,
     {
         let slice = self.as_parallel_slice_mut();
-        call_site(Location::caller(), None, || {
+        entry(|| {
             par_quick_sort(slice, &|a, b| f(a).lt(&f(b)));
         });
     }
