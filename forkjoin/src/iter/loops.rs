@@ -1,17 +1,14 @@
 //! The parallel loops of forkjoin's first API (`forkjoin::for_each`, `map_reduce`, ...),
 //! now thin wrappers over the parallel iterators, so that there is one splitter.
 //!
-//! The `*_deterministic` variants bound the pieces to between `DETERMINISTIC_LEAF / 2` and
-//! `DETERMINISTIC_LEAF` items (`with_min_len` and `with_max_len`): the splitter then halves
-//! every range longer than the leaf, up front, and never splits a leaf (its rest after the
-//! first item is shorter than two minimum pieces). The reduction tree, and so a
-//! floating-point result bit for bit, depends only on the input length.
+//! The `*_deterministic` variants are `deterministic_blocks(DETERMINISTIC_LEAF)`: a
+//! floating-point result is the same bit for bit whatever the schedule.
 
-use crate::iter::{IndexedParallelIterator, IntoParallelIterator, ParallelIterator};
+use crate::iter::{IntoParallelIterator, ParallelIterator};
 use crate::slice::{ParallelSlice, ParallelSliceMut};
 use std::ops::Range;
 
-/// Leaf size of the deterministic reductions.
+/// Block length of the `*_deterministic` loops.
 pub const DETERMINISTIC_LEAF: usize = 512;
 
 /// Calls `f(i)` for every `i` in `range`, potentially in parallel
@@ -50,8 +47,9 @@ where
     range.into_par_iter().map(map).reduce(identity, reduce)
 }
 
-/// Like [`map_reduce`], but the reduction tree depends only on `range.len()`, so the result
-/// is bit-identical from run to run, whatever the schedule and the number of workers.
+/// Like [`map_reduce`], but folded in blocks of [`DETERMINISTIC_LEAF`] items combined in a
+/// fixed tree (`deterministic_blocks`), so the result is bit-identical from run to run,
+/// whatever the schedule and the number of workers.
 ///
 /// ```
 /// let sum = |n| forkjoin::map_reduce_deterministic(0..n, || 0.0f64, |i| 1.0 / (i as f64 + 1.0), |a, b| a + b);
@@ -75,8 +73,7 @@ where
 {
     range
         .into_par_iter()
-        .with_min_len(DETERMINISTIC_LEAF / 2)
-        .with_max_len(DETERMINISTIC_LEAF)
+        .deterministic_blocks(DETERMINISTIC_LEAF)
         .map(map)
         .reduce(identity, reduce)
 }
@@ -120,7 +117,7 @@ where
     slice.into_par_iter().map(map).reduce(identity, reduce)
 }
 
-/// [`map_reduce_slice`] with a reduction tree that depends only on `slice.len()`.
+/// [`map_reduce_slice`] folded as [`map_reduce_deterministic`] is.
 ///
 /// ```
 /// let xs: Vec<f64> = (0..10_000).map(|i| (i as f64).sin()).collect();
@@ -145,8 +142,7 @@ where
 {
     slice
         .into_par_iter()
-        .with_min_len(DETERMINISTIC_LEAF / 2)
-        .with_max_len(DETERMINISTIC_LEAF)
+        .deterministic_blocks(DETERMINISTIC_LEAF)
         .map(map)
         .reduce(identity, reduce)
 }

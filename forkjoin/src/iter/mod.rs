@@ -43,6 +43,7 @@ pub use adaptors::blocks::{ExponentialBlocks, UniformBlocks};
 pub use adaptors::chain::Chain;
 pub use adaptors::chunks::Chunks;
 pub use adaptors::cloned::{Cloned, Copied};
+pub use adaptors::deterministic::{default_block_len, Deterministic, FixedPositions};
 pub use adaptors::enumerate::Enumerate;
 pub use adaptors::filter::{Filter, FilterMap};
 pub use adaptors::flat_map::{FlatMap, FlatMapIter};
@@ -65,6 +66,7 @@ pub use adaptors::update::Update;
 pub use adaptors::while_some::WhileSome;
 pub use adaptors::zip::Zip;
 pub use adaptors::zip_eq::ZipEq;
+pub use consumers::exact_sum::{ExactFloat, ExactSum};
 /// The two-variant type of `partition_map`, re-exported from the `either` crate as rayon
 /// does.
 pub use either::Either;
@@ -660,6 +662,89 @@ pub trait ParallelIterator: Sized + Send {
         T: Clone + Send,
     {
         TryFoldWith::new(self, init, fold_op)
+    }
+
+    /// From here on, every consumer's answer depends on the items alone, not on the number
+    /// of workers or on who took what: the items are folded in fixed blocks of
+    /// [`default_block_len`] consecutive positions, and the blocks' results are combined in
+    /// a fixed tree (the left child of a node holds the first half of its blocks, rounded
+    /// down). A float `sum`, `reduce`, `fold` + `reduce`, `min_by` or `collect` of folded
+    /// results gives the same bits at 1 or 64 workers, on every run. The block length is
+    /// part of the answer: another one may give other bits, the same one never does.
+    ///
+    /// Only an [`IndexedParallelIterator`] has the positions blocks are made of: call it
+    /// after `zip`, `enumerate`, `chunks`, `rev`, ... and before `map`, `filter`, `fold`, ...
+    /// (DESIGN.md, section 8, "Deterministic reductions").
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let xs: Vec<f64> = (0..100_000).map(|i| (i as f64).sin()).collect();
+    /// let sum = |workers| forkjoin::Pool::new(workers).unwrap()
+    ///     .install(|| xs.par_iter().deterministic().map(|x| x * x).sum::<f64>());
+    /// assert_eq!(sum(1).to_bits(), sum(4).to_bits());
+    /// ```
+    ///
+    /// An iterator without positions is refused when compiled:
+    ///
+    /// ```compile_fail,E0277
+    /// use forkjoin::prelude::*;
+    /// let sum: f64 = (0..100).map(|i| i as f64).par_bridge().deterministic().sum();
+    /// ```
+    #[inline]
+    fn deterministic(self) -> Deterministic<Self>
+    where
+        Self: FixedPositions,
+    {
+        Deterministic::new(self, None)
+    }
+
+    /// [`deterministic`](ParallelIterator::deterministic) with blocks of `block_len`
+    /// consecutive items (the last block may be shorter). One block per item gives the
+    /// most parallelism, for loops of a few long items; a block as long as the input folds
+    /// it as the sequential loop does.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let total = (0..1000).into_par_iter().deterministic_blocks(100)
+    ///     .fold(|| 0.0f64, |acc, i| acc + i as f64)
+    ///     .collect::<Vec<f64>>();
+    /// assert_eq!(total.len(), 10);
+    /// assert_eq!(total[0], 4950.0);
+    /// ```
+    ///
+    /// # Panics
+    /// If `block_len` is 0.
+    #[inline]
+    #[track_caller]
+    fn deterministic_blocks(self, block_len: usize) -> Deterministic<Self>
+    where
+        Self: FixedPositions,
+    {
+        assert!(block_len != 0, "block_len must not be zero");
+        Deterministic::new(self, Some(block_len))
+    }
+
+    /// The exact sum of float items, rounded once to the nearest float (ties to even): the
+    /// answer does not depend on the order of the items, the splits or the number of
+    /// workers, and is the sequential sum's only where no addition of it rounded. Each
+    /// piece adds its items into an [`ExactSum`] (a fixed-point accumulator wide enough for
+    /// any finite float), and the pieces' accumulators are added exactly. Infinities and
+    /// NaN give what IEEE addition gives.
+    ///
+    /// ```
+    /// use forkjoin::prelude::*;
+    /// let xs = vec![1e100, 1.0, -1e100, 1e-100];
+    /// assert_eq!(xs.par_iter().exact_sum::<f64>(), 1.0);
+    /// assert_eq!(xs.iter().sum::<f64>(), 1e-100); // the order-dependent sum
+    /// ```
+    #[inline]
+    #[track_caller]
+    fn exact_sum<F>(self) -> F
+    where
+        F: ExactFloat,
+        Self::Item: std::borrow::Borrow<F>,
+    {
+        crate::program_profile::entry(move || consumers::exact_sum::exact_sum(self))
     }
 
     /// The sum of the items (`S::sum` over each piece, then over the pieces' sums).

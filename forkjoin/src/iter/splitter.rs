@@ -95,7 +95,7 @@ impl Bounds {
     /// Whether a run of `len` items may split its first `min` off (`split_first`): any
     /// two items without a `with_min_len`; with one, only where the lazy splitter could
     /// split the rest after a first chunk of `min` items too, so that a piece of at most
-    /// `3 * min` items (as `map_reduce_deterministic` makes) is folded whole, as before.
+    /// `3 * min` items is folded whole.
     #[inline]
     fn split_first(&self, len: usize) -> bool {
         if self.min == 1 {
@@ -120,6 +120,62 @@ where
         return producer.fold_with(consumer.into_folder()).complete();
     }
     registry::on_worker(move |worker| split_to_max(len, producer, consumer, bounds, worker))
+}
+
+/// Entry point of `deterministic()`: the producer is cut at fixed block boundaries, in a
+/// tree that depends only on `len` and `block` (DESIGN.md, section 8, "Deterministic
+/// reductions"). Every node is a `join`, whose frame the heartbeat promotes when an idle
+/// worker asks, so who runs which blocks still follows the load; what is combined with
+/// what does not.
+#[inline]
+pub(super) fn drive_fixed_blocks<P, C>(
+    len: usize,
+    block: usize,
+    producer: P,
+    consumer: C,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if len <= block {
+        // One block: folded where it is called, as a loop that cannot split is.
+        return producer.fold_with(consumer.into_folder()).complete();
+    }
+    registry::on_worker(move |worker| fixed_blocks(len, block, producer, consumer, worker.alone()))
+}
+
+/// A node of the fixed tree: `len` items from a block boundary; the left child holds the
+/// first half of its blocks (rounded down), the right child the rest.
+fn fixed_blocks<P, C>(len: usize, block: usize, producer: P, consumer: C, alone: bool) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.into_folder().complete();
+    }
+    if len <= block {
+        return producer.fold_with(consumer.into_folder()).complete();
+    }
+    let mid = len.div_ceil(block) / 2 * block;
+    let (left_p, right_p) = producer.split_at(mid);
+    let (left_c, right_c, reducer) = consumer.split_at(mid);
+    let left = move || fixed_blocks(mid, block, left_p, left_c, alone);
+    let right = move || fixed_blocks(len - mid, block, right_p, right_c, alone);
+    let (l, r) = if alone {
+        // Nobody could take a share: the same tree, without the joins' frames.
+        if C::RIGHT_FIRST {
+            let r = right();
+            (left(), r)
+        } else {
+            let l = left();
+            (l, right())
+        }
+    } else {
+        join_in_order(C::RIGHT_FIRST, left, right)
+    };
+    reducer.reduce(l, r)
 }
 
 /// Splits eagerly while the pieces are longer than `with_max_len` allows, then runs them.

@@ -22,6 +22,7 @@ mod adaptors;
 mod collect;
 mod collections;
 mod consumers;
+mod deterministic;
 mod drains;
 mod miri;
 mod nesting;

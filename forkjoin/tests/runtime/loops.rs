@@ -104,14 +104,14 @@ fn the_loops_of_the_first_api_are_exact() {
     });
 }
 
-/// The reduction tree `map_reduce_deterministic` documents: halve while longer than
-/// `DETERMINISTIC_LEAF` (and the halves would hold `DETERMINISTIC_LEAF / 2` or more),
-/// fold each leaf from the identity, left to right.
+/// The reduction tree `map_reduce_deterministic` documents: blocks of `DETERMINISTIC_LEAF`
+/// items, the left child of a node holding the first half of its blocks (rounded down),
+/// each block folded from the identity, left to right.
 fn documented_tree(xs: &[f64]) -> f64 {
     let leaf = forkjoin::DETERMINISTIC_LEAF;
     let n = xs.len();
-    if n > leaf && n / 2 >= leaf / 2 {
-        let (l, r) = xs.split_at(n / 2);
+    if n > leaf {
+        let (l, r) = xs.split_at(n.div_ceil(leaf) / 2 * leaf);
         documented_tree(l) + documented_tree(r)
     } else {
         xs.iter().fold(0.0, |a, x| a + x)

@@ -5,6 +5,7 @@ pub(crate) mod blocks;
 pub(crate) mod chain;
 pub(crate) mod chunks;
 pub(crate) mod cloned;
+pub(crate) mod deterministic;
 pub(crate) mod enumerate;
 pub(crate) mod filter;
 pub(crate) mod flat_map;

@@ -3,6 +3,7 @@
 //! split a running folder (`Consumer::split_folder`), so the splitter keeps one folder per
 //! piece a thief takes.
 
+pub(crate) mod exact_sum;
 pub(crate) mod find;
 pub(crate) mod for_each;
 pub(crate) mod reduce;
