@@ -93,11 +93,6 @@ where
     RA: Send,
     RB: Send,
 {
-    /// A number that tells live threads apart: the address of a thread-local.
-    fn thread_tag() -> usize {
-        thread_local!(static TAG: u8 = const { 0 });
-        TAG.with(|t| t as *const u8 as usize)
-    }
     let caller = thread_tag();
     join(
         move || {
@@ -111,6 +106,27 @@ where
             })
         },
     )
+}
+
+/// A number that tells live threads apart: the address of a thread-local.
+fn thread_tag() -> usize {
+    thread_local!(static TAG: u8 = const { 0 });
+    TAG.with(|t| t as *const u8 as usize)
+}
+
+/// `join` for a caller that runs rarely (the splitter's `split_first`): the closures go
+/// straight to `join_on`, not through `join_large`'s copies by `black_box`, whose wide loads
+/// of the closures' fresh narrow stores stall store forwarding (docs/measurements.md,
+/// section 8, "The first item's join").
+#[inline(always)]
+pub(crate) fn join_direct<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+where
+    A: FnOnce() -> RA + Send,
+    B: FnOnce() -> RB + Send,
+    RA: Send,
+    RB: Send,
+{
+    join_in_current(a, b)
 }
 
 /// A join of small closures, never inlined: for a recursive caller such as fib it is then

@@ -38,7 +38,7 @@ use super::plumbing::traits::{
     Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer,
 };
 use crate::clock;
-use crate::join::{join, join_context, FnContext};
+use crate::join::{join, join_context, join_direct, FnContext};
 use crate::registry::{self, Worker};
 use std::cell::Cell;
 
@@ -238,6 +238,35 @@ where
     reducer.reduce(l, r)
 }
 
+/// `fork_at` for `split_first`, which every loop started beside an idle worker takes: the
+/// right piece waits in this function's frame and the join's frame holds only a pointer to
+/// it. A closure of several words copied into the join's frame right after it was built is
+/// read back with wide loads before its narrow stores retire, a store-forwarding stall on
+/// every such loop (docs/measurements.md, section 8, "The first item's join").
+#[inline(always)]
+fn fork_at_direct<P, C, L, R>(mid: usize, producer: P, consumer: C, left: L, right: R) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+    L: FnOnce(P, C, bool) -> C::Result + Send,
+    R: FnOnce(P, C, bool) -> C::Result + Send,
+{
+    let (left_p, right_p) = producer.split_at(mid);
+    let (left_c, right_c, reducer) = consumer.split_at(mid);
+    // The joining thread, to tell whether the right piece migrated.
+    let here = Worker::current() as usize;
+    let mut rest = Some((right_p, right_c, right, here));
+    let rest = &mut rest;
+    let (l, r) = join_direct(
+        move || left(left_p, left_c, false),
+        move || {
+            let (p, c, right, here) = rest.take().expect("the right piece runs once");
+            right(p, c, Worker::current() as usize != here)
+        },
+    );
+    reducer.reduce(l, r)
+}
+
 /// One run: fold on this worker, splitting lazily; while some worker is idle as it starts,
 /// its first item is split off first (`split_first`).
 #[inline]
@@ -283,7 +312,7 @@ where
     C: Consumer<P::Item>,
 {
     let first = bounds.min;
-    fork_at(
+    fork_at_direct(
         first,
         producer,
         consumer,
