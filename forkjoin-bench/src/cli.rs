@@ -293,6 +293,13 @@ pub(crate) struct ProfileArgs {
     /// With a COMMAND: where to write the call sites in Cilkscale's CSV columns.
     #[arg(long, value_name = "FILE", default_value = "fj-profile.csv")]
     pub csv: PathBuf,
+    /// With a COMMAND: where to write the page of call sites and their figures.
+    #[arg(long, value_name = "FILE", default_value = "fj-report/call-sites.html")]
+    pub html: PathBuf,
+    /// With a COMMAND: also run it, profiled, at each worker count from 1 to this machine's
+    /// cores (`FORKJOIN_NUM_THREADS`), for the measured speedups in the page's figures.
+    #[arg(long)]
+    pub measure: bool,
 }
 
 #[derive(Args, Debug)]

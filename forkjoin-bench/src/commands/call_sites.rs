@@ -4,6 +4,7 @@
 //! at exit; this shows them, with the whole program's row and the time each would take at
 //! 1 to 64 workers, and writes them in Cilkscale's CSV columns.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, ExitCode};
 
@@ -227,11 +228,94 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<ExitCode, Failure> {
     std::fs::write(&args.csv, csv(&rows))
         .map_err(|e| Failure::Other(format!("cannot write {}: {e}", args.csv.display())))?;
     println!("csv: {}", args.csv.display());
+    let measured = if args.measure && status.success() {
+        measure(program, program_args, &costs, &rows)?
+    } else {
+        page::Measured::new()
+    };
+    if !measured.is_empty() {
+        println!("\nmeasured speedup in profiled runs at 1, 2, ... workers:");
+        for (tag, points) in &measured {
+            let shown: Vec<String> = points.iter().map(|(_, s)| format!("{s:.2}")).collect();
+            println!("  {tag}: {}", shown.join(" / "));
+        }
+    }
+    let html = page::page(
+        &args.command.join(" "),
+        &rows,
+        &profile,
+        &costs.machine,
+        &measured,
+    );
+    if let Some(dir) = args.html.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Failure::Other(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    std::fs::write(&args.html, html)
+        .map_err(|e| Failure::Other(format!("cannot write {}: {e}", args.html.display())))?;
+    println!("page: {}", args.html.display());
     Ok(if status.success() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Runs the command once more, profiled, at each worker count from 1 to this machine's
+/// cores: each figured call site's speedup is its wall time at one worker over its time at
+/// P (a tag's calls summed), the program's its whole wall time.
+fn measure(
+    program: &str,
+    program_args: &[String],
+    costs: &Costs,
+    rows: &[Row],
+) -> Result<page::Measured, Failure> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let tags: Vec<String> = page::with_figures(rows)
+        .iter()
+        .map(|r| r.tag.clone())
+        .collect();
+    let mut walls: Vec<(usize, BTreeMap<String, u64>)> = Vec::new();
+    for p in 1..=cores {
+        let file = std::env::temp_dir().join(format!("fj-profile-{}-{p}.json", std::process::id()));
+        let _ = std::fs::remove_file(&file);
+        let status = Command::new(program)
+            .args(program_args)
+            .env(forkjoin::instrument::PROFILE_VAR, &file)
+            .env(
+                "FORKJOIN_PROFILE_BURDEN_NS",
+                format!("{:.0}", costs.burden_ns()),
+            )
+            .env("FORKJOIN_NUM_THREADS", p.to_string())
+            .stdout(std::process::Stdio::null())
+            .status()
+            .map_err(|e| Failure::Usage(format!("fj profile: cannot run {program}: {e}")))?;
+        let profile = read_profile(&file, program);
+        let _ = std::fs::remove_file(&file);
+        let profile = profile?;
+        if !status.success() {
+            return Err(Failure::Other(format!(
+                "fj profile: {program} exited with {status} at {p} workers"
+            )));
+        }
+        let mut wall = BTreeMap::new();
+        for s in &profile.sites {
+            *wall.entry(format!("{}:{}", s.file, s.line)).or_insert(0) += s.wall_ns;
+        }
+        wall.insert("program".to_string(), profile.wall_ns);
+        walls.push((p, wall));
+    }
+    let mut measured = page::Measured::new();
+    for tag in tags {
+        let at = |i: usize| walls[i].1.get(&tag).copied().filter(|&w| w > 0);
+        if let Some(one) = at(0) {
+            let points = (0..walls.len())
+                .filter_map(|i| at(i).map(|w| (walls[i].0, one as f64 / w as f64)))
+                .collect();
+            measured.insert(tag, points);
+        }
+    }
+    Ok(measured)
 }
 
 fn read_profile(file: &Path, program: &str) -> Result<ProgramProfile, Failure> {
@@ -302,6 +386,8 @@ fn print_report(rows: &[Row], profile: &ProgramProfile, costs: &Costs) {
         println!("  {}: {}", r.tag, r.limit(profile.burden_ns));
     }
 }
+
+mod page;
 
 #[cfg(test)]
 mod test;

@@ -26,7 +26,7 @@ pub(crate) fn write(dir: &Path, rows: &[Row], info: &RunInfo) -> Result<(), Stri
         .map_err(|e| format!("cannot write {}: {e}", index.display()))
 }
 
-const STYLE: &str = "
+pub(crate) const STYLE: &str = "
 body { font-family: sans-serif; margin: 24px; color: #222; max-width: 1320px; }
 h1 { font-size: 22px; } h2 { font-size: 18px; margin-top: 28px; }
 table { border-collapse: collapse; font-size: 13px; }
@@ -147,7 +147,7 @@ fn table_html(g: &table::Grid) -> String {
     h + "</table>\n"
 }
 
-fn escape(s: &str) -> String {
+pub(crate) fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -155,7 +155,7 @@ fn escape(s: &str) -> String {
 }
 
 /// The current time in UTC as `YYYY-MM-DD hh:mm UTC`.
-fn utc_now() -> String {
+pub(crate) fn utc_now() -> String {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs()) as i64;

@@ -324,6 +324,44 @@ pub(crate) fn prediction(program: &str, points: &[PredictionPoint]) -> Result<St
     )
 }
 
+/// A call site's figure in Cilkscale's form: speedup against workers (log scale, 1 to 64),
+/// the span bound `min(P, T1/T∞)`, the burdened bound `T1 / (T1/P + burdened span)`, the
+/// speedups measured at the worker counts this machine has (`measured`: workers and
+/// speedup; none drawn if empty) and the perfect line.
+pub(crate) fn cilkscale(
+    tag: &str,
+    work_ns: f64,
+    span_ns: f64,
+    burdened_span_ns: f64,
+    measured: &[(usize, f64)],
+) -> Result<String> {
+    let workers: Vec<f64> = (0..=6).map(|k| f64::from(1u32 << k)).collect();
+    let bound = |label: &str, color: RGBColor, y: &dyn Fn(f64) -> f64| Series {
+        label: label.to_string(),
+        color,
+        dashed: true,
+        points: workers.iter().map(|&p| (p, y(p))).collect(),
+    };
+    let mut series = vec![
+        bound("span bound", PALETTE[2], &|p| {
+            p.min(work_ns / span_ns.max(1.0))
+        }),
+        bound("burdened bound", PALETTE[3], &|p| {
+            work_ns / (work_ns / p + burdened_span_ns)
+        }),
+    ];
+    if !measured.is_empty() {
+        series.push(Series {
+            label: "measured".to_string(),
+            color: PALETTE[0],
+            dashed: false,
+            points: measured.iter().map(|&(p, y)| (p as f64, y)).collect(),
+        });
+    }
+    let perfect: Vec<(f64, f64)> = workers.iter().map(|&p| (p, p)).collect();
+    log2_chart(&format!("{tag}: speedup"), "workers", &series, &perfect)
+}
+
 /// Predicted speedup of FT and FT_T against nodes, with the perfect line (nodes x cores).
 pub(crate) fn cluster(
     title: &str,

@@ -91,3 +91,31 @@ fn the_csv_has_cilkscales_columns_first() {
     assert_eq!(lines.len(), 5);
     assert!(lines[4].starts_with("program,0.012000000,0.005260000,2.281,"));
 }
+
+#[test]
+fn the_page_has_the_table_by_work_and_a_figure_per_top_site_and_the_program() {
+    let rows = rows(&profile());
+    let mut measured = page::Measured::new();
+    measured.insert("src/main.rs:12".into(), vec![(1, 1.0), (2, 1.8)]);
+    let html = page::page(
+        "./demo --fast",
+        &rows,
+        &profile(),
+        "this machine",
+        &measured,
+    );
+    // The rows in the table's order, the nested one indented.
+    let at = |s: &str| html.find(s).unwrap_or_else(|| panic!("{s} missing"));
+    assert!(at(">src/main.rs:12</td>") < at(">src/main.rs:13</td>"));
+    assert!(at(">src/main.rs:13</td>") < at(">src/main.rs:7</td>"));
+    assert!(html.contains("<td style=\"padding-left: 24px\">src/main.rs:13</td>"));
+    // The three call sites with the most work and the program each get a figure and a
+    // line on what limits them; only the measured one draws a measured line.
+    assert_eq!(html.matches("<svg").count(), 4);
+    assert_eq!(html.matches("\nmeasured\n</text>").count(), 1);
+    assert!(html.contains(
+        "src/main.rs:7: limited by work per leaf: leaves of 1.0 us against a steal of 2.0 us"
+    ));
+    assert!(html.contains("program: limited by parallelism: at most 2.3x"));
+    assert!(html.contains("./demo --fast"));
+}
