@@ -215,6 +215,8 @@ where
     join_in_current(a, b)
 }
 
+/// A join from outside any pool, handed to the global pool: an entry of the program's
+/// profile too, at this file's line (the user's would cost every join a hidden argument).
 #[cold]
 #[inline(never)]
 fn join_outside<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
@@ -224,7 +226,9 @@ where
     RA: Send,
     RB: Send,
 {
-    registry::in_worker(registry::global_registry(), |_| join(a, b))
+    crate::program_profile::entry(|| {
+        registry::in_worker(registry::global_registry(), |_| join(a, b))
+    })
 }
 
 /// The fast path. A join records a frame only while the worker has fewer than

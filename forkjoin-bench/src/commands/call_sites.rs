@@ -23,6 +23,10 @@ const WORKERS: [u64; 7] = [1, 2, 4, 8, 16, 32, 64];
 pub(crate) struct ProgramProfile {
     /// The program's wall-clock time from its first call site to its exit (ns).
     pub wall_ns: u64,
+    /// The CPU time of the first call site's thread before that call: the program's
+    /// sequential start (ns; absent from older profiles).
+    #[serde(default)]
+    pub before_ns: u64,
     pub burden_ns: u64,
     pub sites: Vec<Site>,
 }
@@ -147,7 +151,8 @@ impl Row {
 
 /// The outer call sites by work, most first, each followed by those nested inside it (by
 /// work, one level deeper), then the whole program: its time outside every outer call site
-/// (the wall time less theirs) counts as serial, on the span as in the work.
+/// (the wall time less theirs, and its sequential start before the first) counts as serial,
+/// on the span as in the work.
 pub(crate) fn rows(profile: &ProgramProfile) -> Vec<Row> {
     let places: Vec<String> = profile.sites.iter().map(Site::place).collect();
     let mut rows = Vec::new();
@@ -158,7 +163,7 @@ pub(crate) fn rows(profile: &ProgramProfile) -> Vec<Row> {
         .filter(|s| s.parent_in(&places).is_none())
         .map(|s| s.wall_ns)
         .sum();
-    let serial = profile.wall_ns.saturating_sub(in_sites);
+    let serial = profile.wall_ns.saturating_sub(in_sites) + profile.before_ns;
     let sum = |f: fn(&Row) -> u64| rows.iter().filter(|r| r.depth == 0).map(f).sum::<u64>();
     let program = Row {
         tag: "program".to_string(),

@@ -91,6 +91,9 @@ struct Program {
     /// Where the profile goes at exit (`None`: only `call_sites` reads it).
     file: Option<PathBuf>,
     start: Instant,
+    /// The CPU time of the thread that made the first call site, until then: the program's
+    /// sequential start (reading its input, building its data), which no call site times.
+    before: Duration,
     /// Made at the first call site, once the profiler's cost per strand is measured.
     session: OnceLock<Session>,
     /// By the addresses of the parent's and the site's `Location`s (cheap to hash; a site
@@ -147,6 +150,7 @@ fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
         Program {
             file,
             start: Instant::now(),
+            before: thread_cpu_time(),
             session: OnceLock::new(),
             sites: Mutex::new(HashMap::new()),
         }
@@ -154,6 +158,19 @@ fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
     // Relaxed: see `program`.
     STATE.store(2, Relaxed);
     (program, made)
+}
+
+/// The CPU time this thread has used (zero where the clock cannot be read).
+fn thread_cpu_time() -> Duration {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid `timespec` for the call to fill.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return Duration::ZERO;
+    }
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
 /// Starts keeping the program's call sites (as `FORKJOIN_PROFILE` does, without the file
@@ -202,7 +219,8 @@ pub fn call_sites() -> Vec<CallSite> {
 }
 
 /// Writes the profile so far to `path` as JSON: the program's wall-clock time since its
-/// first call site, the profiler's cost per strand, the steal burden, and the call sites.
+/// first call site, the CPU time of that call's thread before it, the profiler's cost per
+/// strand, the steal burden, and the call sites.
 ///
 /// ```
 /// let path = std::env::temp_dir().join(format!("fj-doc-{}.json", std::process::id()));
@@ -217,8 +235,9 @@ pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
     let mut json = String::new();
     let _ = write!(
         json,
-        "{{\n  \"wall_ns\": {},\n  \"timer_ns\": {},\n  \"burden_ns\": {},\n  \"sites\": [",
+        "{{\n  \"wall_ns\": {},\n  \"before_ns\": {},\n  \"timer_ns\": {},\n  \"burden_ns\": {},\n  \"sites\": [",
         program.map_or(0, |p| p.start.elapsed().as_nanos()),
+        program.map_or(0, |p| p.before.as_nanos()),
         session.map_or(0, |s| s.timer_ns),
         session.map_or(0, |s| s.burden_ns),
     );

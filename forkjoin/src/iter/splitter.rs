@@ -54,6 +54,9 @@ const SHARE_WORTH_NS: u64 = 16_000;
 /// sixteen, and from then on chunks are timed. A loop of sixteen items so folds in two
 /// chunks.
 const GROWTH: usize = 16;
+/// A run of at most this many items in a pool of one folds at once, without a run's set-up
+/// (a small closure is inlined at this call too; a large one, at the run's).
+const SHORT_ALONE: usize = 64;
 /// Chunks this short are fed to the folder item by item.
 const SHORT_CHUNK: usize = 4;
 /// Items at least this long are worth a short wait for an idle worker at a boundary
@@ -350,14 +353,21 @@ where
         // Also alone: the point is the order, not the sharing.
         return run_backward(len, producer, consumer, bounds, worker);
     }
-    if worker.alone() {
-        // Nobody could ever take a share: one fold, no boundaries.
+    if len <= SHORT_ALONE && worker.alone() {
         return producer.fold_with(consumer.into_folder()).complete();
     }
     // The guard leaves on every way out.
     let depth = worker.enter_loop();
     let _nested = LoopGuard(worker);
-    let pace = Pace::new(worker, depth, timed);
+    // Alone, nobody could ever take a share: one chunk, no boundaries, folded by the same
+    // call as every run's chunks. A longer loop folded by a call of its own left the user's
+    // closure out of line there (docs/measurements.md, section 8, "A pool of one folds
+    // through the run's call").
+    let pace = if worker.alone() {
+        Pace::whole(worker)
+    } else {
+        Pace::new(worker, depth, timed)
+    };
     if C::SPLITS_FOLDER {
         run_folder::<P, C>(len, producer, consumer.into_folder(), bounds, pace)
     } else {
@@ -770,6 +780,19 @@ impl Pace {
             declined: false,
             worker,
             depth,
+        }
+    }
+
+    /// A run that is one chunk: no boundary, no clock.
+    #[inline(always)]
+    fn whole(worker: &Worker) -> Pace {
+        Pace {
+            chunk: usize::MAX,
+            since: 0,
+            cost: 0.0,
+            declined: true,
+            worker,
+            depth: 0,
         }
     }
 

@@ -179,3 +179,49 @@ fn a_profile_that_cannot_be_written_is_reported() {
         "{stderr}"
     );
 }
+
+/// A program that computes for a while on its own, then forks only by `join` from outside
+/// any pool.
+#[test]
+#[ignore = "run by a_join_from_outside_is_an_entry_and_the_start_is_serial in a process of its own"]
+fn joins_from_outside() {
+    if !in_child() {
+        return;
+    }
+    let start = std::time::Instant::now();
+    let mut x = 1u64;
+    while start.elapsed() < std::time::Duration::from_millis(30) {
+        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1));
+    }
+    assert_eq!(fib(18), 2584);
+}
+
+#[test]
+fn a_join_from_outside_is_an_entry_and_the_start_is_serial() {
+    let dir = std::env::temp_dir().join(format!("forkjoin-outside-join-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("profile.json");
+    run_child(
+        module_path!(),
+        "joins_from_outside",
+        &[("FORKJOIN_PROFILE", Some(file.to_str().unwrap()))],
+    );
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    // One entry, the outermost join, at forkjoin's `join.rs`: fib(18)'s F(19) - 1 joins.
+    let sites = sites(&json);
+    assert_eq!(sites.len(), 1, "{json}");
+    let site = sites[0].1;
+    assert!(
+        site["file"].as_str().unwrap().ends_with("src/join.rs"),
+        "{site}"
+    );
+    assert_eq!(
+        (site["calls"].as_u64(), site["joins"].as_u64()),
+        (Some(1), Some(4_180))
+    );
+    // The 30 ms of computing before it are the thread's CPU time until then (a busy machine
+    // may give it less of the 30 ms of wall time, never more).
+    let before = json["before_ns"].as_u64().unwrap();
+    assert!((1_000_000..1_000_000_000).contains(&before), "{json}");
+}

@@ -119,3 +119,18 @@ fn the_page_has_the_table_by_work_and_a_figure_per_top_site_and_the_program() {
     assert!(html.contains("program: limited by parallelism: at most 2.3x"));
     assert!(html.contains("./demo --fast"));
 }
+
+#[test]
+fn the_sequential_start_before_the_first_call_site_is_serial_work() {
+    let mut p = profile();
+    p.before_ns = 2_000_000;
+    let rows = rows(&p);
+    let program = rows.last().unwrap();
+    assert_eq!(
+        (program.work_ns, program.span_ns),
+        (
+            2_000_000 + 5_000_000 + 7_000_000,
+            2_000_000 + 5_000_000 + 260_000
+        )
+    );
+}
