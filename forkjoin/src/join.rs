@@ -114,21 +114,6 @@ fn thread_tag() -> usize {
     TAG.with(|t| t as *const u8 as usize)
 }
 
-/// `join` for a caller that runs rarely (the splitter's `split_first`): the closures go
-/// straight to `join_on`, not through `join_large`'s copies by `black_box`, whose wide loads
-/// of the closures' fresh narrow stores stall store forwarding (docs/measurements.md,
-/// section 8, "The first item's join").
-#[inline(always)]
-pub(crate) fn join_direct<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    join_in_current(a, b)
-}
-
 /// A join of small closures, never inlined: for a recursive caller such as fib it is then
 /// the recursive function, with the caller's body inlined into it and the caller's base
 /// case tested before each call, so a leaf costs no call. Left to the inliner (`#[inline]`),
@@ -145,9 +130,13 @@ where
     join_in_current(a, b)
 }
 
-/// `join` on the current thread's worker, or on the global pool outside any pool.
+/// `join` on the current thread's worker, or on the global pool outside any pool. Also the
+/// join of a caller that runs rarely and has just built its closures (the splitter's
+/// `split_first`): they go straight to `join_on`, not through `join_large`'s copies by
+/// `black_box`, whose wide loads of the closures' fresh narrow stores stall store forwarding
+/// (docs/measurements.md, section 8, "The first item's join").
 #[inline(always)]
-fn join_in_current<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
+pub(crate) fn join_in_current<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
     A: FnOnce() -> RA + Send,
     B: FnOnce() -> RB + Send,

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, ExitStatus, Stdio};
 
 use forkjoin_profile::Costs;
 use serde::Deserialize;
@@ -211,20 +211,7 @@ pub(crate) fn run(args: &ProfileArgs) -> Result<ExitCode, Failure> {
     };
     check_output_file("--csv", Some(&args.csv))?;
     let costs = load_costs(args.model.costs.as_deref())?;
-    let file = std::env::temp_dir().join(format!("fj-profile-{}.json", std::process::id()));
-    let _ = std::fs::remove_file(&file);
-    let status = Command::new(program)
-        .args(program_args)
-        .env(forkjoin::instrument::PROFILE_VAR, &file)
-        .env(
-            "FORKJOIN_PROFILE_BURDEN_NS",
-            format!("{:.0}", costs.burden_ns()),
-        )
-        .status()
-        .map_err(|e| Failure::Usage(format!("fj profile: cannot run {program}: {e}")))?;
-    let profile = read_profile(&file, program);
-    let _ = std::fs::remove_file(&file);
-    let profile = profile?;
+    let (status, profile) = profiled_run(program, program_args, &costs, None)?;
     if !status.success() {
         eprintln!("fj profile: {program} exited with {status}; its profile up to then:");
     }
@@ -282,22 +269,7 @@ fn measure(
         .collect();
     let mut walls: Vec<(usize, BTreeMap<String, u64>)> = Vec::new();
     for p in 1..=cores {
-        let file = std::env::temp_dir().join(format!("fj-profile-{}-{p}.json", std::process::id()));
-        let _ = std::fs::remove_file(&file);
-        let status = Command::new(program)
-            .args(program_args)
-            .env(forkjoin::instrument::PROFILE_VAR, &file)
-            .env(
-                "FORKJOIN_PROFILE_BURDEN_NS",
-                format!("{:.0}", costs.burden_ns()),
-            )
-            .env("FORKJOIN_NUM_THREADS", p.to_string())
-            .stdout(std::process::Stdio::null())
-            .status()
-            .map_err(|e| Failure::Usage(format!("fj profile: cannot run {program}: {e}")))?;
-        let profile = read_profile(&file, program);
-        let _ = std::fs::remove_file(&file);
-        let profile = profile?;
+        let (status, profile) = profiled_run(program, program_args, costs, Some(p))?;
         if !status.success() {
             return Err(Failure::Other(format!(
                 "fj profile: {program} exited with {status} at {p} workers"
@@ -321,6 +293,41 @@ fn measure(
         }
     }
     Ok(measured)
+}
+
+/// Runs the command once with `FORKJOIN_PROFILE` set (at `workers`, through
+/// `FORKJOIN_NUM_THREADS` and with its output silenced, if given) and reads its profile.
+fn profiled_run(
+    program: &str,
+    program_args: &[String],
+    costs: &Costs,
+    workers: Option<usize>,
+) -> Result<(ExitStatus, ProgramProfile), Failure> {
+    let file = std::env::temp_dir().join(format!(
+        "fj-profile-{}-{}.json",
+        std::process::id(),
+        workers.unwrap_or(0)
+    ));
+    let _ = std::fs::remove_file(&file);
+    let mut command = Command::new(program);
+    command
+        .args(program_args)
+        .env(forkjoin::instrument::PROFILE_VAR, &file)
+        .env(
+            "FORKJOIN_PROFILE_BURDEN_NS",
+            format!("{:.0}", costs.burden_ns()),
+        );
+    if let Some(p) = workers {
+        command
+            .env("FORKJOIN_NUM_THREADS", p.to_string())
+            .stdout(Stdio::null());
+    }
+    let status = command
+        .status()
+        .map_err(|e| Failure::Usage(format!("fj profile: cannot run {program}: {e}")))?;
+    let profile = read_profile(&file, program);
+    let _ = std::fs::remove_file(&file);
+    Ok((status, profile?))
 }
 
 fn read_profile(file: &Path, program: &str) -> Result<ProgramProfile, Failure> {

@@ -38,7 +38,7 @@ use super::plumbing::traits::{
     Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer,
 };
 use crate::clock;
-use crate::join::{join, join_context, join_direct, FnContext};
+use crate::join::{join, join_context, join_in_current, FnContext};
 use crate::registry::{self, Worker};
 use std::cell::Cell;
 
@@ -243,9 +243,10 @@ where
 
 /// `fork_at` for `split_first`, which every loop started beside an idle worker takes: the
 /// right piece waits in this function's frame and the join's frame holds only a pointer to
-/// it. A closure of several words copied into the join's frame right after it was built is
-/// read back with wide loads before its narrow stores retire, a store-forwarding stall on
-/// every such loop (docs/measurements.md, section 8, "The first item's join").
+/// it (`join_in_current`, not `join`'s path for large closures). A closure of several words
+/// copied into the join's frame right after it was built is read back with wide loads before
+/// its narrow stores retire, a store-forwarding stall on every such loop
+/// (docs/measurements.md, section 8, "The first item's join").
 #[inline(always)]
 fn fork_at_direct<P, C, L, R>(mid: usize, producer: P, consumer: C, left: L, right: R) -> C::Result
 where
@@ -260,7 +261,7 @@ where
     let here = Worker::current() as usize;
     let mut rest = Some((right_p, right_c, right, here));
     let rest = &mut rest;
-    let (l, r) = join_direct(
+    let (l, r) = join_in_current(
         move || left(left_p, left_c, false),
         move || {
             let (p, c, right, here) = rest.take().expect("the right piece runs once");

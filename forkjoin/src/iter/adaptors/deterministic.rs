@@ -12,7 +12,7 @@ use crate::iter::plumbing::{Producer, ProducerCallback, UnindexedConsumer};
 use crate::iter::splitter::drive_fixed_blocks;
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 
-/// The block length of [`IndexedParallelIterator::deterministic`] for `len` items: a
+/// The block length of [`ParallelIterator::deterministic`] for `len` items: a
 /// sixty-fourth of them, at least 16 and at most 1,024.
 ///
 /// ```
@@ -32,7 +32,13 @@ const MIN_DEFAULT_BLOCK: usize = 16;
 const MAX_DEFAULT_BLOCK: usize = 1024;
 
 /// `deterministic` and `deterministic_blocks`. See
-/// [`IndexedParallelIterator::deterministic`].
+/// [`ParallelIterator::deterministic`].
+///
+/// ```
+/// use forkjoin::prelude::*;
+/// let it: forkjoin::iter::Deterministic<_> = (0..100).into_par_iter().deterministic_blocks(10);
+/// assert_eq!(it.map(|i| i as f64).sum::<f64>(), 4950.0);
+/// ```
 #[must_use = "iterator adaptors are lazy and do nothing unless consumed"]
 #[derive(Debug, Clone)]
 pub struct Deterministic<I> {
@@ -88,6 +94,15 @@ impl<T, C: UnindexedConsumer<T>> ProducerCallback<T> for Callback<C> {
 
 /// The iterators `deterministic()` accepts: the indexed ones, whose items have fixed
 /// positions for the blocks to be made of. A bound of its own for the compiler's message.
+///
+/// ```
+/// use forkjoin::iter::{default_block_len, FixedPositions};
+/// use forkjoin::prelude::*;
+/// fn block_of<I: FixedPositions>(it: &I) -> usize {
+///     default_block_len(it.len())
+/// }
+/// assert_eq!(block_of(&(0..6_400).into_par_iter()), 100);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be made deterministic: its items have no fixed positions",
     label = "not an `IndexedParallelIterator`",

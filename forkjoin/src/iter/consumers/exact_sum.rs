@@ -254,6 +254,17 @@ fn window(limbs: &[i64; LIMBS], shift: u32) -> u64 {
 
 /// The floats [`ExactSum`] adds and rounds to: `f64` and `f32` (whose values an `f64`
 /// holds exactly).
+///
+/// ```
+/// use forkjoin::iter::{ExactFloat, ExactSum};
+/// fn total<F: ExactFloat>(xs: &[F]) -> F {
+///     let mut s = ExactSum::new();
+///     xs.iter().for_each(|&x| s.add(x));
+///     s.value()
+/// }
+/// assert_eq!(total(&[1e16f64, 1.0, -1e16]), 1.0);
+/// assert_eq!(total(&[1.0f32, 2f32.powi(-24), 2f32.powi(-60)]), 1.0 + 2f32.powi(-23));
+/// ```
 pub trait ExactFloat: Copy + Send + Sync + sealed::Sealed {
     #[doc(hidden)]
     const PRECISION: u32;
