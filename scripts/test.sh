@@ -173,7 +173,8 @@ miri_job() {
         join::panics_propagate_and_the_pool_survives loops::loops_are_exact \
         join::nested_pools_do_not_deadlock pool::bad_input_is_an_error_not_a_panic \
         tasks::a_stream_of_submissions_runs_each_job_once ";" \
-        --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std &
+        --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std \
+        sort::presorted::tests::merge_rounds_are_exact sort::presorted::tests::nearly_sorted_panic_safe &
     local runtime=$!
     # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds the
     # whole crate and runs only these): collect in place, owning sources, drains, panics

@@ -13,12 +13,14 @@
 //! unstable sort on pieces of 8K elements, and on any piece whose recursion ran too deep
 //! (as introsort does, so adversarial inputs stay O(n log n)). A pivot equal to an earlier
 //! pivot on its left makes the piece gather the keys equal to it and drop them, so few
-//! distinct keys sort in O(n log k).
+//! distinct keys sort in O(n log k). A nearly ascending or descending input takes
+//! `presorted`'s linear path instead.
 //!
 //! Both are panic safe: if the comparison panics, the panic reaches the caller and the
 //! slice holds every original element exactly once, in some order.
 
 mod merge;
+mod presorted;
 mod quick;
 
 pub(crate) use merge::par_merge_sort;

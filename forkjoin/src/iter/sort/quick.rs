@@ -1,5 +1,6 @@
 //! The unstable parallel quicksort; see the parent module's doc.
 
+use super::presorted::sort_nearly_sorted;
 use super::{is_sorted, ordering};
 use crate::join::join;
 use std::mem::{self, ManuallyDrop};
@@ -11,6 +12,9 @@ use std::ptr;
 /// Smaller leaves spread better over more workers, larger ones leave more of the work to
 /// std's partitions, which are as fast as ours.
 const LEAF: usize = if cfg!(miri) { 16 } else { 8192 };
+
+/// Shorter inputs go to std's sort without a look for a nearly sorted order.
+const NEARLY_SORTED_MIN: usize = if cfg!(miri) { 64 } else { 128 };
 
 /// Elements up to this size are partitioned by moving each one (`partition_lomuto`), larger
 /// ones by swapping only those on the wrong side (`partition_hoare`).
@@ -30,17 +34,16 @@ where
         return;
     }
     if len <= LEAF {
-        v.sort_unstable_by(ordering(is_less));
+        // std's sort finds an ordered input by itself, not a nearly ordered one.
+        if len < NEARLY_SORTED_MIN || !sort_nearly_sorted(v, is_less) {
+            v.sort_unstable_by(ordering(is_less));
+        }
         return;
     }
-    // Ordered and descending inputs cost one pass instead of a sort; other inputs stop at
-    // the first pair that disagrees, almost at once for random data.
-    if is_sorted(v, is_less) {
-        return;
-    }
-    if v.windows(2).all(|w| !is_less(&w[0], &w[1])) {
-        // Never ascending, so reversed it is in order (equal elements may swap places).
-        v.reverse();
+    // Ordered inputs cost one pass instead of a sort; other inputs stop at the first pair
+    // that disagrees, almost at once for random data. Nearly ordered ones, ascending or
+    // descending, cost about one pass more.
+    if is_sorted(v, is_less) || sort_nearly_sorted(v, is_less) {
         return;
     }
     // Twice the depth of a balanced recursion; past it, pivots have been bad too often.
