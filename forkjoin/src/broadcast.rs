@@ -5,6 +5,7 @@
 use crate::job::{JobHeader, JobRef};
 use crate::latch::{CountLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
+use crate::profile_hooks::{self, TimedTasks};
 use crate::registry::isolation::{self, NO_OWNER, NO_PARENT};
 use crate::registry::CrossLatch;
 use crate::registry::{global_registry, Registry, Worker};
@@ -62,18 +63,21 @@ impl fmt::Debug for BroadcastContext<'_> {
 /// let indexes = pool.install(|| forkjoin::broadcast(|ctx| ctx.index()));
 /// assert_eq!(indexes, [0, 1]);
 /// ```
+#[track_caller]
 pub fn broadcast<OP, R>(op: OP) -> Vec<R>
 where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
     R: Send,
 {
-    let current = Worker::current();
-    if current.is_null() {
-        return broadcast_in(global_registry(), op);
-    }
-    // SAFETY: this thread's worker, live while the thread runs it.
-    let worker = unsafe { &*current };
-    broadcast_in(worker.registry(), op)
+    crate::program_profile::entry(|| {
+        let current = Worker::current();
+        if current.is_null() {
+            return broadcast_in(global_registry(), op);
+        }
+        // SAFETY: this thread's worker, live while the thread runs it.
+        let worker = unsafe { &*current };
+        broadcast_in(worker.registry(), op)
+    })
 }
 
 /// [`broadcast`] without waiting (rayon's `spawn_broadcast`), on the current pool or the
@@ -222,10 +226,34 @@ where
     let n = registry.num_threads();
     let current = Worker::current();
     let region = isolation::new_region();
+    // The shares, timed for the caller's profiled closure as a scope's tasks are.
+    let timed = profile_hooks::open_tasks();
+    let at = timed.as_ref().map(TimedTasks::spawned);
+    let op = |ctx: BroadcastContext<'_>| match (&timed, at) {
+        (Some(timed), Some(at)) => {
+            let mut result = None;
+            timed.run(at, || result = Some(op(ctx)));
+            result.expect("a timed share returns")
+        }
+        _ => op(ctx),
+    };
+    let waited = |wait: &dyn Fn()| {
+        if let Some(timed) = &timed {
+            // SAFETY: on the caller's thread, in the closure that opened the tasks; `close`
+            // after the latch, which orders every share's end before it.
+            unsafe {
+                timed.wait();
+                wait();
+                timed.close();
+            }
+        } else {
+            wait();
+        }
+    };
     if current.is_null() {
         let latch = CountLatch::new(n, OutsideLatch::new());
         return run_broadcast(registry, &op, &latch, (region, NO_OWNER), || {
-            latch.inner.wait()
+            waited(&|| latch.inner.wait())
         });
     }
     // SAFETY: this thread's worker, live while the thread runs it.
@@ -237,7 +265,7 @@ where
     let owner = if own_pool { worker.index } else { NO_OWNER };
     let _in = worker.enter_handed_over(region);
     run_broadcast(registry, &op, &latch, (region, owner), || {
-        worker.wait_in_region(&|| latch.inner.core.probe(), region, !own_pool)
+        waited(&|| worker.wait_in_region(&|| latch.inner.core.probe(), region, !own_pool))
     })
 }
 

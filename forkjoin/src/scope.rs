@@ -3,6 +3,8 @@
 use crate::broadcast::{broadcast_boxed, BroadcastContext};
 use crate::latch::{CoreLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
+use crate::profile_hooks::{self, SpawnPoint, TimedTasks};
+use crate::program_profile::entry;
 use crate::registry::isolation::{self, LeftRegion, NO_OWNER, NO_PARENT};
 use crate::registry::CrossLatch;
 use crate::registry::{self, Registry, Worker};
@@ -29,6 +31,8 @@ pub struct Scope<'scope> {
     floor: isize,
     /// The owner's frames hidden while the scope is open (`Worker::hide_frames_unguarded`).
     hidden: usize,
+    /// The tasks' times, for the owner's profiled closure (`profile_hooks::open_tasks`).
+    timed: Option<TimedTasks>,
     /// Invariant in `'scope`, like `std::thread::Scope`.
     _marker: PhantomData<&'scope mut &'scope ()>,
 }
@@ -53,12 +57,13 @@ unsafe impl Send for Scope<'_> {}
 /// });
 /// assert_eq!(counts, [0, 10, 20, 30]);
 /// ```
+#[track_caller]
 pub fn scope<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R + Send,
     R: Send,
 {
-    registry::on_worker(|w| scope_on(w, op))
+    entry(|| registry::on_worker(|w| scope_on(w, op)))
 }
 
 /// Creates a scope whose closure `op` runs on the calling thread, while the tasks it spawns
@@ -85,16 +90,19 @@ where
 /// });
 /// assert_eq!(halves, [499_500, 1_499_500]);
 /// ```
+#[track_caller]
 pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    let current = Worker::current();
-    if current.is_null() {
-        return in_place_scope_in(registry::global_registry(), op);
-    }
-    // SAFETY: this thread's worker, live while the thread runs it.
-    scope_on(unsafe { &*current }, op)
+    entry(|| {
+        let current = Worker::current();
+        if current.is_null() {
+            return in_place_scope_in(registry::global_registry(), op);
+        }
+        // SAFETY: this thread's worker, live while the thread runs it.
+        scope_on(unsafe { &*current }, op)
+    })
 }
 
 /// `in_place_scope` in `registry`'s pool (`Pool::in_place_scope`), which the caller keeps
@@ -222,6 +230,7 @@ impl<'scope> Scope<'scope> {
             parent,
             floor,
             hidden,
+            timed: profile_hooks::open_tasks(),
             _marker: PhantomData,
         }
     }
@@ -232,6 +241,10 @@ impl<'scope> Scope<'scope> {
     /// On the thread that opened the scope, once the body has returned.
     #[inline(never)]
     unsafe fn close(&self) {
+        if let Some(timed) = &self.timed {
+            // SAFETY: on the opener's thread, in the closure that opened the tasks.
+            unsafe { timed.wait() };
+        }
         // SAFETY: `self` lives on the opener's stack until this wait has returned.
         unsafe { Scope::task_done(self) };
         match &self.done {
@@ -255,6 +268,10 @@ impl<'scope> Scope<'scope> {
             }
             ScopeLatch::Outside(latch) => latch.wait(),
         }
+        if let Some(timed) = &self.timed {
+            // SAFETY: as `wait` above; the latch ordered every task's end before this.
+            unsafe { timed.close() };
+        }
         if let Some(p) = self.panic.take() {
             p.resume();
         }
@@ -262,6 +279,21 @@ impl<'scope> Scope<'scope> {
 }
 
 impl Scope<'_> {
+    /// Where a task spawned now starts, if the tasks are timed.
+    #[inline(always)]
+    fn spawn_point(&self) -> Option<SpawnPoint> {
+        self.timed.as_ref().map(TimedTasks::spawned)
+    }
+
+    /// Runs a task spawned at `at`, timed if the tasks are.
+    #[inline(always)]
+    fn run_task(&self, at: Option<SpawnPoint>, task: impl FnOnce()) {
+        match (&self.timed, at) {
+            (Some(timed), Some(at)) => timed.run(at, task),
+            _ => task(),
+        }
+    }
+
     /// The slot of the worker that waits for the scope, if one of its pool's.
     fn owner(&self) -> usize {
         match self.done {
@@ -280,6 +312,7 @@ impl<'scope> Scope<'scope> {
     {
         // Relaxed: the queue that hands the task over orders this before its decrement.
         self.pending.fetch_add(1, Relaxed);
+        let at = self.spawn_point();
         let scope = ScopePtr(self);
         // SAFETY: the scope outlives its tasks (it waits for `pending` to reach zero).
         let registry = unsafe { &*self.registry };
@@ -293,7 +326,7 @@ impl<'scope> Scope<'scope> {
                 // SAFETY: the scope waits for this task before it goes away.
                 let s = unsafe { &*scope.0 };
                 let left = s.enter_task(worker);
-                if let Err(p) = catch(|| body(s)) {
+                if let Err(p) = catch(|| s.run_task(at, || body(s))) {
                     s.record_panic(p);
                 }
                 // SAFETY: as above, on the scope's pool; the region entered is the innermost.
@@ -346,13 +379,14 @@ impl<'scope> Scope<'scope> {
         let registry = unsafe { &*self.registry };
         // Relaxed: as in `spawn`, the inbox hands each share over.
         self.pending.fetch_add(registry.num_threads(), Relaxed);
+        let at = self.spawn_point();
         let scope = ScopePtr(self);
         broadcast_boxed(registry, move |ctx| {
             // The whole pointer, not its field, is captured (the field is not `Send`).
             let scope = &scope;
             // SAFETY: the scope waits for every share before it goes away.
             let s = unsafe { &*scope.0 };
-            if let Err(p) = catch(|| body(s, ctx)) {
+            if let Err(p) = catch(|| s.run_task(at, || body(s, ctx))) {
                 s.record_panic(p);
             }
             // SAFETY: as in `spawn`: the share runs on a worker of the scope's pool.

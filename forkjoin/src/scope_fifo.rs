@@ -118,6 +118,7 @@ impl fmt::Debug for ScopeFifo<'_> {
 /// });
 /// assert_eq!(order.into_inner().unwrap(), [0, 1, 2, 3]);
 /// ```
+#[track_caller]
 pub fn scope_fifo<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
@@ -129,6 +130,7 @@ where
 
 /// [`scope_fifo`] whose closure runs on the calling thread (rayon's
 /// `in_place_scope_fifo`), as [`in_place_scope`](crate::in_place_scope).
+#[track_caller]
 pub fn in_place_scope_fifo<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&ScopeFifo<'scope>) -> R,

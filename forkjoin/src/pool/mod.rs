@@ -127,6 +127,7 @@ impl Pool {
     }
 
     /// `join` in this pool.
+    #[track_caller]
     pub fn join<A, B, RA, RB>(&self, a: A, b: B) -> (RA, RB)
     where
         A: FnOnce() -> RA + Send,
@@ -150,6 +151,7 @@ impl Pool {
     /// });
     /// assert_eq!(parts, [1, 2, 3]);
     /// ```
+    #[track_caller]
     pub fn scope<'scope, OP, R>(&self, op: OP) -> R
     where
         OP: FnOnce(&Scope<'scope>) -> R + Send,
@@ -173,14 +175,19 @@ impl Pool {
     /// });
     /// assert_eq!(a + b, 5050);
     /// ```
+    #[track_caller]
     pub fn in_place_scope<'scope, OP, R>(&self, op: OP) -> R
     where
         OP: FnOnce(&Scope<'scope>) -> R,
     {
-        in_place_scope_in(&self.registry, op)
+        let site = Location::caller();
+        program_profile::call_site(site, Some(&self.registry), || {
+            in_place_scope_in(&self.registry, op)
+        })
     }
 
     /// [`scope_fifo`](crate::scope_fifo) in this pool.
+    #[track_caller]
     pub fn scope_fifo<'scope, OP, R>(&self, op: OP) -> R
     where
         OP: FnOnce(&ScopeFifo<'scope>) -> R + Send,
@@ -190,11 +197,15 @@ impl Pool {
     }
 
     /// [`in_place_scope_fifo`](crate::in_place_scope_fifo) with this pool's workers.
+    #[track_caller]
     pub fn in_place_scope_fifo<'scope, OP, R>(&self, op: OP) -> R
     where
         OP: FnOnce(&ScopeFifo<'scope>) -> R,
     {
-        in_place_scope_fifo_in(&self.registry, op)
+        let site = Location::caller();
+        program_profile::call_site(site, Some(&self.registry), || {
+            in_place_scope_fifo_in(&self.registry, op)
+        })
     }
 
     /// The pool's number of workers (rayon's `ThreadPool::current_num_threads`).
@@ -231,6 +242,7 @@ impl Pool {
 
     /// Starts `f` in this pool in FIFO order: into the pool's submission queues, which
     /// workers take oldest first (rayon's `ThreadPool::spawn_fifo`).
+    #[track_caller]
     pub fn spawn_fifo<F>(&self, f: F)
     where
         F: FnOnce() + Send + 'static,
@@ -266,12 +278,16 @@ impl Pool {
     /// let seen = pool.broadcast(|ctx| (ctx.index(), ctx.num_threads()));
     /// assert_eq!(seen, [(0, 3), (1, 3), (2, 3)]);
     /// ```
+    #[track_caller]
     pub fn broadcast<OP, R>(&self, op: OP) -> Vec<R>
     where
         OP: Fn(BroadcastContext<'_>) -> R + Sync,
         R: Send,
     {
-        broadcast_in(&self.registry, op)
+        let site = Location::caller();
+        program_profile::call_site(site, Some(&self.registry), || {
+            broadcast_in(&self.registry, op)
+        })
     }
 
     /// Starts `f` in this pool and returns at once (fire and forget; rayon's
@@ -292,6 +308,7 @@ impl Pool {
     /// let total: u64 = rx.iter().take(10).sum();
     /// assert_eq!(total, 285);
     /// ```
+    #[track_caller]
     pub fn spawn<F>(&self, f: F)
     where
         F: FnOnce() + Send + 'static,

@@ -3,7 +3,9 @@
 //! pool's panic handler; and the split behind `Pool::invoke_all`.
 
 use crate::panic::catch;
+use crate::program_profile::call_site;
 use crate::registry::{self, global_registry, Registry, Worker};
+use std::panic::Location;
 
 /// Starts `f` in the current pool (the global pool outside any pool) and returns at once:
 /// [`Pool::spawn`](crate::Pool::spawn) there. On a worker, `f` goes onto the worker's own queue.
@@ -14,6 +16,7 @@ use crate::registry::{self, global_registry, Registry, Worker};
 /// forkjoin::spawn(move || tx.send(forkjoin::current_thread_index().is_some()).unwrap());
 /// assert!(rx.recv().unwrap(), "spawned jobs run on a worker");
 /// ```
+#[track_caller]
 pub fn spawn<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
@@ -29,6 +32,7 @@ where
 
 /// [`spawn`] in FIFO order (rayon's `spawn_fifo`): into the current pool's submission
 /// queues (the global pool's outside any pool), which workers take oldest first.
+#[track_caller]
 pub fn spawn_fifo<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
@@ -42,12 +46,16 @@ where
     }
 }
 
+/// `spawn_fifo` into `registry`'s pool.
+#[track_caller]
 pub(super) fn spawn_fifo_in<F>(registry: &Registry, f: F)
 where
     F: FnOnce() + Send + 'static,
 {
+    let site = Location::caller();
     let job = Worker::heap_job(move |worker: &Worker| {
-        if let Err(p) = catch(f) {
+        // A job nobody waits for is an entry of its own, timed where it runs.
+        if let Err(p) = catch(|| call_site(site, None, f)) {
             worker
                 .registry()
                 .report_panic(&"a spawned job", p.into_payload());
@@ -62,12 +70,15 @@ where
 }
 
 /// `spawn` into `registry`'s pool (onto this thread's deque if it is one of its workers).
+#[track_caller]
 pub(super) fn spawn_in<F>(registry: &Registry, f: F)
 where
     F: FnOnce() + Send + 'static,
 {
+    let site = Location::caller();
     registry::spawn_job(registry, move |worker: &Worker| {
-        if let Err(p) = catch(f) {
+        // As in `spawn_fifo_in`.
+        if let Err(p) = catch(|| call_site(site, None, f)) {
             worker
                 .registry()
                 .report_panic(&"a spawned job", p.into_payload());

@@ -77,8 +77,9 @@ impl OpenJoin {
         f: impl FnOnce() -> R + Send,
     ) -> impl FnOnce() -> (R, Acc) + Send {
         // SAFETY: the parent accumulator is live (see `open_join`).
-        let (session, site) = unsafe { ((*self.0).session, (*self.0).site) };
-        move || measured_in(session, site, f)
+        let (session, site, at) =
+            unsafe { ((*self.0).session, (*self.0).site, (*self.0).reached()) };
+        move || measured_in(session, site, at, f)
     }
 
     /// Both closures are done: combine their totals and open the parent's next strand.
@@ -128,6 +129,9 @@ pub struct Acc {
     session: SessionRef,
     /// The call site of the program's profile this closure belongs to (its innermost entry).
     site: Site,
+    /// Where this closure started on the span and the burdened span of the outermost timed
+    /// closure it is part of: what a task spawned from it adds its own path to.
+    offset: (u64, u64),
     /// When the open strand started (ns since `EPOCH`).
     start: u64,
     /// Total time of the closure's strands (ns).
@@ -147,10 +151,11 @@ pub struct Acc {
 }
 
 impl Acc {
-    fn new(session: SessionRef, site: Site) -> Acc {
+    fn new(session: SessionRef, site: Site, offset: (u64, u64)) -> Acc {
         Acc {
             session,
             site,
+            offset,
             start: 0,
             work: 0,
             span: 0,
@@ -166,6 +171,12 @@ impl Acc {
     fn session<'s>(&self) -> &'s Session {
         // SAFETY: see `SessionRef`.
         unsafe { &*self.session.0 }
+    }
+
+    /// Where the closure's open strand started, on the outermost closure's span and
+    /// burdened span (after `close_strand`: where its next one starts).
+    fn reached(&self) -> (u64, u64) {
+        (self.offset.0 + self.span, self.offset.1 + self.bspan)
     }
 
     /// Ends the open strand at `now`.
@@ -266,7 +277,7 @@ impl Drop for RestoreAcc {
 
 /// Runs `f` as a profiled closure; returns its result and a fresh accumulator of its strands.
 pub fn measured<R>(session: &Session, f: impl FnOnce() -> R) -> (R, Acc) {
-    measured_in(SessionRef(session), None, f)
+    measured_in(SessionRef(session), None, (0, 0), f)
 }
 
 /// A call site of a program's profile (`instrument::call_sites`), if the closure has one.
@@ -278,7 +289,7 @@ pub(crate) fn measured_at<R>(
     site: &'static Location<'static>,
     f: impl FnOnce() -> R,
 ) -> (R, Acc) {
-    measured_in(SessionRef(session), Some(site), f)
+    measured_in(SessionRef(session), Some(site), (0, 0), f)
 }
 
 /// Runs `f`, an entry at `site` made inside the profiled closure this thread runs, as a part
@@ -296,8 +307,8 @@ pub(crate) fn measured_part<R>(
     );
     // SAFETY: non-null: this thread's current accumulator.
     unsafe {
-        paused(parent, |session, _| {
-            let (r, acc) = measured_in(session, Some(site), f);
+        paused(parent, |session, _, at| {
+            let (r, acc) = measured_in(session, Some(site), at, f);
             record(&acc);
             (r, Some(acc))
         })
@@ -305,7 +316,7 @@ pub(crate) fn measured_part<R>(
 }
 
 /// Ends the strand of the profiled closure `parent` and runs `part`, which measures a piece
-/// of that closure apart (given its session and call site) and returns the piece's totals if
+/// of that closure apart (given its session, call site and reach) and returns the piece's totals if
 /// it ran; they follow the closure's strand in sequence (work and span both add), and the
 /// closure's next strand starts.
 ///
@@ -313,15 +324,15 @@ pub(crate) fn measured_part<R>(
 /// `parent` is this thread's current accumulator, not null.
 unsafe fn paused<T>(
     parent: *mut Acc,
-    part: impl FnOnce(SessionRef, Site) -> (T, Option<Acc>),
+    part: impl FnOnce(SessionRef, Site, (u64, u64)) -> (T, Option<Acc>),
 ) -> T {
     // SAFETY: the accumulator of the `measured` call below us on this thread (our
     // contract), which outlives this call; only this thread touches it.
-    let (session, site) = unsafe {
+    let (session, site, at) = unsafe {
         (*parent).close_strand(now());
-        ((*parent).session, (*parent).site)
+        ((*parent).session, (*parent).site, (*parent).reached())
     };
-    let (t, acc) = part(session, site);
+    let (t, acc) = part(session, site, at);
     // SAFETY: as above; `part` has returned on this thread.
     unsafe {
         if let Some(acc) = acc {
@@ -334,8 +345,13 @@ unsafe fn paused<T>(
 
 /// `measured`, for a timed closure that carries its session (and call site) to another
 /// worker.
-fn measured_in<R>(session: SessionRef, site: Site, f: impl FnOnce() -> R) -> (R, Acc) {
-    let mut acc = Acc::new(session, site);
+fn measured_in<R>(
+    session: SessionRef,
+    site: Site,
+    offset: (u64, u64),
+    f: impl FnOnce() -> R,
+) -> (R, Acc) {
+    let mut acc = Acc::new(session, site, offset);
     let p: *mut Acc = &mut acc;
     let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));
     // SAFETY: `p` points to `acc` on this stack; until `acc` moves out every access goes
@@ -370,10 +386,10 @@ pub(crate) fn handed_over<W: ?Sized>(
     }
     // SAFETY: non-null: this thread's current accumulator.
     unsafe {
-        paused(parent, |session, site| {
+        paused(parent, |session, site, at| {
             let mut done = None;
             let slot = &mut done;
-            hand_off(&mut move |t| *slot = Some(measured_in(session, site, || op(t)).1));
+            hand_off(&mut move |t| *slot = Some(measured_in(session, site, at, || op(t)).1));
             ((), done)
         })
     }
@@ -384,4 +400,134 @@ pub(crate) fn handed_over<W: ?Sized>(
 pub(crate) fn detached<R>(f: impl FnOnce() -> R) -> R {
     let _restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(ptr::null_mut())));
     f()
+}
+
+/// The tasks a scope (or a broadcast) runs for a timed closure that waits for them, timed
+/// wherever they run: Cilk's spawns, synced where the closure's wait ends. Each task adds
+/// its work, and its path from where it was spawned; the waiting closure's span becomes the
+/// longest of its own and theirs (DESIGN.md, section 12, "Any program"). `None` outside a
+/// timed closure, and for a session that records a task graph (the suite's programs, which
+/// use `join` alone: their graphs have no node for a task).
+pub(crate) fn open_tasks() -> Option<TimedTasks> {
+    let owner = CURRENT_ACC.with(Cell::get);
+    // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.
+    if owner.is_null() || unsafe { (*owner).session().record } {
+        return None;
+    }
+    // SAFETY: as above; only this thread touches it.
+    let (session, site, opened_at) = unsafe {
+        (*owner).close_strand(now());
+        (*owner).start = now();
+        ((*owner).session, (*owner).site, (*owner).reached())
+    };
+    Some(TimedTasks {
+        session,
+        site,
+        owner,
+        opened_at,
+        work: AtomicU64::new(0),
+        ends: [AtomicU64::new(0), AtomicU64::new(0)],
+        tasks: AtomicU64::new(0),
+        joins: AtomicU64::new(0),
+        depth: AtomicU64::new(0),
+        strands: AtomicU64::new(0),
+    })
+}
+
+/// See `open_tasks`. Its totals are atomics: tasks end on any worker; the scope's count of
+/// pending tasks (or the broadcast's latch) orders each task's additions before `close`.
+pub(crate) struct TimedTasks {
+    session: SessionRef,
+    site: Site,
+    /// The accumulator of the closure that waits, on the thread that opened this.
+    owner: *mut Acc,
+    /// Where that closure had reached when it opened the tasks.
+    opened_at: SpawnPoint,
+    work: AtomicU64,
+    /// The furthest end of any task on the span and on the burdened span.
+    ends: [AtomicU64; 2],
+    tasks: AtomicU64,
+    joins: AtomicU64,
+    depth: AtomicU64,
+    strands: AtomicU64,
+}
+
+/// Where a task was spawned: the spawning closure's reach on the span and burdened span.
+pub(crate) type SpawnPoint = (u64, u64);
+
+// SAFETY: `owner` is used only by `wait` and `close`, on the thread that opened the tasks
+// (their contract); tasks reach only the session (see `SessionRef`) and the atomics.
+unsafe impl Sync for TimedTasks {}
+// SAFETY: as above.
+unsafe impl Send for TimedTasks {}
+
+impl TimedTasks {
+    /// A task is spawned now by this thread: the point on the spawning closure's path it
+    /// starts from (a task spawned by a task starts where that one reached).
+    pub(crate) fn spawned(&self) -> SpawnPoint {
+        let spawner = CURRENT_ACC.with(Cell::get);
+        if spawner.is_null() {
+            // A thread outside every timed closure (one the body started): from where the
+            // scope opened.
+            return self.opened_at;
+        }
+        // SAFETY: this thread's current accumulator; a spawn is a point on its path, where
+        // its strand ends.
+        unsafe {
+            (*spawner).close_strand(now());
+            (*spawner).start = now();
+            (*spawner).reached()
+        }
+    }
+
+    /// Runs `f`, the task spawned at `at`, timed, and adds it to the tasks' totals.
+    pub(crate) fn run(&self, at: SpawnPoint, f: impl FnOnce()) {
+        let ((), acc) = measured_in(self.session, self.site, at, f);
+        let burden = self.session().burden_ns;
+        // Relaxed (all): `close` reads them after the scope's own synchronisation.
+        self.work.fetch_add(acc.work, Relaxed);
+        self.ends[0].fetch_max(at.0 + acc.span, Relaxed);
+        self.ends[1].fetch_max(at.1 + burden + acc.bspan, Relaxed);
+        self.tasks.fetch_add(1, Relaxed);
+        self.joins.fetch_add(acc.joins, Relaxed);
+        self.depth.fetch_max(acc.depth, Relaxed);
+        self.strands.fetch_add(acc.strands, Relaxed);
+    }
+
+    fn session(&self) -> &Session {
+        // SAFETY: see `SessionRef`.
+        unsafe { &*self.session.0 }
+    }
+
+    /// The waiting closure's strand ends: what it does while it waits (runs tasks, timed as
+    /// theirs, or idles) is not its work.
+    ///
+    /// # Safety
+    /// On the thread that opened the tasks, inside the same timed closure.
+    pub(crate) unsafe fn wait(&self) {
+        // SAFETY: our contract: `owner` is this thread's live accumulator.
+        unsafe { (*self.owner).close_strand(now()) };
+    }
+
+    /// Every task has ended: adds them to the waiting closure and starts its next strand.
+    ///
+    /// # Safety
+    /// As `wait`, after it, once every task's addition happened before this call.
+    pub(crate) unsafe fn close(&self) {
+        // SAFETY: our contract.
+        let owner = unsafe { &mut *self.owner };
+        let (start, bstart) = owner.offset;
+        // Relaxed (all): see `run`.
+        owner.work += self.work.load(Relaxed);
+        owner.span = owner
+            .span
+            .max(self.ends[0].load(Relaxed).saturating_sub(start));
+        owner.bspan = owner
+            .bspan
+            .max(self.ends[1].load(Relaxed).saturating_sub(bstart));
+        owner.joins += self.tasks.load(Relaxed) + self.joins.load(Relaxed);
+        owner.depth = owner.depth.max(1 + self.depth.load(Relaxed));
+        owner.strands += self.strands.load(Relaxed);
+        owner.start = now();
+    }
 }

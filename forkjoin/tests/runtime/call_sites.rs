@@ -225,3 +225,133 @@ fn a_join_from_outside_is_an_entry_and_the_start_is_serial() {
     let before = json["before_ns"].as_u64().unwrap();
     assert!((1_000_000..1_000_000_000).contains(&before), "{json}");
 }
+
+/// About `iterations` steps of arithmetic; returns how long they took.
+fn spin(iterations: u64) -> u64 {
+    let start = std::time::Instant::now();
+    let mut x = 1u64;
+    for _ in 0..iterations {
+        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1));
+    }
+    start.elapsed().as_nanos() as u64
+}
+
+/// A program whose parallelism is scopes, a broadcast and a spawn: prints each entry's line
+/// and the time its tasks took by their own clocks.
+#[test]
+#[ignore = "run by scopes_broadcasts_and_spawns_are_entries_with_timed_tasks in a process of its own"]
+fn tasks_program() {
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    if !in_child() {
+        return;
+    }
+    let pool = forkjoin::Pool::new(2).unwrap();
+    let scope_tasks = AtomicU64::new(0);
+    let task = || scope_tasks.fetch_add(spin(200_000), Relaxed);
+    // Sixteen tasks from the body, one of which spawns a seventeenth.
+    let scope_line = line!() + 1;
+    pool.scope(|s| {
+        for i in 0..16 {
+            s.spawn(move |s| {
+                task();
+                if i == 0 {
+                    s.spawn(move |_| {
+                        task();
+                    });
+                }
+            });
+        }
+    });
+    let fifo_tasks = AtomicU64::new(0);
+    let fifo_line = line!() + 1;
+    forkjoin::scope_fifo(|s| {
+        for _ in 0..4 {
+            s.spawn_fifo(|_| {
+                fifo_tasks.fetch_add(spin(200_000), Relaxed);
+            });
+        }
+    });
+    let broadcast_line = line!() + 1;
+    let shares: u64 = pool.broadcast(|_| spin(200_000)).iter().sum();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawn_line = line!() + 1;
+    pool.spawn(move || tx.send(spin(200_000)).unwrap());
+    let spawned = rx.recv().unwrap();
+    // The spawned job's site is added after it returns, which the channel does not wait for.
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    println!(
+        "\nTASKS {} {scope_line} {} {fifo_line} {} {broadcast_line} {shares} {spawn_line} {spawned}",
+        file!(),
+        scope_tasks.into_inner(),
+        fifo_tasks.into_inner()
+    );
+}
+
+#[test]
+fn scopes_broadcasts_and_spawns_are_entries_with_timed_tasks() {
+    let dir = std::env::temp_dir().join(format!("forkjoin-tasks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("profile.json");
+    let out = run_child(
+        module_path!(),
+        "tasks_program",
+        &[("FORKJOIN_PROFILE", Some(file.to_str().unwrap()))],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let printed: Vec<&str> = stdout
+        .lines()
+        .find_map(|l| Some(l.split_once("TASKS ")?.1))
+        .unwrap()
+        .split(' ')
+        .collect();
+    let source = printed[0];
+    let n: Vec<u64> = printed[1..].iter().map(|x| x.parse().unwrap()).collect();
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let sites = sites(&json);
+    let site = |line: u64| {
+        let found: Vec<&Value> = sites
+            .iter()
+            .filter(|(l, _)| *l == line)
+            .map(|(_, s)| *s)
+            .collect();
+        assert_eq!(found.len(), 1, "line {line}: {json}");
+        let s = found[0];
+        assert_eq!(
+            (s["file"].as_str(), s["calls"].as_u64()),
+            (Some(source), Some(1))
+        );
+        assert!(s["parent"].is_null(), "{s}");
+        let get = |k: &str| s[k].as_u64().unwrap();
+        (
+            get("work_ns"),
+            get("span_ns"),
+            get("burdened_span_ns"),
+            get("joins"),
+        )
+    };
+    // Each entry's work is its tasks' (by their own clocks), plus a little of the caller's
+    // own; a task's spawn is a join; the span is at most a few tasks long.
+    let checks = [
+        ("scope", n[0], n[1], 17, 2),
+        ("scope_fifo", n[2], n[3], 4, 1),
+        ("broadcast", n[4], n[5], 2, 1),
+        ("spawn", n[6], n[7], 0, 1),
+    ];
+    for (what, line, tasks, joins, longest) in checks {
+        let (work, span, bspan, j) = site(line);
+        assert_eq!(j, joins, "{what}: {json}");
+        assert!(
+            tasks <= work + work / 10 && work <= tasks + tasks / 2 + 2_000_000,
+            "{what}: work {work} against the tasks' {tasks}: {json}"
+        );
+        assert!(span <= bspan && span <= work, "{what}: {json}");
+        if joins > 2 {
+            // The longest chain holds `longest` tasks of `joins`, on a busy machine maybe twice.
+            assert!(
+                span <= 2 * work * longest / joins + 2_000_000,
+                "{what}: span {span} of work {work}: {json}"
+            );
+        }
+    }
+}

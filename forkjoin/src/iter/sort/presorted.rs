@@ -48,7 +48,9 @@ where
     // Pseudo-random places (fixed by the length), which a periodic input cannot line up with.
     let mut state = len as u64;
     for _ in 0..SAMPLES {
-        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let i = ((state >> 33) % (len as u64 - 1)) as usize;
         if is_less(&v[i + 1], &v[i]) {
             descents += 1;
@@ -193,7 +195,11 @@ unsafe fn merge_through_buffer<T, F>(
     // From here on `gap.dst[..gap.len]` holds stale copies and `buf[..gap.len]` the elements
     // missing from `v`; the guard's drop copies them back into the gap, on return (when the
     // gap is empty) and on unwind alike.
-    let mut gap = Gap { buf, dst, len: end - hi };
+    let mut gap = Gap {
+        buf,
+        dst,
+        len: end - hi,
+    };
     let mut at = hi;
     while gap.len > 0 {
         // SAFETY: `buf[gap.len - 1]` is live (see above), and `v[lo..at]` is live and not
@@ -357,9 +363,17 @@ mod tests {
             for (i, t) in v.iter_mut().enumerate() {
                 t.key = (i as u64 * 7919) % 97 + if i % 50 == 0 { 0 } else { i as u64 * 100 };
             }
-            assert!(n < 64 || sort_nearly_sorted(v, &|a: &Tracked, b: &Tracked| f(a, b)), "len {n}: {:?}", v.iter().map(|t| t.key).take(120).collect::<Vec<_>>());
+            assert!(
+                n < 64 || sort_nearly_sorted(v, &|a: &Tracked, b: &Tracked| f(a, b)),
+                "len {n}: {:?}",
+                v.iter().map(|t| t.key).take(120).collect::<Vec<_>>()
+            );
         };
-        let lens: &[usize] = if cfg!(miri) { &[70, 200] } else { &[70, 2000, 20_000] };
+        let lens: &[usize] = if cfg!(miri) {
+            &[70, 200]
+        } else {
+            &[70, 2000, 20_000]
+        };
         for &len in lens {
             let total = count_comparisons(&sort, len, 1 << 40);
             for k in panic_points(total) {
