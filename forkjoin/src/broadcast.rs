@@ -6,7 +6,7 @@ use crate::job::{JobHeader, JobRef};
 use crate::latch::{CountLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use crate::profile_hooks::{self, TimedTasks};
-use crate::registry::isolation::{self, NO_OWNER, NO_PARENT};
+use crate::registry::isolation::{self, WaiterSlot};
 use crate::registry::CrossLatch;
 use crate::registry::{global_registry, Registry, Worker};
 use std::cell::UnsafeCell;
@@ -122,7 +122,7 @@ where
     for worker in registry.workers.iter() {
         let op = Arc::clone(&op);
         worker.inbox.push(Worker::heap_job(move |worker: &Worker| {
-            let _region = worker.enter_region(region, NO_OWNER, NO_PARENT);
+            let _region = worker.enter_region(region, WaiterSlot::NOBODY, None);
             op(BroadcastContext {
                 worker,
                 _marker: PhantomData,
@@ -141,9 +141,9 @@ where
 #[repr(C)]
 struct BroadcastJob<OP, R, L> {
     header: JobHeader,
-    /// The broadcast's region, and its waiter's slot if a worker of this pool (else `NO_OWNER`).
+    /// The broadcast's region, and its waiter if a worker of this pool.
     region: usize,
-    owner: usize,
+    waiter: WaiterSlot,
     op: *const OP,
     latch: *const CountLatch<L>,
     result: UnsafeCell<Option<Result<R, Panic>>>,
@@ -155,13 +155,13 @@ where
     R: Send,
     L: Latch,
 {
-    fn new(op: &OP, latch: &CountLatch<L>, (region, owner): (usize, usize)) -> Self {
+    fn new(op: &OP, latch: &CountLatch<L>, (region, waiter): (usize, WaiterSlot)) -> Self {
         BroadcastJob {
             header: JobHeader {
                 execute: Self::execute,
             },
             region,
-            owner,
+            waiter,
             op,
             latch,
             result: UnsafeCell::new(None),
@@ -187,7 +187,7 @@ where
             // `op` is shared by every share (`OP: Sync`); the caller keeps it alive.
             let op = &*(*job).op;
             // Its region's link is published by its waiter (`enter_handed_over`).
-            let region = worker.enter_region((*job).region, (*job).owner, NO_PARENT);
+            let region = worker.enter_region((*job).region, (*job).waiter, None);
             let result = catch(|| {
                 op(BroadcastContext {
                     worker,
@@ -252,7 +252,7 @@ where
     };
     if current.is_null() {
         let latch = CountLatch::new(n, OutsideLatch::new());
-        return run_broadcast(registry, &op, &latch, (region, NO_OWNER), || {
+        return run_broadcast(registry, &op, &latch, (region, WaiterSlot::NOBODY), || {
             waited(&|| latch.inner.wait())
         });
     }
@@ -262,9 +262,13 @@ where
     let latch = CountLatch::new(n, CrossLatch::new(worker.registry_arc(), worker.index));
     // It runs its own share, what it pushes and what the shares push, wherever it comes back.
     let own_pool = std::ptr::eq(worker.registry(), registry);
-    let owner = if own_pool { worker.index } else { NO_OWNER };
+    let waiter = if own_pool {
+        WaiterSlot::worker(worker.index)
+    } else {
+        WaiterSlot::NOBODY
+    };
     let _in = worker.enter_handed_over(region);
-    run_broadcast(registry, &op, &latch, (region, owner), || {
+    run_broadcast(registry, &op, &latch, (region, waiter), || {
         waited(&|| worker.wait_in_region(&|| latch.inner.core.probe(), region, !own_pool))
     })
 }
@@ -275,7 +279,7 @@ fn run_broadcast<OP, R, L>(
     registry: &Registry,
     op: &OP,
     latch: &CountLatch<L>,
-    region_owner: (usize, usize),
+    region_waiter: (usize, WaiterSlot),
     wait: impl FnOnce(),
 ) -> Vec<R>
 where
@@ -285,7 +289,7 @@ where
 {
     let n = registry.num_threads();
     let jobs: Vec<BroadcastJob<OP, R, L>> = (0..n)
-        .map(|_| BroadcastJob::new(op, latch, region_owner))
+        .map(|_| BroadcastJob::new(op, latch, region_waiter))
         .collect();
     for (worker, job) in registry.workers[..n].iter().zip(&jobs) {
         worker.inbox.push(job.job_ref());

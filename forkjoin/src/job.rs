@@ -4,6 +4,7 @@
 //! `Worker::executing`, so jobs depend on no registry (DESIGN.md, section 7).
 
 use crate::latch::CoreLatch;
+use crate::lineage::RegionId;
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
@@ -77,9 +78,10 @@ pub(crate) struct FrameLatch {
     pub(crate) owner: usize,
     /// The worker that took the frame: the owner steals back from it while waiting.
     pub(crate) thief: AtomicUsize,
-    /// The frame's region, and the one its owner ran in when sharing it (`registry/isolation.rs`).
+    /// The frame's region, and the one its owner ran in when sharing it, if any
+    /// (`registry/isolation.rs`).
     pub(crate) region: usize,
-    pub(crate) parent: usize,
+    pub(crate) parent: Option<RegionId>,
     /// Where the first closure's pushes start on the owner's deque: its bottom when the frame
     /// was claimed (below lie an outer join's jobs), or `isize::MIN` for a promoted frame
     /// (every job above it was pushed after it).
@@ -111,7 +113,7 @@ impl FrameHead {
         head: *const FrameHead,
         owner: usize,
         region: usize,
-        parent: usize,
+        parent: Option<RegionId>,
         floor: Option<isize>,
     ) {
         // SAFETY: `head` is a live, unshared frame on the calling worker's stack (our contract): nobody else reads its latch yet.

@@ -22,6 +22,7 @@ use crate::job::{JobHeader, JobRef};
 use crate::latch::CoreLatch;
 use crate::panic::{catch, Panic};
 use crate::profile_hooks;
+use crate::registry::isolation::WaiterSlot;
 use crate::registry::wait::Helps;
 use crate::registry::{self, JoinState, Worker, FRAMES, PRIVATE_FRAMES, SHARE_REQUEST};
 use std::cell::UnsafeCell;
@@ -514,7 +515,8 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
             // Relaxed: a steal-back hint for the owner.
             latch.thief.store(worker.index, Relaxed);
             // What the closure pushes is the frame's: its owner, waiting, may take it.
-            let region = worker.enter_region(latch.region, latch.owner, latch.parent);
+            let waiter = WaiterSlot::worker(latch.owner);
+            let region = worker.enter_region(latch.region, waiter, latch.parent);
             let result = catch(frame.take_func());
             drop(region);
             (*frame.result.get()).write(result);

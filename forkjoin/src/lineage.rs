@@ -5,6 +5,7 @@
 //! link is two words, so each lineage is a sequence lock with one writer, its worker.
 
 use crate::sync::{fence, AtomicUsize};
+use std::num::NonZeroUsize;
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};
 
 /// Links a worker publishes at most; deeper ones go unpublished (less help, never unsafe).
@@ -12,6 +13,31 @@ pub(crate) const MAX_LINKS: usize = 32;
 
 /// Reads of a lineage being written before it is passed over (less help, never wrong).
 const READ_ATTEMPTS: usize = 4;
+
+/// A region's id where a region may be absent: as a parent, `None` for a region that starts
+/// a tree of its own (a task, a broadcast, a call from outside) or is entered outside any.
+/// Never 0, the id of no region (`NEXT_REGIONS` in `registry/isolation.rs`), so that an
+/// `Option` of it is one word, as a join frame keeps one. Elsewhere a region is its `usize`
+/// id, the tag of its jobs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RegionId(NonZeroUsize);
+
+impl RegionId {
+    /// Region `region`, or `None` for 0 (outside any region).
+    #[inline]
+    pub(crate) const fn new(region: usize) -> Option<RegionId> {
+        match NonZeroUsize::new(region) {
+            Some(id) => Some(RegionId(id)),
+            None => None,
+        }
+    }
+
+    /// The region's id, the tag of its jobs.
+    #[inline]
+    pub(crate) const fn get(self) -> usize {
+        self.0.get()
+    }
+}
 
 /// One worker's published links, innermost last. Written only by its worker.
 pub(crate) struct Lineage {

@@ -2,10 +2,11 @@
 
 use crate::broadcast::{broadcast_boxed, BroadcastContext};
 use crate::latch::{CoreLatch, Latch, OutsideLatch};
+use crate::lineage::RegionId;
 use crate::panic::{catch, Panic};
 use crate::profile_hooks::{self, SpawnPoint, TimedTasks};
 use crate::program_profile::entry;
-use crate::registry::isolation::{self, LeftRegion, NO_OWNER, NO_PARENT};
+use crate::registry::isolation::{self, LeftRegion, WaiterSlot};
 use crate::registry::CrossLatch;
 use crate::registry::{self, Registry, Worker};
 use std::fmt;
@@ -24,9 +25,10 @@ pub struct Scope<'scope> {
     done: ScopeLatch,
     /// The first panic of a task; re-raised by `scope` once all tasks have finished.
     panic: FirstPanic,
-    /// The scope's region (`registry/isolation.rs`), and the region it was made in.
+    /// The scope's region (`registry/isolation.rs`), and the region it was made in, if its
+    /// owner is a worker of its pool running in one.
     region: usize,
-    parent: usize,
+    parent: Option<RegionId>,
     /// Besides the region, what the owner may run while it waits: its pushes from here on.
     floor: isize,
     /// The owner's frames hidden while the scope is open (`Worker::hide_frames_unguarded`).
@@ -203,7 +205,7 @@ impl<'scope> Scope<'scope> {
                     core: CoreLatch::new(),
                     index: w.index,
                 },
-                w.current_region(),
+                RegionId::new(w.current_region()),
             ),
             // The owner from another pool runs the body in the scope's region, whose link it
             // publishes before any task can send work back (`Worker::enter_handed_over`).
@@ -213,13 +215,10 @@ impl<'scope> Scope<'scope> {
                 let latch = CrossLatch::new(w.registry_arc(), w.index);
                 (
                     ScopeLatch::Cross(Box::new(CrossOwner { latch, left })),
-                    NO_PARENT,
+                    None,
                 )
             }
-            Owner::Outside => (
-                ScopeLatch::Outside(Box::new(OutsideLatch::new())),
-                NO_PARENT,
-            ),
+            Owner::Outside => (ScopeLatch::Outside(Box::new(OutsideLatch::new())), None),
         };
         Scope {
             registry,
@@ -294,11 +293,11 @@ impl Scope<'_> {
         }
     }
 
-    /// The slot of the worker that waits for the scope, if one of its pool's.
-    fn owner(&self) -> usize {
+    /// The worker that waits for the scope, if one of its pool's.
+    fn waiter(&self) -> WaiterSlot {
         match self.done {
-            ScopeLatch::Owner { index, .. } => index,
-            _ => NO_OWNER,
+            ScopeLatch::Owner { index, .. } => WaiterSlot::worker(index),
+            _ => WaiterSlot::NOBODY,
         }
     }
 }
@@ -320,7 +319,7 @@ impl<'scope> Scope<'scope> {
         registry::spawn_job_in(
             registry,
             self.region,
-            self.owner(),
+            self.waiter(),
             move |worker: &Worker| {
                 let scope = scope;
                 // SAFETY: the scope waits for this task before it goes away.
@@ -339,7 +338,7 @@ impl<'scope> Scope<'scope> {
     /// pushes; out of line, as `end_task`, off the body's stack.
     #[inline(never)]
     fn enter_task(&self, worker: &Worker) -> LeftRegion {
-        worker.enter_region_unguarded(self.region, self.owner(), self.parent)
+        worker.enter_region_unguarded(self.region, self.waiter(), self.parent)
     }
 
     /// Ends a task: counted done (which may free the scope), then leaves the scope's region.

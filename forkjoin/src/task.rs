@@ -14,7 +14,7 @@
 
 use crate::job::{JobHeader, JobRef};
 use crate::panic::{catch, Panic};
-use crate::registry::isolation::{self, NO_OWNER, NO_PARENT};
+use crate::registry::isolation::{self, WaiterSlot};
 use crate::registry::wait::Helps;
 use crate::registry::{Registry, Worker};
 use std::cell::UnsafeCell;
@@ -232,7 +232,7 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
         // writes `result`; `worker` is this thread's.
         unsafe {
             let func = (*self.func.get()).take().expect("a task executed twice");
-            let region = worker.enter_region(self.shared.region, NO_OWNER, NO_PARENT);
+            let region = worker.enter_region(self.shared.region, WaiterSlot::NOBODY, None);
             let result = catch(func);
             drop(region);
             let shared = &self.shared;

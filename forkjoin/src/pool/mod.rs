@@ -13,7 +13,7 @@ pub use spawn::{spawn, spawn_fifo};
 use crate::broadcast::{broadcast_in, spawn_broadcast_in};
 use crate::build_error::BuildError;
 use crate::program_profile;
-use crate::registry::isolation::NO_OWNER;
+use crate::registry::isolation::WaiterSlot;
 use crate::registry::{self, global_registry, Registry, Worker};
 use crate::scope::{in_place_scope_in, Scope};
 use crate::scope_fifo::{in_place_scope_fifo_in, ScopeFifo};
@@ -333,7 +333,7 @@ impl Pool {
     {
         let (task, job) = crate::task::new(job, &self.registry);
         // The task's own region: `Task::join` waits for it.
-        registry::submit_job_in(&self.registry, job, task.region(), NO_OWNER);
+        registry::submit_job_in(&self.registry, job, task.region(), WaiterSlot::NOBODY);
         task
     }
 

@@ -11,6 +11,7 @@
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
 use super::worker::{bump, JobSource, Worker};
 use crate::job::{FrameHead, JobHeader, JobRef};
+use crate::lineage::RegionId;
 use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
@@ -145,7 +146,8 @@ impl Worker {
                 // Relaxed: under the lock the owner cannot push (a spawn promotes its
                 // frames first, under the lock): what it pushes from now on lies above.
                 let floor = victim.deque.bottom_index();
-                FrameHead::prepare_for_sharing(head, victim.index, id, region, Some(floor));
+                let parent = RegionId::new(region);
+                FrameHead::prepare_for_sharing(head, victim.index, id, parent, Some(floor));
                 true
             })
         };

@@ -3,13 +3,14 @@
 //! (`spawn_job`, `submit_job`, and the forms that tag a job with its region).
 
 use super::borrow::{run_borrowed, stack_left};
-use super::isolation::{NO_OWNER, NO_PARENT};
+use super::isolation::WaiterSlot;
 use super::worker::Worker;
 use super::CrossLatch;
 use super::Registry;
 use crate::job::JobHeader;
 use crate::job::JobRef;
 use crate::latch::{spin_until, Latch, OutsideLatch};
+use crate::lineage::RegionId;
 use crate::panic::{catch, Panic};
 use crate::profile_hooks;
 use crate::sync::AtomicBool;
@@ -31,15 +32,15 @@ struct InstallJob<L, F, R> {
     /// wakes nobody once it is (see `in_worker`).
     started: AtomicBool,
     /// The region the job runs in: one its sender (a worker of another pool) waits for, or
-    /// 0 (sent from outside any pool).
-    region: usize,
+    /// none (sent from outside any pool).
+    region: Option<RegionId>,
     func: UnsafeCell<Option<F>>,
     result: UnsafeCell<Option<Result<R, Panic>>>,
     latch: L,
 }
 
 impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
-    pub(super) fn new(func: F, latch: L, region: usize) -> Self {
+    pub(super) fn new(func: F, latch: L, region: Option<RegionId>) -> Self {
         InstallJob {
             header: JobHeader {
                 execute: Self::execute,
@@ -77,8 +78,9 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
             let call = worker.begin_outside_call();
             // In its sender's region: what it pushes descends from it. Its sender publishes
             // the link.
-            let region = (job.region != NO_PARENT)
-                .then(|| worker.enter_region(job.region, NO_OWNER, NO_PARENT));
+            let region = job
+                .region
+                .map(|region| worker.enter_region(region.get(), WaiterSlot::NOBODY, None));
             let result = catch(|| func(worker));
             drop(region);
             worker.end_outside_call(call);
@@ -145,7 +147,7 @@ fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
                 return run_borrowed(registry, index, op);
             }
         }
-        let job = InstallJob::new(op, OutsideLatch::new(), NO_PARENT);
+        let job = InstallJob::new(op, OutsideLatch::new(), None);
         // Queued without a wake-up, as a searching worker usually takes it: a parked one is
         // woken only after `HANDOFF_WAIT` (DESIGN.md, section 7, "Entry from outside the pool").
         registry.push_submission(job.job_ref());
@@ -172,7 +174,11 @@ fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
     // any pool, descends from it, and this worker, waiting, may run only that.
     let region = current.new_region();
     let _in = current.enter_handed_over(region);
-    let job = InstallJob::new(op, CrossLatch::new(own, current.index), region);
+    let job = InstallJob::new(
+        op,
+        CrossLatch::new(own, current.index),
+        RegionId::new(region),
+    );
     registry.inject_in(job.job_ref(), region);
     current.wait_in_region(&|| job.latch.core.probe(), region, true);
     job.into_result();
@@ -196,23 +202,23 @@ pub(crate) fn submit_job(registry: &Registry, job: JobRef) {
     }
 }
 
-/// `spawn_job` of a job that belongs to `region` (a scope's task), whose waiter is `owner`.
+/// `spawn_job` of a job that belongs to `region` (a scope's task), whose waiter is `waiter`.
 pub(crate) fn spawn_job_in(
     registry: &Registry,
     region: usize,
-    owner: usize,
+    waiter: WaiterSlot,
     func: impl FnOnce(&Worker) + Send,
 ) {
-    submit_job_in(registry, Worker::heap_job(func), region, owner);
+    submit_job_in(registry, Worker::heap_job(func), region, waiter);
 }
 
 /// `submit_job` of a job that belongs to `region` (a task, a scope's task), whose waiter is
-/// `owner` (or `NO_OWNER`): tagged with it on the worker's deque, so that a waiter of the
+/// `waiter` (perhaps nobody): tagged with it on the worker's deque, so that a waiter of the
 /// region may take it.
-pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, owner: usize) {
+pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, waiter: WaiterSlot) {
     match Worker::current_of(registry) {
         // SAFETY: on the worker's own thread.
-        Some(worker) => unsafe { worker.push_spawned_in(job, region, owner) },
+        Some(worker) => unsafe { worker.push_spawned_in(job, region, waiter) },
         None => registry.inject_in(job, region),
     }
 }

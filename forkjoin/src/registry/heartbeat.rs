@@ -5,6 +5,7 @@
 
 use super::worker::{bump, JobSource, Worker, FRAMES, PRIVATE_FRAMES};
 use crate::job::{FrameHead, JobHeader};
+use crate::lineage::RegionId;
 use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
@@ -252,7 +253,13 @@ impl Worker {
             st.counts.promote_oldest(&self.frames_lock, |i| {
                 let head = (*self.frames())[i];
                 let region = st.regions.current.load(Relaxed);
-                FrameHead::prepare_for_sharing(head, self.index, self.new_region(), region, None);
+                FrameHead::prepare_for_sharing(
+                    head,
+                    self.index,
+                    self.new_region(),
+                    RegionId::new(region),
+                    None,
+                );
                 self.deque
                     .push_tagged(NonNull::new_unchecked(head as *mut JobHeader), region);
             })

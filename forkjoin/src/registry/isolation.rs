@@ -10,26 +10,43 @@ use super::worker::{JobSource, Worker};
 use super::Registry;
 use crate::deque::Steal;
 use crate::job::JobRef;
-use crate::lineage::{Closure, Lineage};
+use crate::lineage::{Closure, Lineage, RegionId};
 use crate::sync::AtomicUsize;
 use std::cell::Cell;
+use std::num::NonZeroUsize;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-/// A region nobody waits on as a worker of this pool (no one to wake when its work is pushed).
-pub(crate) const NO_OWNER: usize = usize::MAX;
+/// Who waits for a region as a worker of this pool, woken when the region's work is pushed:
+/// a worker's slot, or nobody. Kept as the slot plus one, so that nobody (`None`) takes no
+/// word of its own: `Regions` and `LeftRegion`, on the join path, hold one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct WaiterSlot(Option<NonZeroUsize>);
 
-/// The parent of a region that starts a tree of its own (a task, a broadcast), and the
-/// region outside any.
-pub(crate) const NO_PARENT: usize = 0;
+impl WaiterSlot {
+    /// No worker of this pool waits for the region (a task's, a broadcast's from outside).
+    pub(crate) const NOBODY: WaiterSlot = WaiterSlot(None);
+
+    /// Worker `index` waits for the region.
+    #[inline]
+    pub(crate) const fn worker(index: usize) -> WaiterSlot {
+        WaiterSlot(NonZeroUsize::new(index + 1))
+    }
+
+    /// The waiting worker's slot, if a worker waits.
+    #[inline]
+    pub(crate) fn index(self) -> Option<usize> {
+        self.0.map(|n| n.get() - 1)
+    }
+}
 
 /// The region a worker runs in (owner-only, `OwnerState`, but for `current`).
 pub(crate) struct Regions {
     /// The region this worker runs in, the tag of what it pushes (0: none). Atomic for a
     /// claiming thief.
     pub(super) current: AtomicUsize,
-    /// The slot of `current`'s waiter, woken when its work is pushed, or `NO_OWNER`.
-    pub(super) waiter: Cell<usize>,
+    /// Who waits for `current`, woken when its work is pushed.
+    pub(super) waiter: Cell<WaiterSlot>,
     /// The ids this worker took and has not used yet: `next..end`.
     pub(super) next_id: Cell<usize>,
     pub(super) end_id: Cell<usize>,
@@ -39,7 +56,7 @@ impl Regions {
     pub(super) const fn new() -> Regions {
         Regions {
             current: AtomicUsize::new(0),
-            waiter: Cell::new(NO_OWNER),
+            waiter: Cell::new(WaiterSlot::NOBODY),
             next_id: Cell::new(0),
             end_id: Cell::new(0),
         }
@@ -47,7 +64,7 @@ impl Regions {
 }
 
 /// The next block of region ids: never reused, so a tag or link names one region for good
-/// (DESIGN.md, section 5, "Regions"). 0 is `NO_PARENT`.
+/// (DESIGN.md, section 5, "Regions"). 0 names none (`RegionId`).
 static NEXT_REGIONS: AtomicUsize = AtomicUsize::new(1);
 
 /// How many ids a worker takes from `NEXT_REGIONS` at a time.
@@ -130,9 +147,9 @@ pub(crate) struct InRegion<'w> {
     left: LeftRegion,
 }
 
-/// What entering a region replaced (region, owner) and whether it published a link.
+/// What entering a region replaced (region, waiter) and whether it published a link.
 pub(crate) struct LeftRegion {
-    outer: (usize, usize),
+    outer: (usize, WaiterSlot),
     linked: bool,
 }
 
@@ -155,7 +172,11 @@ impl Worker {
 
     /// `enter_handed_over` without the guard, as `enter_region_unguarded`.
     pub(crate) fn enter_handed_over_unguarded(&self, region: usize) -> LeftRegion {
-        self.enter_region_unguarded(region, self.index, self.current_region())
+        self.enter_region_unguarded(
+            region,
+            WaiterSlot::worker(self.index),
+            RegionId::new(self.current_region()),
+        )
     }
 
     /// Waits until `done()` for the work handed over in `region`, running only its
@@ -193,13 +214,18 @@ impl Worker {
         self.owner().regions.current.load(Relaxed)
     }
 
-    /// Runs in `region` (child of `parent`) until the guard drops: pushes are tagged with
-    /// it and wake `owner` (its waiter, or `NO_OWNER`); the link is published meanwhile.
+    /// Runs in `region` (child of `parent`, if any) until the guard drops: pushes are tagged
+    /// with it and wake `waiter`; the link to `parent` is published meanwhile.
     #[inline]
-    pub(crate) fn enter_region(&self, region: usize, owner: usize, parent: usize) -> InRegion<'_> {
+    pub(crate) fn enter_region(
+        &self,
+        region: usize,
+        waiter: WaiterSlot,
+        parent: Option<RegionId>,
+    ) -> InRegion<'_> {
         InRegion {
             worker: self,
-            left: self.enter_region_unguarded(region, owner, parent),
+            left: self.enter_region_unguarded(region, waiter, parent),
         }
     }
 
@@ -209,8 +235,8 @@ impl Worker {
     pub(crate) fn enter_region_unguarded(
         &self,
         region: usize,
-        owner: usize,
-        parent: usize,
+        waiter: WaiterSlot,
+        parent: Option<RegionId>,
     ) -> LeftRegion {
         let regions = &self.owner().regions;
         // Private frames below were made in the region left: offered now, tagged with it
@@ -220,11 +246,11 @@ impl Worker {
         // made in this region are recorded with (`registry/claim.rs`).
         let outer = (
             regions.current.swap(region, Relaxed),
-            regions.waiter.replace(owner),
+            regions.waiter.replace(waiter),
         );
         LeftRegion {
             outer,
-            linked: parent != NO_PARENT && self.lineage.push(region, parent),
+            linked: parent.is_some_and(|parent| self.lineage.push(region, parent.get())),
         }
     }
 

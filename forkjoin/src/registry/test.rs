@@ -321,17 +321,17 @@ fn a_pending_request_is_kept_across_refresh_limit() {
 /// linked the rest of an outer loop below the broadcast's region).
 #[test]
 fn entering_a_region_offers_the_private_frames_below_tagged_with_the_region_left() {
-    use super::isolation::{NO_OWNER, NO_PARENT};
+    use super::isolation::WaiterSlot;
     let running = Running::new(1);
     in_worker(&running.registry, |w| {
         let private = || w.owner().counts.has_private();
         let outer = w.new_region();
-        let _outer = w.enter_region(outer, NO_OWNER, NO_PARENT);
+        let _outer = w.enter_region(outer, WaiterSlot::NOBODY, None);
         let (seen, b) = crate::join(
             || {
                 let before = (private(), w.deque.top_tag());
                 let inner = w.new_region();
-                let _inner = w.enter_region(inner, NO_OWNER, NO_PARENT);
+                let _inner = w.enter_region(inner, WaiterSlot::NOBODY, None);
                 (before, (private(), w.deque.top_tag()))
             },
             || 2,

@@ -6,14 +6,15 @@
 //! - **The dispatch** (`Worker::wait_until`): by the rule, an ordinary wait or an isolated
 //!   one.
 //! - **An ordinary wait** (`Worker::idle_until`): any job anywhere, else the idle policy's
-//!   rounds (`idle/`: spin, yield, park; the watcher).
+//!   rounds (`idle/`: spin, yield, park; the watcher), which ask it what `OrdinaryWaiter`
+//!   answers.
 //! - **An isolated wait** (`Worker::wait_isolated`, a round at a time in `isolated_round`):
 //!   its own jobs pushed since it began to wait, then its region's descendants wherever they
-//!   are (`isolation.rs`), else the rounds in isolation. With nothing of its own it wakes a
-//!   parked worker for unrelated work and parks with a timeout; a push of its region's work
-//!   wakes it (`Worker::push_in`), the timeout's end looks deeper. No spare stands in for it
-//!   (DESIGN.md, section 5, "No spare stands in for it"; the simulator's `Waits` gives the
-//!   idle core's cost).
+//!   are (`isolation.rs`), else the rounds in isolation (`IsolatedWaiter` answers for it).
+//!   With nothing of its own it wakes a parked worker for unrelated work and parks with a
+//!   timeout; a push of its region's work wakes it (`Worker::push_in`), the timeout's end
+//!   looks deeper. No spare stands in for it (DESIGN.md, section 5, "No spare stands in for
+//!   it"; the simulator's `Waits` gives the idle core's cost).
 
 use super::heartbeat::HEARTBEAT;
 use super::idle::{IsolatedParking, Parking, Round};
@@ -21,6 +22,8 @@ use super::isolation::{HiddenFrames, Scratch};
 use super::worker::Worker;
 use crate::job::JobRef;
 use std::cell::RefCell;
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
 /// What a waiting worker may run.
 #[derive(Clone, Copy, Debug)]
@@ -70,6 +73,87 @@ struct IsolatedWait<'a> {
     scratch: RefCell<Scratch>,
     /// The join frames below the wait, private until it ends (dropped last).
     _hidden: HiddenFrames<'a>,
+}
+
+/// A worker in an ordinary wait (`idle_until`), as the idle policy asks it when it parks.
+struct OrdinaryWaiter<'a> {
+    worker: &'a Worker,
+    done: &'a dyn Fn() -> bool,
+}
+
+impl Parking for OrdinaryWaiter<'_> {
+    fn index(&self) -> usize {
+        self.worker.index
+    }
+
+    fn stay_awake(&self) -> bool {
+        let (worker, registry) = (self.worker, self.worker.registry());
+        (self.done)()
+            || registry.has_work_for(worker.shown_index())
+            || registry.index_claimed(worker)
+    }
+
+    fn wants_watcher(&self) -> bool {
+        let registry = self.worker.registry();
+        registry.some_busy() || registry.called_lately()
+    }
+
+    fn lendable(&self) -> bool {
+        // Only between jobs may its slot be lent (`run_borrowed`).
+        !self.worker.owner().running.get()
+    }
+
+    fn parks(&self) -> &AtomicU64 {
+        &self.worker.counters.parks
+    }
+
+    fn period(&self) -> Duration {
+        HEARTBEAT
+    }
+
+    fn requests_pending(&self) -> bool {
+        // Not while calls from outside come: they share quietly, for the watcher.
+        !self.worker.registry().called_lately() && self.worker.requests_pending()
+    }
+}
+
+/// A worker in an isolated wait (`isolated_round`), as the idle policy asks it when it parks.
+struct IsolatedWaiter<'a> {
+    worker: &'a Worker,
+    done: &'a dyn Fn() -> bool,
+    floor: isize,
+    region: usize,
+    across_pools: bool,
+    scratch: &'a RefCell<Scratch>,
+}
+
+impl IsolatedParking for IsolatedWaiter<'_> {
+    fn index(&self) -> usize {
+        self.worker.index
+    }
+
+    fn stay_awake(&self) -> bool {
+        let worker = self.worker;
+        (self.done)()
+            || worker.registry().index_claimed(worker)
+            || worker.sees_descendant(
+                self.floor,
+                self.region,
+                (&mut self.scratch.borrow_mut(), self.across_pools),
+            )
+    }
+
+    fn parks(&self) -> &AtomicU64 {
+        &self.worker.counters.parks
+    }
+
+    fn sleeps(&self) -> &AtomicU64 {
+        &self.worker.counters.isolated_sleeps
+    }
+
+    fn period(&self) -> Duration {
+        HEARTBEAT
+    }
 }
 
 impl Worker {
@@ -137,25 +221,8 @@ impl Worker {
                 round.start_over();
                 continue;
             }
-            // Only between jobs may its slot be lent (`run_borrowed`).
-            let lendable = !self.owner().running.get();
-            registry.idle.no_work_found(
-                &mut round,
-                Parking {
-                    index: self.index,
-                    stay_awake: &|| {
-                        done()
-                            || registry.has_work_for(self.shown_index())
-                            || registry.index_claimed(self)
-                    },
-                    wants_watcher: &|| registry.some_busy() || registry.called_lately(),
-                    lendable,
-                    parks: &self.counters.parks,
-                    period: HEARTBEAT,
-                    // Not while calls from outside come: they share quietly, for the watcher.
-                    requests_pending: &|| !registry.called_lately() && self.requests_pending(),
-                },
-            );
+            let waiter = OrdinaryWaiter { worker: self, done };
+            registry.idle.no_work_found(&mut round, &waiter);
         }
     }
 
@@ -275,23 +342,16 @@ impl Worker {
             }
         }
         let round = round.get_or_insert_with(|| registry.idle.start_looking());
-        let parking = IsolatedParking {
-            index: self.index,
-            stay_awake: &|| {
-                done()
-                    || registry.index_claimed(self)
-                    || self.sees_descendant(
-                        floor,
-                        region,
-                        (&mut scratch.borrow_mut(), across_pools),
-                    )
-            },
-            parks: &self.counters.parks,
-            sleeps: &self.counters.isolated_sleeps,
-            period: HEARTBEAT,
+        let waiter = IsolatedWaiter {
+            worker: self,
+            done,
+            floor,
+            region,
+            across_pools,
+            scratch,
         };
         if !round.parks_next() {
-            registry.idle.no_work_found_isolated(round, parking);
+            registry.idle.no_work_found_isolated(round, &waiter);
             return None;
         }
         // Alone in its pool, waiting for another: it runs what it pushed before the wait, as
@@ -312,7 +372,7 @@ impl Worker {
         if registry.has_work() {
             registry.idle.idle_beside_work();
         }
-        registry.idle.no_work_found_isolated(round, parking);
+        registry.idle.no_work_found_isolated(round, &waiter);
         None
     }
 }

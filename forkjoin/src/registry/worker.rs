@@ -6,7 +6,7 @@ use super::claim::StallWatching;
 use super::fifo_spawns::FifoSpawns;
 use super::heartbeat::{Requests, SHARE_REQUEST};
 use super::inbox::Inbox;
-use super::isolation::{Regions, NO_OWNER};
+use super::isolation::{Regions, WaiterSlot};
 use super::outside::OutsideCall;
 use super::spares::Blocking;
 use super::Registry;
@@ -334,27 +334,27 @@ impl Worker {
         unsafe { self.push_spawned_in(job, regions.current.load(Relaxed), regions.waiter.get()) }
     }
 
-    /// `push_spawned`, tagged with `region`, whose waiter is `owner` (a scope's task, a task).
+    /// `push_spawned`, tagged with `region`, whose waiter is `waiter` (a scope's task, a task).
     ///
     /// # Safety
     /// Must be called on this worker's own thread.
-    pub(crate) unsafe fn push_spawned_in(&self, job: JobRef, region: usize, owner: usize) {
+    pub(crate) unsafe fn push_spawned_in(&self, job: JobRef, region: usize, waiter: WaiterSlot) {
         // Inside `blocking`, the spawner takes its index back first, so its jobs wait on its
         // own deque (DESIGN.md, section 7, "Blocking without losing a core", point 3).
         self.reclaim_index();
         self.share_private_frames();
         // SAFETY: on this worker's own thread (our contract).
-        unsafe { self.push_in(job, region, owner) };
+        unsafe { self.push_in(job, region, waiter) };
     }
 
-    /// `push`, tagged with `region`, whose waiter is `owner` (a scope's task, a task).
+    /// `push`, tagged with `region`, whose waiter is `waiter` (a scope's task, a task).
     ///
     /// # Safety
     /// Must be called on this worker's own thread.
-    pub(crate) unsafe fn push_in(&self, job: JobRef, region: usize, owner: usize) {
+    pub(crate) unsafe fn push_in(&self, job: JobRef, region: usize, waiter: WaiterSlot) {
         // SAFETY: on this worker's own thread (our contract), the deque's owner.
         unsafe { self.deque.push_tagged(job.0, region) };
-        self.notify_pushed_to(owner);
+        self.notify_pushed_to(waiter);
     }
 
     /// After a push in the current region: wakes a parked worker, and the region's waiter.
@@ -362,13 +362,15 @@ impl Worker {
         self.notify_pushed_to(self.owner().regions.waiter.get());
     }
 
-    /// After a push of work whose waiter is `owner`: wakes a parked worker, and `owner`.
-    fn notify_pushed_to(&self, owner: usize) {
+    /// After a push of work whose waiter is `waiter`: wakes a parked worker, and the waiter.
+    fn notify_pushed_to(&self, waiter: WaiterSlot) {
         let registry = self.registry();
-        // Its fence also orders the push before the look at the owner's slot below.
+        // Its fence also orders the push before the look at the waiter's slot below.
         registry.notify_work();
-        if owner != NO_OWNER && owner != self.index {
-            registry.idle.published_for(owner);
+        if let Some(index) = waiter.index() {
+            if index != self.index {
+                registry.idle.published_for(index);
+            }
         }
     }
 

@@ -95,40 +95,42 @@ impl Round {
     }
 }
 
-/// What `no_work_found` needs to park a worker.
-pub(crate) struct Parking<'a> {
+/// What `no_work_found` asks the worker it parks: an ordinary waiter (`wait.rs`'s
+/// `OrdinaryWaiter`; the loom models below stand in for it).
+pub(crate) trait Parking {
     /// The worker's slot in `Sleep`.
-    pub(crate) index: usize,
+    fn index(&self) -> usize;
     /// Read after the worker announced itself as a sleeper: whether it must stay awake
     /// (what it waits for is done, or there is work it may take). See `Sleep::sleep`.
-    pub(crate) stay_awake: &'a dyn Fn() -> bool,
+    fn stay_awake(&self) -> bool;
     /// Read after the announcement too: whether someone is busy, or a caller from outside
     /// came lately, so that a parked worker should keep the heartbeat (`HEARTBEAT` apart).
-    pub(crate) wants_watcher: &'a dyn Fn() -> bool,
+    fn wants_watcher(&self) -> bool;
     /// The worker is between jobs, so while it parks for good its slot may be lent.
-    pub(crate) lendable: bool,
+    fn lendable(&self) -> bool;
     /// The worker's count of parks (statistics).
-    pub(crate) parks: &'a AtomicU64,
+    fn parks(&self) -> &AtomicU64;
     /// The watcher's period.
-    pub(crate) period: Duration,
+    fn period(&self) -> Duration;
     /// Read when the watcher parks again: whether every request it made is still pending
     /// (no busy worker has taken one since), so that it may park longer.
-    pub(crate) requests_pending: &'a dyn Fn() -> bool,
+    fn requests_pending(&self) -> bool;
 }
 
-/// What `no_work_found_isolated` needs to park a waiter in isolation (`Sleep::sleep_isolated`:
-/// never the watcher, never lent, passed over by `new_work`).
-pub(crate) struct IsolatedParking<'a> {
+/// What `no_work_found_isolated` asks a waiter in isolation it parks (`wait.rs`'s
+/// `IsolatedWaiter`; `Sleep::sleep_isolated`: never the watcher, never lent, passed over by
+/// `new_work`).
+pub(crate) trait IsolatedParking {
     /// The worker's slot in `Sleep`.
-    pub(crate) index: usize,
+    fn index(&self) -> usize;
     /// As `Parking::stay_awake`: what it waits for is done, or its region has work.
-    pub(crate) stay_awake: &'a dyn Fn() -> bool,
+    fn stay_awake(&self) -> bool;
     /// The worker's count of parks (statistics).
-    pub(crate) parks: &'a AtomicU64,
+    fn parks(&self) -> &AtomicU64;
     /// Its count of parks in isolation (statistics).
-    pub(crate) sleeps: &'a AtomicU64,
+    fn sleeps(&self) -> &AtomicU64;
     /// The first park's timeout.
-    pub(crate) period: Duration,
+    fn period(&self) -> Duration;
 }
 
 impl Idle {
@@ -255,36 +257,36 @@ impl Idle {
 
     /// A search round found nothing: spin, yield, then park. The watcher parks a period at a
     /// time while `wants_watcher` holds, asking at each wake-up (DESIGN.md, section 4).
-    pub(crate) fn no_work_found(&self, round: &mut Round, parking: Parking<'_>) {
-        let Some(first_park) = Self::spin_or_yield(round, parking.parks) else {
+    pub(crate) fn no_work_found(&self, round: &mut Round, waiter: &impl Parking) {
+        let Some(first_park) = Self::spin_or_yield(round, waiter.parks()) else {
             return;
         };
         let mut watch = false;
         let sleep = &self.sleep;
         let slept = sleep.sleep(
-            parking.index,
-            parking.stay_awake,
+            waiter.index(),
+            || waiter.stay_awake(),
             || {
                 // After the announcement and fence: it sees a worker turned busy, or that one
                 // sees it asleep (`work_found`). Relaxed: the fences order it.
-                watch = (parking.wants_watcher)() && !self.watcher.swap(true, Relaxed);
+                watch = waiter.wants_watcher() && !self.watcher.swap(true, Relaxed);
                 // A watcher parking again (its round kept, below) backs off while its
                 // requests are unanswered; any other park starts at one period.
-                round.backoff = if watch && !first_park && (parking.requests_pending)() {
+                round.backoff = if watch && !first_park && waiter.requests_pending() {
                     (round.backoff + 1).min(WATCH_BACKOFF)
                 } else {
                     0
                 };
-                watch.then_some(parking.period * (1 << round.backoff))
+                watch.then_some(waiter.period() * (1 << round.backoff))
             },
-            parking.lendable,
+            waiter.lendable(),
         );
         if watch {
             // Relaxed: the next watcher's swap needs no data from this one.
             self.watcher.store(false, Relaxed);
         }
         if !slept && first_park {
-            unbump(parking.parks);
+            unbump(waiter.parks());
         }
         // A watcher that timed out searches, asks, and parks again at once; any other worker
         // that wakes starts over from spinning.
@@ -295,19 +297,19 @@ impl Idle {
 
     /// `no_work_found` for a waiter in isolation: its latch or region's work wakes it; the
     /// timeout only bounds a missed wake-up, so it doubles.
-    pub(crate) fn no_work_found_isolated(&self, round: &mut Round, parking: IsolatedParking<'_>) {
-        let Some(first_park) = Self::spin_or_yield(round, parking.parks) else {
+    pub(crate) fn no_work_found_isolated(&self, round: &mut Round, waiter: &impl IsolatedParking) {
+        let Some(first_park) = Self::spin_or_yield(round, waiter.parks()) else {
             return;
         };
-        let timeout = parking.period * (1 << round.backoff);
+        let timeout = waiter.period() * (1 << round.backoff);
         round.backoff = (round.backoff + 1).min(ISOLATED_BACKOFF);
         if self
             .sleep
-            .sleep_isolated(parking.index, parking.stay_awake, timeout)
+            .sleep_isolated(waiter.index(), || waiter.stay_awake(), timeout)
         {
-            add(parking.sleeps, 1);
+            add(waiter.sleeps(), 1);
         } else if first_park {
-            unbump(parking.parks);
+            unbump(waiter.parks());
         }
     }
 
@@ -355,29 +357,63 @@ mod loom_tests {
     use loom::thread;
     use std::sync::atomic::Ordering::{Acquire, Release};
 
+    /// A worker of the models, as `no_work_found` asks it: it stays awake for `work` (the
+    /// queues), if it has any to look at, and watches while `busy()`.
+    struct ModelWorker<'a> {
+        index: usize,
+        work: Option<&'a AtomicBool>,
+        busy: &'a dyn Fn() -> bool,
+        lendable: bool,
+        parks: AtomicU64,
+    }
+
+    impl Parking for ModelWorker<'_> {
+        fn index(&self) -> usize {
+            self.index
+        }
+
+        fn stay_awake(&self) -> bool {
+            self.work.is_some_and(|work| work.load(Relaxed))
+        }
+
+        fn wants_watcher(&self) -> bool {
+            (self.busy)()
+        }
+
+        fn lendable(&self) -> bool {
+            self.lendable
+        }
+
+        fn parks(&self) -> &AtomicU64 {
+            &self.parks
+        }
+
+        fn period(&self) -> Duration {
+            Duration::from_micros(50)
+        }
+
+        fn requests_pending(&self) -> bool {
+            false
+        }
+    }
+
     /// `Worker::idle_until`'s idle phase, `work` standing for the queues; returns after
     /// `work_found`.
     fn idle_phase(idle: &Idle, index: usize, work: &AtomicBool, busy: &dyn Fn() -> bool) {
-        let parks = AtomicU64::new(0);
+        let worker = ModelWorker {
+            index,
+            work: Some(work),
+            busy,
+            lendable: false,
+            parks: AtomicU64::new(0),
+        };
         let mut round = idle.start_looking();
         loop {
             if work.load(Acquire) {
                 idle.work_found();
                 return;
             }
-            let stay_awake = || work.load(Relaxed);
-            idle.no_work_found(
-                &mut round,
-                Parking {
-                    index,
-                    stay_awake: &stay_awake,
-                    wants_watcher: busy,
-                    lendable: false,
-                    parks: &parks,
-                    period: Duration::from_micros(50),
-                    requests_pending: &|| false,
-                },
-            );
+            idle.no_work_found(&mut round, &worker);
         }
     }
 
@@ -450,7 +486,6 @@ mod loom_tests {
                 let idle = idle.clone();
                 let (watching, decided) = (watching.clone(), decided.clone());
                 thread::spawn(move || {
-                    let parks = AtomicU64::new(0);
                     let busy = || {
                         let busy = idle.count() < 2;
                         watching.store(busy, Relaxed);
@@ -458,21 +493,18 @@ mod loom_tests {
                         decided.store(true, Release);
                         busy
                     };
+                    // Nothing to stay awake for.
+                    let worker = ModelWorker {
+                        index: 1,
+                        work: None,
+                        busy: &busy,
+                        lendable: true,
+                        parks: AtomicU64::new(0),
+                    };
                     let mut round = idle.start_looking();
                     // The search rounds, then one park.
                     for _ in 0..=SPIN_ROUNDS + YIELD_ROUNDS {
-                        idle.no_work_found(
-                            &mut round,
-                            Parking {
-                                index: 1,
-                                stay_awake: &|| false,
-                                wants_watcher: &busy,
-                                lendable: true,
-                                parks: &parks,
-                                period: Duration::from_micros(50),
-                                requests_pending: &|| false,
-                            },
-                        );
+                        idle.no_work_found(&mut round, &worker);
                     }
                     idle.work_found();
                 })
