@@ -431,6 +431,21 @@ mod tests {
         });
     }
 
+    /// The grouped scan answers as a pairwise one, wherever the one disorder lies.
+    #[test]
+    fn is_sorted_finds_any_disorder() {
+        let less = |a: &u64, b: &u64| a < b;
+        for len in 0..80usize {
+            let sorted: Vec<u64> = (0..len as u64).collect();
+            assert!(is_sorted(&sorted, &less));
+            for at in 1..len {
+                let mut v = sorted.clone();
+                v.swap(at - 1, at);
+                assert!(!is_sorted(&v, &less), "len {len}, pair at {at}");
+            }
+        }
+    }
+
     #[test]
     fn partitions_are_exact() {
         let mut s = 3u64;
