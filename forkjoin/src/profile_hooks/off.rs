@@ -84,3 +84,17 @@ impl TimedTasks {
         match *self {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::size_of;
+
+    /// Without the feature a scope's timing and a task's spawn point take no space, so the
+    /// scope and every spawned job are as they would be without them.
+    #[test]
+    fn timed_tasks_take_no_space_without_the_feature() {
+        assert_eq!(size_of::<Option<TimedTasks>>(), 0);
+        assert_eq!(size_of::<Option<SpawnPoint>>(), 0);
+    }
+}
