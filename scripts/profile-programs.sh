@@ -98,6 +98,12 @@ for spec in "${published_programs[@]}"; do
             { echo "profile-programs: cannot download $name $version from crates.io" >&2; exit 1; }
         printf '%s\n' "" "[patch.crates-io]" 'rayon = { path = "../../shim/rayon" }' \
             'rayon-core = { path = "../../shim/rayon-core" }' "" "[workspace]" >>"$crate/Cargo.toml"
+        # The published lock pins crates.io's versions; let the patches replace them.
+        for locked in rayon rayon-core; do
+            if (cd "$crate" && cargo pkgid --quiet "$locked" >/dev/null 2>&1); then
+                (cd "$crate" && cargo update --quiet -p "$locked")
+            fi
+        done
     fi
     (cd "$crate" && RUSTFLAGS="" CARGO_TARGET_DIR=$published/target cargo build --release --quiet --features "$dep/profile")
     dir[$name]=$published/data

@@ -87,7 +87,7 @@ impl OpenJoin {
         // SAFETY: the parent accumulator is live (`open_join`); this thread runs its closure.
         unsafe {
             (*self.0).combine(acc_a, acc_b);
-            (*self.0).start = now();
+            (*self.0).open_strand();
         }
         (ra, rb)
     }
@@ -134,6 +134,9 @@ pub struct Acc {
     offset: (u64, u64),
     /// When the open strand started (ns since `EPOCH`).
     start: u64,
+    /// Whether a strand is open: not while the closure waits for a join's or a scope's
+    /// parts, nor while a job runs inside it (`detached`).
+    open: bool,
     /// Total time of the closure's strands (ns).
     pub work: u64,
     /// Its critical path (ns).
@@ -157,6 +160,7 @@ impl Acc {
             site,
             offset,
             start: 0,
+            open: false,
             work: 0,
             span: 0,
             bspan: 0,
@@ -179,8 +183,15 @@ impl Acc {
         (self.offset.0 + self.span, self.offset.1 + self.bspan)
     }
 
+    /// Starts the next strand.
+    fn open_strand(&mut self) {
+        self.start = now();
+        self.open = true;
+    }
+
     /// Ends the open strand at `now`.
     fn close_strand(&mut self, now: u64) {
+        self.open = false;
         let s = self.session();
         let d = now.saturating_sub(self.start).saturating_sub(s.timer_ns);
         let record = s.record;
@@ -338,7 +349,7 @@ unsafe fn paused<T>(
         if let Some(acc) = acc {
             (*parent).sequence(acc);
         }
-        (*parent).start = now();
+        (*parent).open_strand();
     }
     t
 }
@@ -356,7 +367,7 @@ fn measured_in<R>(
     let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));
     // SAFETY: `p` points to `acc` on this stack; until `acc` moves out every access goes
     // through `p` (the thread-local copy serves only joins inside `f`, on this thread).
-    unsafe { (*p).start = now() };
+    unsafe { (*p).open_strand() };
     let r = f();
     let t = now();
     drop(restore);
@@ -396,10 +407,36 @@ pub(crate) fn handed_over<W: ?Sized>(
 }
 
 /// Runs a job taken from a queue outside any strand: its own joins open strands only if it
-/// is a timed closure (a promoted join's second closure is one).
+/// is a timed closure (a promoted join's second closure is one). A strand open on this
+/// thread (the job runs inside a `yield_now`, or a blocked call's stand-in) pauses meanwhile:
+/// the job is not its work.
 pub(crate) fn detached<R>(f: impl FnOnce() -> R) -> R {
-    let _restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(ptr::null_mut())));
+    let outer = CURRENT_ACC.with(|c| c.replace(ptr::null_mut()));
+    // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.
+    let paused = !outer.is_null() && unsafe { (*outer).open };
+    if paused {
+        // SAFETY: as above; only this thread touches it.
+        unsafe { (*outer).close_strand(now()) };
+    }
+    let _resume = Resume { outer, paused };
     f()
+}
+
+/// Restores the thread's accumulator after `detached`, and reopens its strand if paused,
+/// also when the job unwinds.
+struct Resume {
+    outer: *mut Acc,
+    paused: bool,
+}
+
+impl Drop for Resume {
+    fn drop(&mut self) {
+        CURRENT_ACC.with(|c| c.set(self.outer));
+        if self.paused {
+            // SAFETY: this thread's accumulator (see `detached`), live below us.
+            unsafe { (*self.outer).open_strand() };
+        }
+    }
 }
 
 /// The tasks a scope (or a broadcast) runs for a timed closure that waits for them, timed
@@ -417,7 +454,7 @@ pub(crate) fn open_tasks() -> Option<TimedTasks> {
     // SAFETY: as above; only this thread touches it.
     let (session, site, opened_at) = unsafe {
         (*owner).close_strand(now());
-        (*owner).start = now();
+        (*owner).open_strand();
         ((*owner).session, (*owner).site, (*owner).reached())
     };
     Some(TimedTasks {
@@ -475,7 +512,7 @@ impl TimedTasks {
         // its strand ends.
         unsafe {
             (*spawner).close_strand(now());
-            (*spawner).start = now();
+            (*spawner).open_strand();
             (*spawner).reached()
         }
     }
@@ -528,6 +565,6 @@ impl TimedTasks {
         owner.joins += self.tasks.load(Relaxed) + self.joins.load(Relaxed);
         owner.depth = owner.depth.max(1 + self.depth.load(Relaxed));
         owner.strands += self.strands.load(Relaxed);
-        owner.start = now();
+        owner.open_strand();
     }
 }
