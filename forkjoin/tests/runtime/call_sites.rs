@@ -47,30 +47,36 @@ fn sites(json: &Value) -> Vec<(u64, &Value)> {
         .collect()
 }
 
-#[test]
-fn a_profiled_program_writes_each_call_site_at_exit() {
-    let dir = std::env::temp_dir().join(format!("forkjoin-call-sites-{}", std::process::id()));
+/// Runs the child test `child` with `FORKJOIN_PROFILE` set; returns what it printed after
+/// `marker` on its line (empty if it printed no such line) and the profile it wrote.
+fn run_profiled(child: &str, marker: &str) -> (String, Value) {
+    let dir = std::env::temp_dir().join(format!("forkjoin-{child}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("profile.json");
     let out = run_child(
         module_path!(),
-        "profiled_program",
+        child,
         &[("FORKJOIN_PROFILE", Some(file.to_str().unwrap()))],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    // The harness prints the test's name on the same line, before its output.
-    let printed = stdout
+    // The harness prints the test's name on the same line, before the child's output.
+    let printed = String::from_utf8_lossy(&out.stdout)
         .lines()
-        .find_map(|l| Some(l.split_once("SITES ")?.1))
-        .unwrap();
+        .find_map(|l| Some(l.split_once(marker)?.1.to_string()))
+        .unwrap_or_default();
+    let json = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    (printed, json)
+}
+
+#[test]
+fn a_profiled_program_writes_each_call_site_at_exit() {
+    let (printed, json) = run_profiled("profiled_program", "SITES ");
     let (source, lines) = printed.split_once(' ').unwrap();
     let lines: Vec<u64> = lines
         .trim_matches(|c| c == '[' || c == ']')
         .split(", ")
         .map(|l| l.parse().unwrap())
         .collect();
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
     let sites = sites(&json);
     // The sum's line three times over (one site), the install of fib, the install with the
     // loop inside, and `max` from outside; then the loop, nested inside its install.
@@ -198,16 +204,7 @@ fn joins_from_outside() {
 
 #[test]
 fn a_join_from_outside_is_an_entry_and_the_start_is_serial() {
-    let dir = std::env::temp_dir().join(format!("forkjoin-outside-join-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("profile.json");
-    run_child(
-        module_path!(),
-        "joins_from_outside",
-        &[("FORKJOIN_PROFILE", Some(file.to_str().unwrap()))],
-    );
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    let (_, json) = run_profiled("joins_from_outside", "");
     // One entry, the outermost join, at forkjoin's `join.rs`: fib(18)'s F(19) - 1 joins.
     let sites = sites(&json);
     assert_eq!(sites.len(), 1, "{json}");
@@ -304,25 +301,10 @@ fn tasks_program() {
 
 #[test]
 fn scopes_broadcasts_and_spawns_are_entries_with_timed_tasks() {
-    let dir = std::env::temp_dir().join(format!("forkjoin-tasks-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("profile.json");
-    let out = run_child(
-        module_path!(),
-        "tasks_program",
-        &[("FORKJOIN_PROFILE", Some(file.to_str().unwrap()))],
-    );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let printed: Vec<&str> = stdout
-        .lines()
-        .find_map(|l| Some(l.split_once("TASKS ")?.1))
-        .unwrap()
-        .split(' ')
-        .collect();
+    let (printed, json) = run_profiled("tasks_program", "TASKS ");
+    let printed: Vec<&str> = printed.split(' ').collect();
     let source = printed[0];
     let n: Vec<u64> = printed[1..].iter().map(|x| x.parse().unwrap()).collect();
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
     let sites = sites(&json);
     let site = |line: u64| {
         let found: Vec<&Value> = sites

@@ -7,7 +7,7 @@
 //! remaining source elements to the destination on unwind keep that promise, so a panic
 //! anywhere leaves the slice a permutation of its input.
 
-use super::{is_sorted, ordering, SendPtr};
+use super::{is_sorted, ordering, CopyOnDrop, SendPtr};
 use crate::join::join;
 use std::{mem, ptr, slice};
 
@@ -311,21 +311,6 @@ impl<T> Drop for MergeGuard<T> {
             ptr::copy_nonoverlapping(self.a, self.dst, na);
             ptr::copy_nonoverlapping(self.b, self.dst.add(na), nb);
         }
-    }
-}
-
-/// Copies `len` elements from `src` to `dst` when dropped.
-struct CopyOnDrop<T> {
-    src: *mut T,
-    dst: *mut T,
-    len: usize,
-}
-
-impl<T> Drop for CopyOnDrop<T> {
-    fn drop(&mut self) {
-        // SAFETY: made only where `src` holds `len` initialized elements that belong at
-        // `dst`, a disjoint range with room for them (see `sort_into`).
-        unsafe { ptr::copy_nonoverlapping(self.src, self.dst, self.len) };
     }
 }
 

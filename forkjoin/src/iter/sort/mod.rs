@@ -79,6 +79,23 @@ impl<T> SendPtr<T> {
     }
 }
 
+/// Copies `len` elements from `src` to `dst` when dropped: what a sort holds outside its
+/// slice goes back on every way out, unwinding included.
+struct CopyOnDrop<T> {
+    src: *mut T,
+    dst: *mut T,
+    len: usize,
+}
+
+impl<T> Drop for CopyOnDrop<T> {
+    fn drop(&mut self) {
+        // SAFETY: made (and updated) only where `src` holds `len` initialized elements that
+        // belong at `dst`, a disjoint range with room for them (see `merge::sort_into`,
+        // `presorted::merge_through_buffer`).
+        unsafe { std::ptr::copy_nonoverlapping(self.src, self.dst, self.len) };
+    }
+}
+
 /// Whether `v` is already in order (no element less than its predecessor). Reads only, so a
 /// panic in `is_less` leaves `v` as it was.
 fn is_sorted<T, F: Fn(&T, &T) -> bool>(v: &[T], is_less: &F) -> bool {

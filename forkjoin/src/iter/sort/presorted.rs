@@ -14,7 +14,7 @@
 //! promises for its unstable sort. The comparisons are the pass's one per element, the sort of
 //! the few and the searches.
 
-use super::par_quick_sort;
+use super::{par_quick_sort, CopyOnDrop};
 use std::mem::{self, MaybeUninit};
 use std::ptr;
 
@@ -195,8 +195,8 @@ unsafe fn merge_through_buffer<T, F>(
     // From here on `gap.dst[..gap.len]` holds stale copies and `buf[..gap.len]` the elements
     // missing from `v`; the guard's drop copies them back into the gap, on return (when the
     // gap is empty) and on unwind alike.
-    let mut gap = Gap {
-        buf,
+    let mut gap = CopyOnDrop {
+        src: buf,
         dst,
         len: end - hi,
     };
@@ -239,21 +239,6 @@ fn gallop_back<T>(run: &[T], after: impl Fn(&T) -> bool) -> usize {
         step *= 2;
     }
     run[..end].partition_point(|x| !after(x))
-}
-
-/// The merge's elements in the buffer, and the gap in the slice they go back to when dropped.
-struct Gap<T> {
-    buf: *mut T,
-    dst: *mut T,
-    len: usize,
-}
-
-impl<T> Drop for Gap<T> {
-    fn drop(&mut self) {
-        // SAFETY: `buf[..len]` are the live elements missing from the slice and `dst[..len]`
-        // the stale places they leave (see `merge_through_buffer`); nothing uses either after.
-        unsafe { ptr::copy_nonoverlapping(self.buf, self.dst, self.len) };
-    }
 }
 
 #[cfg(test)]
