@@ -6,12 +6,14 @@ use crate::job::{JobHeader, JobRef};
 use crate::latch::{CountLatch, Latch, OutsideLatch};
 use crate::panic::{catch, Panic};
 use crate::profile_hooks::{self, TimedTasks};
+use crate::program_profile::call_site;
 use crate::registry::isolation::{self, WaiterSlot};
 use crate::registry::CrossLatch;
 use crate::registry::{global_registry, Registry, Worker};
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
+use std::panic::Location;
 use std::ptr::NonNull;
 use std::sync::atomic::fence;
 use std::sync::atomic::Ordering::SeqCst;
@@ -82,6 +84,7 @@ where
 
 /// [`broadcast`] without waiting (rayon's `spawn_broadcast`), on the current pool or the
 /// global pool outside any pool.
+#[track_caller]
 pub fn spawn_broadcast<OP>(op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
@@ -95,13 +98,17 @@ where
     }
 }
 
+/// `spawn_broadcast` in `registry`'s pool.
+#[track_caller]
 pub(super) fn spawn_broadcast_in<OP>(registry: &Registry, op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
+    let site = Location::caller();
     broadcast_boxed(registry, move |ctx| {
         let worker = ctx.worker;
-        if let Err(p) = catch(|| op(ctx)) {
+        // Each share, which nobody waits for, is an entry of its own, as a spawned job.
+        if let Err(p) = catch(|| call_site(site, None, || op(ctx))) {
             worker
                 .registry()
                 .report_panic(&"a spawned broadcast", p.into_payload());

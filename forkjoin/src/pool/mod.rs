@@ -252,6 +252,7 @@ impl Pool {
 
     /// Runs `op` once on every worker without waiting for it (rayon's
     /// `ThreadPool::spawn_broadcast`); a panic goes to the panic handler.
+    #[track_caller]
     pub fn spawn_broadcast<OP>(&self, op: OP)
     where
         OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,

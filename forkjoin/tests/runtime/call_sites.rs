@@ -274,6 +274,10 @@ fn tasks_program() {
     let spawn_line = line!() + 1;
     pool.spawn(move || tx.send(spin(4)).unwrap());
     let spawned = rx.recv().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let shares_line = line!() + 1;
+    pool.spawn_broadcast(move |_| tx.send(spin(4)).unwrap());
+    let spawned_shares: u64 = rx.iter().take(2).sum();
     // A job spawned inside a call and run by its own `yield_local` (a pool of one) is the
     // job's work, not the call's.
     let alone = forkjoin::Pool::new(1).unwrap();
@@ -292,7 +296,7 @@ fn tasks_program() {
     // The spawned job's site is added after it returns, which the channel does not wait for.
     std::thread::sleep(std::time::Duration::from_millis(50));
     println!(
-        "\nTASKS {} {scope_line} {} {fifo_line} {} {broadcast_line} {shares} {spawn_line} {spawned} {yield_line} {inside}",
+        "\nTASKS {} {scope_line} {} {fifo_line} {} {broadcast_line} {shares} {spawn_line} {spawned} {yield_line} {inside} {shares_line} {spawned_shares}",
         file!(),
         scope_tasks.into_inner(),
         fifo_tasks.into_inner()
@@ -314,9 +318,11 @@ fn scopes_broadcasts_and_spawns_are_entries_with_timed_tasks() {
             .collect();
         assert_eq!(found.len(), 1, "line {line}: {json}");
         let s = found[0];
+        // A spawned broadcast's shares are an entry each.
+        let calls = if line == n[10] { 2 } else { 1 };
         assert_eq!(
             (s["file"].as_str(), s["calls"].as_u64()),
-            (Some(source), Some(1))
+            (Some(source), Some(calls))
         );
         assert!(s["parent"].is_null(), "{s}");
         let get = |k: &str| s[k].as_u64().unwrap();
@@ -335,6 +341,7 @@ fn scopes_broadcasts_and_spawns_are_entries_with_timed_tasks() {
         ("scope_fifo", n[2], n[3], 4, 1),
         ("broadcast", n[4], n[5], 2, 1),
         ("spawn", n[6], n[7], 0, 1),
+        ("spawn_broadcast", n[10], n[11], 0, 1),
     ];
     // The scope in the install that yields: its one task's time is counted once, as the
     // task's (the install's strand pauses while its `yield_local` runs the task; counted
