@@ -484,5 +484,5 @@ impl fmt::Debug for Scope<'_> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod test;

@@ -381,7 +381,7 @@ impl<T> fmt::Debug for Task<T> {
 #[path = "../tests/common/waker.rs"]
 mod test_waker;
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::test_waker::{counter, poll, wakes};
     use super::*;

@@ -5,7 +5,7 @@
 use super::heartbeat::SHARE_REQUEST;
 use super::outside::OutsideCall;
 use super::worker::Worker;
-use super::worker::{bump, JobSource, CURRENT, OUTSIDE};
+use super::worker::{bump, outside, JobSource, CURRENT};
 use super::Registry;
 use crate::job::JobRef;
 use crate::profile_hooks;
@@ -63,7 +63,7 @@ pub(super) fn run_borrowed<R>(
             st.running.set(false);
             st.fresh.set(false);
             worker.take_request();
-            CURRENT.with(|c| c.set(&OUTSIDE));
+            CURRENT.with(|c| c.set(outside()));
             registry.idle.enter();
             // Work published while the slot was lent found its worker uncounted: wake it.
             // Broadcast shares left in the slot's inbox are the worker's to run.
@@ -86,7 +86,7 @@ pub(crate) const BORROW_STACK_DEFAULT: usize = 1 << 20;
 /// Bytes of stack left below the caller's frame on this thread (`usize::MAX` where the
 /// stack's bounds are not known).
 pub(super) fn stack_left() -> usize {
-    thread_local! {
+    crate::sync::thread_local! {
         /// The lowest address of this thread's stack (0: not known), looked up once: for
         /// the main thread glibc reads `/proc/self/maps` to find it.
         static STACK_LOW: Cell<Option<usize>> = const { Cell::new(None) };
