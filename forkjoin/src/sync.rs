@@ -139,6 +139,20 @@ pub(crate) fn model(f: impl Fn() + Sync + Send + 'static) {
     builder.check(f);
 }
 
+/// `model` over a real pool (`registry::thread::model_pool`): at most `preemptions`
+/// preemptions unless `LOOM_MAX_PREEMPTIONS` says otherwise (a pool's threads take many
+/// steps, each a branch point), and room for the branches of a run that starts and stops one.
+#[cfg(all(test, loom))]
+pub(crate) fn model_of_pool(preemptions: usize, f: impl Fn() + Sync + Send + 'static) {
+    const POOL_BRANCHES: usize = 20_000;
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(preemptions);
+    }
+    builder.max_branches = builder.max_branches.max(POOL_BRANCHES);
+    builder.check(f);
+}
+
 /// The owner's half of an asymmetric Dekker fence (DESIGN.md, section 4, "Claimed from a
 /// stalled worker"): only the compiler is held back; `heavy_barrier` drains this thread's
 /// store buffer. Under loom and Miri, which know no such syscall, a SeqCst fence.

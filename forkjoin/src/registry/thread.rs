@@ -510,3 +510,55 @@ impl<F: FnMut(ThreadBuilder) -> io::Result<()>> ThreadSpawn for CustomSpawn<F> {
         (self.0)(thread).map(|()| None)
     }
 }
+
+/// A pool of `threads` workers for a loom model, started as `PoolBuilder::build` starts one,
+/// with `DefaultSpawn` (`use_current_thread`: the calling thread is worker 0); its stop, as
+/// the pool's drop, with its threads joined; and a thread with a worker's stack to run a
+/// model's body on (loom gives the model's own thread 32 KiB).
+#[cfg(all(test, loom))]
+pub(super) mod model_pool {
+    use super::{DefaultSpawn, Registry, Start, ThreadConfig};
+    use crate::sync::{JoinHandle, SpawnBuilder};
+    use std::sync::Arc;
+
+    /// The workers' stacks: loom takes the size in words, so 1 MiB.
+    const STACK_WORDS: usize = 1 << 17;
+
+    pub(crate) fn start(
+        threads: usize,
+        use_current_thread: bool,
+    ) -> (Arc<Registry>, Vec<JoinHandle<()>>) {
+        let start = Start {
+            threads,
+            caller_runs: None,
+            config: ThreadConfig {
+                stack_size: STACK_WORDS,
+                ..ThreadConfig::default()
+            },
+            max_blocking: 0,
+            thread_name: None,
+            stack_size_chosen: false,
+            use_current_thread,
+        };
+        match Registry::start(start, &mut DefaultSpawn) {
+            (registry, handles, None) => (registry, handles),
+            (_, _, Some(error)) => panic!("a model's pool did not start: {error}"),
+        }
+    }
+
+    pub(crate) fn stop(registry: Arc<Registry>, handles: Vec<JoinHandle<()>>) {
+        registry.shut_down();
+        for handle in handles {
+            handle.join().expect("a worker of a model's pool panicked");
+        }
+    }
+
+    pub(crate) fn on_large_stack(body: impl FnOnce() + Send + 'static) {
+        SpawnBuilder::new()
+            .stack_size(STACK_WORDS)
+            .spawn(body)
+            .expect("loom starts a thread")
+            .join()
+            .expect("a model's body panicked");
+    }
+}
