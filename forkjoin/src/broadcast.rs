@@ -9,11 +9,11 @@ use crate::profile_hooks::{self, TimedTasks};
 use crate::registry::isolation::{self, WaiterSlot};
 use crate::registry::CrossLatch;
 use crate::registry::{global_registry, Registry, Worker};
+use crate::sync::fence;
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
-use std::sync::atomic::fence;
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
 

@@ -10,11 +10,11 @@ use super::worker::{outside, CURRENT};
 use super::Registry;
 use crate::job::JobRef;
 use crate::sync::Instant;
-use crate::sync::{fence, AtomicPtr, AtomicUsize};
+use crate::sync::{fence, AtomicPtr, AtomicUsize, Condvar, Mutex, SpawnBuilder};
 use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 /// A worker's thread inside `blocking` (owner-only, `OwnerState`).
@@ -376,7 +376,7 @@ impl Registry {
         // From the worker's registry pointer, which covers the whole `Arc` allocation
         // (Stacked Borrows rejects reaching the counts through a `&Registry`).
         let me = self.slot(shown_index).registry_arc();
-        let mut builder = std::thread::Builder::new().name(format!("forkjoin-spare-{k}"));
+        let mut builder = SpawnBuilder::new().name(format!("forkjoin-spare-{k}"));
         if self.config.stack_size > 0 {
             builder = builder.stack_size(self.config.stack_size);
         }
