@@ -10,7 +10,7 @@
 #      std's loop by the instructions it executes (`fj loops --instructions`, callgrind, with
 #      Debian's valgrind), beside the first stage's tests;
 #   4. the loom model checks of the deque, of the sleep/wake protocol, of frame claims and of
-#      the waits on a real pool (an isolated wait, a call from outside);
+#      the waits on a real pool (an isolated wait, a call from outside, a borrowed slot);
 #   5. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
 #      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
 #   6. rayon's own integration tests built against forkjoin (all must compile and pass), and

@@ -260,7 +260,7 @@ mod loom_tests {
     fn a_call_from_outside_reaches_a_worker_going_idle_and_its_result_comes_back() {
         model_of_pool(3, || {
             model_pool::on_large_stack(|| {
-                let (registry, handles) = model_pool::start(1, false);
+                let (registry, handles) = model_pool::start(1, false, None);
                 let ran_on = in_worker(&registry, |worker| worker.index + 1);
                 assert_eq!(ran_on, 1, "the call ran on worker 0");
                 model_pool::stop(registry, handles);

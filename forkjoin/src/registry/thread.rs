@@ -512,7 +512,8 @@ impl<F: FnMut(ThreadBuilder) -> io::Result<()>> ThreadSpawn for CustomSpawn<F> {
 }
 
 /// A pool of `threads` workers for a loom model, started as `PoolBuilder::build` starts one,
-/// with `DefaultSpawn` (`use_current_thread`: the calling thread is worker 0); its stop, as
+/// with `DefaultSpawn` (`use_current_thread`: the calling thread is worker 0; `caller_runs`:
+/// `Registry::caller_runs`); its stop, as
 /// the pool's drop, with its threads joined; and a thread with a worker's stack to run a
 /// model's body on (loom gives the model's own thread 32 KiB).
 #[cfg(all(test, loom))]
@@ -527,10 +528,11 @@ pub(super) mod model_pool {
     pub(crate) fn start(
         threads: usize,
         use_current_thread: bool,
+        caller_runs: Option<usize>,
     ) -> (Arc<Registry>, Vec<JoinHandle<()>>) {
         let start = Start {
             threads,
-            caller_runs: None,
+            caller_runs,
             config: ThreadConfig {
                 stack_size: STACK_WORDS,
                 ..ThreadConfig::default()

@@ -414,7 +414,7 @@ mod loom_tests {
     }
 
     fn a_waiter_and_a_blocked_thief() {
-        let (registry, handles) = model_pool::start(2, true);
+        let (registry, handles) = model_pool::start(2, true, None);
         let waiter = Worker::current_of(&registry).expect("this thread is worker 0");
         let shared = Arc::new(Shared {
             latch: CrossLatch::new(Arc::clone(&registry), waiter.index),
