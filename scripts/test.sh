@@ -9,7 +9,8 @@
 #   3. the workspace builds without MPI; clippy, warnings as errors; the leaf loop against
 #      std's loop by the instructions it executes (`fj loops --instructions`, callgrind, with
 #      Debian's valgrind), beside the first stage's tests;
-#   4. the loom model checks of the deque, of the sleep/wake protocol and of frame claims;
+#   4. the loom model checks of the deque, of the sleep/wake protocol, of frame claims and of
+#      the waits on a real pool (an isolated wait, a call from outside, a borrowed slot);
 #   5. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
 #      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
 #   6. rayon's own integration tests built against forkjoin (all must compile and pass), and
@@ -284,7 +285,7 @@ beside_tests() {
     # Memory orderings are exercised by optimised code; the default features must pass on
     # their own.
     beside "the runtime's own tests, optimised, default features" opt optimised-runtime-tests "${OPT_TESTS[@]}"
-    beside "loom model checks (deque, sleep/wake, frame claims)" loom loom "${LOOM_TESTS[@]}"
+    beside "loom model checks (deque, sleep/wake, frame claims, waits on a pool)" loom loom "${LOOM_TESTS[@]}"
     beside "the leaf loop against std's loop: instructions (fj loops --instructions, callgrind)" \
         fj leaf-loop-instructions leaf_loop_instructions
 }

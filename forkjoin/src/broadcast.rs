@@ -10,12 +10,12 @@ use crate::program_profile::call_site;
 use crate::registry::isolation::{self, WaiterSlot};
 use crate::registry::CrossLatch;
 use crate::registry::{global_registry, Registry, Worker};
+use crate::sync::fence;
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::Location;
 use std::ptr::NonNull;
-use std::sync::atomic::fence;
 use std::sync::atomic::Ordering::SeqCst;
 use std::sync::Arc;
 

@@ -8,12 +8,18 @@ use std::time::Instant;
 /// The current tick count; never 0.
 #[inline(always)]
 pub(crate) fn now() -> u64 {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // Under loom time stands still: a model explores orders, not durations, and each of its
+    // runs must take the branches the one before took.
+    #[cfg(loom)]
+    {
+        1
+    }
+    #[cfg(all(target_arch = "x86_64", not(miri), not(loom)))]
     {
         // SAFETY: `rdtsc` is available on every x86-64 CPU and has no side effects.
         unsafe { core::arch::x86_64::_rdtsc() | 1 }
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    #[cfg(all(not(all(target_arch = "x86_64", not(miri))), not(loom)))]
     {
         static START: OnceLock<Instant> = OnceLock::new();
         START.get_or_init(Instant::now).elapsed().as_nanos() as u64 | 1
@@ -29,7 +35,7 @@ pub(crate) fn ticks(ns: u64) -> u64 {
 
 /// Ticks per microsecond, measured once against `Instant` over 200 us.
 fn measure_per_microsecond() -> u64 {
-    if cfg!(not(all(target_arch = "x86_64", not(miri)))) {
+    if cfg!(any(not(all(target_arch = "x86_64", not(miri))), loom)) {
         return 1000;
     }
     let start = Instant::now();

@@ -5,10 +5,10 @@
 
 use crate::latch::CoreLatch;
 use crate::lineage::RegionId;
+use crate::sync::AtomicUsize;
 use std::cell::UnsafeCell;
 use std::mem::MaybeUninit;
 use std::ptr::NonNull;
-use std::sync::atomic::AtomicUsize;
 
 /// The first field of every job.
 #[repr(C)]

@@ -111,7 +111,7 @@ where
 
 /// A number that tells live threads apart: the address of a thread-local.
 fn thread_tag() -> usize {
-    thread_local!(static TAG: u8 = const { 0 });
+    crate::sync::thread_local!(static TAG: u8 = const { 0 });
     TAG.with(|t| t as *const u8 as usize)
 }
 
@@ -606,5 +606,5 @@ impl<B: FnOnce() -> RB + Send, RB: Send> Drop for UnwindGuard<B, RB> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod test;

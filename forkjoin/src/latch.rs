@@ -3,10 +3,9 @@
 //! `OutsideLatch`. A set is the setter's last touch (the waiter may free the latch at once),
 //! so `set` takes a raw pointer and copies out what it needs first (DESIGN.md, section 7).
 
+use crate::sync::{AtomicU32, AtomicUsize};
 use std::ptr;
-use std::sync::atomic::{
-    AtomicU32, AtomicUsize, Ordering::AcqRel, Ordering::Acquire, Ordering::Release,
-};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
 
 const UNSET: u32 = 0;
 const SET: u32 = 1;
@@ -24,9 +23,11 @@ pub(crate) struct CoreLatch {
 }
 
 impl CoreLatch {
-    pub(crate) const fn new() -> Self {
-        CoreLatch {
-            state: AtomicU32::new(UNSET),
+    crate::sync::const_fn! {
+        pub(crate) const fn new() -> Self {
+            CoreLatch {
+                state: AtomicU32::new(UNSET),
+            }
         }
     }
 
@@ -92,5 +93,5 @@ impl<L: Latch> Latch for CountLatch<L> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 pub(crate) mod test;

@@ -9,11 +9,11 @@ use crate::program_profile::entry;
 use crate::registry::isolation::{self, LeftRegion, WaiterSlot};
 use crate::registry::CrossLatch;
 use crate::registry::{self, Registry, Worker};
+use crate::sync::{AtomicPtr, AtomicUsize};
 use std::fmt;
 use std::marker::PhantomData;
 use std::ptr;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
-use std::sync::atomic::{AtomicPtr, AtomicUsize};
 
 /// A scope in which tasks can be spawned; see [`scope`].
 pub struct Scope<'scope> {
@@ -484,5 +484,5 @@ impl fmt::Debug for Scope<'_> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod test;

@@ -5,9 +5,9 @@
 use crate::broadcast::BroadcastContext;
 use crate::registry::Registry;
 use crate::scope::{in_place_scope_in, Scope};
+use crate::sync::Mutex;
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::Mutex;
 
 type Body<'scope> = Box<dyn FnOnce(&ScopeFifo<'scope>) + Send + 'scope>;
 
@@ -105,7 +105,7 @@ impl fmt::Debug for ScopeFifo<'_> {
 /// `scope_fifo`); otherwise as [`scope`](crate::scope).
 ///
 /// ```
-/// use std::sync::Mutex;
+/// use crate::sync::Mutex;
 /// let order = Mutex::new(Vec::new());
 /// let pool = forkjoin::Pool::new(1).unwrap();
 /// pool.install(|| {

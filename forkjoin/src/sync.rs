@@ -1,26 +1,132 @@
-//! The lock-free parts' primitives: `std`'s, or `loom`'s under `--cfg loom` (then only the
-//! deque, the sleep protocol, the idle policy, the compensation counts and the outside
-//! waiter's latch are built; the rest needs real threads).
+//! The runtime's primitives: `std`'s, or `loom`'s under `--cfg loom`, which then builds the
+//! whole runtime but the iterators (tokio's way: one facade, no `cfg` where they are used).
+//! Under loom, what loom cannot stand in for stays `std`'s, each with the reason where it is
+//! used: `Arc` (loom's has neither `new_cyclic` nor `Weak`, which the registry's back-pointers
+//! and its list of pools need; what it orders, the last holder's free, the models do not
+//! check), statistics counters (`crate::counter`), and `static`s, which loom's types cannot be
+//! (ids, hints, and locks with no atomic of a model inside).
 
-// `AtomicU64` serves the registry, which loom does not build yet.
 #[cfg(loom)]
 #[allow(unused_imports)]
 pub(crate) use loom::sync::atomic::{
-    fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU64, AtomicUsize,
+    fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize,
 };
 #[cfg(loom)]
 pub(crate) use loom::sync::{Condvar, Mutex, MutexGuard};
 #[cfg(loom)]
-pub(crate) use loom::thread::{current as current_thread, park, yield_now, Thread};
+pub(crate) use loom::thread::{
+    current as current_thread, park, yield_now, Builder as SpawnBuilder, JoinHandle, Thread,
+};
 
 #[cfg(not(loom))]
 pub(crate) use std::sync::atomic::{
-    fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU64, AtomicUsize,
+    fence, AtomicBool, AtomicIsize, AtomicPtr, AtomicU32, AtomicU64, AtomicU8, AtomicUsize,
 };
 #[cfg(not(loom))]
 pub(crate) use std::sync::{Condvar, Mutex, MutexGuard};
 #[cfg(not(loom))]
-pub(crate) use std::thread::{current as current_thread, park, yield_now, Thread};
+pub(crate) use std::thread::{
+    current as current_thread, park, yield_now, Builder as SpawnBuilder, JoinHandle, Thread,
+};
+
+#[cfg(not(loom))]
+pub(crate) use std::time::Instant;
+#[cfg(loom)]
+pub(crate) use still_time::Instant;
+
+/// Under loom time stands still (as `crate::clock::now`): a model explores orders, not
+/// durations, and each of its runs must take the branches the one before took.
+#[cfg(loom)]
+mod still_time {
+    use std::ops::{Add, Sub};
+    use std::time::Duration;
+
+    /// `std::time::Instant`'s methods the runtime calls, at a time that never moves.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+    pub(crate) struct Instant(Duration);
+
+    impl Instant {
+        pub(crate) fn now() -> Instant {
+            Instant(Duration::ZERO)
+        }
+
+        pub(crate) fn duration_since(&self, earlier: Instant) -> Duration {
+            self.0.saturating_sub(earlier.0)
+        }
+    }
+
+    impl Add<Duration> for Instant {
+        type Output = Instant;
+
+        fn add(self, d: Duration) -> Instant {
+            Instant(self.0 + d)
+        }
+    }
+
+    impl Sub for Instant {
+        type Output = Duration;
+
+        fn sub(self, earlier: Instant) -> Duration {
+            self.duration_since(earlier)
+        }
+    }
+}
+
+/// `std::thread_local!`; under loom, loom's, whose threads share one OS thread (and so
+/// `std`'s thread-locals) and whose values live one execution. A `const { .. }` initialiser
+/// is evaluated at each thread's first use there.
+#[cfg(not(loom))]
+pub(crate) use std::thread_local;
+
+#[cfg(loom)]
+macro_rules! loom_thread_local {
+    ($(#[$attr:meta])* $vis:vis static $name:ident: $t:ty = const { $init:expr }$(;)?) => {
+        loom::thread_local!($(#[$attr])* $vis static $name: $t = $init);
+    };
+    ($(#[$attr:meta])* $vis:vis static $name:ident: $t:ty = $init:expr$(;)?) => {
+        loom::thread_local!($(#[$attr])* $vis static $name: $t = $init);
+    };
+}
+#[cfg(loom)]
+pub(crate) use loom_thread_local as thread_local;
+
+/// A `const fn` whose body builds atomics: a plain `fn` under loom, whose atomics are made
+/// inside an execution and are not `const`.
+macro_rules! const_fn {
+    ($(#[$attr:meta])* $vis:vis const fn $($rest:tt)*) => {
+        #[cfg(not(loom))]
+        $(#[$attr])* $vis const fn $($rest)*
+        #[cfg(loom)]
+        $(#[$attr])* $vis fn $($rest)*
+    };
+}
+pub(crate) use const_fn;
+
+/// A `static` whose value holds atomics, and `const fn $addr()`, a reference to it (usable in
+/// a `const` thread-local's initialiser). Under loom, whose atomics live one execution, a
+/// value built afresh in each (loom's `lazy_static!`), and `$addr` a plain `fn`.
+macro_rules! static_with_atomics {
+    ($(#[$attr:meta])* $vis:vis static $name:ident: $t:ty = $init:expr; fn $addr:ident;) => {
+        #[cfg(not(loom))]
+        $(#[$attr])* $vis static $name: $t = $init;
+        #[cfg(loom)]
+        loom::lazy_static! {
+            $(#[$attr])* static ref $name: $t = $init;
+        }
+        /// A reference to the static of the same name.
+        #[cfg(not(loom))]
+        #[inline(always)]
+        $vis const fn $addr() -> &'static $t {
+            &$name
+        }
+        /// A reference to the static of the same name (this execution's).
+        #[cfg(loom)]
+        $vis fn $addr() -> &'static $t {
+            &$name
+        }
+    };
+}
+pub(crate) use static_with_atomics;
 
 /// A loom model check of every interleaving with at most three preemptions (as tokio bounds
 /// it; the races here need two), unless `LOOM_MAX_PREEMPTIONS` says otherwise.
@@ -30,6 +136,20 @@ pub(crate) fn model(f: impl Fn() + Sync + Send + 'static) {
     if builder.preemption_bound.is_none() {
         builder.preemption_bound = Some(3);
     }
+    builder.check(f);
+}
+
+/// `model` over a real pool (`registry::thread::model_pool`): at most `preemptions`
+/// preemptions unless `LOOM_MAX_PREEMPTIONS` says otherwise (a pool's threads take many
+/// steps, each a branch point), and room for the branches of a run that starts and stops one.
+#[cfg(all(test, loom))]
+pub(crate) fn model_of_pool(preemptions: usize, f: impl Fn() + Sync + Send + 'static) {
+    const POOL_BRANCHES: usize = 20_000;
+    let mut builder = loom::model::Builder::new();
+    if builder.preemption_bound.is_none() {
+        builder.preemption_bound = Some(preemptions);
+    }
+    builder.max_branches = builder.max_branches.max(POOL_BRANCHES);
     builder.check(f);
 }
 

@@ -17,14 +17,14 @@ use crate::panic::{catch, Panic};
 use crate::registry::isolation::{self, WaiterSlot};
 use crate::registry::wait::Helps;
 use crate::registry::{Registry, Worker};
+use crate::sync::{fence, AtomicBool, AtomicU8, AtomicUsize, Condvar, Mutex};
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
-use std::sync::atomic::{fence, AtomicBool, AtomicU8, AtomicUsize};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 const NO_WAITER: usize = usize::MAX;
@@ -381,7 +381,7 @@ impl<T> fmt::Debug for Task<T> {
 #[path = "../tests/common/waker.rs"]
 mod test_waker;
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::test_waker::{counter, poll, wakes};
     use super::*;

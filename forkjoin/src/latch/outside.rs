@@ -42,6 +42,13 @@ pub(crate) fn spin_until(wait: std::time::Duration, done: impl Fn() -> bool) -> 
     done()
 }
 
+/// Under loom one look: the model explores both outcomes of the race with whoever makes
+/// `done` hold.
+#[cfg(loom)]
+pub(crate) fn spin_until(_wait: std::time::Duration, done: impl Fn() -> bool) -> bool {
+    done()
+}
+
 /// A one-shot latch for a thread outside any pool: spin, then park.
 pub(crate) struct OutsideLatch {
     state: AtomicUsize,

@@ -18,13 +18,13 @@ use crate::registry::{self, global_registry, Registry, Worker};
 use crate::scope::{in_place_scope_in, Scope};
 use crate::scope_fifo::{in_place_scope_fifo_in, ScopeFifo};
 use crate::stats::{Stats, WorkerStats};
+use crate::sync::JoinHandle;
 use crate::task::Task;
 use spawn::{invoke_all, spawn_fifo_in, spawn_in};
 use std::fmt;
 use std::panic::Location;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::Duration;
 
 /// A pool of worker threads, one deque each, that run fork/join work.
@@ -377,7 +377,8 @@ impl Pool {
     /// CPU time used so far by the pool's threads (its workers), where the
     /// platform can tell (Linux and other POSIX systems with per-thread CPU clocks).
     pub fn cpu_time(&self) -> Option<Duration> {
-        #[cfg(unix)]
+        // Not under loom, whose threads have no CPU clock of their own.
+        #[cfg(all(unix, not(loom)))]
         {
             use std::os::unix::thread::JoinHandleExt;
             let mut total = Duration::ZERO;
@@ -397,7 +398,7 @@ impl Pool {
             }
             Some(total)
         }
-        #[cfg(not(unix))]
+        #[cfg(any(not(unix), loom))]
         {
             None
         }

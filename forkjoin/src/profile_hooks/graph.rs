@@ -213,7 +213,7 @@ impl TaskNode {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
 

@@ -5,7 +5,7 @@
 use super::heartbeat::SHARE_REQUEST;
 use super::outside::OutsideCall;
 use super::worker::Worker;
-use super::worker::{bump, JobSource, CURRENT, OUTSIDE};
+use super::worker::{bump, outside, JobSource, CURRENT};
 use super::Registry;
 use crate::job::JobRef;
 use crate::profile_hooks;
@@ -63,7 +63,7 @@ pub(super) fn run_borrowed<R>(
             st.running.set(false);
             st.fresh.set(false);
             worker.take_request();
-            CURRENT.with(|c| c.set(&OUTSIDE));
+            CURRENT.with(|c| c.set(outside()));
             registry.idle.enter();
             // Work published while the slot was lent found its worker uncounted: wake it.
             // Broadcast shares left in the slot's inbox are the worker's to run.
@@ -86,7 +86,7 @@ pub(crate) const BORROW_STACK_DEFAULT: usize = 1 << 20;
 /// Bytes of stack left below the caller's frame on this thread (`usize::MAX` where the
 /// stack's bounds are not known).
 pub(super) fn stack_left() -> usize {
-    thread_local! {
+    crate::sync::thread_local! {
         /// The lowest address of this thread's stack (0: not known), looked up once: for
         /// the main thread glibc reads `/proc/self/maps` to find it.
         static STACK_LOW: Cell<Option<usize>> = const { Cell::new(None) };
@@ -130,4 +130,39 @@ fn stack_low() -> usize {
     }
     #[cfg(not(all(target_os = "linux", not(miri))))]
     0
+}
+
+/// Model checks of a call run in a borrowed slot, on a real pool (`thread::model_pool`): run
+/// with `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib loom_tests`. A job left queued
+/// with every thread parked is a deadlock to loom.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::super::entry::{in_worker, spawn_job};
+    use super::super::thread::model_pool;
+    use crate::latch::OutsideLatch;
+    use crate::sync::model_of_pool;
+    use std::sync::Arc;
+
+    /// A thread outside a `caller_runs` pool calls in as the pool's only worker goes idle:
+    /// if the worker has parked, the caller borrows its slot and runs the call there, else it
+    /// hands the call over. The call spawns a job, which a borrower leaves queued when it
+    /// gives the slot back: the worker must be woken for it, and the job run.
+    #[test]
+    fn a_job_spawned_in_a_borrowed_slot_runs_after_the_slot_is_given_back() {
+        model_of_pool(3, || {
+            model_pool::on_large_stack(|| {
+                let (registry, handles) = model_pool::start(1, false, Some(0));
+                let ran = Arc::new(OutsideLatch::new());
+                let setter = Arc::clone(&ran);
+                in_worker(&registry, move |worker| {
+                    spawn_job(worker.registry(), move |_| {
+                        // SAFETY: `setter` keeps the latch alive through the set.
+                        unsafe { OutsideLatch::set_raw(&*setter) };
+                    });
+                });
+                ran.wait();
+                model_pool::stop(registry, handles);
+            })
+        });
+    }
 }

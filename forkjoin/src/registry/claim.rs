@@ -12,10 +12,11 @@ use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
 use super::worker::{bump, JobSource, Worker};
 use crate::job::{FrameHead, JobHeader, JobRef};
 use crate::lineage::RegionId;
+use crate::sync::Instant;
 use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long a request must stay unanswered, the owner's frame and job counts unchanged,
 /// before an idle worker claims a private frame: two heartbeat periods, so that a worker

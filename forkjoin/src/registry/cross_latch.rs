@@ -39,7 +39,7 @@ impl Latch for CrossLatch {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod test {
     use super::*;
     use crate::latch::test::{worker_pool, SendPtr};

@@ -242,3 +242,29 @@ pub(crate) fn on_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
 fn on_global_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
     in_worker(super::global_registry(), op)
 }
+
+/// Model checks of the real hand-off of a call from outside the pool, on a real pool
+/// (`thread::model_pool`): run with `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib
+/// loom_tests`. A caller or a worker left parked is a deadlock to loom.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::super::thread::model_pool;
+    use super::in_worker;
+    use crate::sync::model_of_pool;
+
+    /// A thread outside the pool calls into a pool whose only worker is going idle (counted
+    /// idle from its start, it searches, spins, yields and parks): the call is queued without
+    /// a wake-up, the caller looks once for a worker that took it, else wakes one, and waits
+    /// on its latch. The call must run on the worker and its result come back.
+    #[test]
+    fn a_call_from_outside_reaches_a_worker_going_idle_and_its_result_comes_back() {
+        model_of_pool(3, || {
+            model_pool::on_large_stack(|| {
+                let (registry, handles) = model_pool::start(1, false, None);
+                let ran_on = in_worker(&registry, |worker| worker.index + 1);
+                assert_eq!(ran_on, 1, "the call ran on worker 0");
+                model_pool::stop(registry, handles);
+            })
+        });
+    }
+}

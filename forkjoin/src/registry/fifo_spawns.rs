@@ -6,8 +6,9 @@
 
 use super::worker::Worker;
 use crate::job::JobRef;
+use crate::sync::Mutex;
 use std::collections::VecDeque;
-use std::sync::{Mutex, PoisonError};
+use std::sync::PoisonError;
 
 /// The jobs a slot's threads spawned with `spawn_fifo`, oldest first. Any thread that runs
 /// one of the slot's markers takes from it, so a mutex guards it (a spawn is a heap

@@ -6,10 +6,11 @@
 use super::worker::{bump, JobSource, Worker, FRAMES, PRIVATE_FRAMES};
 use crate::job::{FrameHead, JobHeader};
 use crate::lineage::RegionId;
+use crate::sync::Instant;
 use std::cell::Cell;
 use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `Worker::limit` while a heartbeat is pending: every join is below it, and the first one
 /// sees the request.

@@ -1,10 +1,10 @@
 //! A worker's inbox of broadcast shares, which only the thread running its slot takes.
 
 use crate::job::JobRef;
-use crate::sync::AtomicUsize;
+use crate::sync::{AtomicUsize, Mutex};
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Mutex, PoisonError};
+use std::sync::PoisonError;
 
 /// A worker's inbox of broadcast shares (`Pool::broadcast`): jobs that only the thread
 /// running this slot may take, the worker itself or a thread that borrowed the slot

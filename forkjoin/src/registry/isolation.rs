@@ -15,6 +15,8 @@ use crate::sync::AtomicUsize;
 use std::cell::Cell;
 use std::num::NonZeroUsize;
 use std::sync::atomic::Ordering::Relaxed;
+// std's `Arc` and `Weak` (see `crate::sync`); std's `Mutex` for a `static`, locked with no
+// atomic of the models inside (nothing loom could interleave).
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 /// Who waits for a region as a worker of this pool, woken when the region's work is pushed:
@@ -53,19 +55,22 @@ pub(crate) struct Regions {
 }
 
 impl Regions {
-    pub(super) const fn new() -> Regions {
-        Regions {
-            current: AtomicUsize::new(0),
-            waiter: Cell::new(WaiterSlot::NOBODY),
-            next_id: Cell::new(0),
-            end_id: Cell::new(0),
+    crate::sync::const_fn! {
+        pub(super) const fn new() -> Regions {
+            Regions {
+                current: AtomicUsize::new(0),
+                waiter: Cell::new(WaiterSlot::NOBODY),
+                next_id: Cell::new(0),
+                end_id: Cell::new(0),
+            }
         }
     }
 }
 
 /// The next block of region ids: never reused, so a tag or link names one region for good
-/// (DESIGN.md, section 5, "Regions"). 0 names none (`RegionId`).
-static NEXT_REGIONS: AtomicUsize = AtomicUsize::new(1);
+/// (DESIGN.md, section 5, "Regions"). 0 names none (`RegionId`). std's, also under loom (a
+/// `static`): an id counter, it orders nothing.
+static NEXT_REGIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
 
 /// How many ids a worker takes from `NEXT_REGIONS` at a time.
 const REGION_BLOCK: usize = 1024;
@@ -86,8 +91,9 @@ pub(crate) fn new_region() -> usize {
 /// through any pool.
 static POOLS: Mutex<Vec<Weak<Registry>>> = Mutex::new(Vec::new());
 
-/// Pools registered so far: a waiter's copy of `POOLS` is stale when this has moved.
-static POOLS_MADE: AtomicUsize = AtomicUsize::new(0);
+/// Pools registered so far: a waiter's copy of `POOLS` is stale when this has moved. std's,
+/// also under loom (a `static`): a hint, ordered by `POOLS`'s mutex.
+static POOLS_MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Adds a new pool to `POOLS` (and forgets the dropped ones).
 pub(super) fn register_pool(registry: &Arc<Registry>) {

@@ -44,7 +44,6 @@ pub use thread::{CustomSpawn, DefaultSpawn, ThreadBuilder, ThreadSpawn};
 pub(crate) use worker::{bump, JoinState, Worker, FRAMES, PRIVATE_FRAMES};
 
 use crate::build_error::BuildError;
-use crate::deque::Deque;
 use crate::padded::CachePadded;
 use crate::profile_hooks::ProfilingFlag;
 use crate::sync::{AtomicBool, AtomicU64};
@@ -52,7 +51,7 @@ use compensation::Compensation;
 use idle::Idle;
 use spares::Spares;
 use std::sync::atomic::Ordering::{Acquire, Release, SeqCst};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock, PoisonError};
 use submission::SubmissionQueue;
 use worker::JobSource;
 
@@ -97,13 +96,7 @@ impl Registry {
                 .map(|index| Worker::new(index, me.as_ptr()))
                 .collect(),
             queues: (0..queues)
-                .map(|_| {
-                    CachePadded(SubmissionQueue {
-                        push_lock: Mutex::new(()),
-                        submitted: AtomicU64::new(0),
-                        deque: Deque::new(),
-                    })
-                })
+                .map(|_| CachePadded(SubmissionQueue::new()))
                 .collect(),
             compensation: Compensation::new(max_spares),
             spares: Spares::new(threads, max_spares),
@@ -206,7 +199,8 @@ impl Registry {
 static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
 /// Held while the global pool is being started, by `PoolBuilder::build_global` or by its
 /// first use, so that exactly one global pool is ever built.
-static GLOBAL_INIT: Mutex<()> = Mutex::new(());
+/// std's, also under loom (a `static`; the models build pools of their own).
+static GLOBAL_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The registry used by `join`, `scope` and the loops when called outside any pool:
 /// configured by `PoolBuilder::build_global`, else started on first use with the default
@@ -244,5 +238,5 @@ pub(crate) fn init_global_registry(
         .map_err(|_| BuildError::GlobalPoolAlreadyInitialized)
 }
 
-#[cfg(test)]
+#[cfg(all(test, not(loom)))]
 mod test;

@@ -6,15 +6,16 @@ use super::compensation::{GivenTo, IndexToken};
 use super::thread::{set_precise_timer, ThreadEvent};
 use super::wait::Helps;
 use super::worker::Worker;
-use super::worker::{CURRENT, OUTSIDE};
+use super::worker::{outside, CURRENT};
 use super::Registry;
 use crate::job::JobRef;
-use crate::sync::{fence, AtomicPtr, AtomicUsize};
+use crate::sync::Instant;
+use crate::sync::{fence, AtomicPtr, AtomicUsize, Condvar, Mutex, SpawnBuilder};
 use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, PoisonError};
+use std::time::Duration;
 
 /// A worker's thread inside `blocking` (owner-only, `OwnerState`).
 pub(crate) struct Blocking {
@@ -375,7 +376,7 @@ impl Registry {
         // From the worker's registry pointer, which covers the whole `Arc` allocation
         // (Stacked Borrows rejects reaching the counts through a `&Registry`).
         let me = self.slot(shown_index).registry_arc();
-        let mut builder = std::thread::Builder::new().name(format!("forkjoin-spare-{k}"));
+        let mut builder = SpawnBuilder::new().name(format!("forkjoin-spare-{k}"));
         if self.config.stack_size > 0 {
             builder = builder.stack_size(self.config.stack_size);
         }
@@ -451,7 +452,7 @@ impl Registry {
         }
         // Under the index still: the blocked thread has not resumed.
         self.run_thread_handler(index, ThreadEvent::Exit);
-        CURRENT.with(|c| c.set(&OUTSIDE));
+        CURRENT.with(|c| c.set(outside()));
         self.compensation.spare_gone();
         // Resting before free; an assignment from now is taken after the token is passed on.
         let shown = worker.shown_index();

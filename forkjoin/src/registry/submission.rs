@@ -5,11 +5,13 @@ use super::worker::{bump, Worker};
 use super::Registry;
 use crate::deque::{Deque, Steal};
 use crate::job::{JobHeader, JobRef};
-use crate::sync::AtomicU64;
+use crate::sync::Mutex;
 use std::cell::Cell;
 use std::ptr::{self, NonNull};
+// std's, also under loom: a statistics counter (`crate::counter`).
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::{Mutex, PoisonError};
+use std::sync::PoisonError;
 
 /// The most jobs a worker takes from a submission queue at once (it takes the oldest half).
 /// A stream of small submitted jobs then costs the queue's cache misses and CAS once per
@@ -29,6 +31,14 @@ pub(crate) struct SubmissionQueue {
 }
 
 impl SubmissionQueue {
+    pub(super) fn new() -> SubmissionQueue {
+        SubmissionQueue {
+            push_lock: Mutex::new(()),
+            submitted: AtomicU64::new(0),
+            deque: Deque::new(),
+        }
+    }
+
     /// Takes the oldest job (FIFO), lock-free.
     pub(super) fn take(&self) -> Option<JobRef> {
         loop {
@@ -68,7 +78,7 @@ impl SubmissionQueue {
     }
 }
 
-thread_local! {
+crate::sync::thread_local! {
     /// This thread's probe into the submission queues (JDK: `ThreadLocalRandom` probe).
     static PROBE: Cell<u32> = const { Cell::new(0) };
 }

@@ -5,11 +5,11 @@
 use super::idle::Idle;
 use super::wait::Helps;
 use super::worker::Worker;
-use super::worker::{CURRENT, OUTSIDE};
+use super::worker::{outside, CURRENT};
 use super::Registry;
 use crate::build_error::BuildError;
 use crate::panic::{catch, print_error_line, Panic};
-use crate::sync::AtomicBool;
+use crate::sync::{JoinHandle, SpawnBuilder};
 use std::any::Any;
 use std::ffi::OsStr;
 use std::fmt;
@@ -17,7 +17,6 @@ use std::io;
 use std::ptr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 /// Linux's default timer slack would stretch every timed park (DESIGN.md, section 4).
 pub(super) fn set_precise_timer() {
@@ -55,7 +54,7 @@ pub(crate) struct ThreadConfig {
     pub(crate) breadth_first: bool,
 }
 
-thread_local! {
+crate::sync::thread_local! {
     /// The pool whose worker 0 this thread is (`use_current_thread`): kept alive while
     /// `CURRENT` points into it.
     static ADOPTED: std::cell::RefCell<Option<Arc<Registry>>> = const { std::cell::RefCell::new(None) };
@@ -81,7 +80,7 @@ impl Registry {
 
     /// The calling thread stops being this pool's worker (the pool is being dropped).
     pub(crate) fn release_current_thread(&self) {
-        CURRENT.with(|c| c.set(&OUTSIDE));
+        CURRENT.with(|c| c.set(outside()));
         ADOPTED.with(|a| a.borrow_mut().take());
     }
 }
@@ -119,7 +118,7 @@ impl Registry {
             unsafe { worker.execute(job) };
         }
         self.run_thread_handler(index, ThreadEvent::Exit);
-        CURRENT.with(|c| c.set(&OUTSIDE));
+        CURRENT.with(|c| c.set(outside()));
         // A stand-in of this index in the middle of a task (its `blocking` returned) gets
         // the index, now or when it claims it, and drains what it leaves.
         self.leave_index(worker);
@@ -341,7 +340,8 @@ pub(super) fn threads_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> 
 /// Reports an unusable `FORKJOIN_NUM_THREADS`, on the first call only.
 #[cold]
 fn warn_threads_var(value: &OsStr, threads: usize) {
-    static WARNED: AtomicBool = AtomicBool::new(false);
+    // std's, also under loom (a `static`): it only picks the call that prints.
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     // Relaxed: only decides which call prints; nothing else is published through it.
     if !WARNED.swap(true, Relaxed) {
         print_error_line(format_args!(
@@ -484,7 +484,7 @@ impl ThreadSpawn for DefaultSpawn {
             Some(name) => name.to_owned(),
             None => format!("forkjoin-{}", thread.index),
         };
-        std::thread::Builder::new()
+        SpawnBuilder::new()
             .name(name)
             .stack_size(thread.stack_size().unwrap_or(thread.default_stack))
             .spawn(move || thread.run())
@@ -508,5 +508,59 @@ impl<F: FnMut(ThreadBuilder) -> io::Result<()>> private::Sealed for CustomSpawn<
 impl<F: FnMut(ThreadBuilder) -> io::Result<()>> ThreadSpawn for CustomSpawn<F> {
     fn spawn(&mut self, thread: ThreadBuilder) -> io::Result<Option<JoinHandle<()>>> {
         (self.0)(thread).map(|()| None)
+    }
+}
+
+/// A pool of `threads` workers for a loom model, started as `PoolBuilder::build` starts one,
+/// with `DefaultSpawn` (`use_current_thread`: the calling thread is worker 0; `caller_runs`:
+/// `Registry::caller_runs`); its stop, as
+/// the pool's drop, with its threads joined; and a thread with a worker's stack to run a
+/// model's body on (loom gives the model's own thread 32 KiB).
+#[cfg(all(test, loom))]
+pub(super) mod model_pool {
+    use super::{DefaultSpawn, Registry, Start, ThreadConfig};
+    use crate::sync::{JoinHandle, SpawnBuilder};
+    use std::sync::Arc;
+
+    /// The workers' stacks: loom takes the size in words, so 1 MiB.
+    const STACK_WORDS: usize = 1 << 17;
+
+    pub(crate) fn start(
+        threads: usize,
+        use_current_thread: bool,
+        caller_runs: Option<usize>,
+    ) -> (Arc<Registry>, Vec<JoinHandle<()>>) {
+        let start = Start {
+            threads,
+            caller_runs,
+            config: ThreadConfig {
+                stack_size: STACK_WORDS,
+                ..ThreadConfig::default()
+            },
+            max_blocking: 0,
+            thread_name: None,
+            stack_size_chosen: false,
+            use_current_thread,
+        };
+        match Registry::start(start, &mut DefaultSpawn) {
+            (registry, handles, None) => (registry, handles),
+            (_, _, Some(error)) => panic!("a model's pool did not start: {error}"),
+        }
+    }
+
+    pub(crate) fn stop(registry: Arc<Registry>, handles: Vec<JoinHandle<()>>) {
+        registry.shut_down();
+        for handle in handles {
+            handle.join().expect("a worker of a model's pool panicked");
+        }
+    }
+
+    pub(crate) fn on_large_stack(body: impl FnOnce() + Send + 'static) {
+        SpawnBuilder::new()
+            .stack_size(STACK_WORDS)
+            .spawn(body)
+            .expect("loom starts a thread")
+            .join()
+            .expect("a model's body panicked");
     }
 }

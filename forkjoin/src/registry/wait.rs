@@ -376,3 +376,81 @@ impl Worker {
         None
     }
 }
+
+/// Model checks of the real isolated wait on a real pool (`thread::model_pool`): run with
+/// `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib loom_tests`. A waiter left parked is
+/// a deadlock to loom.
+#[cfg(all(test, loom))]
+mod loom_tests {
+    use super::super::isolation::WaiterSlot;
+    use super::super::thread::model_pool;
+    use super::super::worker::Worker;
+    use super::super::CrossLatch;
+    use crate::latch::Latch;
+    use crate::sync::{model_of_pool, Condvar, Mutex};
+    use std::sync::Arc;
+
+    /// What the waiter and the thief share.
+    struct Shared {
+        /// What the waiter waits for, set by the thief.
+        latch: CrossLatch,
+        /// The index of the worker that ran the region's job, plus one (0: not run yet).
+        ran_on: Mutex<usize>,
+        /// The thief's wait for the region's job.
+        ran: Condvar,
+    }
+
+    /// Worker 0 (a thread of the model, adopted as `use_current_thread` adopts it) pushes a job
+    /// it may not run (of the region outside its wait) and waits in isolation in a region of
+    /// its own. Worker 1 steals the job, which pushes a job of the waiter's region and blocks
+    /// until it has run, then sets the waiter's latch. Only the waiter can run the region's
+    /// job: the push must wake it if it parked, and the latch must wake it again.
+    #[test]
+    fn an_isolated_waiter_runs_its_regions_job_pushed_by_a_blocked_thief_and_returns() {
+        // One preemption: two take minutes.
+        model_of_pool(1, || {
+            model_pool::on_large_stack(a_waiter_and_a_blocked_thief)
+        });
+    }
+
+    fn a_waiter_and_a_blocked_thief() {
+        let (registry, handles) = model_pool::start(2, true, None);
+        let waiter = Worker::current_of(&registry).expect("this thread is worker 0");
+        let shared = Arc::new(Shared {
+            latch: CrossLatch::new(Arc::clone(&registry), waiter.index),
+            ran_on: Mutex::new(0),
+            ran: Condvar::new(),
+        });
+        let region = waiter.new_region();
+        let stolen = Arc::clone(&shared);
+        let job = Worker::heap_job(move |thief| {
+            let ran = Arc::clone(&stolen);
+            let region_job = Worker::heap_job(move |worker| {
+                *ran.ran_on.lock().unwrap() = worker.index + 1;
+                ran.ran.notify_all();
+            });
+            // SAFETY: a job runs on its worker's thread.
+            unsafe { thief.push_in(region_job, region, WaiterSlot::worker(0)) };
+            let mut ran_on = stolen.ran_on.lock().unwrap();
+            while *ran_on == 0 {
+                ran_on = stolen.ran.wait(ran_on).unwrap();
+            }
+            drop(ran_on);
+            // SAFETY: `stolen` keeps the latch alive through the set.
+            unsafe { CrossLatch::set(&stolen.latch) };
+        });
+        // SAFETY: on worker 0's thread.
+        unsafe { waiter.push_in(job, waiter.current_region(), WaiterSlot::NOBODY) };
+        {
+            let _in = waiter.enter_handed_over(region);
+            waiter.wait_in_region(&|| shared.latch.core.probe(), region, false);
+        }
+        assert_eq!(
+            *shared.ran_on.lock().unwrap(),
+            1,
+            "the waiter ran its region's job"
+        );
+        drop(shared);
+        model_pool::stop(registry, handles);
+    }
+}

@@ -17,9 +17,11 @@ use crate::job::{HeapJob, JobHeader, JobRef};
 use crate::lineage::Lineage;
 use crate::padded::CachePadded;
 use crate::profile_hooks;
-use crate::sync::{AtomicU64, AtomicUsize};
+use crate::sync::AtomicUsize;
 use std::cell::{Cell, UnsafeCell};
 use std::ptr::{self, NonNull};
+// std's, also under loom: statistics counters order nothing (`crate::counter`).
+use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 
@@ -42,14 +44,17 @@ pub(super) enum JobSource {
     Queue(usize),
 }
 
-thread_local! {
+crate::sync::thread_local! {
     /// The join state of the worker this thread is, or `OUTSIDE` (`const`: one load).
-    pub(super) static CURRENT: Cell<*const JoinState> = const { Cell::new(&OUTSIDE) };
+    pub(super) static CURRENT: Cell<*const JoinState> = const { Cell::new(outside()) };
 }
 
-/// The join state of every non-worker thread: its `limit` is `SHARE_REQUEST`, so a join
-/// takes the slow path, which goes to the global pool. Nothing writes it.
-pub(super) static OUTSIDE: JoinState = JoinState::new(0, SHARE_REQUEST);
+crate::sync::static_with_atomics! {
+    /// The join state of every non-worker thread: its `limit` is `SHARE_REQUEST`, so a join
+    /// takes the slow path, which goes to the global pool. Nothing writes it.
+    pub(super) static OUTSIDE: JoinState = JoinState::new(0, SHARE_REQUEST);
+    fn outside;
+}
 
 /// Per-worker counters: written by their worker alone (Relaxed load and store, no RMW), read
 /// by `Pool::stats` as a snapshot; statistics need no ordering.
@@ -113,23 +118,25 @@ pub(crate) struct JoinState {
 unsafe impl Sync for JoinState {}
 
 impl JoinState {
-    /// No frames, the given random seed and bound.
-    const fn new(rng: u64, limit: usize) -> JoinState {
-        JoinState {
-            owner: CachePadded(OwnerState {
-                counts: FrameCounts::new(),
-                inline_joins: AtomicU64::new(0),
-                fresh: Cell::new(false),
-                source: Cell::new(JobSource::Own),
-                rng: Cell::new(rng),
-                running: Cell::new(false),
-                requests: Requests::new(),
-                outside: Cell::new(OutsideCall::new()),
-                blocking: Blocking::new(),
-                regions: Regions::new(),
-                stall: StallWatching::new(),
-            }),
-            limit: CachePadded(AtomicUsize::new(limit)),
+    crate::sync::const_fn! {
+        /// No frames, the given random seed and bound.
+        const fn new(rng: u64, limit: usize) -> JoinState {
+            JoinState {
+                owner: CachePadded(OwnerState {
+                    counts: FrameCounts::new(),
+                    inline_joins: AtomicU64::new(0),
+                    fresh: Cell::new(false),
+                    source: Cell::new(JobSource::Own),
+                    rng: Cell::new(rng),
+                    running: Cell::new(false),
+                    requests: Requests::new(),
+                    outside: Cell::new(OutsideCall::new()),
+                    blocking: Blocking::new(),
+                    regions: Regions::new(),
+                    stall: StallWatching::new(),
+                }),
+                limit: CachePadded(AtomicUsize::new(limit)),
+            }
         }
     }
 
@@ -159,7 +166,7 @@ impl JoinState {
     pub(crate) unsafe fn worker<'a>(this: *const JoinState) -> Option<&'a Worker> {
         // SAFETY: every `JoinState` but `OUTSIDE` is the first field of a `#[repr(C)]`
         // `Worker`, and `CURRENT` holds a pointer derived from the whole worker.
-        (!ptr::eq(this, &OUTSIDE)).then(|| unsafe { &*this.cast::<Worker>() })
+        (!ptr::eq(this, outside())).then(|| unsafe { &*this.cast::<Worker>() })
     }
 }
 
