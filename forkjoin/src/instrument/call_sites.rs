@@ -284,7 +284,12 @@ fn escape(s: &str) -> String {
 
 fn write_at_exit() {
     let written = std::panic::catch_unwind(|| {
-        let file = PROGRAM.get().and_then(|p| p.file.as_ref())?;
+        let program = PROGRAM.get()?;
+        // A program that exits inside a call: the call so far, under its site.
+        crate::profile_hooks::unfinished(|site, acc, wall| {
+            program.add(None, site, acc, Some(Duration::from_nanos(wall)));
+        });
+        let file = program.file.as_ref()?;
         Some(write_call_sites(file).map_err(|e| (file.clone(), e)))
     });
     match written {

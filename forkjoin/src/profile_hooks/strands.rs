@@ -137,6 +137,9 @@ pub struct Acc {
     /// Whether a strand is open: not while the closure waits for a join's or a scope's
     /// parts, nor while a job runs inside it (`detached`).
     open: bool,
+    /// When the closure started (ns since `EPOCH`), for a closure the program exits inside
+    /// (`unfinished`).
+    began: u64,
     /// Total time of the closure's strands (ns).
     pub work: u64,
     /// Its critical path (ns).
@@ -161,6 +164,7 @@ impl Acc {
             offset,
             start: 0,
             open: false,
+            began: 0,
             work: 0,
             span: 0,
             bspan: 0,
@@ -367,13 +371,40 @@ fn measured_in<R>(
     let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));
     // SAFETY: `p` points to `acc` on this stack; until `acc` moves out every access goes
     // through `p` (the thread-local copy serves only joins inside `f`, on this thread).
-    unsafe { (*p).open_strand() };
+    unsafe {
+        (*p).open_strand();
+        (*p).began = (*p).start;
+    }
     let r = f();
     let t = now();
     drop(restore);
     // SAFETY: as above; `f` has returned, and the thread-local no longer holds `p`.
     unsafe { (*p).close_strand(t) };
     (r, acc)
+}
+
+/// At exit from inside a profiled closure (a program that calls `process::exit` inside a
+/// call, which never returns to be counted): gives `record` that closure's site, its totals
+/// with its strand closed now, and how long it ran (ns). Only this thread's innermost
+/// closure is reachable: a call handed to a worker that exits is counted whole, its
+/// caller's few strands before the hand-off are not. Nothing outside a profiled closure.
+pub(crate) fn unfinished(record: impl FnOnce(&'static Location<'static>, &Acc, u64)) {
+    let acc = CURRENT_ACC.with(Cell::get);
+    if acc.is_null() {
+        return;
+    }
+    let t = now();
+    // SAFETY: non-null: the accumulator of the `measured` call below us on this thread,
+    // which the exit will never return to.
+    let acc = unsafe {
+        if (*acc).open {
+            (*acc).close_strand(t);
+        }
+        &*acc
+    };
+    if let Some(site) = acc.site {
+        record(site, acc, t.saturating_sub(acc.began));
+    }
 }
 
 /// The call site of the profiled closure this thread runs: `None` if it runs none, `Some`

@@ -2,7 +2,7 @@
 //! from outside a profiled closure is kept under the caller's line, entries inside it are
 //! part of it, and the file is written at exit.
 
-use crate::common::child::{in_child, run_child};
+use crate::common::child::{in_child, run_child, start_child};
 use crate::instrument::fib;
 use forkjoin::prelude::*;
 use serde_json::Value;
@@ -370,4 +370,55 @@ fn scopes_broadcasts_and_spawns_are_entries_with_timed_tasks() {
             );
         }
     }
+}
+
+/// A program that exits from inside a call (as b3sum does, from its `install`).
+#[test]
+#[ignore = "run by a_call_the_program_exits_inside_is_counted in a process of its own"]
+fn exits_inside_a_call() {
+    if !in_child() {
+        return;
+    }
+    let pool = forkjoin::Pool::new(2).unwrap();
+    println!("\nEXIT {} {}", file!(), line!() + 1);
+    pool.install(|| {
+        assert_eq!(fib(20), 6765);
+        std::process::exit(0)
+    })
+}
+
+#[test]
+fn a_call_the_program_exits_inside_is_counted() {
+    let dir = std::env::temp_dir().join(format!("forkjoin-exit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("profile.json");
+    let out = start_child(
+        module_path!(),
+        "exits_inside_a_call",
+        &[("FORKJOIN_PROFILE", Some(file.to_str().unwrap()))],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|l| Some(l.split_once("EXIT ")?.1.to_string()))
+        .unwrap();
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    // The install, counted once, with the work of fib(20)'s F(21) - 1 joins.
+    let sites = sites(&json);
+    assert_eq!(sites.len(), 1, "{json}");
+    let site = sites[0].1;
+    assert_eq!(
+        format!("{} {}", site["file"].as_str().unwrap(), site["line"]),
+        printed
+    );
+    assert_eq!(
+        (site["calls"].as_u64(), site["joins"].as_u64()),
+        (Some(1), Some(10_945))
+    );
+    let (work, wall) = (
+        site["work_ns"].as_u64().unwrap(),
+        site["wall_ns"].as_u64().unwrap(),
+    );
+    assert!(0 < work && 0 < wall, "{json}");
 }
