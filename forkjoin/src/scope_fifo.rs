@@ -105,7 +105,7 @@ impl fmt::Debug for ScopeFifo<'_> {
 /// `scope_fifo`); otherwise as [`scope`](crate::scope).
 ///
 /// ```
-/// use crate::sync::Mutex;
+/// use std::sync::Mutex;
 /// let order = Mutex::new(Vec::new());
 /// let pool = forkjoin::Pool::new(1).unwrap();
 /// pool.install(|| {
