@@ -175,7 +175,7 @@ miri_job() {
         join::nested_pools_do_not_deadlock pool::bad_input_is_an_error_not_a_panic \
         tasks::a_stream_of_submissions_runs_each_job_once ";" \
         --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std \
-        sort::presorted::tests::merge_rounds_are_exact sort::presorted::tests::nearly_sorted_panic_safe &
+        sort::presorted::tests::merge_rounds_are_exact &
     local runtime=$!
     # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds the
     # whole crate and runs only these): collect in place, owning sources, drains, panics
