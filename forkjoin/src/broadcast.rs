@@ -235,7 +235,7 @@ where
     let region = isolation::new_region();
     // The shares, timed for the caller's profiled closure as a scope's tasks are.
     let timed = profile_hooks::open_tasks();
-    let at = timed.as_ref().map(TimedTasks::spawned);
+    let at = timed.as_ref().map(TimedTasks::opened);
     let op = |ctx: BroadcastContext<'_>| match (&timed, at) {
         (Some(timed), Some(at)) => {
             let mut result = None;

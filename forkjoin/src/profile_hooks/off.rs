@@ -68,6 +68,10 @@ pub(crate) fn open_tasks() -> Option<TimedTasks> {
 }
 
 impl TimedTasks {
+    pub(crate) fn opened(&self) -> SpawnPoint {
+        match *self {}
+    }
+
     pub(crate) fn spawned(&self) -> SpawnPoint {
         match *self {}
     }

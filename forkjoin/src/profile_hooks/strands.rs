@@ -530,6 +530,12 @@ unsafe impl Sync for TimedTasks {}
 unsafe impl Send for TimedTasks {}
 
 impl TimedTasks {
+    /// Where the waiting closure had reached when it opened the tasks: the start of tasks
+    /// it hands out at once (a broadcast's shares), without closing its strand again.
+    pub(crate) fn opened(&self) -> SpawnPoint {
+        self.opened_at
+    }
+
     /// A task is spawned now by this thread: the point on the spawning closure's path it
     /// starts from (a task spawned by a task starts where that one reached).
     pub(crate) fn spawned(&self) -> SpawnPoint {

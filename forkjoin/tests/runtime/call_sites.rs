@@ -6,6 +6,7 @@ use crate::common::child::{in_child, run_child, start_child};
 use crate::instrument::fib;
 use forkjoin::prelude::*;
 use serde_json::Value;
+use std::process::Output;
 
 /// The program profiled: prints the lines of its call sites, then exits, writing the profile.
 #[test]
@@ -47,13 +48,17 @@ fn sites(json: &Value) -> Vec<(u64, &Value)> {
         .collect()
 }
 
-/// Runs the child test `child` with `FORKJOIN_PROFILE` set; returns what it printed after
-/// `marker` on its line (empty if it printed no such line) and the profile it wrote.
-fn run_profiled(child: &str, marker: &str) -> (String, Value) {
+/// How a child runs: `run_child` (it must pass), or `start_child` and a check of its own.
+type Runner = fn(&str, &str, &[(&str, Option<&str>)]) -> Output;
+
+/// Runs the child test `child` with `FORKJOIN_PROFILE` set, by `run`; returns what it
+/// printed after `marker` on its line (empty if it printed no such line) and the profile it
+/// wrote.
+fn run_profiled(child: &str, marker: &str, run: Runner) -> (String, Value) {
     let dir = std::env::temp_dir().join(format!("forkjoin-{child}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("profile.json");
-    let out = run_child(
+    let out = run(
         module_path!(),
         child,
         &[("FORKJOIN_PROFILE", Some(file.to_str().unwrap()))],
@@ -70,7 +75,7 @@ fn run_profiled(child: &str, marker: &str) -> (String, Value) {
 
 #[test]
 fn a_profiled_program_writes_each_call_site_at_exit() {
-    let (printed, json) = run_profiled("profiled_program", "SITES ");
+    let (printed, json) = run_profiled("profiled_program", "SITES ", run_child);
     let (source, lines) = printed.split_once(' ').unwrap();
     let lines: Vec<u64> = lines
         .trim_matches(|c| c == '[' || c == ']')
@@ -194,17 +199,13 @@ fn joins_from_outside() {
     if !in_child() {
         return;
     }
-    let start = std::time::Instant::now();
-    let mut x = 1u64;
-    while start.elapsed() < std::time::Duration::from_millis(30) {
-        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1));
-    }
+    spin(30);
     assert_eq!(fib(18), 2584);
 }
 
 #[test]
 fn a_join_from_outside_is_an_entry_and_the_start_is_serial() {
-    let (_, json) = run_profiled("joins_from_outside", "");
+    let (_, json) = run_profiled("joins_from_outside", "", run_child);
     // One entry, the outermost join, at forkjoin's `join.rs`: fib(18)'s F(19) - 1 joins.
     let sites = sites(&json);
     assert_eq!(sites.len(), 1, "{json}");
@@ -305,7 +306,7 @@ fn tasks_program() {
 
 #[test]
 fn scopes_broadcasts_and_spawns_are_entries_with_timed_tasks() {
-    let (printed, json) = run_profiled("tasks_program", "TASKS ");
+    let (printed, json) = run_profiled("tasks_program", "TASKS ", run_child);
     let printed: Vec<&str> = printed.split(' ').collect();
     let source = printed[0];
     let n: Vec<u64> = printed[1..].iter().map(|x| x.parse().unwrap()).collect();
@@ -389,21 +390,12 @@ fn exits_inside_a_call() {
 
 #[test]
 fn a_call_the_program_exits_inside_is_counted() {
-    let dir = std::env::temp_dir().join(format!("forkjoin-exit-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("profile.json");
-    let out = start_child(
-        module_path!(),
-        "exits_inside_a_call",
-        &[("FORKJOIN_PROFILE", Some(file.to_str().unwrap()))],
-    );
-    assert!(out.status.success(), "{out:?}");
-    let printed = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find_map(|l| Some(l.split_once("EXIT ")?.1.to_string()))
-        .unwrap();
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    // The child ends its process itself, so no test harness says it passed: its status does.
+    let (printed, json) = run_profiled("exits_inside_a_call", "EXIT ", |module, name, env| {
+        let out = start_child(module, name, env);
+        assert!(out.status.success(), "{out:?}");
+        out
+    });
     // The install, counted once, with the work of fib(20)'s F(21) - 1 joins.
     let sites = sites(&json);
     assert_eq!(sites.len(), 1, "{json}");

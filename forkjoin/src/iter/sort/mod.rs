@@ -101,9 +101,9 @@ impl<T> Drop for CopyOnDrop<T> {
 fn is_sorted<T, F: Fn(&T, &T) -> bool>(v: &[T], is_less: &F) -> bool {
     // Sixteen pairs at a time without a branch between them, which simple keys vectorise;
     // a disorder stops the scan at the end of its group.
-    let mut groups = v.windows(17).step_by(16);
-    let whole = groups
-        .by_ref()
+    let whole = v
+        .windows(17)
+        .step_by(16)
         .all(|w| !(0..16).fold(false, |out, k| out | is_less(&w[k + 1], &w[k])));
     let checked = (v.len().saturating_sub(1) / 16) * 16;
     whole && v[checked..].windows(2).all(|w| !is_less(&w[1], &w[0]))
