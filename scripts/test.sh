@@ -288,7 +288,7 @@ beside_tests() {
     beside "the leaf loop against std's loop: instructions (fj loops --instructions, callgrind)" \
         fj leaf-loop-instructions leaf_loop_instructions
 }
-# The leaf loop is std's loop (DESIGN.md, section 8): the fixed cases of `fj loops` and 40
+# The leaf loop is std's loop (DESIGN.md, section 8): the fixed cases of `fj loops` and 24
 # programs of a fixed seed, built as users build (in `target/loops/`), each run on std,
 # forkjoin and rayon under callgrind (valgrind comes with Open MPI's packages). Fails if a
 # program's versions disagree or forkjoin at 1 worker executes far more instructions than

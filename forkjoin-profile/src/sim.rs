@@ -1019,8 +1019,8 @@ mod tests {
         let held_out = [
             ("search tree", shapes::big_search(&mut rng, 2_000)),
             (
-                "200 phases of 512 x 1 us",
-                shapes::phases(&mut rng, 200, 512, 1_000),
+                "50 phases of 512 x 1 us",
+                shapes::phases(&mut rng, 50, 512, 1_000),
             ),
             ("balanced 512 x 1 us", shapes::balanced(512, &mut || 1_000)),
             (
