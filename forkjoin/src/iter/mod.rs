@@ -33,6 +33,7 @@ pub mod plumbing;
 mod adaptors;
 mod collect;
 mod consumers;
+mod leaf;
 pub(crate) mod loops;
 pub(crate) mod sort;
 pub(crate) mod sources;

@@ -4,6 +4,7 @@
 //! run, not one per chunk.
 
 use super::map::{CloneOf, MadeBy, StateSource};
+use crate::iter::leaf::fold_moving;
 use crate::iter::plumbing::{Consumer, Folder, UnindexedConsumer};
 use crate::iter::try_trait::Try;
 use crate::iter::ParallelIterator;
@@ -279,7 +280,7 @@ impl<Acc: Send, In, F: Fn(Acc, In) -> Acc + Sync> FoldStep<Acc, In> for Plain<'_
     #[inline]
     fn step_all<I: Iterator<Item = In>>(self, acc: Acc, iter: I) -> Acc {
         let f = self.0;
-        iter.fold(acc, move |acc, item| f(acc, item))
+        fold_moving(iter, acc, move |acc, item| f(acc, item))
     }
     #[inline]
     fn stopped(_: &Acc) -> bool {

@@ -2,6 +2,7 @@
 //! as it is cut, not collected (the chunk producer is `chunks`'s).
 
 use super::chunks::{with_chunk_producer, ChunkOp};
+use crate::iter::leaf::fold_moving;
 use crate::iter::plumbing::{bridge, Consumer, ProducerCallback, UnindexedConsumer};
 use crate::iter::{IndexedParallelIterator, ParallelIterator};
 use std::fmt;
@@ -93,7 +94,7 @@ where
     type Out = U;
     #[inline]
     fn apply<It: Iterator<Item = T>>(&self, chunk: It) -> U {
-        chunk.fold((self.identity)(), self.fold_op)
+        fold_moving(chunk, (self.identity)(), self.fold_op)
     }
 }
 
@@ -122,7 +123,7 @@ where
     type Out = U;
     #[inline]
     fn apply<It: Iterator<Item = T>>(&self, chunk: It) -> U {
-        chunk.fold(self.item.clone(), self.fold_op)
+        fold_moving(chunk, self.item.clone(), self.fold_op)
     }
 }
 

@@ -5,6 +5,7 @@
 //! associative. The `try_` forms share a flag: once any piece meets a failure, every piece
 //! stops at its next item.
 
+use crate::iter::leaf::fold_moving;
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
 use crate::iter::try_trait::Try;
 use crate::iter::ParallelIterator;
@@ -150,7 +151,7 @@ where
     }
     #[inline]
     fn add_all<I: Iterator<Item = T>>(self, acc: T, iter: I) -> T {
-        iter.fold(acc, self.op)
+        fold_moving(iter, acc, self.op)
     }
     #[inline]
     fn finish(self, acc: T) -> T {
@@ -191,7 +192,7 @@ where
             Some(a) => a,
             None => iter.next()?,
         };
-        Some(iter.fold(first, self.op))
+        Some(fold_moving(iter, first, self.op))
     }
     #[inline]
     fn finish(self, acc: Option<T>) -> Option<T> {
