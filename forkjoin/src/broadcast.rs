@@ -9,7 +9,7 @@ use crate::profile_hooks::{self, TimedTasks};
 use crate::program_profile::call_site;
 use crate::registry::isolation::{self, WaiterSlot};
 use crate::registry::CrossLatch;
-use crate::registry::{global_registry, Registry, Worker};
+use crate::registry::{Registry, Worker};
 use crate::sync::fence;
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -71,15 +71,7 @@ where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,
     R: Send,
 {
-    crate::program_profile::entry(|| {
-        let current = Worker::current();
-        if current.is_null() {
-            return broadcast_in(global_registry(), op);
-        }
-        // SAFETY: this thread's worker, live while the thread runs it.
-        let worker = unsafe { &*current };
-        broadcast_in(worker.registry(), op)
-    })
+    crate::program_profile::entry(|| broadcast_in(Registry::current(), op))
 }
 
 /// [`broadcast`] without waiting (rayon's `spawn_broadcast`), on the current pool or the
@@ -89,13 +81,7 @@ pub fn spawn_broadcast<OP>(op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync + 'static,
 {
-    let current = Worker::current();
-    if current.is_null() {
-        spawn_broadcast_in(global_registry(), op);
-    } else {
-        // SAFETY: this thread's worker, live while the thread runs it.
-        spawn_broadcast_in(unsafe { (*current).registry() }, op);
-    }
+    spawn_broadcast_in(Registry::current(), op);
 }
 
 /// `spawn_broadcast` in `registry`'s pool.
@@ -136,7 +122,13 @@ where
             })
         }));
     }
-    // The waker's half of the Dekker pattern, as in `run_broadcast`.
+    wake_for_shares(registry);
+}
+
+/// Shares were put in every inbox: the waker's half of the Dekker pattern (DESIGN.md,
+/// section 6) for every slot at once, against a parking runner's fence and look at its inbox
+/// (`Registry::has_work_for`); a slot whose thread blocks without a spare gets one.
+fn wake_for_shares(registry: &Registry) {
     fence(SeqCst);
     for index in 0..registry.num_threads() {
         registry.idle.published_for(index);
@@ -231,7 +223,6 @@ where
     R: Send,
 {
     let n = registry.num_threads();
-    let current = Worker::current();
     let region = isolation::new_region();
     // The shares, timed for the caller's profiled closure as a scope's tasks are.
     let timed = profile_hooks::open_tasks();
@@ -257,23 +248,18 @@ where
             wait();
         }
     };
-    if current.is_null() {
+    let Some(worker) = Worker::current_ref() else {
         let latch = CountLatch::new(n, OutsideLatch::new());
         return run_broadcast(registry, &op, &latch, (region, WaiterSlot::NOBODY), || {
             waited(&|| latch.inner.wait())
         });
-    }
-    // SAFETY: this thread's worker, live while the thread runs it.
-    let worker = unsafe { &*current };
+    };
     // The waiter's own pool, kept alive by the latch until the last share has woken it.
     let latch = CountLatch::new(n, CrossLatch::new(worker.registry_arc(), worker.index));
     // It runs its own share, what it pushes and what the shares push, wherever it comes back.
     let own_pool = std::ptr::eq(worker.registry(), registry);
-    let waiter = if own_pool {
-        WaiterSlot::worker(worker.index)
-    } else {
-        WaiterSlot::NOBODY
-    };
+    let waiter = own_pool.then_some(WaiterSlot::worker(worker.index));
+    let waiter = waiter.unwrap_or(WaiterSlot::NOBODY);
     let _in = worker.enter_handed_over(region);
     run_broadcast(registry, &op, &latch, (region, waiter), || {
         waited(&|| worker.wait_in_region(&|| latch.inner.core.probe(), region, !own_pool))
@@ -301,14 +287,7 @@ where
     for (worker, job) in registry.workers[..n].iter().zip(&jobs) {
         worker.inbox.push(job.job_ref());
     }
-    // The waker's half of the Dekker pattern (DESIGN.md, section 6) for every slot at once:
-    // a parking runner fences, then looks at its inbox (`Registry::has_work_for`).
-    fence(SeqCst);
-    for index in 0..n {
-        registry.idle.published_for(index);
-    }
-    // A slot whose thread is inside `blocking` without a spare gets one for its share.
-    registry.stand_in_for_waiting();
+    wake_for_shares(registry);
     wait();
     jobs.into_iter().map(BroadcastJob::into_result).collect()
 }

@@ -19,14 +19,10 @@ pub(crate) struct FrameCounts {
 pub(crate) struct FramesLock(AtomicBool);
 
 impl FramesLock {
-    #[cfg(not(loom))]
-    pub(crate) const fn new() -> FramesLock {
-        FramesLock(AtomicBool::new(false))
-    }
-
-    #[cfg(loom)]
-    pub(crate) fn new() -> FramesLock {
-        FramesLock(AtomicBool::new(false))
+    crate::sync::const_fn! {
+        pub(crate) const fn new() -> FramesLock {
+            FramesLock(AtomicBool::new(false))
+        }
     }
 
     fn try_lock(&self) -> bool {
@@ -58,21 +54,13 @@ impl FramesLock {
 }
 
 impl FrameCounts {
-    #[cfg(not(loom))]
-    pub(crate) const fn new() -> FrameCounts {
-        FrameCounts {
-            len: AtomicUsize::new(0),
-            shared: AtomicUsize::new(0),
-            by_owner: AtomicUsize::new(0),
-        }
-    }
-
-    #[cfg(loom)]
-    pub(crate) fn new() -> FrameCounts {
-        FrameCounts {
-            len: AtomicUsize::new(0),
-            shared: AtomicUsize::new(0),
-            by_owner: AtomicUsize::new(0),
+    crate::sync::const_fn! {
+        pub(crate) const fn new() -> FrameCounts {
+            FrameCounts {
+                len: AtomicUsize::new(0),
+                shared: AtomicUsize::new(0),
+                by_owner: AtomicUsize::new(0),
+            }
         }
     }
 

@@ -1,21 +1,8 @@
-//! `join`: fork two closures, potentially in parallel (FJTask's `coInvoke`).
-//!
-//! The seed design pushes the second closure onto the deque at every fork, so that a thief
-//! can take it. That push, and the pop with its SeqCst fence that takes it back, is most of
-//! the cost of a fork in rayon (DESIGN.md, section 2), and in a well-balanced run almost every
-//! forked task is taken back by its owner. Following the work-first principle (Cilk) and
-//! lazy task creation (Mohr, Kranz and Halstead 1991; the heartbeat scheduling of Acar,
-//! Charguéraud and Rainey, PLDI 2018), a join here only records the second closure in a
-//! frame on the worker's own stack and pushes a pointer to it onto an array only this worker
-//! touches: a few plain stores, no atomic read-modify-write, no fence. The frame becomes
-//! stealable ("promoted": pushed onto the Chase-Lev deque) only when the worker sees its
-//! heartbeat flag at a join and some worker is idle; then the *oldest* private frame is
-//! promoted, which is the largest piece of work, exactly what a FIFO steal would take.
-//!
-//! On return from the first closure the worker pops its frame: if it was never promoted, it
-//! calls the second closure inline. If it was, it pops the deque: the frame is either still
-//! there (run it inline) or stolen, and then the worker helps (`Worker::wait_until`) until
-//! the thief sets the frame's latch.
+//! `join`: fork two closures, potentially in parallel (FJTask's `coInvoke`). Instead of
+//! pushing the second closure onto the deque at every fork, as rayon does, a join records it
+//! in a frame on the worker's stack with a few plain stores (lazy task creation; the
+//! heartbeat scheduling of Acar, Charguéraud and Rainey), and the oldest private frame is
+//! promoted onto the deque only when an idle worker asks: DESIGN.md, sections 2 and 4.
 
 use crate::job::FrameHead;
 use crate::job::{JobHeader, JobRef};
@@ -116,10 +103,8 @@ fn thread_tag() -> usize {
 }
 
 /// A join of small closures, never inlined: for a recursive caller such as fib it is then
-/// the recursive function, with the caller's body inlined into it and the caller's base
-/// case tested before each call, so a leaf costs no call. Left to the inliner (`#[inline]`),
-/// this happened in the workspace's build (one codegen unit, LTO) but not in a user's crate
-/// with cargo's default release profile (docs/measurements.md has the figures).
+/// the recursive function, the caller's base case tested before each call, so a leaf costs
+/// no call; the inliner did this only with LTO (docs/measurements.md has the figures).
 #[inline(never)]
 fn join_small<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -153,12 +138,9 @@ where
 /// into a frame and to keep anywhere: their joins take the path of `join_on`, all inline.
 const SMALL_CLOSURES: usize = 32;
 
-/// How many fewer private frames a join of large closures records than `PRIVATE_FRAMES`.
-/// Recording a frame moves the second closure into memory and back, which for large
-/// closures costs about as much as a small task itself (Lea's Integrate: six `f64` per
-/// closure); and every recorded join of a subtree runs out of line. Six frames are left:
-/// six promotions before a worker must record deeper joins, each of them the largest piece
-/// still private.
+/// How many fewer private frames a join of large closures records than `PRIVATE_FRAMES`:
+/// recording moves the second closure into memory and back, for large closures about the
+/// cost of a small task (Lea's Integrate: six `f64` per closure). Six are left.
 const LARGE_FRAMES_FEWER: usize = PRIVATE_FRAMES - 6;
 
 /// A join of large closures: the deep case (two plain calls) inline, with nothing built in
@@ -221,13 +203,9 @@ where
     })
 }
 
-/// The fast path. A join records a frame only while the worker has fewer than
-/// `PRIVATE_FRAMES` private frames: those are the outermost joins on its stack, the ones a
-/// promotion would share. Deeper joins (almost all of them in a divide-and-conquer tree)
-/// are two plain calls. One load and compare against the worker's `limit` decides; a
-/// pending heartbeat sets `limit` to `SHARE_REQUEST`, above every index, and the first join
-/// that would record a frame takes the slow path instead. A thread outside any pool has
-/// `OUTSIDE`'s `SHARE_REQUEST` and takes the same branch.
+/// The fast path: one load and compare against `limit` decides between recording a frame,
+/// a plain join and, at `SHARE_REQUEST` (a heartbeat, or a thread outside any pool), the
+/// slow path (DESIGN.md, section 2, steps 1 and 2).
 ///
 /// # Safety
 /// `state` is the current thread's join state.
@@ -261,16 +239,9 @@ where
 }
 
 /// Two plain calls, with the panic semantics of a join: if `a` panics, `b` still runs
-/// (its own panic is dropped) and `a`'s panic continues.
-///
-/// The guard owns `b`, and only its drop, which runs on unwinding alone, hands `b` to an
-/// out-of-line call: so `b`'s captures can stay in registers across `a` (a guard holding
-/// `b` by reference put it in memory, and LLVM copied it back with 16-byte loads of
-/// 8-byte stores, which store-to-load forwarding cannot serve). And `b` is called before
-/// `a`'s result is touched: a multi-word result moved into the returned pair right after
-/// `a` returned was read with a wide load from the callee's narrow stores, still in the
-/// store buffer, a forwarding stall on every join (`catch_unwind`, which moves its result
-/// out of a union, did the same).
+/// (its own panic is dropped) and `a`'s panic continues. The guard owns `b` by value and
+/// `b` runs before `a`'s result is touched, so no store-forwarding stall (DESIGN.md,
+/// section 2, "Panics"; a guard by reference, or `catch_unwind`, caused one).
 #[inline(always)]
 fn join_plain<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where
@@ -528,10 +499,9 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     }
 }
 
-/// The shared frame `head` (at `idx`) after `a` returned: takes it back if it is still in the
-/// deque (or the claim backed off) and returns `true`, its closure to be run by the caller;
-/// else helps until the thief has set its latch and returns `false`. Not generic: every
-/// join shares it (DESIGN.md, section 2, "Generic code kept small").
+/// The shared frame `head` (at `idx`) after `a` returned: `true` if taken back (the caller
+/// runs its closure), else `false` once the thief has set its latch, having helped. Not
+/// generic (DESIGN.md, section 2, "Generic code kept small").
 ///
 /// # Safety
 /// As for `JoinFrame::complete_shared`; `head` is the frame's head, its first field.
@@ -576,20 +546,16 @@ unsafe fn wait_for_shared(worker: &Worker, idx: usize, head: &FrameHead) -> bool
                 }
             }
         }
-        // Stolen and finished: the thief is probably looking for work this very moment,
-        // before it has even counted itself idle or asked. Share our next join as if we
-        // had just started a job, so that the next region of a loop of regions (Jacobi)
-        // does not start private, its top half kept until the thief's request reaches a
-        // join, after a whole leaf (see DESIGN.md, section 4).
+        // Stolen and finished: the thief is looking for work now (DESIGN.md, section 4,
+        // "Region starts").
         worker.share_next_join();
         false
     }
 }
 
-/// Runs only if `a` unwinds: `b` must still run (or be waited for, if a thief has it)
-/// before the frame on this stack goes away. `b`'s own panic, if any, is dropped; `a`'s
-/// continues. It carries nothing, so the fast path stores nothing for it: younger joins have
-/// completed (their own guards ran first), so our frame is the youngest on the worker.
+/// Runs only if `a` unwinds: `b` must still run (or be waited for) before the frame goes;
+/// `b`'s panic is dropped. It carries nothing: younger joins have completed (their guards
+/// ran first), so our frame is the youngest on the worker.
 struct UnwindGuard<B: FnOnce() -> RB + Send, RB: Send>(PhantomData<fn(B) -> RB>);
 
 impl<B: FnOnce() -> RB + Send, RB: Send> Drop for UnwindGuard<B, RB> {

@@ -54,13 +54,6 @@ impl CoreLatch {
 mod outside;
 pub(crate) use outside::{spin_until, OutsideLatch};
 
-impl Latch for OutsideLatch {
-    unsafe fn set(this: *const Self) {
-        // SAFETY: `this` is live until the call (our contract), as `set_raw` needs.
-        unsafe { OutsideLatch::set_raw(this) }
-    }
-}
-
 /// Set by the last of `count` sets (a broadcast's shares), which sets `inner`: an
 /// `OutsideLatch` for a thread outside any pool, a `CrossLatch` for a worker.
 pub(crate) struct CountLatch<L> {

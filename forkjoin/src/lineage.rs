@@ -14,11 +14,9 @@ pub(crate) const MAX_LINKS: usize = 32;
 /// Reads of a lineage being written before it is passed over (less help, never wrong).
 const READ_ATTEMPTS: usize = 4;
 
-/// A region's id where a region may be absent: as a parent, `None` for a region that starts
-/// a tree of its own (a task, a broadcast, a call from outside) or is entered outside any.
-/// Never 0, the id of no region (`NEXT_REGIONS` in `registry/isolation.rs`), so that an
-/// `Option` of it is one word, as a join frame keeps one. Elsewhere a region is its `usize`
-/// id, the tag of its jobs.
+/// A region's id where a region may be absent (a parent: `None` for a tree's root). Never 0,
+/// the id of no region, so that an `Option` of it is one word; elsewhere a region is its
+/// `usize` id, the tag of its jobs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RegionId(NonZeroUsize);
 

@@ -97,13 +97,9 @@ pub fn in_place_scope<'scope, OP, R>(op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    entry(|| {
-        let current = Worker::current();
-        if current.is_null() {
-            return in_place_scope_in(registry::global_registry(), op);
-        }
-        // SAFETY: this thread's worker, live while the thread runs it.
-        scope_on(unsafe { &*current }, op)
+    entry(|| match Worker::current_ref() {
+        Some(worker) => scope_on(worker, op),
+        None => in_place_scope_in(registry::global_registry(), op),
     })
 }
 
@@ -116,13 +112,7 @@ where
     if let Some(worker) = Worker::current_of(registry) {
         return scope_on(worker, op);
     }
-    let current = Worker::current();
-    let owner = if current.is_null() {
-        Owner::Outside
-    } else {
-        // SAFETY: this thread's worker, live while the thread runs it.
-        Owner::Cross(unsafe { &*current })
-    };
+    let owner = Worker::current_ref().map_or(Owner::Outside, Owner::Cross);
     complete(registry, owner, op)
 }
 
@@ -166,7 +156,7 @@ fn run_body<'scope, OP, R>(scope: &Scope<'scope>, op: OP) -> Result<R, ()>
 where
     OP: FnOnce(&Scope<'scope>) -> R,
 {
-    catch(|| op(scope)).map_err(|p| scope.record_panic(p))
+    catch(|| op(scope)).map_err(|p| scope.panic.record(p))
 }
 
 /// How the owner waits, and so how the last task wakes it; the rare kinds are boxed.
@@ -316,22 +306,18 @@ impl<'scope> Scope<'scope> {
         // SAFETY: the scope outlives its tasks (it waits for `pending` to reach zero).
         let registry = unsafe { &*self.registry };
         // The job holds only the scope's pointer (DESIGN.md, section 5, "The stack under a wait").
-        registry::spawn_job_in(
-            registry,
-            self.region,
-            self.waiter(),
-            move |worker: &Worker| {
-                let scope = scope;
-                // SAFETY: the scope waits for this task before it goes away.
-                let s = unsafe { &*scope.0 };
-                let left = s.enter_task(worker);
-                if let Err(p) = catch(|| s.run_task(at, || body(s))) {
-                    s.record_panic(p);
-                }
-                // SAFETY: as above, on the scope's pool; the region entered is the innermost.
-                unsafe { Scope::end_task(scope.0, worker, &left) };
-            },
-        );
+        let job = Worker::heap_job(move |worker: &Worker| {
+            let scope = scope;
+            // SAFETY: the scope waits for this task before it goes away.
+            let s = unsafe { &*scope.0 };
+            let left = s.enter_task(worker);
+            if let Err(p) = catch(|| s.run_task(at, || body(s))) {
+                s.panic.record(p);
+            }
+            // SAFETY: as above, on the scope's pool; the region entered is the innermost.
+            unsafe { Scope::end_task(scope.0, worker, &left) };
+        });
+        registry::submit_job_in(registry, job, self.region, self.waiter());
     }
 
     /// Enters the scope's region for a task on `worker`, so its owner may take what the task
@@ -386,15 +372,11 @@ impl<'scope> Scope<'scope> {
             // SAFETY: the scope waits for every share before it goes away.
             let s = unsafe { &*scope.0 };
             if let Err(p) = catch(|| s.run_task(at, || body(s, ctx))) {
-                s.record_panic(p);
+                s.panic.record(p);
             }
             // SAFETY: as in `spawn`: the share runs on a worker of the scope's pool.
             unsafe { Scope::task_done(scope.0) };
         });
-    }
-
-    fn record_panic(&self, p: Panic) {
-        self.panic.record(p);
     }
 
     /// One task (or the scope's closure) finished.

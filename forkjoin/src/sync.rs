@@ -34,6 +34,12 @@ pub(crate) use std::time::Instant;
 #[cfg(loom)]
 pub(crate) use still_time::Instant;
 
+/// Locks `m`, poisoned or not: nothing panics while the runtime holds a lock, but a poisoned
+/// lock must not stop a pool.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Under loom time stands still (as `crate::clock::now`): a model explores orders, not
 /// durations, and each of its runs must take the branches the one before took.
 #[cfg(loom)]

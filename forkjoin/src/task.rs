@@ -1,16 +1,8 @@
 //! `Task`: the handle of a job submitted with `Pool::submit` (the JDK pool's external
 //! submission): job and result in one allocation; joining a finished task takes no lock.
-//! A `Task` is also a `Future`; `wake_state` says who owns the waker cell:
-//!
-//! ```text
-//!   EMPTY ──poll──▶ REGISTERING ──poll──▶ WAITING ──job──▶ TAKEN (final)
-//!                        ▲                   │
-//!                        └───────poll────────┘
-//! ```
-//!
-//! The poll (`Shared::register`) stores WAITING, fences and rereads `done`; the job
-//! (`Shared::wake`) stores `done`, fences and wakes only on WAITING: Dekker, so no wake-up is
-//! lost (DESIGN.md, section 7). A task nobody polls pays one relaxed load.
+//! A `Task` is also a `Future`: `wake_state` (EMPTY, then REGISTERING and WAITING by turns
+//! as polls come, TAKEN once the job took the waker) says who owns the waker cell, and poll
+//! and job follow the Dekker pattern (DESIGN.md, section 7). Unpolled, it costs one load.
 
 use crate::job::{JobHeader, JobRef};
 use crate::panic::{catch, Panic};
@@ -124,9 +116,7 @@ impl<T> Shared<T> {
             }
         }
     }
-}
 
-impl<T> Shared<T> {
     /// Not done, nobody waiting; `registry` is the pool's identity, `region` the task's.
     fn new(registry: usize, region: usize) -> Self {
         Shared {
@@ -310,10 +300,7 @@ impl<T> Task<T> {
     pub fn join(self) -> Result<T, Panic> {
         let shared = self.handle.shared();
         if !self.is_done() {
-            let current = Worker::current();
-            // SAFETY: this thread's worker, if any.
-            let worker = (!current.is_null()).then(|| unsafe { &*current });
-            match worker {
+            match Worker::current_ref() {
                 Some(w) if w.registry() as *const Registry as usize == shared.registry => {
                     // Not started: run it here, wherever its job lies.
                     if self.handle.run_if_unclaimed(w) {

@@ -32,7 +32,7 @@ pub enum Yield {
 /// assert_eq!(forkjoin::yield_now(), None);
 /// ```
 pub fn yield_now() -> Option<Yield> {
-    let worker = current()?;
+    let worker = Worker::current_ref()?;
     worker.share_private_frames();
     Some(run(worker, worker.find_work(None)))
 }
@@ -40,18 +40,12 @@ pub fn yield_now() -> Option<Yield> {
 /// Runs one job from this worker's own deque, if there is one (no stealing): the newest
 /// second closure of its pending joins first, as in rayon. `None` outside any pool.
 pub fn yield_local() -> Option<Yield> {
-    let worker = current()?;
+    let worker = Worker::current_ref()?;
     worker.share_private_frames();
     worker.reclaim_index();
     // SAFETY: `pop` on the worker's own thread.
     let job = unsafe { worker.deque.pop() }.map(JobRef);
     Some(run(worker, job))
-}
-
-fn current() -> Option<&'static Worker> {
-    let w = Worker::current();
-    // SAFETY: this thread's worker, live while the thread runs it; the reference stays here.
-    (!w.is_null()).then(|| unsafe { &*w })
 }
 
 fn run(worker: &Worker, job: Option<JobRef>) -> Yield {

@@ -4,6 +4,7 @@
 //! and `WOKEN` (the setter has woken the parked waiter and is done with the latch): a parked
 //! waiter returns only on `WOKEN`, since the setter reads the thread handle in the latch.
 
+use super::Latch;
 use crate::sync::{current_thread, park, yield_now, AtomicUsize, Thread};
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
 
@@ -14,7 +15,6 @@ const WOKEN: usize = 3;
 
 /// How long the waiter spins before it parks: a call up to about this long comes back
 /// without a wake-up (docs/measurements.md, section 7).
-#[cfg(not(loom))]
 const SPIN: std::time::Duration = std::time::Duration::from_micros(20);
 /// Rounds of 64 `spin_loop`s before the waiter starts yielding between looks.
 #[cfg(not(loom))]
@@ -73,7 +73,7 @@ impl OutsideLatch {
 
     /// Waits until the latch is set: spins up to `SPIN`, then parks.
     pub(crate) fn wait(&self) {
-        if self.spin() {
+        if spin_until(SPIN, || self.is_set()) {
             return;
         }
         // Acquire on both outcomes: a failed exchange saw `SET` (the job's writes, as in
@@ -103,25 +103,12 @@ impl OutsideLatch {
             }
         }
     }
+}
 
-    /// Spins until the latch is set or `SPIN` has passed; whether it was set.
-    #[cfg(not(loom))]
-    fn spin(&self) -> bool {
-        spin_until(SPIN, || self.is_set())
-    }
-
-    /// Under loom one look: the model explores both outcomes of the race with the setter.
-    #[cfg(loom)]
-    fn spin(&self) -> bool {
-        self.is_set()
-    }
-
-    /// Sets the latch and wakes the waiter if it parked.
-    ///
-    /// # Safety
-    /// `this` is live until the call; the waiter may free it once the latch is set and, if
-    /// it parked, marked `WOKEN`.
-    pub(crate) unsafe fn set_raw(this: *const Self) {
+impl Latch for OutsideLatch {
+    /// Sets the latch and wakes the waiter if it parked; the waiter may free it once the
+    /// latch is set and, if it parked, marked `WOKEN`.
+    unsafe fn set(this: *const Self) {
         // SAFETY: `this` is live until the swap below makes the latch set; if the waiter
         // parked, it waits for `WOKEN`, so `thread` is still live until that store.
         unsafe {
@@ -141,7 +128,7 @@ impl OutsideLatch {
 /// deadlock to loom, a result read before the setter's write a data race.
 #[cfg(all(test, loom))]
 mod loom_tests {
-    use super::OutsideLatch;
+    use super::{Latch, OutsideLatch};
     use crate::sync::model;
     use loom::cell::UnsafeCell;
     use loom::sync::Arc;
@@ -166,7 +153,7 @@ mod loom_tests {
                     // SAFETY: only this thread writes, before the set; the waiter reads after.
                     job.result.with_mut(|r| unsafe { *r = 42 });
                     // SAFETY: `job` is live (this thread holds an Arc).
-                    unsafe { OutsideLatch::set_raw(&job.latch) };
+                    unsafe { OutsideLatch::set(&job.latch) };
                 })
             };
             job.latch.wait();

@@ -31,6 +31,12 @@ const MIN_STACK: usize = 64 * 1024;
 /// ```
 #[must_use]
 pub struct PoolBuilder<S = DefaultSpawn> {
+    settings: Settings,
+    spawn: S,
+}
+
+/// Everything but how the threads start, which `spawn_handler` replaces.
+struct Settings {
     threads: Option<usize>,
     pin_threads: bool,
     thread_name: Option<Box<dyn FnMut(usize) -> String>>,
@@ -42,7 +48,6 @@ pub struct PoolBuilder<S = DefaultSpawn> {
     use_current_thread: bool,
     caller_runs: bool,
     breadth_first: bool,
-    spawn: S,
 }
 
 impl PoolBuilder {
@@ -50,17 +55,19 @@ impl PoolBuilder {
     /// [`Pool::builder`].
     pub fn new() -> PoolBuilder {
         PoolBuilder {
-            threads: None,
-            pin_threads: false,
-            thread_name: None,
-            stack_size: None,
-            max_blocking: DEFAULT_MAX_BLOCKING,
-            start_handler: None,
-            exit_handler: None,
-            panic_handler: None,
-            use_current_thread: false,
-            caller_runs: false,
-            breadth_first: false,
+            settings: Settings {
+                threads: None,
+                pin_threads: false,
+                thread_name: None,
+                stack_size: None,
+                max_blocking: DEFAULT_MAX_BLOCKING,
+                start_handler: None,
+                exit_handler: None,
+                panic_handler: None,
+                use_current_thread: false,
+                caller_runs: false,
+                breadth_first: false,
+            },
             spawn: DefaultSpawn,
         }
     }
@@ -112,7 +119,7 @@ impl<S> PoolBuilder<S> {
     /// Number of worker threads, 0 meaning the default (rayon's `num_threads`): see
     /// [`threads`](Self::threads).
     pub fn num_threads(mut self, threads: usize) -> Self {
-        self.threads = (threads > 0).then_some(threads);
+        self.settings.threads = (threads > 0).then_some(threads);
         self
     }
 
@@ -125,17 +132,7 @@ impl<S> PoolBuilder<S> {
         F: FnMut(ThreadBuilder) -> io::Result<()>,
     {
         PoolBuilder {
-            threads: self.threads,
-            pin_threads: self.pin_threads,
-            thread_name: self.thread_name,
-            stack_size: self.stack_size,
-            max_blocking: self.max_blocking,
-            start_handler: self.start_handler,
-            exit_handler: self.exit_handler,
-            panic_handler: self.panic_handler,
-            use_current_thread: self.use_current_thread,
-            caller_runs: self.caller_runs,
-            breadth_first: self.breadth_first,
+            settings: self.settings,
             spawn: CustomSpawn(spawn),
         }
     }
@@ -146,7 +143,7 @@ impl<S> PoolBuilder<S> {
     /// `build` fails with [`BuildError::CurrentThreadInPool`] if the caller is already a
     /// worker of a pool.
     pub fn use_current_thread(mut self) -> Self {
-        self.use_current_thread = true;
+        self.settings.use_current_thread = true;
         self
     }
 
@@ -174,7 +171,7 @@ impl<S> PoolBuilder<S> {
     /// assert_eq!(sum, 332_833_500);
     /// ```
     pub fn caller_runs(mut self, yes: bool) -> Self {
-        self.caller_runs = yes;
+        self.settings.caller_runs = yes;
         self
     }
 
@@ -200,7 +197,7 @@ impl<S> PoolBuilder<S> {
     /// ```
     #[deprecated(note = "use `scope_fifo` and `spawn_fifo` for similar effect")]
     pub fn breadth_first(mut self) -> Self {
-        self.breadth_first = true;
+        self.settings.breadth_first = true;
         self
     }
 
@@ -210,7 +207,7 @@ impl<S> PoolBuilder<S> {
     /// `RAYON_NUM_THREADS` and `RAYON_RS_NUM_CPUS`, read as rayon reads them; else one per
     /// available core (`std::thread::available_parallelism`).
     pub fn threads(mut self, threads: usize) -> Self {
-        self.threads = Some(threads);
+        self.settings.threads = Some(threads);
         self
     }
 
@@ -218,13 +215,13 @@ impl<S> PoolBuilder<S> {
     /// the "Multithreaded multicore optimisation" article recommends when nothing else shares
     /// the machine.
     pub fn pin_threads(mut self, pin: bool) -> Self {
-        self.pin_threads = pin;
+        self.settings.pin_threads = pin;
         self
     }
 
     /// Names worker threads (default: `forkjoin-<i>`).
     pub fn thread_name(mut self, name: impl FnMut(usize) -> String + 'static) -> Self {
-        self.thread_name = Some(Box::new(name));
+        self.settings.thread_name = Some(Box::new(name));
         self
     }
 
@@ -232,7 +229,7 @@ impl<S> PoolBuilder<S> {
     /// of this size, wherever it was started from (with [`caller_runs`](Self::caller_runs),
     /// also the least stack a caller must have left to run its call itself).
     pub fn stack_size(mut self, bytes: usize) -> Self {
-        self.stack_size = Some(bytes);
+        self.settings.stack_size = Some(bytes);
         self
     }
 
@@ -241,7 +238,7 @@ impl<S> PoolBuilder<S> {
     /// some of its threads are inside [`blocking`](crate::blocking). 0 turns compensation
     /// off: a blocked worker then takes its core out of the pool until it returns.
     pub fn max_blocking(mut self, spares: usize) -> Self {
-        self.max_blocking = spares;
+        self.settings.max_blocking = spares;
         self
     }
 
@@ -268,7 +265,7 @@ impl<S> PoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.start_handler = Some(Arc::new(start_handler));
+        self.settings.start_handler = Some(Arc::new(start_handler));
         self
     }
 
@@ -301,7 +298,7 @@ impl<S> PoolBuilder<S> {
     where
         H: Fn(usize) + Send + Sync + 'static,
     {
-        self.exit_handler = Some(Arc::new(exit_handler));
+        self.settings.exit_handler = Some(Arc::new(exit_handler));
         self
     }
 
@@ -334,7 +331,7 @@ impl<S> PoolBuilder<S> {
     where
         H: Fn(Box<dyn Any + Send>) + Send + Sync + 'static,
     {
-        self.panic_handler = Some(Arc::new(panic_handler));
+        self.settings.panic_handler = Some(Arc::new(panic_handler));
         self
     }
 
@@ -360,20 +357,24 @@ impl<S> PoolBuilder<S> {
     }
 
     /// Starts the workers.
-    pub fn build(mut self) -> Result<Pool, BuildError>
+    pub fn build(self) -> Result<Pool, BuildError>
     where
         S: ThreadSpawn,
     {
-        if self.use_current_thread && !Worker::current().is_null() {
+        let PoolBuilder {
+            settings: s,
+            mut spawn,
+        } = self;
+        if s.use_current_thread && !Worker::current().is_null() {
             return Err(BuildError::CurrentThreadInPool);
         }
-        let threads = match self.threads {
+        let threads = match s.threads {
             Some(0) => return Err(BuildError::ZeroThreads),
             Some(n) => n,
             None => default_threads(),
         }
         .min(MAX_THREADS);
-        let stack = self.stack_size.unwrap_or(DEFAULT_STACK);
+        let stack = s.stack_size.unwrap_or(DEFAULT_STACK);
         if stack < MIN_STACK {
             return Err(BuildError::StackTooSmall {
                 requested: stack,
@@ -383,32 +384,31 @@ impl<S> PoolBuilder<S> {
         if stack > MAX_STACK {
             return Err(BuildError::StackTooLarge { requested: stack });
         }
-        let cores = if self.pin_threads {
+        let cores = if s.pin_threads {
             Some(allowed_cores()?)
         } else {
             None
         };
-        let caller_runs = self
-            .caller_runs
-            .then(|| self.stack_size.unwrap_or(BORROW_STACK_DEFAULT));
         let config = ThreadConfig {
             stack_size: stack,
             cores: cores.map(Arc::from),
-            start_handler: self.start_handler.take(),
-            exit_handler: self.exit_handler.take(),
-            panic_handler: self.panic_handler.take(),
-            breadth_first: self.breadth_first,
+            start_handler: s.start_handler,
+            exit_handler: s.exit_handler,
+            panic_handler: s.panic_handler,
+            breadth_first: s.breadth_first,
         };
         let start = Start {
             threads,
-            caller_runs,
+            caller_runs: s
+                .caller_runs
+                .then(|| s.stack_size.unwrap_or(BORROW_STACK_DEFAULT)),
             config,
-            max_blocking: self.max_blocking,
-            thread_name: self.thread_name.take(),
-            stack_size_chosen: self.stack_size.is_some(),
-            use_current_thread: self.use_current_thread,
+            max_blocking: s.max_blocking,
+            thread_name: s.thread_name,
+            stack_size_chosen: s.stack_size.is_some(),
+            use_current_thread: s.use_current_thread,
         };
-        let (registry, handles, error) = Registry::start(start, &mut self.spawn);
+        let (registry, handles, error) = Registry::start(start, &mut spawn);
         let pool = Pool { registry, handles };
         match error {
             // Dropping the partial pool stops the threads already started.
@@ -428,17 +428,17 @@ impl<S> PoolBuilder<S> {
 impl<S> fmt::Debug for PoolBuilder<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PoolBuilder")
-            .field("threads", &self.threads)
-            .field("pin_threads", &self.pin_threads)
-            .field("thread_name", &self.thread_name.is_some())
-            .field("stack_size", &self.stack_size)
-            .field("max_blocking", &self.max_blocking)
-            .field("start_handler", &self.start_handler.is_some())
-            .field("exit_handler", &self.exit_handler.is_some())
-            .field("panic_handler", &self.panic_handler.is_some())
-            .field("use_current_thread", &self.use_current_thread)
-            .field("caller_runs", &self.caller_runs)
-            .field("breadth_first", &self.breadth_first)
+            .field("threads", &self.settings.threads)
+            .field("pin_threads", &self.settings.pin_threads)
+            .field("thread_name", &self.settings.thread_name.is_some())
+            .field("stack_size", &self.settings.stack_size)
+            .field("max_blocking", &self.settings.max_blocking)
+            .field("start_handler", &self.settings.start_handler.is_some())
+            .field("exit_handler", &self.settings.exit_handler.is_some())
+            .field("panic_handler", &self.settings.panic_handler.is_some())
+            .field("use_current_thread", &self.settings.use_current_thread)
+            .field("caller_runs", &self.settings.caller_runs)
+            .field("breadth_first", &self.settings.breadth_first)
             .finish_non_exhaustive()
     }
 }

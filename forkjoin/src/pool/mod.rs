@@ -14,7 +14,7 @@ use crate::broadcast::{broadcast_in, spawn_broadcast_in};
 use crate::build_error::BuildError;
 use crate::program_profile;
 use crate::registry::isolation::WaiterSlot;
-use crate::registry::{self, global_registry, Registry, Worker};
+use crate::registry::{self, Registry, Worker};
 use crate::scope::{in_place_scope_in, Scope};
 use crate::scope_fifo::{in_place_scope_fifo_in, ScopeFifo};
 use crate::stats::{Stats, WorkerStats};
@@ -120,10 +120,14 @@ impl Pool {
     /// ```
     #[track_caller]
     pub fn install<R: Send>(&self, op: impl FnOnce() -> R + Send) -> R {
+        self.call_site(|registry| registry::in_worker(registry, |_| op()))
+    }
+
+    /// Runs `f` on this pool as an entry of the program's profile, at the caller's line.
+    #[track_caller]
+    fn call_site<R>(&self, f: impl FnOnce(&Arc<Registry>) -> R) -> R {
         let site = Location::caller();
-        program_profile::call_site(site, Some(&self.registry), || {
-            registry::in_worker(&self.registry, |_| op())
-        })
+        program_profile::call_site(site, Some(&self.registry), || f(&self.registry))
     }
 
     /// `join` in this pool.
@@ -180,10 +184,7 @@ impl Pool {
     where
         OP: FnOnce(&Scope<'scope>) -> R,
     {
-        let site = Location::caller();
-        program_profile::call_site(site, Some(&self.registry), || {
-            in_place_scope_in(&self.registry, op)
-        })
+        self.call_site(|registry| in_place_scope_in(registry, op))
     }
 
     /// [`scope_fifo`](crate::scope_fifo) in this pool.
@@ -202,10 +203,7 @@ impl Pool {
     where
         OP: FnOnce(&ScopeFifo<'scope>) -> R,
     {
-        let site = Location::caller();
-        program_profile::call_site(site, Some(&self.registry), || {
-            in_place_scope_fifo_in(&self.registry, op)
-        })
+        self.call_site(|registry| in_place_scope_fifo_in(registry, op))
     }
 
     /// The pool's number of workers (rayon's `ThreadPool::current_num_threads`).
@@ -285,10 +283,7 @@ impl Pool {
         OP: Fn(BroadcastContext<'_>) -> R + Sync,
         R: Send,
     {
-        let site = Location::caller();
-        program_profile::call_site(site, Some(&self.registry), || {
-            broadcast_in(&self.registry, op)
-        })
+        self.call_site(|registry| broadcast_in(registry, op))
     }
 
     /// Starts `f` in this pool and returns at once (fire and forget; rayon's
@@ -432,9 +427,7 @@ impl fmt::Debug for Pool {
 
 /// The index of the current thread in its pool, or `None` outside any pool.
 pub fn current_thread_index() -> Option<usize> {
-    let w = Worker::current();
-    // SAFETY: this thread's worker, if any.
-    (!w.is_null()).then(|| unsafe { (*w).shown_index() })
+    Worker::current_ref().map(Worker::shown_index)
 }
 
 /// Whether the current thread, a worker of a pool, has work other workers could take
@@ -458,20 +451,12 @@ pub fn current_thread_index() -> Option<usize> {
 /// });
 /// ```
 pub fn current_thread_has_pending_tasks() -> Option<bool> {
-    let w = Worker::current();
-    // SAFETY: this thread's worker, if any, asked on its own thread.
-    (!w.is_null()).then(|| unsafe { (*w).has_pending_tasks() })
+    Worker::current_ref().map(Worker::has_pending_tasks)
 }
 
 /// The number of workers of the current pool (the global pool's outside any pool).
 pub fn current_num_threads() -> usize {
-    let w = Worker::current();
-    if w.is_null() {
-        global_registry().num_threads()
-    } else {
-        // SAFETY: this thread's worker.
-        unsafe { (*w).registry().num_threads() }
-    }
+    Registry::current().num_threads()
 }
 
 /// The most workers a pool may have (rayon's `max_num_threads`, the same 65,535): a larger

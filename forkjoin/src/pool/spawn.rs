@@ -4,7 +4,7 @@
 
 use crate::panic::catch;
 use crate::program_profile::call_site;
-use crate::registry::{self, global_registry, Registry, Worker};
+use crate::registry::{self, Registry, Worker};
 use std::panic::Location;
 
 /// Starts `f` in the current pool (the global pool outside any pool) and returns at once:
@@ -21,13 +21,7 @@ pub fn spawn<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    let current = Worker::current();
-    if current.is_null() {
-        spawn_in(global_registry(), f);
-    } else {
-        // SAFETY: this thread's worker, live while the thread runs it.
-        spawn_in(unsafe { (*current).registry() }, f);
-    }
+    spawn_in(Registry::current(), f);
 }
 
 /// [`spawn`] in FIFO order (rayon's `spawn_fifo`): into the current pool's submission
@@ -37,13 +31,7 @@ pub fn spawn_fifo<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    let current = Worker::current();
-    if current.is_null() {
-        spawn_fifo_in(global_registry(), f);
-    } else {
-        // SAFETY: this thread's worker, live while the thread runs it.
-        spawn_fifo_in(unsafe { (*current).registry() }, f);
-    }
+    spawn_fifo_in(Registry::current(), f);
 }
 
 /// `spawn_fifo` into `registry`'s pool.

@@ -91,13 +91,10 @@ pub(super) fn stack_left() -> usize {
         /// the main thread glibc reads `/proc/self/maps` to find it.
         static STACK_LOW: Cell<Option<usize>> = const { Cell::new(None) };
     }
-    let low = STACK_LOW.with(|c| match c.get() {
-        Some(low) => low,
-        None => {
-            let low = stack_low();
-            c.set(Some(low));
-            low
-        }
+    let low = STACK_LOW.with(|c| {
+        let low = c.get().unwrap_or_else(stack_low);
+        c.set(Some(low));
+        low
     });
     let here = &low as *const usize as usize;
     if low == 0 {
@@ -139,7 +136,7 @@ fn stack_low() -> usize {
 mod loom_tests {
     use super::super::entry::{in_worker, spawn_job};
     use super::super::thread::model_pool;
-    use crate::latch::OutsideLatch;
+    use crate::latch::{Latch, OutsideLatch};
     use crate::sync::model_of_pool;
     use std::sync::Arc;
 
@@ -157,7 +154,7 @@ mod loom_tests {
                 in_worker(&registry, move |worker| {
                     spawn_job(worker.registry(), move |_| {
                         // SAFETY: `setter` keeps the latch alive through the set.
-                        unsafe { OutsideLatch::set_raw(&*setter) };
+                        unsafe { OutsideLatch::set(&*setter) };
                     });
                 });
                 ran.wait();

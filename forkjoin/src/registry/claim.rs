@@ -1,12 +1,6 @@
 //! Claiming a stalled worker's oldest private frame (DESIGN.md, section 4, "Claimed from a
-//! stalled worker"). A join's second closure stays private until its owner, at a join,
-//! sees a request and promotes it; an owner that reaches no join (its first closure blocks
-//! on the second, or runs long) would keep it from every idle worker. So an idle worker that
-//! sees another's request unanswered for `STALL`, with private frames and nothing on its
-//! deque, takes the oldest private frame itself.
-//!
-//! The race with the owner popping that frame, and the asymmetric fence that settles it, are
-//! `crate::frame_counts`'s; this file decides when to claim and what a claimed frame becomes.
+//! stalled worker"): when to claim, and what a claimed frame becomes. The race with the
+//! owner's pop, and the asymmetric fence that settles it, are `crate::frame_counts`'s.
 
 use super::heartbeat::{HEARTBEAT, SHARE_REQUEST};
 use super::worker::{bump, JobSource, Worker};

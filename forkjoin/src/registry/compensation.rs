@@ -129,10 +129,7 @@ impl IndexToken {
     }
 
     fn lock(&self) -> crate::sync::MutexGuard<'_, TokenState> {
-        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
-        self.state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::sync::lock(&self.state)
     }
 
     /// The holder (`me`) goes into `blocking`, or ends: the token passes to the first

@@ -7,8 +7,7 @@ use super::Registry;
 use crate::latch::{CoreLatch, Latch};
 use std::sync::Arc;
 
-/// For a worker of one pool waiting on a job it sent into another pool (`install` across
-/// pools): the waiter keeps working for its own pool meanwhile.
+/// See the module's docs.
 pub(crate) struct CrossLatch {
     pub(crate) core: CoreLatch,
     /// The waiter's pool, kept alive for the wake-up that follows the set.
@@ -30,7 +29,6 @@ impl Latch for CrossLatch {
     unsafe fn set(this: *const Self) {
         // SAFETY: `this` is live until `set_raw`; what is needed after it was copied out first.
         unsafe {
-            // Copy out before the set: afterwards `this` may be gone.
             let registry = Arc::clone(&(*this).registry);
             let index = (*this).index;
             CoreLatch::set_raw(&(*this).core);

@@ -1,6 +1,6 @@
 //! How work enters a pool: a closure run on a worker (`in_worker`, `on_worker`: directly on a
 //! worker, else injected and waited for, or run in a borrowed slot) and jobs queued
-//! (`spawn_job`, `submit_job`, and the forms that tag a job with its region).
+//! (`spawn_job`, and `submit_job_in`, which tags a job with its region).
 
 use super::borrow::{run_borrowed, stack_left};
 use super::isolation::WaiterSlot;
@@ -114,8 +114,7 @@ pub(crate) fn in_worker<R: Send>(
     if let Some(worker) = Worker::current_of(registry) {
         return op(worker);
     }
-    // The hand-off goes through one function for every caller: a closure type instantiates
-    // only these lines (DESIGN.md, section 2, "Generic code kept small").
+    // Through one function for every caller (DESIGN.md, section 2, "Generic code kept small").
     let mut op = Some(op);
     let mut result = None;
     in_worker_elsewhere(registry, &mut |worker| {
@@ -135,8 +134,7 @@ fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + 
 
 /// `in_worker_elsewhere`, past the profiler's hook.
 fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
-    let current = Worker::current();
-    if current.is_null() {
+    let Some(current) = Worker::current_ref() else {
         // From outside any pool: run here in a parked worker's slot if the pool lets callers
         // run and the stack suffices (`run_borrowed`); else hand `op` over and wait.
         if registry
@@ -157,16 +155,9 @@ fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
         job.latch.wait();
         job.into_result();
         return;
-    }
-    // SAFETY: this thread's worker, live while the thread runs it.
-    let current = unsafe { &*current };
-    // A worker of another pool. Its registry is alive (its thread holds an Arc); take one
-    // for the latch, which must outlive the job's completion.
-    // SAFETY: `current.registry` points into an `Arc<Registry>` held by this thread.
-    let own = unsafe {
-        Arc::increment_strong_count(current.registry);
-        Arc::from_raw(current.registry)
     };
+    // A worker of another pool: its registry, for the latch, which must outlive the job.
+    let own = current.registry_arc();
     // The joins below are offered first, below the wait's floor, as `op` may wait for one
     // (DESIGN.md, section 4, "Offered before a wait outside the pool").
     current.share_private_frames();
@@ -185,16 +176,11 @@ fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
 }
 
 /// Queues a boxed job: on the current worker's deque if this thread is a worker of
-/// `registry`, else into a submission queue.
-pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) {
-    submit_job(registry, Worker::heap_job(func));
-}
-
-/// Queues a job: on the current worker's deque if this thread is a worker of `registry`
-/// (FJTask's `fork`), above its pending joins' second closures, as in rayon
+/// `registry` (FJTask's `fork`), above its pending joins' second closures, as in rayon
 /// (`Worker::push_spawned`); else into a submission queue (the JDK pool's external
 /// submission).
-pub(crate) fn submit_job(registry: &Registry, job: JobRef) {
+pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) {
+    let job = Worker::heap_job(func);
     match Worker::current_of(registry) {
         // SAFETY: on the worker's own thread.
         Some(worker) => unsafe { worker.push_spawned(job) },
@@ -202,17 +188,7 @@ pub(crate) fn submit_job(registry: &Registry, job: JobRef) {
     }
 }
 
-/// `spawn_job` of a job that belongs to `region` (a scope's task), whose waiter is `waiter`.
-pub(crate) fn spawn_job_in(
-    registry: &Registry,
-    region: usize,
-    waiter: WaiterSlot,
-    func: impl FnOnce(&Worker) + Send,
-) {
-    submit_job_in(registry, Worker::heap_job(func), region, waiter);
-}
-
-/// `submit_job` of a job that belongs to `region` (a task, a scope's task), whose waiter is
+/// `spawn_job` of a job that belongs to `region` (a task, a scope's task), whose waiter is
 /// `waiter` (perhaps nobody): tagged with it on the worker's deque, so that a waiter of the
 /// region may take it.
 pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, waiter: WaiterSlot) {
@@ -223,16 +199,13 @@ pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, wai
     }
 }
 
-/// Runs `op` on a worker: this thread's if it is one (of any pool), else one of the global
-/// pool's.
+/// Runs `op` on this thread's worker (of any pool), else on one of the global pool's.
 #[inline]
 pub(crate) fn on_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
-    let current = Worker::current();
-    if current.is_null() {
-        return on_global_worker(op);
+    match Worker::current_ref() {
+        Some(worker) => op(worker),
+        None => on_global_worker(op),
     }
-    // SAFETY: this thread's worker, live while the thread runs it.
-    op(unsafe { &*current })
 }
 
 /// `on_worker` from outside any pool. Out of line: the hand-off's locals stay out of the

@@ -6,9 +6,8 @@
 
 use super::worker::Worker;
 use crate::job::JobRef;
-use crate::sync::Mutex;
+use crate::sync::{lock, Mutex};
 use std::collections::VecDeque;
-use std::sync::PoisonError;
 
 /// The jobs a slot's threads spawned with `spawn_fifo`, oldest first. Any thread that runs
 /// one of the slot's markers takes from it, so a mutex guards it (a spawn is a heap
@@ -25,18 +24,11 @@ impl FifoSpawns {
     }
 
     fn push(&self, job: JobRef) {
-        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
-        self.jobs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push_back(job);
+        lock(&self.jobs).push_back(job);
     }
 
     fn pop(&self) -> Option<JobRef> {
-        self.jobs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop_front()
+        lock(&self.jobs).pop_front()
     }
 }
 

@@ -1,7 +1,5 @@
-//! The heartbeat (DESIGN.md, section 4): idle workers ask busy ones to share their oldest
-//! unshared join, through the join limit a request lowers; the watcher renews the asking;
-//! parallel loops take part by their nesting depth (a run that declines leaves the request
-//! to the loops it is nested in).
+//! The heartbeat (DESIGN.md, section 4): the join limit, the share requests idle workers
+//! send and `on_heartbeat`'s answer; loops take part by nesting depth (`decline_request`).
 
 use super::worker::{bump, JobSource, Worker, FRAMES, PRIVATE_FRAMES};
 use crate::job::{FrameHead, JobHeader};
@@ -271,7 +269,7 @@ impl Worker {
         self.refresh_limit();
         bump(&self.counters.promoted);
         if !st.outside.get().quiet {
-            self.notify_pushed();
+            self.notify_pushed(st.regions.waiter.get());
         }
         true
     }

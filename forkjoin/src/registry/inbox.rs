@@ -1,17 +1,13 @@
 //! A worker's inbox of broadcast shares, which only the thread running its slot takes.
 
 use crate::job::JobRef;
-use crate::sync::{AtomicUsize, Mutex};
+use crate::sync::{lock, AtomicUsize, Mutex};
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::PoisonError;
 
-/// A worker's inbox of broadcast shares (`Pool::broadcast`): jobs that only the thread
-/// running this slot may take, the worker itself or a thread that borrowed the slot
-/// (`run_borrowed`). Any thread may push; the slot's runner checks it first whenever it
-/// looks for work (`Worker::search`), with one relaxed load when it is empty, and its park
-/// condition includes it (`Registry::has_work_for`). Broadcasts are rare, so a mutex guards
-/// the queue.
+/// See the module's docs: the slot's runner is its worker or a thread that borrowed the slot
+/// (`run_borrowed`); an empty inbox costs it one relaxed load (DESIGN.md, section 7,
+/// "Broadcast: an inbox per slot").
 pub(crate) struct Inbox {
     /// How many jobs `jobs` holds: a hint read without the mutex.
     len: AtomicUsize,
@@ -30,8 +26,7 @@ impl Inbox {
     /// `Sleep::wake`, the waker's half of the Dekker pattern (`idle/sleep.rs`) against the
     /// runner's announce, fence and `has_work_for`.
     pub(crate) fn push(&self, job: JobRef) {
-        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
-        let mut jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut jobs = lock(&self.jobs);
         jobs.push_back(job);
         // Relaxed: the job itself is handed over by the mutex; the caller's SeqCst fence
         // orders this store before its check for a sleeping runner (see above).
@@ -53,7 +48,7 @@ impl Inbox {
         if self.is_empty() {
             return None;
         }
-        let mut jobs = self.jobs.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut jobs = lock(&self.jobs);
         let job = jobs.pop_front();
         // Relaxed: as in `push`.
         self.len.store(jobs.len(), Relaxed);

@@ -77,13 +77,10 @@ const REGION_BLOCK: usize = 1024;
 
 /// A fresh region id, on any thread.
 pub(crate) fn new_region() -> usize {
-    let current = Worker::current();
-    if current.is_null() {
+    match Worker::current_ref() {
+        Some(worker) => worker.new_region(),
         // Relaxed: the read-modify-write alone makes every id unique; nothing is published.
-        NEXT_REGIONS.fetch_add(1, Relaxed)
-    } else {
-        // SAFETY: a non-null `current` is this thread's worker.
-        unsafe { (*current).new_region() }
+        None => NEXT_REGIONS.fetch_add(1, Relaxed),
     }
 }
 

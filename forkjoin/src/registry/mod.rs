@@ -1,19 +1,5 @@
-//! The pool's shared state (`Registry`) and the worker slots it owns. One file per concern
-//! (DESIGN.md maps each to its mechanism):
-//!
-//! - `worker`: a worker's state, pushing and running jobs, the search for work (`find_work`);
-//! - `heartbeat`: the join limit, share requests and `on_heartbeat`, the interface `join`
-//!   and the iterators' splitter use to decide when to share;
-//! - `idle`: the idle policy (spin, yield, park, the watcher) on top of `sleep`;
-//! - `submission`: the submission queues for jobs from outside the pool;
-//! - `borrow`: a thread outside the pool running in a parked worker's slot;
-//! - `entry`: running work on a pool from any thread (`in_worker`, `on_worker`);
-//! - `thread`: starting worker threads, their handlers, shutting down, the global pool;
-//! - `spares`: the slots of spare threads started for blocked ones;
-//! - `inbox`: per-worker broadcast shares;
-//! - `wait`: what a waiting worker may run (`Helps`) and when it parks: the dispatch, an
-//!   ordinary wait, an isolated one;
-//! - `isolation`: regions, their links, and the search for a waiter's descendants.
+//! The pool's shared state (`Registry`), the worker slots it owns and the global pool; one
+//! file per concern, each saying what it owns (DESIGN.md maps each to its mechanism).
 
 mod borrow;
 mod claim;
@@ -34,7 +20,7 @@ mod worker;
 
 pub(crate) use borrow::BORROW_STACK_DEFAULT;
 pub(crate) use cross_latch::CrossLatch;
-pub(crate) use entry::{in_worker, on_worker, spawn_job, spawn_job_in, submit_job_in};
+pub(crate) use entry::{in_worker, on_worker, spawn_job, submit_job_in};
 pub(crate) use heartbeat::SHARE_REQUEST;
 pub(crate) use thread::{
     allowed_cores, default_threads, PanicHandler, Start, ThreadConfig, ThreadHandler,
@@ -132,6 +118,15 @@ impl Registry {
     /// Whether some worker or spare is busy (a snapshot).
     pub(super) fn some_busy(&self) -> bool {
         self.idle.count() < self.busy_or_ready()
+    }
+
+    /// The current thread's pool: its worker's, else the global pool (kept only while the
+    /// thread runs as that worker).
+    pub(crate) fn current<'a>() -> &'a Registry {
+        match Worker::current_ref() {
+            Some(worker) => worker.registry(),
+            None => global_registry(),
+        }
     }
 
     pub(crate) fn num_threads(&self) -> usize {

@@ -1,6 +1,5 @@
-//! Stand-ins for blocked threads (DESIGN.md, section 7, "Blocking without losing a core"): a
-//! thread that blocks gives its index to a stand-in and takes it back when it returns, and the
-//! slots of the spare threads that stand in are kept for reuse (`Spares`).
+//! Stand-ins for blocked threads, and the slots of the spare threads that stand in, kept for
+//! reuse (`Spares`): DESIGN.md, section 7, "Blocking without losing a core".
 
 use super::compensation::{GivenTo, IndexToken};
 use super::thread::{set_precise_timer, ThreadEvent};
@@ -10,7 +9,7 @@ use super::worker::{outside, CURRENT};
 use super::Registry;
 use crate::job::JobRef;
 use crate::sync::Instant;
-use crate::sync::{fence, AtomicPtr, AtomicUsize, Condvar, Mutex, SpawnBuilder};
+use crate::sync::{fence, lock, AtomicPtr, AtomicUsize, Condvar, Mutex, SpawnBuilder};
 use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
@@ -49,8 +48,7 @@ pub(crate) enum Cover {
 
 impl Registry {
     /// A thread of this pool is about to block: wake a parked worker, else reserve a spare
-    /// (`give_up_index` starts it), or, with nothing queued, start nothing yet (DESIGN.md,
-    /// section 7, "Blocking without losing a core").
+    /// (`give_up_index` starts it), or, with nothing queued, start nothing yet.
     pub(crate) fn enter_blocking(&self, worker: &Worker) -> Cover {
         if self.compensation.enter() == 0 {
             return Cover::NoSpare;
@@ -79,9 +77,8 @@ impl Registry {
     }
 
     /// The calling thread, counted inside `blocking`, gives up its index's token: to a
-    /// claimant, else to the spare `cover` reserved, else to nobody; then, if a share (or, on
-    /// demand, any job) is queued already, it starts a spare for it (DESIGN.md, section 7,
-    /// "Blocking without losing a core", point 5).
+    /// claimant, else to the spare `cover` reserved, else to nobody, and then starts a spare
+    /// if a share (or, on demand, any job) is queued already (DESIGN.md's point 5).
     pub(crate) fn give_up_index(&self, blocked: &Worker, cover: Cover) {
         let shown = blocked.shown_index();
         let reserved = cover == Cover::Spare;
@@ -201,9 +198,7 @@ impl Registry {
 pub(crate) const SPARE_KEEP_ALIVE: Duration = Duration::from_secs(1);
 
 /// The slots of spare threads, made on first use (a spare is a full worker) and kept until
-/// the pool is dropped. After a stand-in a spare's thread *rests* (`Rest`) up to
-/// `SPARE_KEEP_ALIVE`, for the next stand-in of the same index: a thread's index never
-/// changes (DESIGN.md, section 7, "Blocking without losing a core", point 4).
+/// the pool is dropped; between stand-ins a slot's thread rests (`Rest`, DESIGN.md's point 4).
 pub(crate) struct Spares {
     /// `slots[..made]` point to live workers; the rest are null.
     pub(super) slots: Box<[AtomicPtr<Worker>]>,
@@ -298,7 +293,7 @@ impl Spares {
     /// read under the slot's lock before waiting, so it is seen or the thread is signalled.
     pub(super) fn wake_resting(&self) {
         for rest in self.rest.iter() {
-            let _state = rest.state.lock().unwrap_or_else(PoisonError::into_inner);
+            let _state = lock(&rest.state);
             rest.wake.notify_all();
         }
     }
@@ -309,12 +304,7 @@ impl Registry {
     /// the token's lock): a resting thread of that index, else a new thread in a free or new
     /// slot. If none can be had, the spare is counted out again. Returns the spare's slot.
     pub(crate) fn start_spare(&self, shown_index: usize) -> Option<usize> {
-        // Nothing panics while the lock is held, but a poisoned lock must not stop a pool.
-        let mut free = self
-            .spares
-            .free
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut free = lock(&self.spares.free);
         // A slot resting with this index, the most recently freed (the least used expire);
         // else one without a thread; else a new one; else the oldest freed, dismissed.
         let pick = free
@@ -347,7 +337,7 @@ impl Registry {
         let rest = &self.spares.rest[k];
         // Held until the slot's state says who runs the stand-in (an expiring rest decides
         // under it too).
-        let mut state = rest.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = lock(&rest.state);
         // Relaxed: the slot's lock (a resting thread's assignment) or the thread start
         // orders it before the spare reads it; the previous stand-in's last read came
         // before it marked the slot resting, under the same lock.
@@ -456,24 +446,16 @@ impl Registry {
         self.compensation.spare_gone();
         // Resting before free; an assignment from now is taken after the token is passed on.
         let shown = worker.shown_index();
-        self.spares.rest[k]
-            .state
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .thread = SlotThread::Resting { shown };
-        self.spares
-            .free
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push((k, Some(shown)));
+        lock(&self.spares.rest[k].state).thread = SlotThread::Resting { shown };
+        lock(&self.spares.free).push((k, Some(shown)));
         // Last: from here the claimant runs under the index.
         self.spares.tokens[shown].give_up(index, &self.spares.free_tokens, || None);
         self.after_spare_gone();
     }
 
     /// A spare was counted out: a thread that blocked meanwhile, finding the count full, and
-    /// left its token free with work queued gets its spare now (DESIGN.md, section 7,
-    /// "Blocking without losing a core", point 5). Dekker: the count against `free_tokens`.
+    /// left its token free with work queued gets its spare now (DESIGN.md's point 5). Dekker:
+    /// the count against `free_tokens`.
     fn after_spare_gone(&self) {
         fence(SeqCst);
         // SeqCst: as in `give_up_index`.
@@ -494,7 +476,7 @@ impl Registry {
     fn rest(&self, k: usize, generation: u64) -> bool {
         let rest = &self.spares.rest[k];
         let deadline = Instant::now() + self.spares.keep_alive();
-        let mut state = rest.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut state = lock(&rest.state);
         loop {
             if state.generation != generation {
                 // Dismissed: the slot is another thread's now.
@@ -512,11 +494,7 @@ impl Registry {
                 drop(state);
                 // The hint too (after the slot's lock, `start_spare`'s order); wrong if
                 // another thread rests there since, but harmless.
-                let mut free = self
-                    .spares
-                    .free
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
+                let mut free = lock(&self.spares.free);
                 if let Some(entry) = free.iter_mut().find(|(slot, _)| *slot == k) {
                     entry.1 = None;
                 }

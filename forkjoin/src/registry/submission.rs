@@ -5,13 +5,12 @@ use super::worker::{bump, Worker};
 use super::Registry;
 use crate::deque::{Deque, Steal};
 use crate::job::{JobHeader, JobRef};
-use crate::sync::Mutex;
+use crate::sync::{lock, Mutex};
 use std::cell::Cell;
 use std::ptr::{self, NonNull};
 // std's, also under loom: a statistics counter (`crate::counter`).
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::PoisonError;
 
 /// The most jobs a worker takes from a submission queue at once (it takes the oldest half).
 /// A stream of small submitted jobs then costs the queue's cache misses and CAS once per
@@ -121,19 +120,18 @@ impl Registry {
     /// have the first queue to themselves, as a waiter looks only at a queue's oldest job
     /// (DESIGN.md, section 5, "Across pools").
     fn push_to_queue(&self, job: JobRef, tag: usize, external: bool) {
-        if tag != 0 {
-            let queue = &self.queues[0];
-            let _owner = queue
-                .push_lock
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
+        // Called with the queue's lock held.
+        let push = |queue: &SubmissionQueue| {
             // SAFETY: holding the queue's lock makes this thread its deque's owner; the mutex
             // orders this push after the previous owner's.
             unsafe { queue.deque.push_tagged(job.0, tag) };
             if external {
                 bump(&queue.submitted);
             }
-            return;
+        };
+        if tag != 0 {
+            let _owner = lock(&self.queues[0].push_lock);
+            return push(&self.queues[0]);
         }
         // The untagged queues, `1..=n`, `n` a power of two.
         let n = self.queues.len() - 1;
@@ -153,12 +151,7 @@ impl Registry {
                 Some(queue.push_lock.lock().unwrap())
             };
             if let Some(_owner) = guard {
-                // SAFETY: holding the queue's lock makes this thread its deque's owner; the
-                // mutex orders this push after the previous owner's.
-                unsafe { queue.deque.push_tagged(job.0, tag) };
-                if external {
-                    bump(&queue.submitted);
-                }
+                push(queue);
                 break;
             }
             // Contended: move to another queue, as the JDK pool does.

@@ -39,18 +39,15 @@ pub(crate) type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
 pub(crate) struct ThreadConfig {
     /// Stack size of each worker thread, in bytes (0: the platform's default).
     pub(crate) stack_size: usize,
-    /// The cores worker `i` is pinned to, `cores[i % cores.len()]` (never empty), if the pool
-    /// pins its threads.
+    /// If the pool pins its threads: worker `i`'s core is `cores[i % cores.len()]`.
     pub(crate) cores: Option<Arc<[usize]>>,
     /// Runs on each worker thread as it starts, before it takes any work.
     pub(crate) start_handler: Option<ThreadHandler>,
     /// Runs on each worker thread as it ends, after it has drained the pool's work.
     pub(crate) exit_handler: Option<ThreadHandler>,
-    /// Receives panics nobody waits for (spawned jobs, start and exit handlers); without
-    /// one, such a panic is reported on stderr and the pool keeps running.
+    /// Receives panics nobody waits for (see `Registry::report_panic`).
     pub(crate) panic_handler: Option<PanicHandler>,
-    /// rayon's deprecated `breadth_first` hint: a worker looking for work takes the oldest
-    /// job of its own deque instead of the newest (see `Worker::search`).
+    /// rayon's deprecated `breadth_first` hint (see `Worker::take_own_above`).
     pub(crate) breadth_first: bool,
 }
 
@@ -153,33 +150,27 @@ impl Registry {
     /// Reports the panic of `what`, which nobody waits for, to the panic handler, else as a
     /// line on stderr (as is a panicking panic handler's). Never unwinds.
     pub(crate) fn report_panic(&self, what: &dyn fmt::Display, payload: Box<dyn Any + Send>) {
-        let Some(handler) = &self.config.panic_handler else {
-            let p = Panic::new(payload);
-            print_error_line(format_args!(
-                "forkjoin: {what} panicked: {}",
-                panic_message(&p)
-            ));
-            // A payload whose `drop` panics must not unwind into the worker either.
-            let _ = catch(move || drop(p));
-            return;
+        let (p, line) = match &self.config.panic_handler {
+            None => (Panic::new(payload), format!("{what} panicked")),
+            Some(handler) => match catch(|| handler(payload)) {
+                Ok(()) => return,
+                Err(p) => (
+                    p,
+                    format!("the panic handler panicked on the panic of {what}"),
+                ),
+            },
         };
-        if let Err(p) = catch(|| handler(payload)) {
-            print_error_line(format_args!(
-                "forkjoin: the panic handler panicked on the panic of {what}: {}",
-                panic_message(&p)
-            ));
-            let _ = catch(move || drop(p));
-        }
+        let message = p
+            .message()
+            .unwrap_or("(a panic payload that is not a string)");
+        print_error_line(format_args!("forkjoin: {line}: {message}"));
+        // A payload whose `drop` panics must not unwind into the worker either.
+        let _ = catch(move || drop(p));
     }
 }
 
-/// A panic's message for a report, or a note that it has none.
-fn panic_message(p: &Panic) -> &str {
-    p.message()
-        .unwrap_or("(a panic payload that is not a string)")
-}
-
 /// The checked options a registry starts with (`PoolBuilder::build` makes them).
+#[derive(Default)]
 pub(crate) struct Start {
     pub(crate) threads: usize,
     /// See `Registry::caller_runs`.
@@ -193,24 +184,6 @@ pub(crate) struct Start {
     pub(crate) stack_size_chosen: bool,
     /// The calling thread becomes worker 0 (`PoolBuilder::use_current_thread`).
     pub(crate) use_current_thread: bool,
-}
-
-impl Start {
-    /// The default pool's: one worker per core (`default_threads`), `DEFAULT_STACK`.
-    fn default_pool() -> Start {
-        Start {
-            threads: default_threads(),
-            caller_runs: None,
-            config: ThreadConfig {
-                stack_size: DEFAULT_STACK,
-                ..ThreadConfig::default()
-            },
-            max_blocking: DEFAULT_MAX_BLOCKING,
-            thread_name: None,
-            stack_size_chosen: false,
-            use_current_thread: false,
-        }
-    }
 }
 
 impl Registry {
@@ -255,7 +228,16 @@ impl Registry {
 
     /// The global pool's registry when nobody configured it (`global_registry`).
     pub(crate) fn start_default() -> Result<Arc<Registry>, BuildError> {
-        match Registry::start(Start::default_pool(), &mut DefaultSpawn) {
+        let start = Start {
+            threads: default_threads(),
+            config: ThreadConfig {
+                stack_size: DEFAULT_STACK,
+                ..ThreadConfig::default()
+            },
+            max_blocking: DEFAULT_MAX_BLOCKING,
+            ..Start::default()
+        };
+        match Registry::start(start, &mut DefaultSpawn) {
             // The global pool is never dropped: its threads are not joined.
             (registry, _threads, None) => Ok(registry),
             (registry, _threads, Some(error)) => {

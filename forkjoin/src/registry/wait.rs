@@ -1,20 +1,7 @@
-//! What a waiting worker may run, and when it parks, top to bottom.
-//!
-//! - **The rule** (`Helps`): a worker between jobs, or a spare, runs anything; one that waits
-//!   for a join, a scope, a task or a job in another pool runs only what descends from what
-//!   it waits for (DESIGN.md, section 5, gives the reasons and the guarantee).
-//! - **The dispatch** (`Worker::wait_until`): by the rule, an ordinary wait or an isolated
-//!   one.
-//! - **An ordinary wait** (`Worker::idle_until`): any job anywhere, else the idle policy's
-//!   rounds (`idle/`: spin, yield, park; the watcher), which ask it what `OrdinaryWaiter`
-//!   answers.
-//! - **An isolated wait** (`Worker::wait_isolated`, a round at a time in `isolated_round`):
-//!   its own jobs pushed since it began to wait, then its region's descendants wherever they
-//!   are (`isolation.rs`), else the rounds in isolation (`IsolatedWaiter` answers for it).
-//!   With nothing of its own it wakes a parked worker for unrelated work and parks with a
-//!   timeout; a push of its region's work wakes it (`Worker::push_in`), the timeout's end
-//!   looks deeper. No spare stands in for it (DESIGN.md, section 5, "No spare stands in for
-//!   it"; the simulator's `Waits` gives the idle core's cost).
+//! What a waiting worker may run (`Helps`), and when it parks: the dispatch (`wait_until`), an
+//! ordinary wait (`idle_until`: anything, else the idle policy's rounds) and an isolated one
+//! (`wait_isolated`, a round at a time: only descendants of what it waits for, found by
+//! `isolation.rs`). DESIGN.md, section 5, gives the rule, its reasons and the guarantee.
 
 use super::heartbeat::HEARTBEAT;
 use super::idle::{IsolatedParking, Parking, Round};
@@ -60,8 +47,8 @@ impl Helps {
 /// at every round (across pools, always).
 const DEEP_SEARCH_EVERY: u32 = 8;
 
-/// An isolated wait's state, passed to each round by reference: the wait's frame, under every
-/// job it runs, holds little else.
+/// An isolated wait's state, passed to each round by reference (DESIGN.md, section 5, "The
+/// stack under a wait").
 struct IsolatedWait<'a> {
     done: &'a dyn Fn() -> bool,
     hint: Option<usize>,
@@ -357,7 +344,7 @@ impl Worker {
         // Alone in its pool, waiting for another: it runs what it pushed before the wait, as
         // nobody else can (DESIGN.md, section 5, "The guarantee").
         if across_pools && registry.num_threads() == 1 {
-            if let Some(job) = self.take_own() {
+            if let Some(job) = self.take_own_above(isize::MIN) {
                 registry.idle.work_found();
                 *round = registry.idle.start_looking();
                 return Some(JobRef(job));

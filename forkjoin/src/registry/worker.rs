@@ -28,9 +28,8 @@ use std::sync::Arc;
 /// Capacity of a worker's frame array (promoted frames plus at most `PRIVATE_FRAMES`).
 pub(crate) const FRAMES: usize = 4096;
 
-/// How many private join frames a worker records: the outermost joins on its stack, the
-/// largest pieces; deeper joins are plain (DESIGN.md, section 4, "Frames";
-/// docs/measurements.md, section 4).
+/// How many private join frames a worker records, its outermost joins (DESIGN.md, section 4,
+/// "Frames"; docs/measurements.md, section 4).
 pub(crate) const PRIVATE_FRAMES: usize = 8;
 
 /// Where a worker took the job it runs (`OwnerState::source`).
@@ -72,9 +71,8 @@ pub(crate) struct Counters {
 
 pub(crate) use crate::counter::{add, bump};
 
-/// What only the owning worker touches: its frame counts (`frames[..shared]` promoted,
-/// `frames[shared..len]` private), its job's source, each feature's state. `Cell`s and
-/// atomics, reached through `Worker::owner` (see `JoinState`'s `Sync`).
+/// What only the owning worker touches, reached through `Worker::owner` (see `JoinState`'s
+/// `Sync`): its frame counts, its job's source, each feature's state.
 pub(crate) struct OwnerState {
     /// Frames recorded and shared: atomics, as a claiming thief reads them (`frame_counts`).
     pub(crate) counts: FrameCounts,
@@ -104,8 +102,7 @@ pub(crate) struct OwnerState {
 pub(crate) struct JoinState {
     owner: CachePadded<OwnerState>,
     /// Frames below this index may be recorded: `min(FRAMES, shared + PRIVATE_FRAMES)`, or
-    /// `SHARE_REQUEST` while a heartbeat is pending (one compare on a deep join's path). Set
-    /// to `SHARE_REQUEST` by idle workers and at a job's start; else written by the owner.
+    /// `SHARE_REQUEST` while a heartbeat is pending (DESIGN.md, section 2).
     pub(crate) limit: CachePadded<AtomicUsize>,
 }
 
@@ -156,9 +153,8 @@ impl JoinState {
         &self.owner
     }
 
-    /// The worker `this` is the state of, or `None` for `OUTSIDE`. Takes the raw pointer
-    /// from `current`, not a reference: a reference to the `JoinState` would only give
-    /// access to its own bytes, not to the rest of the worker.
+    /// The worker `this` is the state of, or `None` for `OUTSIDE`. A raw pointer: a reference
+    /// to the `JoinState` would give access to its own bytes only.
     ///
     /// # Safety
     /// `this` came from `current` on this thread, which still runs as that worker.
@@ -234,11 +230,15 @@ impl Worker {
     /// The worker this thread is, or null.
     #[inline(always)]
     pub(crate) fn current() -> *const Worker {
+        Worker::current_ref().map_or(ptr::null(), |w| w as *const Worker)
+    }
+
+    /// The worker this thread is, if any: for use on this thread while it runs as that worker.
+    #[inline(always)]
+    pub(crate) fn current_ref<'a>() -> Option<&'a Worker> {
         // SAFETY: `CURRENT` always points to a live join state: `OUTSIDE` or the state of
         // the worker this thread runs, which lives in its registry while the thread runs it.
-        unsafe {
-            JoinState::worker(JoinState::current()).map_or(ptr::null(), |w| w as *const Worker)
-        }
+        unsafe { JoinState::worker(JoinState::current()) }
     }
 
     /// The worker a job runs on: this thread's (jobs run only on workers' threads).
@@ -265,11 +265,7 @@ impl Worker {
 
     /// The worker this thread is, if it belongs to `registry` (and so lives as long).
     pub(crate) fn current_of(registry: &Registry) -> Option<&Worker> {
-        let current = Worker::current();
-        // SAFETY: a non-null `CURRENT` is this thread's worker, which lives in its registry;
-        // it is only dereferenced after checking that this is `registry`.
-        (!current.is_null() && ptr::eq(unsafe { (*current).registry }, registry))
-            .then(|| unsafe { &*current })
+        Worker::current_ref().filter(|w| ptr::eq(w.registry, registry))
     }
 
     /// This worker's owner-only state: on its own thread only (see `JoinState`'s `Sync`).
@@ -329,9 +325,8 @@ impl Worker {
         x
     }
 
-    /// A push of a job the program spawned: the private frames are promoted first, so the
-    /// job lies above their second closures, as on rayon's deque (DESIGN.md, section 4,
-    /// "Offered before a wait outside the pool").
+    /// A push of a job the program spawned, above the private frames, promoted first
+    /// (DESIGN.md, section 4, "Offered before a wait outside the pool").
     ///
     /// # Safety
     /// Must be called on this worker's own thread.
@@ -361,16 +356,11 @@ impl Worker {
     pub(crate) unsafe fn push_in(&self, job: JobRef, region: usize, waiter: WaiterSlot) {
         // SAFETY: on this worker's own thread (our contract), the deque's owner.
         unsafe { self.deque.push_tagged(job.0, region) };
-        self.notify_pushed_to(waiter);
-    }
-
-    /// After a push in the current region: wakes a parked worker, and the region's waiter.
-    pub(super) fn notify_pushed(&self) {
-        self.notify_pushed_to(self.owner().regions.waiter.get());
+        self.notify_pushed(waiter);
     }
 
     /// After a push of work whose waiter is `waiter`: wakes a parked worker, and the waiter.
-    fn notify_pushed_to(&self, waiter: WaiterSlot) {
+    pub(super) fn notify_pushed(&self, waiter: WaiterSlot) {
         let registry = self.registry();
         // Its fence also orders the push before the look at the waiter's slot below.
         registry.notify_work();
@@ -413,9 +403,8 @@ impl Worker {
         }
     }
 
-    /// Finds a job: own deque (LIFO), inbox, the hinted victim (the thief of the job waited
-    /// for, as the JDK's `helpStealer`), then the others from a random start (DESIGN.md,
-    /// section 5).
+    /// Finds a job: own deque, inbox, the hinted victim (as the JDK's `helpStealer`), then
+    /// the others from a random start (DESIGN.md, section 5).
     pub(crate) fn find_work(&self, hint: Option<usize>) -> Option<JobRef> {
         self.reclaim_index();
         let found = self.search(hint);
@@ -425,31 +414,17 @@ impl Worker {
         found.map(|(job, _)| job)
     }
 
-    /// `take_own` for a waiter: only a job pushed since `bottom` was `floor`.
+    /// A job of this worker's own deque pushed since `bottom` was `floor` (a waiter's; for
+    /// `find_work`, `isize::MIN`: any): the newest, or the oldest under rayon's
+    /// `breadth_first` hint.
     pub(super) fn take_own_above(&self, floor: isize) -> Option<NonNull<JobHeader>> {
         if !self.registry().config.breadth_first {
-            // SAFETY: waiters run on their worker's thread.
+            // SAFETY: `find_work` and waiters run on this worker's thread.
             return unsafe { self.deque.pop_above(floor) };
-        }
-        loop {
-            match self.deque.steal_above(floor) {
-                Steal::Success(job) => return Some(job),
-                Steal::Empty => return None,
-                Steal::Retry => {}
-            }
-        }
-    }
-
-    /// A job of this worker's own deque for `find_work`: the newest, or the oldest under
-    /// rayon's `breadth_first` hint.
-    pub(super) fn take_own(&self) -> Option<NonNull<JobHeader>> {
-        if !self.registry().config.breadth_first {
-            // SAFETY: `find_work` runs on this worker's thread.
-            return unsafe { self.deque.pop() };
         }
         // The owner may steal from its own deque: `steal` is safe from any thread.
         loop {
-            match self.deque.steal() {
+            match self.deque.steal_above(floor) {
                 Steal::Success(job) => return Some(job),
                 Steal::Empty => return None,
                 Steal::Retry => {}
@@ -465,7 +440,7 @@ impl Worker {
 
     /// `find_work`'s search; also says where the job came from (see `OwnerState::source`).
     fn search(&self, hint: Option<usize>) -> Option<(JobRef, JobSource)> {
-        if let Some(job) = self.take_own() {
+        if let Some(job) = self.take_own_above(isize::MIN) {
             return Some((JobRef(job), JobSource::Own));
         }
         let registry = self.registry();

@@ -1,22 +1,7 @@
 //! The idle policy: a worker's rounds with nothing to do (spin, yield, park), the watcher
 //! that keeps the heartbeat while it sleeps, and whom new work wakes. It owns the pool's
-//! `Sleep` and takes events, as rayon-core's `sleep` does; no other file parks or wakes:
-//!
-//! - `start_looking`: a worker found nothing and starts searching (counted idle);
-//! - `no_work_found`: a search round found nothing: spin, yield or park;
-//! - `work_found`: it found work, or what it waited for is done (counted busy again);
-//! - `new_work`: someone published work any worker may take;
-//! - `latch_set` and `published_for`: what one worker waits for is done, or work only it
-//!   may take was published (a broadcast's share, its region's job, its task's end);
-//! - `idle_beside_work`: a waiter parks beside queued work it may not take;
-//! - `lend_parked_slot` and `slot_given_back`: a thread from outside borrows a parked
-//!   worker's slot, and gives it back (`borrow.rs`);
-//! - `cover_blocked`, `parked` and `spare_started`: a thread blocks, and a parked worker
-//!   or a spare takes its place (`spares.rs`);
-//! - `shutdown`: the pool terminates.
-//!
-//! Parking itself is `sleep.rs`'s. DESIGN.md, sections 4 to 6, give the reasons. The loom
-//! models at the end run this code, with the real `Sleep`, against a publisher.
+//! `Sleep` (parking itself is `sleep.rs`'s) and takes events, one method each, as
+//! rayon-core's `sleep` does: no other file parks or wakes (DESIGN.md, sections 4 to 6).
 
 pub(super) mod sleep;
 
@@ -33,8 +18,7 @@ use std::thread::yield_now;
 use std::time::Duration;
 
 /// Rounds of exponential `spin_loop` back-off, then of `yield_now`, before an idle worker
-/// parks ("yield, then sleep"); spin rounds after `PURE_SPIN_ROUNDS` also yield, freeing a CPU
-/// the thread about to give it work may need (DESIGN.md, section 5).
+/// parks; spin rounds after `PURE_SPIN_ROUNDS` also yield (DESIGN.md, section 5).
 #[cfg(not(any(loom, miri)))]
 const SPIN_ROUNDS: u32 = 24;
 #[cfg(not(any(loom, miri)))]
@@ -95,16 +79,15 @@ impl Round {
     }
 }
 
-/// What `no_work_found` asks the worker it parks: an ordinary waiter (`wait.rs`'s
-/// `OrdinaryWaiter`; the loom models below stand in for it).
+/// What `no_work_found` asks the worker it parks (`wait.rs`'s `OrdinaryWaiter`).
 pub(crate) trait Parking {
     /// The worker's slot in `Sleep`.
     fn index(&self) -> usize;
     /// Read after the worker announced itself as a sleeper: whether it must stay awake
     /// (what it waits for is done, or there is work it may take). See `Sleep::sleep`.
     fn stay_awake(&self) -> bool;
-    /// Read after the announcement too: whether someone is busy, or a caller from outside
-    /// came lately, so that a parked worker should keep the heartbeat (`HEARTBEAT` apart).
+    /// Read then too: whether someone is busy, or a caller from outside came lately, so that
+    /// a parked worker should keep the heartbeat.
     fn wants_watcher(&self) -> bool;
     /// The worker is between jobs, so while it parks for good its slot may be lent.
     fn lendable(&self) -> bool;
@@ -118,8 +101,7 @@ pub(crate) trait Parking {
 }
 
 /// What `no_work_found_isolated` asks a waiter in isolation it parks (`wait.rs`'s
-/// `IsolatedWaiter`; `Sleep::sleep_isolated`: never the watcher, never lent, passed over by
-/// `new_work`).
+/// `IsolatedWaiter`): never the watcher, never lent, passed over by `new_work`.
 pub(crate) trait IsolatedParking {
     /// The worker's slot in `Sleep`.
     fn index(&self) -> usize;

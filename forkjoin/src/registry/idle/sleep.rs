@@ -1,17 +1,6 @@
-//! Parking idle workers without losing a wake-up (DESIGN.md, section 6): each worker parks on
-//! its slot's condition variable, and sleeper and waker follow the Dekker pattern, one SeqCst
-//! fence each:
-//!
-//! ```text
-//!   sleeper                               waker
-//!   is_sleeping = true; sleepers += 1     publish the work (or set the latch)
-//!   fence(SeqCst)                         fence(SeqCst)
-//!   look for work / the latch             read sleepers (or is_sleeping)
-//! ```
-//!
-//! One fence comes first, so the sleeper sees the work or the waker the sleeper. The sleeper
-//! holds its slot's mutex from announcing itself to `Condvar::wait`, and a waker takes it to
-//! wake: no wake-up falls between the last look and the wait.
+//! Parking idle workers without losing a wake-up: each worker parks on its slot's condition
+//! variable; sleeper and waker follow the Dekker pattern, one SeqCst fence each, and the
+//! sleeper holds its slot's mutex from announcing itself to the wait (DESIGN.md, section 6).
 
 use crate::padded::CachePadded;
 use crate::sync::{fence, AtomicBool, AtomicUsize, Condvar, Mutex};
@@ -84,7 +73,6 @@ impl Sleep {
     }
 
     /// Slot `index` (a spare's) is about to be used: wake-ups scan it from now on.
-    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn activate(&self, index: usize) {
         debug_assert!(index < self.slots.len());
         self.active.fetch_max(index + 1, SeqCst);
@@ -95,7 +83,6 @@ impl Sleep {
     }
 
     /// Number of parked workers (a snapshot).
-    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn sleepers(&self) -> usize {
         self.sleepers.load(Relaxed)
     }
@@ -296,7 +283,6 @@ impl Sleep {
     }
 
     /// Wakes every parked worker (shutdown); the caller has set the flag `stay_awake` reads.
-    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn wake_all(&self) {
         fence(SeqCst);
         for i in 0..self.active() {
