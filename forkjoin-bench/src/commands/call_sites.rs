@@ -27,6 +27,18 @@ pub(crate) struct ProgramProfile {
     /// sequential start (ns; absent from older profiles).
     #[serde(default)]
     pub before_ns: u64,
+    /// The clock the threads outside the pool were timed by: `thread_cpu`, or the wall
+    /// clock (`wall: ...`, saying why), their blocked time then counted as work (absent from
+    /// older profiles, which timed them by the wall clock).
+    #[serde(default)]
+    pub outside_clock: Option<String>,
+    /// Those threads' time outside every call site from the first call on, by that clock
+    /// (ns; absent from older profiles: then the wall time outside the call sites).
+    #[serde(default)]
+    pub outside_ns: Option<u64>,
+    /// Their wall-clock time outside every call site less `outside_ns`: blocked (ns).
+    #[serde(default)]
+    pub outside_blocked_ns: u64,
     pub burden_ns: u64,
     pub sites: Vec<Site>,
 }
@@ -44,6 +56,9 @@ pub(crate) struct Site {
     pub burdened_span_ns: u64,
     pub joins: u64,
     pub wall_ns: u64,
+    /// Time its strands on threads outside the pool were blocked (not work, ns).
+    #[serde(default)]
+    pub blocked_ns: u64,
 }
 
 impl Site {
@@ -150,9 +165,9 @@ impl Row {
 }
 
 /// The outer call sites by work, most first, each followed by those nested inside it (by
-/// work, one level deeper), then the whole program: its time outside every outer call site
-/// (the wall time less theirs, and its sequential start before the first) counts as serial,
-/// on the span as in the work.
+/// work, one level deeper), then the whole program: its threads' time outside every outer
+/// call site (their CPU time there, and the sequential start before the first; in an older
+/// profile, the wall time less the sites') counts as serial, on the span as in the work.
 pub(crate) fn rows(profile: &ProgramProfile) -> Vec<Row> {
     let places: Vec<String> = profile.sites.iter().map(Site::place).collect();
     let mut rows = Vec::new();
@@ -163,7 +178,10 @@ pub(crate) fn rows(profile: &ProgramProfile) -> Vec<Row> {
         .filter(|s| s.parent_in(&places).is_none())
         .map(|s| s.wall_ns)
         .sum();
-    let serial = profile.wall_ns.saturating_sub(in_sites) + profile.before_ns;
+    let outside = profile
+        .outside_ns
+        .unwrap_or_else(|| profile.wall_ns.saturating_sub(in_sites));
+    let serial = outside + profile.before_ns;
     let sum = |f: fn(&Row) -> u64| rows.iter().filter(|r| r.depth == 0).map(f).sum::<u64>();
     let program = Row {
         tag: "program".to_string(),
@@ -177,6 +195,34 @@ pub(crate) fn rows(profile: &ProgramProfile) -> Vec<Row> {
     };
     rows.push(program);
     rows
+}
+
+/// How the program's own threads (outside the pool) were timed, and how long they were
+/// blocked, inside and outside the call sites.
+pub(crate) fn outside_note(profile: &ProgramProfile) -> String {
+    // The outer sites' (a nested site's time is its parent's too).
+    let places: Vec<String> = profile.sites.iter().map(Site::place).collect();
+    let inside: u64 = profile
+        .sites
+        .iter()
+        .filter(|s| s.parent_in(&places).is_none())
+        .map(|s| s.blocked_ns)
+        .sum();
+    match profile.outside_clock.as_deref() {
+        Some("thread_cpu") => format!(
+            "threads outside the pool, timed by their CPU clocks: blocked {:.3} ms inside the \
+             call sites and {:.3} ms outside them (not work, not on the span)",
+            inside as f64 / 1e6,
+            profile.outside_blocked_ns as f64 / 1e6
+        ),
+        Some(other) => format!(
+            "threads outside the pool timed by the wall clock ({other}): their blocked time \
+             counts as work"
+        ),
+        None => "threads outside the pool timed by the wall clock (an older profile): their \
+                 blocked time counts as work"
+            .to_string(),
+    }
 }
 
 /// The rows in Cilkscale's CSV columns, then ours.
@@ -377,6 +423,7 @@ fn print_report(rows: &[Row], profile: &ProgramProfile, costs: &Costs) {
             range(64),
         );
     }
+    println!("\n{}", outside_note(profile));
     println!("\npredicted time in ms at P workers (work and span laws - burdened bound):");
     print!("{:<44}", "");
     for p in WORKERS {

@@ -5,16 +5,27 @@
 //! it, and kept too, under its own line inside its parent's. At exit the call sites go to
 //! FILE as JSON (`fj profile -- COMMAND` reads it). The method is the suite's (DESIGN.md,
 //! section 12).
+//!
+//! A program's own threads, outside every pool, are timed by their CPU clock: their strands
+//! inside its calls (`profile_hooks`) and their time before, between and after the calls
+//! (`Program::outside`), so that what they spend blocked (on a channel, a lock, a sleep) is
+//! neither work nor span; it is kept apart, as blocked time. `FORKJOIN_PROFILE_CLOCK=wall`
+//! times them by the wall clock instead, as does a system whose threads' CPU clocks cannot be
+//! read; the profile says which.
 
 use super::Profiling;
-use crate::profile_hooks::{measured_at, measured_part, measured_site, Acc, Session, Site};
+use crate::profile_hooks::{
+    choose_outside_clock, measured_at, measured_part, measured_site, outside_now, thread_cpu_ns,
+    Acc, OutsideClock, Session, Site, Stamp,
+};
 use crate::registry::{global_registry, Registry, Worker};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::panic::Location;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicU8;
 use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU64, AtomicU8};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -28,6 +39,10 @@ pub const PROFILE_VAR: &str = "FORKJOIN_PROFILE";
 /// A steal's cost in nanoseconds for the burdened span (`fj profile` passes the calibrated
 /// one); 0 when unset.
 const BURDEN_VAR: &str = "FORKJOIN_PROFILE_BURDEN_NS";
+
+/// Set to `wall`, threads outside the pool are timed by the wall clock (their blocked time
+/// counted as work), as where their CPU clock cannot be read.
+const CLOCK_VAR: &str = "FORKJOIN_PROFILE_CLOCK";
 
 /// The totals of one call site over a run.
 ///
@@ -70,6 +85,9 @@ pub struct CallSite {
     /// Wall-clock time of the calls (ns), profiled; 0 for a nested site (its parent's covers
     /// it).
     pub wall_ns: u64,
+    /// Time the calls' strands on threads outside the pool did not run (blocked, asleep or
+    /// preempted; wall-clock time less their CPU time), ns: neither work nor span.
+    pub blocked_ns: u64,
 }
 
 impl CallSite {
@@ -83,6 +101,7 @@ impl CallSite {
         self.span_joins = self.span_joins.max(more.span_joins);
         self.strands += more.strands;
         self.wall_ns += more.wall_ns;
+        self.blocked_ns += more.blocked_ns;
     }
 }
 
@@ -94,6 +113,13 @@ struct Program {
     /// The CPU time of the thread that made the first call site, until then: the program's
     /// sequential start (reading its input, building its data), which no call site times.
     before: Duration,
+    /// The clock of threads outside the pool.
+    clock: OutsideClock,
+    /// Their time outside every call site from the first call on (before, between and after
+    /// their calls), by that clock (ns): serial work.
+    outside_ns: AtomicU64,
+    /// Their wall-clock time outside every call site less `outside_ns`: blocked (ns).
+    outside_blocked_ns: AtomicU64,
     /// Made at the first call site, once the profiler's cost per strand is measured.
     session: OnceLock<Session>,
     /// By the addresses of the parent's and the site's `Location`s (cheap to hash; a site
@@ -147,10 +173,20 @@ fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
     let mut made = false;
     let program = PROGRAM.get_or_init(|| {
         made = true;
+        let wall = std::env::var_os(CLOCK_VAR).is_some_and(|v| v == "wall");
+        let clock = choose_outside_clock(wall);
+        if Worker::current().is_null() {
+            // This thread's time from here to its first call is outside every call site
+            // (`before` has what it did until here).
+            LAST_LEFT.with(|l| l.0.set(Some(outside_now())));
+        }
         Program {
             file,
             start: Instant::now(),
             before: thread_cpu_time(),
+            clock,
+            outside_ns: AtomicU64::new(0),
+            outside_blocked_ns: AtomicU64::new(0),
             session: OnceLock::new(),
             sites: Mutex::new(HashMap::new()),
         }
@@ -162,15 +198,24 @@ fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
 
 /// The CPU time this thread has used (zero where the clock cannot be read).
 fn thread_cpu_time() -> Duration {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid `timespec` for the call to fill.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
-        return Duration::ZERO;
+    Duration::from_nanos(thread_cpu_ns().unwrap_or(0))
+}
+
+/// On a thread outside the pool: both its clocks when it last left a call site (`None`
+/// before its first). When the thread ends, its time since then is added to the program's
+/// (`Program::outside`), unless it ends inside a call (which `unfinished` counts).
+struct LastLeft(Cell<Option<Stamp>>);
+
+impl Drop for LastLeft {
+    fn drop(&mut self) {
+        if let (Some(last), None, Some(program)) = (self.0.take(), measured_site(), PROGRAM.get()) {
+            program.outside(Some(last), outside_now());
+        }
     }
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+thread_local! {
+    static LAST_LEFT: LastLeft = const { LastLeft(Cell::new(None)) };
 }
 
 /// Starts keeping the program's call sites (as `FORKJOIN_PROFILE` does, without the file
@@ -235,9 +280,15 @@ pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
     let mut json = String::new();
     let _ = write!(
         json,
-        "{{\n  \"wall_ns\": {},\n  \"before_ns\": {},\n  \"timer_ns\": {},\n  \"burden_ns\": {},\n  \"sites\": [",
+        "{{\n  \"wall_ns\": {},\n  \"before_ns\": {},\n  \"outside_clock\": \"{}\",\n  \"outside_ns\": {},\n  \"outside_blocked_ns\": {},\n  \"timer_ns\": {},\n  \"burden_ns\": {},\n  \"sites\": [",
         program.map_or(0, |p| p.start.elapsed().as_nanos()),
         program.map_or(0, |p| p.before.as_nanos()),
+        program.map_or(crate::profile_hooks::outside_clock(), |p| p.clock).name(),
+        // Relaxed (both): totals that order nothing else. This thread's additions precede
+        // the read in its own order; a thread the program joined made its additions (its
+        // locals' end included) before the join's edge; one still running adds later, or not.
+        program.map_or(0, |p| p.outside_ns.load(Relaxed)),
+        program.map_or(0, |p| p.outside_blocked_ns.load(Relaxed)),
         session.map_or(0, |s| s.timer_ns),
         session.map_or(0, |s| s.burden_ns),
     );
@@ -248,7 +299,7 @@ pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
             .map_or_else(|| "null".to_string(), |p| format!("\"{}\"", escape(p)));
         let _ = write!(
             json,
-            "{}\n    {{\"file\": \"{}\", \"line\": {}, \"column\": {}, \"parent\": {parent}, \"calls\": {}, \"work_ns\": {}, \"span_ns\": {}, \"burdened_span_ns\": {}, \"joins\": {}, \"span_joins\": {}, \"strands\": {}, \"wall_ns\": {}}}",
+            "{}\n    {{\"file\": \"{}\", \"line\": {}, \"column\": {}, \"parent\": {parent}, \"calls\": {}, \"work_ns\": {}, \"span_ns\": {}, \"burdened_span_ns\": {}, \"joins\": {}, \"span_joins\": {}, \"strands\": {}, \"wall_ns\": {}, \"blocked_ns\": {}}}",
             if i == 0 { "" } else { "," },
             escape(&c.file),
             c.line,
@@ -261,6 +312,7 @@ pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
             c.span_joins,
             c.strands,
             c.wall_ns,
+            c.blocked_ns,
         );
     }
     json.push_str("\n  ]\n}\n");
@@ -289,6 +341,13 @@ fn write_at_exit() {
         crate::profile_hooks::unfinished(|site, acc, wall| {
             program.add(None, site, acc, Some(Duration::from_nanos(wall)));
         });
+        // Else the exiting thread's time since its last call (unless its end counted it
+        // already: `exit` ends the thread's locals first).
+        if measured_site().is_none() {
+            if let Ok(Some(last)) = LAST_LEFT.try_with(|l| l.0.take()) {
+                program.outside(Some(last), outside_now());
+            }
+        }
         let file = program.file.as_ref()?;
         Some(write_call_sites(file).map_err(|e| (file.clone(), e)))
     });
@@ -355,7 +414,33 @@ impl Program {
         let t0 = Instant::now();
         let (r, acc) = measured_at(session, site, f);
         self.add(None, site, &acc, Some(t0.elapsed()));
+        if current.is_null() {
+            // A thread outside the pool: its time since it last left a call is the
+            // program's, outside every call site (`acc` has the call's bounds by its clocks).
+            let last = LAST_LEFT.with(|l| l.0.replace(Some(acc.last)));
+            self.outside(last, acc.first);
+        }
         r
+    }
+
+    /// Adds a thread's time outside every call site, from `from` (its last call's end;
+    /// `None`: its start) to `to`, by the clock of threads outside the pool: to the program's
+    /// serial work, and what it did not run to its blocked time.
+    fn outside(&self, from: Option<Stamp>, to: Stamp) {
+        let (cpu, blocked) = match from {
+            Some(from) => {
+                let cpu = to.cpu.saturating_sub(from.cpu);
+                (cpu, to.wall.saturating_sub(from.wall).saturating_sub(cpu))
+            }
+            // Its first call: the CPU time of its whole life so far (the wall clock's
+            // reading has no start to count from).
+            None if self.clock == OutsideClock::ThreadCpu => (to.cpu, 0),
+            None => (0, 0),
+        };
+        // Relaxed (both): totals that order nothing else, read at exit (see
+        // `write_call_sites` for the edges that make them visible there).
+        self.outside_ns.fetch_add(cpu, Relaxed);
+        self.outside_blocked_ns.fetch_add(blocked, Relaxed);
     }
 
     /// The program's session: made at the first call site, with the profiler's cost per
@@ -399,6 +484,7 @@ impl Program {
             span_joins: acc.depth,
             strands: acc.strands,
             wall_ns: wall.map_or(0, |w| w.as_nanos() as u64),
+            blocked_ns: acc.blocked,
             ..CallSite::default()
         });
     }

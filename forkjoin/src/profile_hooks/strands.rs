@@ -1,12 +1,19 @@
 //! The profiler's instrument (feature `profile`; DESIGN.md, section 12): strands timed at
 //! every join while a profile runs, and their task graph, for `forkjoin-profile`.
+//!
+//! A pool's workers time their strands by the wall clock (`now`, cheap, read at every
+//! join). A closure measured on a thread outside every pool (a program's own thread, which
+//! enters the pool and may block: on a channel, a lock, a sleep) times its strands by that
+//! thread's CPU clock instead (`outside_now`), so time it spends blocked is neither work nor
+//! span: such strands start and end only where the thread enters or leaves a call, so the
+//! dearer clock is read rarely.
 
 use super::graph::TaskNode;
 use std::cell::Cell;
 use std::panic::Location;
 use std::ptr;
 use std::sync::atomic::Ordering::Relaxed;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -66,7 +73,7 @@ pub(crate) fn open_join() -> Option<OpenJoin> {
         return None;
     }
     // SAFETY: non-null: the accumulator of the `measured` call below us, which outlives this join.
-    unsafe { (*parent).close_strand(now()) };
+    unsafe { (*parent).close_strand() };
     Some(OpenJoin(parent))
 }
 
@@ -79,7 +86,8 @@ impl OpenJoin {
         // SAFETY: the parent accumulator is live (see `open_join`).
         let (session, site, at) =
             unsafe { ((*self.0).session, (*self.0).site, (*self.0).reached()) };
-        move || measured_in(session, site, at, f)
+        // A join's closures run on workers, timed by the wall clock.
+        move || measured_in(session, site, at, false, f)
     }
 
     /// Both closures are done: combine their totals and open the parent's next strand.
@@ -140,6 +148,15 @@ pub struct Acc {
     /// When the closure started (ns since `EPOCH`), for a closure the program exits inside
     /// (`unfinished`).
     began: u64,
+    /// Whether the closure runs on a thread outside every pool: its strands are then timed
+    /// by the thread's CPU clock (`outside_now`; `start` is on that clock).
+    outside: bool,
+    /// For an outside closure: when its open strand started by the wall clock.
+    start_wall: u64,
+    /// For an outside closure: both clocks at its start and at its last strand's end (the
+    /// bounds of a call from outside, for the program's time between calls).
+    pub(crate) first: Stamp,
+    pub(crate) last: Stamp,
     /// Total time of the closure's strands (ns).
     pub work: u64,
     /// Its critical path (ns).
@@ -152,12 +169,17 @@ pub struct Acc {
     pub depth: u64,
     /// Strands timed.
     pub strands: u64,
+    /// Time its strands on threads outside every pool did not run (wall-clock time less
+    /// CPU time: blocked, asleep or preempted), ns. Neither work nor span: what such a
+    /// thread waits for is either the pool's work, counted where it runs, or outside the
+    /// program's computation, which no worker count changes.
+    pub blocked: u64,
     /// Its task graph, if the session records one.
     pub graph: TaskNode,
 }
 
 impl Acc {
-    fn new(session: SessionRef, site: Site, offset: (u64, u64)) -> Acc {
+    fn new(session: SessionRef, site: Site, offset: (u64, u64), outside: bool) -> Acc {
         Acc {
             session,
             site,
@@ -165,12 +187,17 @@ impl Acc {
             start: 0,
             open: false,
             began: 0,
+            outside,
+            start_wall: 0,
+            first: Stamp::default(),
+            last: Stamp::default(),
             work: 0,
             span: 0,
             bspan: 0,
             joins: 0,
             depth: 0,
             strands: 0,
+            blocked: 0,
             graph: TaskNode::new(),
         }
     }
@@ -189,15 +216,31 @@ impl Acc {
 
     /// Starts the next strand.
     fn open_strand(&mut self) {
-        self.start = now();
+        if self.outside {
+            let t = outside_now();
+            self.start = t.cpu;
+            self.start_wall = t.wall;
+        } else {
+            self.start = now();
+        }
         self.open = true;
     }
 
-    /// Ends the open strand at `now`.
-    fn close_strand(&mut self, now: u64) {
+    /// Ends the open strand now: its time by the wall clock on a worker, by the thread's
+    /// CPU clock outside every pool (what the thread did not run is `blocked`).
+    fn close_strand(&mut self) {
         self.open = false;
         let s = self.session();
-        let d = now.saturating_sub(self.start).saturating_sub(s.timer_ns);
+        let elapsed = if self.outside {
+            let t = outside_now();
+            let cpu = t.cpu.saturating_sub(self.start);
+            self.blocked += t.wall.saturating_sub(self.start_wall).saturating_sub(cpu);
+            self.last = t;
+            cpu
+        } else {
+            now().saturating_sub(self.start)
+        };
+        let d = elapsed.saturating_sub(s.timer_ns);
         let record = s.record;
         self.work += d;
         self.span += d;
@@ -223,6 +266,7 @@ impl Acc {
         self.joins += 1 + a.joins + b.joins;
         self.depth += 1 + a.depth.max(b.depth);
         self.strands += a.strands + b.strands;
+        self.blocked += a.blocked + b.blocked;
         if record {
             self.record_join(a.graph, b.graph);
         }
@@ -237,6 +281,7 @@ impl Acc {
         self.joins += next.joins;
         self.depth += next.depth;
         self.strands += next.strands;
+        self.blocked += next.blocked;
         if self.session().record {
             self.graph.push_task(next.graph);
         }
@@ -281,6 +326,92 @@ fn now() -> u64 {
     EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
+/// Both clocks of a thread outside every pool, read together (ns): its CPU time (the wall
+/// clock where that is not used, `OutsideClock`) and the wall clock (as `now`).
+#[derive(Clone, Copy, Default, Debug)]
+pub(crate) struct Stamp {
+    pub(crate) cpu: u64,
+    pub(crate) wall: u64,
+}
+
+/// The clock that times strands on threads outside every pool.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum OutsideClock {
+    /// The thread's CPU clock (`CLOCK_THREAD_CPUTIME_ID`).
+    ThreadCpu,
+    /// The wall clock: the thread's CPU clock cannot be read here.
+    WallUnavailable,
+    /// The wall clock, as asked (`FORKJOIN_PROFILE_CLOCK=wall`).
+    WallAsked,
+}
+
+impl OutsideClock {
+    /// How a profile names it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            OutsideClock::ThreadCpu => "thread_cpu",
+            OutsideClock::WallUnavailable => "wall: no thread CPU clock",
+            OutsideClock::WallAsked => "wall: asked",
+        }
+    }
+}
+
+/// 0: not chosen yet; else `OutsideClock` as 1, 2, 3.
+static OUTSIDE_CLOCK: AtomicU8 = AtomicU8::new(0);
+
+/// Chooses the clock of strands outside every pool: the wall clock if `wall`, else the
+/// thread's CPU clock where it can be read. Called before the program's first call site.
+pub(crate) fn choose_outside_clock(wall: bool) -> OutsideClock {
+    let clock = if wall {
+        OutsideClock::WallAsked
+    } else if thread_cpu_ns().is_some() {
+        OutsideClock::ThreadCpu
+    } else {
+        OutsideClock::WallUnavailable
+    };
+    // Relaxed: the number is all it says. The program's profile chooses before it
+    // initialises `PROGRAM` (`instrument::call_sites::start`), whose `OnceLock` every thread
+    // that reaches a call site reads (acquire): that edge orders this store before its
+    // reads. A thread that reads 0 all the same (a bare `measured`) probes the clock itself.
+    OUTSIDE_CLOCK.store(clock as u8 + 1, Relaxed);
+    clock
+}
+
+/// The clock of strands outside every pool (chosen at first use if nobody chose it).
+pub(crate) fn outside_clock() -> OutsideClock {
+    // Relaxed: see `choose_outside_clock`.
+    match OUTSIDE_CLOCK.load(Relaxed) {
+        1 => OutsideClock::ThreadCpu,
+        2 => OutsideClock::WallUnavailable,
+        3 => OutsideClock::WallAsked,
+        _ => choose_outside_clock(false),
+    }
+}
+
+/// This thread's CPU time (ns), if its clock can be read.
+pub(crate) fn thread_cpu_ns() -> Option<u64> {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid `timespec` for the call to fill.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return None;
+    }
+    Some(t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64)
+}
+
+/// Both clocks of this thread, for a strand outside every pool.
+pub(crate) fn outside_now() -> Stamp {
+    let wall = now();
+    let cpu = match outside_clock() {
+        // (A clock that fails after it was probed: the wall clock, for this reading.)
+        OutsideClock::ThreadCpu => thread_cpu_ns().unwrap_or(wall),
+        _ => wall,
+    };
+    Stamp { cpu, wall }
+}
+
 /// Restores the thread's previous accumulator, also when the closure unwinds.
 struct RestoreAcc(*mut Acc);
 
@@ -291,8 +422,15 @@ impl Drop for RestoreAcc {
 }
 
 /// Runs `f` as a profiled closure; returns its result and a fresh accumulator of its strands.
+/// On a thread outside every pool, its strands are timed by the thread's CPU clock (see
+/// `Acc::blocked`).
 pub fn measured<R>(session: &Session, f: impl FnOnce() -> R) -> (R, Acc) {
-    measured_in(SessionRef(session), None, (0, 0), f)
+    measured_in(SessionRef(session), None, (0, 0), outside_here(), f)
+}
+
+/// Whether this thread is outside every pool (a borrowed slot's thread is a worker).
+fn outside_here() -> bool {
+    crate::registry::Worker::current().is_null()
 }
 
 /// A call site of a program's profile (`instrument::call_sites`), if the closure has one.
@@ -304,7 +442,7 @@ pub(crate) fn measured_at<R>(
     site: &'static Location<'static>,
     f: impl FnOnce() -> R,
 ) -> (R, Acc) {
-    measured_in(SessionRef(session), Some(site), (0, 0), f)
+    measured_in(SessionRef(session), Some(site), (0, 0), outside_here(), f)
 }
 
 /// Runs `f`, an entry at `site` made inside the profiled closure this thread runs, as a part
@@ -323,7 +461,7 @@ pub(crate) fn measured_part<R>(
     // SAFETY: non-null: this thread's current accumulator.
     unsafe {
         paused(parent, |session, _, at| {
-            let (r, acc) = measured_in(session, Some(site), at, f);
+            let (r, acc) = measured_in(session, Some(site), at, outside_here(), f);
             record(&acc);
             (r, Some(acc))
         })
@@ -344,7 +482,7 @@ unsafe fn paused<T>(
     // SAFETY: the accumulator of the `measured` call below us on this thread (our
     // contract), which outlives this call; only this thread touches it.
     let (session, site, at) = unsafe {
-        (*parent).close_strand(now());
+        (*parent).close_strand();
         ((*parent).session, (*parent).site, (*parent).reached())
     };
     let (t, acc) = part(session, site, at);
@@ -359,27 +497,37 @@ unsafe fn paused<T>(
 }
 
 /// `measured`, for a timed closure that carries its session (and call site) to another
-/// worker.
+/// worker; `outside`: it runs on this thread, which is outside every pool (its strands are
+/// timed by the thread's CPU clock).
 fn measured_in<R>(
     session: SessionRef,
     site: Site,
     offset: (u64, u64),
+    outside: bool,
     f: impl FnOnce() -> R,
 ) -> (R, Acc) {
-    let mut acc = Acc::new(session, site, offset);
+    let mut acc = Acc::new(session, site, offset, outside);
     let p: *mut Acc = &mut acc;
     let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));
     // SAFETY: `p` points to `acc` on this stack; until `acc` moves out every access goes
     // through `p` (the thread-local copy serves only joins inside `f`, on this thread).
     unsafe {
         (*p).open_strand();
-        (*p).began = (*p).start;
+        if outside {
+            (*p).began = (*p).start_wall;
+            (*p).first = Stamp {
+                cpu: (*p).start,
+                wall: (*p).start_wall,
+            };
+        } else {
+            (*p).began = (*p).start;
+        }
     }
     let r = f();
-    let t = now();
+    // SAFETY: as above; `f` has returned (the thread-local still holds `p`, which nothing
+    // reads before `restore` resets it).
+    unsafe { (*p).close_strand() };
     drop(restore);
-    // SAFETY: as above; `f` has returned, and the thread-local no longer holds `p`.
-    unsafe { (*p).close_strand(t) };
     (r, acc)
 }
 
@@ -393,15 +541,15 @@ pub(crate) fn unfinished(record: impl FnOnce(&'static Location<'static>, &Acc, u
     if acc.is_null() {
         return;
     }
-    let t = now();
     // SAFETY: non-null: the accumulator of the `measured` call below us on this thread,
     // which the exit will never return to.
     let acc = unsafe {
         if (*acc).open {
-            (*acc).close_strand(t);
+            (*acc).close_strand();
         }
         &*acc
     };
+    let t = now();
     if let Some(site) = acc.site {
         record(site, acc, t.saturating_sub(acc.began));
     }
@@ -431,7 +579,8 @@ pub(crate) fn handed_over<W: ?Sized>(
         paused(parent, |session, site, at| {
             let mut done = None;
             let slot = &mut done;
-            hand_off(&mut move |t| *slot = Some(measured_in(session, site, at, || op(t)).1));
+            // `op` runs on a worker (a borrowed slot's thread is one while it runs it).
+            hand_off(&mut move |t| *slot = Some(measured_in(session, site, at, false, || op(t)).1));
             ((), done)
         })
     }
@@ -447,7 +596,7 @@ pub(crate) fn detached<R>(f: impl FnOnce() -> R) -> R {
     let paused = !outer.is_null() && unsafe { (*outer).open };
     if paused {
         // SAFETY: as above; only this thread touches it.
-        unsafe { (*outer).close_strand(now()) };
+        unsafe { (*outer).close_strand() };
     }
     let _resume = Resume { outer, paused };
     f()
@@ -484,7 +633,7 @@ pub(crate) fn open_tasks() -> Option<TimedTasks> {
     }
     // SAFETY: as above; only this thread touches it.
     let (session, site, opened_at) = unsafe {
-        (*owner).close_strand(now());
+        (*owner).close_strand();
         (*owner).open_strand();
         ((*owner).session, (*owner).site, (*owner).reached())
     };
@@ -548,7 +697,15 @@ impl TimedTasks {
         // SAFETY: this thread's current accumulator; a spawn is a point on its path, where
         // its strand ends.
         unsafe {
-            (*spawner).close_strand(now());
+            if (*spawner).outside {
+                // A thread outside every pool (an `in_place_scope`'s body) does not read its
+                // dear clock at every spawn: its tasks start where its open strand started.
+                // That strand's time stays on the span, so the span falls short by at most
+                // the lesser of it and the task's path, and what the thread spent blocked
+                // before the spawn is not on the task's path either.
+                return (*spawner).reached();
+            }
+            (*spawner).close_strand();
             (*spawner).open_strand();
             (*spawner).reached()
         }
@@ -556,7 +713,8 @@ impl TimedTasks {
 
     /// Runs `f`, the task spawned at `at`, timed, and adds it to the tasks' totals.
     pub(crate) fn run(&self, at: SpawnPoint, f: impl FnOnce()) {
-        let ((), acc) = measured_in(self.session, self.site, at, f);
+        // Tasks run on workers (jobs run only there).
+        let ((), acc) = measured_in(self.session, self.site, at, false, f);
         let burden = self.session().burden_ns;
         // Relaxed (all): `close` reads them after the scope's own synchronisation.
         self.work.fetch_add(acc.work, Relaxed);
@@ -580,7 +738,7 @@ impl TimedTasks {
     /// On the thread that opened the tasks, inside the same timed closure.
     pub(crate) unsafe fn wait(&self) {
         // SAFETY: our contract: `owner` is this thread's live accumulator.
-        unsafe { (*self.owner).close_strand(now()) };
+        unsafe { (*self.owner).close_strand() };
     }
 
     /// Every task has ended: adds them to the waiting closure and starts its next strand.

@@ -234,6 +234,234 @@ fn spin(ms: u64) -> u64 {
     start.elapsed().as_nanos() as u64
 }
 
+/// This thread's CPU time (ns).
+fn cpu_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid `timespec` for the call to fill.
+    let read = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(read, 0);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
+/// Computes until this thread has run for `ms` milliseconds (however long a busy machine
+/// makes that take).
+fn busy(ms: u64) {
+    let end = cpu_ns() + ms * 1_000_000;
+    let mut x = 1u64;
+    while cpu_ns() < end {
+        x = std::hint::black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1));
+    }
+}
+
+/// The whole program's work as `fj profile` counts it: the threads' serial time outside the
+/// call sites (before the first and after), and the outer sites' work.
+fn program_work(json: &Value) -> u64 {
+    let outer: u64 = sites(json)
+        .iter()
+        .filter(|(_, s)| s["parent"].is_null())
+        .map(|(_, s)| s["work_ns"].as_u64().unwrap())
+        .sum();
+    json["before_ns"].as_u64().unwrap() + json["outside_ns"].as_u64().unwrap() + outer
+}
+
+/// The profile's sites as (line, calls, joins, whether nested), and the site at `line`.
+fn shape(json: &Value) -> Vec<(u64, u64, u64, bool)> {
+    sites(json)
+        .iter()
+        .map(|(l, s)| {
+            let get = |k: &str| s[k].as_u64().unwrap();
+            (*l, get("calls"), get("joins"), !s["parent"].is_null())
+        })
+        .collect()
+}
+
+fn site_at(json: &Value, line: u64) -> &Value {
+    sites(json)
+        .into_iter()
+        .find(|(l, _)| *l == line)
+        .unwrap_or_else(|| panic!("no site at line {line}: {json}"))
+        .1
+}
+
+/// Waits (a while at most) until the profile has a site at `line`: a spawned job's site is
+/// added after the job returns, which nothing else waits for.
+fn wait_for_site(line: u32) {
+    let start = std::time::Instant::now();
+    while !forkjoin::instrument::call_sites()
+        .iter()
+        .any(|c| c.line == line)
+    {
+        assert!(start.elapsed() < std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+}
+
+/// A program whose own thread, inside a call (a loop of one item, which runs on the caller
+/// as oxipng's loop over its files does), hands the pool a small job and waits 300 ms on a
+/// channel; then sleeps 200 ms between two calls.
+#[test]
+#[ignore = "run by a_thread_outside_the_pool_blocked_inside_a_call_is_not_working in a process of its own"]
+fn blocks_outside_the_pool() {
+    if !in_child() {
+        return;
+    }
+    let pool = forkjoin::Pool::new(2).unwrap();
+    let loop_line = line!() + 1;
+    [0u8].par_iter().for_each(|_| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let late = tx.clone();
+        let sleeper = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            late.send(0).unwrap();
+        });
+        let spawn_line = line!() + 1;
+        pool.spawn(move || tx.send(fib(18)).unwrap());
+        let got: u64 = rx.iter().take(2).sum();
+        assert_eq!(got, 2584);
+        sleeper.join().unwrap();
+        wait_for_site(spawn_line);
+        println!("\nSPAWN {spawn_line}");
+    });
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let install_line = line!() + 1;
+    assert_eq!(pool.install(|| fib(10)), 55);
+    println!("\nLINES {loop_line} {install_line}");
+}
+
+/// Runs `blocks_outside_the_pool` with `env` set too: its profile, and the lines of its
+/// loop, its spawn and its install.
+fn blocking_profile(env: &[(&str, Option<&str>)]) -> (Value, [u64; 3]) {
+    let dir = std::env::temp_dir().join(format!(
+        "forkjoin-blocks-{}-{}",
+        std::process::id(),
+        env.len()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("profile.json");
+    let mut all = vec![("FORKJOIN_PROFILE", Some(file.to_str().unwrap()))];
+    all.extend_from_slice(env);
+    let out = run_child(module_path!(), "blocks_outside_the_pool", &all);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let after = |marker: &str| -> Vec<u64> {
+        let line = stdout.lines().find_map(|l| l.split_once(marker)).unwrap().1;
+        line.split(' ').map(|x| x.parse().unwrap()).collect()
+    };
+    let (lines, spawn) = (after("LINES "), after("SPAWN "));
+    let json = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    (json, [lines[0], spawn[0], lines[1]])
+}
+
+#[test]
+fn a_thread_outside_the_pool_blocked_inside_a_call_is_not_working() {
+    let (json, [loop_line, spawn_line, install_line]) = blocking_profile(&[]);
+    // The loop (no join), the spawned job (fib(18): F(19) - 1 joins) and the install (fib(10):
+    // F(11) - 1), each an entry from outside every profiled closure.
+    let mut expected = vec![
+        (loop_line, 1, 0, false),
+        (spawn_line, 1, 4_180, false),
+        (install_line, 1, 88, false),
+    ];
+    expected.sort();
+    assert_eq!(shape(&json), expected, "{json}");
+    assert_eq!(json["outside_clock"], "thread_cpu", "{json}");
+    // The 300 ms the thread waited inside the loop are blocked time, not work, nor span;
+    // the 200 ms asleep between the calls are not serial work either.
+    let looped = site_at(&json, loop_line);
+    let get = |s: &Value, k: &str| s[k].as_u64().unwrap();
+    assert!(get(looped, "wall_ns") >= 300_000_000, "{json}");
+    assert!(get(looped, "blocked_ns") >= 250_000_000, "{json}");
+    assert!(get(looped, "work_ns") < 100_000_000, "{json}");
+    assert!(get(looped, "span_ns") <= get(looped, "work_ns"), "{json}");
+    assert!(get(&json, "outside_blocked_ns") >= 150_000_000, "{json}");
+    assert!(program_work(&json) < 100_000_000, "{json}");
+}
+
+#[test]
+fn threads_outside_the_pool_timed_by_the_wall_clock_when_asked_count_their_waits() {
+    // The wall clock (as where a thread's CPU clock cannot be read): the profile says so,
+    // and the waits count as work, as Cilkscale counts a strand.
+    let (json, [loop_line, ..]) = blocking_profile(&[("FORKJOIN_PROFILE_CLOCK", Some("wall"))]);
+    assert_eq!(json["outside_clock"], "wall: asked", "{json}");
+    let looped = site_at(&json, loop_line);
+    let get = |s: &Value, k: &str| s[k].as_u64().unwrap();
+    assert!(get(looped, "work_ns") >= 300_000_000, "{json}");
+    assert_eq!(get(looped, "blocked_ns"), 0, "{json}");
+    assert!(get(&json, "outside_ns") >= 200_000_000, "{json}");
+    assert_eq!(get(&json, "outside_blocked_ns"), 0, "{json}");
+}
+
+/// A program whose own thread computes, 80 ms inside a call (a loop of one item, which runs
+/// on the caller) and 60 ms between two calls.
+#[test]
+#[ignore = "run by a_thread_outside_the_pool_computing_inside_a_call_is_working in a process of its own"]
+fn computes_outside_the_pool() {
+    if !in_child() {
+        return;
+    }
+    let pool = forkjoin::Pool::new(2).unwrap();
+    let loop_line = line!() + 1;
+    [0u8].par_iter().for_each(|_| busy(80));
+    busy(60);
+    let install_line = line!() + 1;
+    assert_eq!(pool.install(|| fib(10)), 55);
+    println!("\nLINES {loop_line} {install_line}");
+}
+
+#[test]
+fn a_thread_outside_the_pool_computing_inside_a_call_is_working() {
+    let (printed, json) = run_profiled("computes_outside_the_pool", "LINES ", run_child);
+    let lines: Vec<u64> = printed.split(' ').map(|x| x.parse().unwrap()).collect();
+    let (loop_line, install_line) = (lines[0], lines[1]);
+    assert_eq!(
+        shape(&json),
+        [(loop_line, 1, 0, false), (install_line, 1, 88, false)],
+        "{json}"
+    );
+    // 80 ms of CPU time in the loop: work, and on the span (one strand); 60 ms between the
+    // calls: serial work.
+    let looped = site_at(&json, loop_line);
+    let get = |s: &Value, k: &str| s[k].as_u64().unwrap();
+    assert!(get(looped, "work_ns") >= 40_000_000, "{json}");
+    assert!(get(looped, "span_ns") >= 40_000_000, "{json}");
+    assert!(get(&json, "outside_ns") >= 30_000_000, "{json}");
+    assert!(program_work(&json) >= 70_000_000, "{json}");
+}
+
+/// A program whose own thread spawns 200 tasks of 1 ms from the body of an
+/// `in_place_scope`, which runs on it.
+#[test]
+#[ignore = "run by spawns_from_outside_the_pool_read_no_clock_per_task in a process of its own"]
+fn spawns_from_outside_the_pool() {
+    if !in_child() {
+        return;
+    }
+    let line = line!() + 1;
+    forkjoin::in_place_scope(|s| {
+        for _ in 0..200 {
+            s.spawn(|_| busy(1));
+        }
+    });
+    println!("\nLINE {line}");
+}
+
+#[test]
+fn spawns_from_outside_the_pool_read_no_clock_per_task() {
+    let (printed, json) = run_profiled("spawns_from_outside_the_pool", "LINE ", run_child);
+    let line: u64 = printed.parse().unwrap();
+    assert_eq!(shape(&json), [(line, 1, 200, false)], "{json}");
+    let site = site_at(&json, line);
+    let get = |k: &str| site[k].as_u64().unwrap();
+    // A strand per task; the body's strands end only where it opens its tasks, where it
+    // waits for them and where it returns, not at each spawn.
+    assert_eq!(get("strands"), 200 + 3, "{json}");
+    assert!(get("work_ns") >= 100_000_000, "{json}");
+    assert!(get("span_ns") <= get("work_ns"), "{json}");
+}
+
 /// A program whose parallelism is scopes, a broadcast and a spawn: prints each entry's line
 /// and the time its tasks took by their own clocks.
 #[test]

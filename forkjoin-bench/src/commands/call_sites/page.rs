@@ -47,6 +47,7 @@ pub(crate) fn page(
             "a steal costs",
             format!("{:.1} us ({machine})", profile.burden_ns as f64 / 1e3),
         ),
+        ("the program's threads", super::outside_note(profile)),
     ] {
         let _ = write!(h, "<dt>{k}</dt><dd>{}</dd>", escape(&v));
     }

@@ -134,3 +134,37 @@ fn the_sequential_start_before_the_first_call_site_is_serial_work() {
         )
     );
 }
+
+#[test]
+fn threads_outside_the_pool_add_their_cpu_time_outside_the_sites_not_the_wall_time() {
+    let mut p = profile();
+    p.before_ns = 2_000_000;
+    p.outside_clock = Some("thread_cpu".into());
+    p.outside_ns = Some(1_000_000);
+    p.outside_blocked_ns = 4_000_000;
+    p.sites[1].blocked_ns = 3_000_000;
+    // Nested in the second: part of its blocked time already.
+    p.sites[2].blocked_ns = 1_000_000;
+    let rows = rows(&p);
+    let program = rows.last().unwrap();
+    // 10 ms of wall time, 5 ms of it outside the call sites, of which the threads ran 1 ms:
+    // the other 4 ms they were blocked, neither work nor span.
+    assert_eq!(
+        (program.work_ns, program.span_ns),
+        (
+            2_000_000 + 1_000_000 + 7_000_000,
+            2_000_000 + 1_000_000 + 260_000
+        )
+    );
+    assert_eq!(
+        outside_note(&p),
+        "threads outside the pool, timed by their CPU clocks: blocked 3.000 ms inside the call \
+         sites and 4.000 ms outside them (not work, not on the span)"
+    );
+    p.outside_clock = Some("wall: no thread CPU clock".into());
+    assert_eq!(
+        outside_note(&p),
+        "threads outside the pool timed by the wall clock (wall: no thread CPU clock): their \
+         blocked time counts as work"
+    );
+}
