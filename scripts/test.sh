@@ -147,7 +147,7 @@ miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" bet
         local args=()
         while (($#)) && [[ $1 != ";" ]]; do args+=("$1"); shift; done
         (($#)) && shift
-        RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p forkjoin "${args[@]}" >>"$log" 2>&1 ||
+        RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri-$name cargo +nightly miri test -p forkjoin "${args[@]}" >>"$log" 2>&1 ||
             { echo "Miri lane $name failed: cargo miri test ${args[*]} (log: $log)" >>"$log"; return 1; }
     done
 }
@@ -164,9 +164,7 @@ miri_job() {
     # park ended before Miri had interpreted a few steps, and idle workers and the heartbeat
     # woke over and over: the lanes took three times as long), on two CPUs as here.
     export MIRIFLAGS="-Zmiri-ignore-leaks -Zmiri-num-cpus=2"
-    # Two lanes side by side in one target directory: the first to start builds the
-    # dependencies under Miri (tokio, rayon, chili, ...: the integration tests link them all),
-    # the other waits for them instead of building them again. No backtraces
+    # Two lanes side by side, each with a target directory of its own. No backtraces
     # (RUST_BACKTRACE may be set around us): Miri reports its own, and capturing one at each
     # panic the tests make took the panic tests 10 to 50 times as long
     # (docs/measurements.md, "The test command").
@@ -426,7 +424,7 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
         record "$current" "$current_log" "$((miri_end - miri_start))"
         note_peak
         current=
-        done_with target/miri
+        done_with target/miri-runtime target/miri-iterators
         ;;
     *)
         tail -n 40 "$logs/miri-runtime.log" "$logs/miri-iterators.log"
