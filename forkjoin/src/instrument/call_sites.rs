@@ -19,6 +19,7 @@ use crate::profile_hooks::{
     Acc, OutsideClock, Session, Site, Stamp,
 };
 use crate::registry::{global_registry, Registry, Worker};
+use crate::sync::lock;
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -26,7 +27,7 @@ use std::panic::Location;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicU64, AtomicU8};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The environment variable that names the file a program's profile is written to at exit.
@@ -175,7 +176,7 @@ fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
         made = true;
         let wall = std::env::var_os(CLOCK_VAR).is_some_and(|v| v == "wall");
         let clock = choose_outside_clock(wall);
-        if Worker::current().is_null() {
+        if Worker::current_ref().is_none() {
             // This thread's time from here to its first call is outside every call site
             // (`before` has what it did until here).
             LAST_LEFT.with(|l| l.0.set(Some(outside_now())));
@@ -249,7 +250,7 @@ pub fn call_sites() -> Vec<CallSite> {
     let Some(program) = PROGRAM.get() else {
         return Vec::new();
     };
-    let sites = program.sites.lock().unwrap_or_else(PoisonError::into_inner);
+    let sites = lock(&program.sites);
     let mut merged: Vec<CallSite> = Vec::with_capacity(sites.len());
     let mut all: Vec<&CallSite> = sites.values().collect();
     let place = |c: &CallSite| (c.parent.clone(), c.file.clone(), c.line, c.column);
@@ -402,19 +403,18 @@ impl Program {
         pool: Option<&Arc<Registry>>,
         f: impl FnOnce() -> R,
     ) -> R {
-        let current = Worker::current();
-        let registry: Arc<Registry> = match pool {
-            Some(pool) => Arc::clone(pool),
-            None if current.is_null() => Arc::clone(global_registry()),
-            // SAFETY: this thread's worker, live while the thread runs it.
-            None => unsafe { (*current).registry_arc() },
+        let worker = Worker::current_ref();
+        let registry: Arc<Registry> = match (pool, worker) {
+            (Some(pool), _) => Arc::clone(pool),
+            (None, Some(worker)) => worker.registry_arc(),
+            (None, None) => Arc::clone(global_registry()),
         };
         let session = self.session(&registry);
         let _on = Profiling::on(registry);
         let t0 = Instant::now();
         let (r, acc) = measured_at(session, site, f);
         self.add(None, site, &acc, Some(t0.elapsed()));
-        if current.is_null() {
+        if worker.is_none() {
             // A thread outside the pool: its time since it last left a call is the
             // program's, outside every call site (`acc` has the call's bounds by its clocks).
             let last = LAST_LEFT.with(|l| l.0.replace(Some(acc.last)));
@@ -465,7 +465,7 @@ impl Program {
         acc: &Acc,
         wall: Option<Duration>,
     ) {
-        let mut sites = self.sites.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut sites = lock(&self.sites);
         let c = sites
             .entry((key(parent), key(Some(site))))
             .or_insert_with(|| CallSite {

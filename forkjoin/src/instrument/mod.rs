@@ -60,9 +60,7 @@ impl Profiling {
 
     /// Turns profiling on for the pool of the calling worker; `None` outside any pool.
     pub fn start_on_current() -> Option<Profiling> {
-        let worker = Worker::current();
-        // SAFETY: a non-null current worker is this thread's, live while the thread runs it.
-        (!worker.is_null()).then(|| Profiling::on(unsafe { (*worker).registry_arc() }))
+        Worker::current_ref().map(|worker| Profiling::on(worker.registry_arc()))
     }
 
     pub(crate) fn on(registry: Arc<Registry>) -> Profiling {
@@ -134,12 +132,7 @@ pub fn strand_cost() -> Option<u64> {
 /// assert_eq!(pool.install(forkjoin::instrument::search_once), Some(false));
 /// ```
 pub fn search_once() -> Option<bool> {
-    let worker = Worker::current();
-    if worker.is_null() {
-        return None;
-    }
-    // SAFETY: this thread's worker, live while the thread runs it.
-    let worker = unsafe { &*worker };
+    let worker = Worker::current_ref()?;
     let job = worker.find_work(None);
     let found = job.is_some();
     if let Some(job) = job {
@@ -158,10 +151,8 @@ pub fn search_once() -> Option<bool> {
 /// assert!(pool.install(forkjoin::instrument::parks_of_current_pool).is_some());
 /// ```
 pub fn parks_of_current_pool() -> Option<u64> {
-    let worker = Worker::current();
-    // SAFETY: this thread's worker, live while the thread runs it; its registry outlives it.
-    (!worker.is_null()).then(|| unsafe {
-        (*worker)
+    Worker::current_ref().map(|worker| {
+        worker
             .registry()
             .workers
             .iter()

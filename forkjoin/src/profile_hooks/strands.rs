@@ -430,7 +430,7 @@ pub fn measured<R>(session: &Session, f: impl FnOnce() -> R) -> (R, Acc) {
 
 /// Whether this thread is outside every pool (a borrowed slot's thread is a worker).
 fn outside_here() -> bool {
-    crate::registry::Worker::current().is_null()
+    crate::registry::Worker::current_ref().is_none()
 }
 
 /// A call site of a program's profile (`instrument::call_sites`), if the closure has one.
