@@ -191,16 +191,10 @@ where
 /// profile too, at this file's line (the user's would cost every join a hidden argument).
 #[cold]
 #[inline(never)]
-fn join_outside<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
+fn join_outside(a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
     crate::program_profile::entry(|| {
         registry::in_worker(registry::global_registry(), |_| join(a, b))
-    })
+    });
 }
 
 /// The fast path: one load and compare against `limit` decides between recording a frame,
@@ -277,7 +271,10 @@ fn run_after_panic<B: FnOnce() -> RB, RB>(b: B) {
     let _ = catch(b);
 }
 
-/// A heartbeat is pending, or the thread is outside any pool.
+/// A heartbeat is pending, or the thread is outside any pool. Through closures of one type
+/// for every join: what the slow path does (hand the join to a pool, share a frame, time
+/// the join for the profiler) is compiled once, not in every join's instance, for two
+/// indirect calls more (DESIGN.md, section 2, "Generic code kept small").
 ///
 /// # Safety
 /// `state` is the current thread's join state.
@@ -290,6 +287,28 @@ where
     RA: Send,
     RB: Send,
 {
+    let (mut a, mut b) = (Some(a), Some(b));
+    let (mut ra, mut rb) = (None, None);
+    // SAFETY: `state` is this thread's join state (our contract).
+    unsafe {
+        join_slow_dyn(state, &mut || ra = a.take().map(|a| a()), &mut || {
+            rb = b.take().map(|b| b())
+        })
+    };
+    // Both ran: a panic in either went on from the join.
+    (ra.expect("a ran"), rb.expect("b ran"))
+}
+
+/// `join_slow`, for every join.
+///
+/// # Safety
+/// `state` is the current thread's join state.
+#[inline(never)]
+unsafe fn join_slow_dyn(
+    state: *const JoinState,
+    a: &mut (dyn FnMut() + Send),
+    b: &mut (dyn FnMut() + Send),
+) {
     // SAFETY: `state` is this thread's join state (our contract).
     unsafe {
         let Some(worker) = JoinState::worker(state) else {
@@ -297,19 +316,10 @@ where
         };
         if worker.registry().profiling.is_set() {
             if let Some(timed) = profile_hooks::open_join() {
-                // Through closures of one type for every join: a profiled join costs an
-                // indirect call more, and each join's types instantiate no second join
-                // (DESIGN.md, section 2, "Generic code kept small").
-                let (mut a, mut b) = (Some(a), Some(b));
-                let (mut ra, mut rb) = (None, None);
-                let run_a: &mut (dyn FnMut() + Send) = &mut || ra = a.take().map(|a| a());
-                let run_b: &mut (dyn FnMut() + Send) = &mut || rb = b.take().map(|b| b());
-                join_timed(worker, timed, run_a, run_b);
-                // Both ran: a panic in either went on from the join.
-                return (ra.expect("a ran"), rb.expect("b ran"));
+                return join_timed(worker, timed, a, b);
             }
         }
-        join_unprofiled_slow(worker, a, b)
+        join_unprofiled_slow(worker, a, b);
     }
 }
 
@@ -476,26 +486,42 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// `this` is the head of a promoted `JoinFrame<B, RB>` taken from a deque, so that no
     /// other thread executes it, on a worker's thread.
     unsafe fn execute(this: *const JobHeader) {
+        // SAFETY: `this` is the head of a promoted `JoinFrame<B, RB>`; its owner keeps it on
+        // its stack until the latch is set, and the deque hands it to one taker only; a job
+        // executes on a worker's thread (our contract).
         unsafe {
-            // SAFETY: a job executes on a worker's thread (our contract).
-            let worker = Worker::executing();
-            // SAFETY: `this` is the head of a promoted `JoinFrame<B, RB>`; its owner keeps it on
-            // its stack until the latch is set, and the deque hands it to one taker only.
             let frame = &*(this as *const Self);
-            let latch = frame.head.latch();
-            // Relaxed: a steal-back hint for the owner.
-            latch.thief.store(worker.index, Relaxed);
-            // What the closure pushes is the frame's: its owner, waiting, may take it.
-            let waiter = WaiterSlot::worker(latch.owner);
-            let region = worker.enter_region(latch.region, waiter, latch.parent);
-            let result = catch(frame.take_func());
-            drop(region);
-            (*frame.result.get()).write(result);
-            let owner = latch.owner;
-            // After this store the owner may return and pop the frame: no more access to it.
-            CoreLatch::set_raw(&latch.core);
-            worker.registry().idle.latch_set(owner);
+            run_stolen(&frame.head, &mut || {
+                (*frame.result.get()).write(catch(frame.take_func()));
+            });
         }
+    }
+}
+
+/// Runs the closure of the promoted frame `head` (`run` writes its result to the frame) on
+/// the worker that took it, in the frame's region, then sets the frame's latch. Not generic
+/// (DESIGN.md, section 2, "Generic code kept small").
+///
+/// # Safety
+/// As for `JoinFrame::execute`; `run` runs the frame's closure once.
+#[inline(never)]
+unsafe fn run_stolen(head: &FrameHead, run: &mut dyn FnMut()) {
+    // SAFETY: a job executes on a worker's thread; the frame is live until its latch is set
+    // (our contract).
+    unsafe {
+        let worker = Worker::executing();
+        let latch = head.latch();
+        // Relaxed: a steal-back hint for the owner.
+        latch.thief.store(worker.index, Relaxed);
+        // What the closure pushes is the frame's: its owner, waiting, may take it.
+        let waiter = WaiterSlot::worker(latch.owner);
+        let region = worker.enter_region(latch.region, waiter, latch.parent);
+        run();
+        drop(region);
+        let owner = latch.owner;
+        // After this store the owner may return and pop the frame: no more access to it.
+        CoreLatch::set_raw(&latch.core);
+        worker.registry().idle.latch_set(owner);
     }
 }
 

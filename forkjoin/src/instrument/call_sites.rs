@@ -377,13 +377,13 @@ pub(crate) fn call_site<R>(
     let Some(program) = program() else {
         return f();
     };
-    match measured_site() {
-        None => program.run(site, pool, f),
-        // forkjoin's own entries (`collect` into a `Vec`), and a site's entries at its own
-        // line (a consumer built on another), are its caller's.
-        Some(outer) if internal(site) || outer == Some(site) => f(),
-        Some(outer) => measured_part(site, f, |acc| program.add(outer, site, acc, None)),
-    }
+    // Through one closure type for every entry, so that no entry's types instantiate the
+    // profiler (DESIGN.md, section 2, "Generic code kept small").
+    let mut f = Some(f);
+    let mut result = None;
+    program.call(site, pool, &mut || result = f.take().map(|f| f()));
+    // `None` only if `f` panicked, and then its panic went on from the call.
+    result.expect("a profiled entry returned")
 }
 
 /// Whether `site` lies in forkjoin's own source.
@@ -396,13 +396,31 @@ fn internal(site: &Location<'_>) -> bool {
 }
 
 impl Program {
+    /// `call_site` of a profiled program.
     #[inline(never)]
-    fn run<R>(
+    fn call(
         &'static self,
         site: &'static Location<'static>,
         pool: Option<&Arc<Registry>>,
-        f: impl FnOnce() -> R,
-    ) -> R {
+        f: &mut dyn FnMut(),
+    ) {
+        match measured_site() {
+            None => self.run(site, pool, f),
+            // forkjoin's own entries (`collect` into a `Vec`), and a site's entries at its
+            // own line (a consumer built on another), are its caller's.
+            Some(outer) if internal(site) || outer == Some(site) => f(),
+            Some(outer) => measured_part(site, f, |acc| self.add(outer, site, acc, None)),
+        }
+    }
+
+    /// A call at `site` from outside every profiled closure: `f` profiled as a closure of
+    /// `pool`, its totals kept under `site`.
+    fn run(
+        &'static self,
+        site: &'static Location<'static>,
+        pool: Option<&Arc<Registry>>,
+        f: &mut dyn FnMut(),
+    ) {
         let worker = Worker::current_ref();
         let registry: Arc<Registry> = match (pool, worker) {
             (Some(pool), _) => Arc::clone(pool),
@@ -412,7 +430,7 @@ impl Program {
         let session = self.session(&registry);
         let _on = Profiling::on(registry);
         let t0 = Instant::now();
-        let (r, acc) = measured_at(session, site, f);
+        let ((), acc) = measured_at(session, site, f);
         self.add(None, site, &acc, Some(t0.elapsed()));
         if worker.is_none() {
             // A thread outside the pool: its time since it last left a call is the
@@ -420,7 +438,6 @@ impl Program {
             let last = LAST_LEFT.with(|l| l.0.replace(Some(acc.last)));
             self.outside(last, acc.first);
         }
-        r
     }
 
     /// Adds a thread's time outside every call site, from `from` (its last call's end;

@@ -508,27 +508,39 @@ fn measured_in<R>(
 ) -> (R, Acc) {
     let mut acc = Acc::new(session, site, offset, outside);
     let p: *mut Acc = &mut acc;
-    let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(p)));
     // SAFETY: `p` points to `acc` on this stack; until `acc` moves out every access goes
     // through `p` (the thread-local copy serves only joins inside `f`, on this thread).
-    unsafe {
-        (*p).open_strand();
-        if outside {
-            (*p).began = (*p).start_wall;
-            (*p).first = Stamp {
-                cpu: (*p).start,
-                wall: (*p).start_wall,
-            };
-        } else {
-            (*p).began = (*p).start;
-        }
-    }
+    let restore = unsafe { begin_measured(p) };
     let r = f();
     // SAFETY: as above; `f` has returned (the thread-local still holds `p`, which nothing
     // reads before `restore` resets it).
     unsafe { (*p).close_strand() };
     drop(restore);
     (r, acc)
+}
+
+/// Makes `acc` this thread's current accumulator and opens its first strand; the guard
+/// restores the one before. Not generic (DESIGN.md, section 2, "Generic code kept small").
+///
+/// # Safety
+/// `acc` is live and only reached through this pointer until the guard is dropped.
+#[inline(never)]
+unsafe fn begin_measured(acc: *mut Acc) -> RestoreAcc {
+    let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(acc)));
+    // SAFETY: our contract.
+    unsafe {
+        (*acc).open_strand();
+        if (*acc).outside {
+            (*acc).began = (*acc).start_wall;
+            (*acc).first = Stamp {
+                cpu: (*acc).start,
+                wall: (*acc).start_wall,
+            };
+        } else {
+            (*acc).began = (*acc).start;
+        }
+    }
+    restore
 }
 
 /// At exit from inside a profiled closure (a program that calls `process::exit` inside a
