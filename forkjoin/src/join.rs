@@ -503,14 +503,15 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
 /// (DESIGN.md, section 2, "Generic code kept small").
 ///
 /// # Safety
-/// As for `JoinFrame::execute`; `run` runs the frame's closure once.
+/// As for `JoinFrame::execute`; `run` runs the frame's closure once. (`head` is a pointer:
+/// a reference argument must outlive the call, and the frame may go once its latch is set.)
 #[inline(never)]
-unsafe fn run_stolen(head: &FrameHead, run: &mut dyn FnMut()) {
+unsafe fn run_stolen(head: *const FrameHead, run: &mut dyn FnMut()) {
     // SAFETY: a job executes on a worker's thread; the frame is live until its latch is set
     // (our contract).
     unsafe {
         let worker = Worker::executing();
-        let latch = head.latch();
+        let latch = (*head).latch();
         // Relaxed: a steal-back hint for the owner.
         latch.thief.store(worker.index, Relaxed);
         // What the closure pushes is the frame's: its owner, waiting, may take it.
