@@ -128,38 +128,3 @@ fn stack_low() -> usize {
     #[cfg(not(all(target_os = "linux", not(miri))))]
     0
 }
-
-/// Model checks of a call run in a borrowed slot, on a real pool (`thread::model_pool`): run
-/// with `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib loom_tests`. A job left queued
-/// with every thread parked is a deadlock to loom.
-#[cfg(all(test, loom))]
-mod loom_tests {
-    use super::super::entry::{in_worker, spawn_job};
-    use super::super::thread::model_pool;
-    use crate::latch::{Latch, OutsideLatch};
-    use crate::sync::model_of_pool;
-    use std::sync::Arc;
-
-    /// A thread outside a `caller_runs` pool calls in as the pool's only worker goes idle:
-    /// if the worker has parked, the caller borrows its slot and runs the call there, else it
-    /// hands the call over. The call spawns a job, which a borrower leaves queued when it
-    /// gives the slot back: the worker must be woken for it, and the job run.
-    #[test]
-    fn a_job_spawned_in_a_borrowed_slot_runs_after_the_slot_is_given_back() {
-        model_of_pool(3, || {
-            model_pool::on_large_stack(|| {
-                let (registry, handles) = model_pool::start(1, false, Some(0));
-                let ran = Arc::new(OutsideLatch::new());
-                let setter = Arc::clone(&ran);
-                in_worker(&registry, move |worker| {
-                    spawn_job(worker.registry(), move |_| {
-                        // SAFETY: `setter` keeps the latch alive through the set.
-                        unsafe { OutsideLatch::set(&*setter) };
-                    });
-                });
-                ran.wait();
-                model_pool::stop(registry, handles);
-            })
-        });
-    }
-}

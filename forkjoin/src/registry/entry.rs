@@ -216,14 +216,17 @@ fn on_global_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
     in_worker(super::global_registry(), op)
 }
 
-/// Model checks of the real hand-off of a call from outside the pool, on a real pool
-/// (`thread::model_pool`): run with `RUSTFLAGS="--cfg loom" cargo test -p forkjoin --lib
-/// loom_tests`. A caller or a worker left parked is a deadlock to loom.
+/// Model checks of the real hand-off of a call from outside the pool, and of a call run in
+/// a borrowed slot, on a real pool (`thread::model_pool`): run with `RUSTFLAGS="--cfg loom"
+/// cargo test -p forkjoin --lib loom_tests`. A caller or a worker left parked, or a job left
+/// queued with every thread parked, is a deadlock to loom.
 #[cfg(all(test, loom))]
 mod loom_tests {
     use super::super::thread::model_pool;
-    use super::in_worker;
+    use super::{in_worker, spawn_job};
+    use crate::latch::{Latch, OutsideLatch};
     use crate::sync::model_of_pool;
+    use std::sync::Arc;
 
     /// A thread outside the pool calls into a pool whose only worker is going idle (counted
     /// idle from its start, it searches, spins, yields and parks): the call is queued without
@@ -236,6 +239,29 @@ mod loom_tests {
                 let (registry, handles) = model_pool::start(1, false, None);
                 let ran_on = in_worker(&registry, |worker| worker.index + 1);
                 assert_eq!(ran_on, 1, "the call ran on worker 0");
+                model_pool::stop(registry, handles);
+            })
+        });
+    }
+
+    /// A thread outside a `caller_runs` pool calls in as the pool's only worker goes idle:
+    /// if the worker has parked, the caller borrows its slot and runs the call there, else it
+    /// hands the call over. The call spawns a job, which a borrower leaves queued when it
+    /// gives the slot back: the worker must be woken for it, and the job run.
+    #[test]
+    fn a_job_spawned_in_a_borrowed_slot_runs_after_the_slot_is_given_back() {
+        model_of_pool(3, || {
+            model_pool::on_large_stack(|| {
+                let (registry, handles) = model_pool::start(1, false, Some(0));
+                let ran = Arc::new(OutsideLatch::new());
+                let setter = Arc::clone(&ran);
+                in_worker(&registry, move |worker| {
+                    spawn_job(worker.registry(), move |_| {
+                        // SAFETY: `setter` keeps the latch alive through the set.
+                        unsafe { OutsideLatch::set(&*setter) };
+                    });
+                });
+                ran.wait();
                 model_pool::stop(registry, handles);
             })
         });
