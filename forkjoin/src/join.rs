@@ -116,11 +116,10 @@ where
     join_in_current(a, b)
 }
 
-/// `join` on the current thread's worker, or on the global pool outside any pool. Also the
-/// join of a caller that runs rarely and has just built its closures (the splitter's
-/// `split_first`): they go straight to `join_on`, not through `join_large`'s copies by
-/// `black_box`, whose wide loads of the closures' fresh narrow stores stall store forwarding
-/// (docs/measurements.md, section 8, "The first item's join").
+/// `join` on the current thread's worker, or on the global pool outside any pool; also for a
+/// caller that has just built its closures (the splitter's `split_first`), sparing them
+/// `join_large`'s `black_box` copies, which stall store forwarding (docs/measurements.md,
+/// section 8, "The first item's join").
 #[inline(always)]
 pub(crate) fn join_in_current<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where

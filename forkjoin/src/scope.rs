@@ -25,8 +25,7 @@ pub struct Scope<'scope> {
     done: ScopeLatch,
     /// The first panic of a task; re-raised by `scope` once all tasks have finished.
     panic: FirstPanic,
-    /// The scope's region (`registry/isolation.rs`), and the region it was made in, if its
-    /// owner is a worker of its pool running in one.
+    /// The scope's region, and the one it was made in if its owner is a worker of its pool.
     region: usize,
     parent: Option<RegionId>,
     /// Besides the region, what the owner may run while it waits: its pushes from here on.
@@ -268,12 +267,6 @@ impl<'scope> Scope<'scope> {
 }
 
 impl Scope<'_> {
-    /// Where a task spawned now starts, if the tasks are timed.
-    #[inline(always)]
-    fn spawn_point(&self) -> Option<SpawnPoint> {
-        self.timed.as_ref().map(TimedTasks::spawned)
-    }
-
     /// Runs a task spawned at `at`, timed if the tasks are.
     #[inline(always)]
     fn run_task(&self, at: Option<SpawnPoint>, task: impl FnOnce()) {
@@ -301,7 +294,7 @@ impl<'scope> Scope<'scope> {
     {
         // Relaxed: the queue that hands the task over orders this before its decrement.
         self.pending.fetch_add(1, Relaxed);
-        let at = self.spawn_point();
+        let at = self.timed.as_ref().map(TimedTasks::spawned);
         let scope = ScopePtr(self);
         // SAFETY: the scope outlives its tasks (it waits for `pending` to reach zero).
         let registry = unsafe { &*self.registry };
@@ -364,7 +357,7 @@ impl<'scope> Scope<'scope> {
         let registry = unsafe { &*self.registry };
         // Relaxed: as in `spawn`, the inbox hands each share over.
         self.pending.fetch_add(registry.num_threads(), Relaxed);
-        let at = self.spawn_point();
+        let at = self.timed.as_ref().map(TimedTasks::spawned);
         let scope = ScopePtr(self);
         broadcast_boxed(registry, move |ctx| {
             // The whole pointer, not its field, is captured (the field is not `Send`).

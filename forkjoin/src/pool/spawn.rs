@@ -40,15 +40,7 @@ pub(super) fn spawn_fifo_in<F>(registry: &Registry, f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    let site = Location::caller();
-    let job = Worker::heap_job(move |worker: &Worker| {
-        // A job nobody waits for is an entry of its own, timed where it runs.
-        if let Err(p) = catch(|| call_site(site, None, f)) {
-            worker
-                .registry()
-                .report_panic(&"a spawned job", p.into_payload());
-        }
-    });
+    let job = Worker::heap_job(unwaited(Location::caller(), f));
     match Worker::current_of(registry) {
         // From a worker of the pool: in its FIFO, behind a marker on its deque (`push_fifo`).
         // SAFETY: this thread's own worker.
@@ -63,15 +55,18 @@ pub(super) fn spawn_in<F>(registry: &Registry, f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    let site = Location::caller();
-    registry::spawn_job(registry, move |worker: &Worker| {
-        // As in `spawn_fifo_in`.
+    registry::spawn_job(registry, unwaited(Location::caller(), f));
+}
+
+/// `f` as a job nobody waits for: an entry of its own, timed where it runs, its panic reported.
+fn unwaited(site: &'static Location<'static>, f: impl FnOnce()) -> impl FnOnce(&Worker) {
+    move |worker: &Worker| {
         if let Err(p) = catch(|| call_site(site, None, f)) {
             worker
                 .registry()
                 .report_panic(&"a spawned job", p.into_payload());
         }
-    });
+    }
 }
 
 /// The split behind `Pool::invoke_all`: every closure, potentially in parallel, in order.

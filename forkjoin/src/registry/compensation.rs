@@ -1,7 +1,6 @@
 //! The counts behind `blocking`'s compensation (threads inside `blocking`, spares alive, in
-//! one atomic word read at once by each decision), and `IndexToken`, the right to run pool
-//! work under one index (DESIGN.md, section 7, "Blocking without losing a core"). A resting
-//! spare thread (`registry/spares.rs`) is not counted: it runs nothing.
+//! one atomic word; a resting spare thread is not counted), and `IndexToken`, the right to
+//! run pool work under one index (DESIGN.md, section 7, "Blocking without losing a core").
 
 use crate::sync::{AtomicUsize, Condvar, Mutex};
 use std::collections::VecDeque;
@@ -85,9 +84,8 @@ fn split(counts: usize) -> (usize, usize) {
 }
 
 /// The right to run pool work under one worker index, held by one thread or none: the
-/// index's worker or its stand-in. Given up on entering `blocking`, claimed back on leaving
-/// it or before running pool work, passed at a task boundary or before parking (DESIGN.md,
-/// section 7, "Blocking without losing a core", point 3).
+/// index's worker or its stand-in (DESIGN.md, section 7, "Blocking without losing a core",
+/// point 3).
 pub(crate) struct IndexToken {
     /// Threads waiting in `claim`. SeqCst: Dekker with a parking holder, which reads it after
     /// announcing itself; the claimant raises it, fences and wakes (`Sleep::fence_and_wake`).

@@ -1,6 +1,5 @@
-//! How work enters a pool: a closure run on a worker (`in_worker`, `on_worker`: directly on a
-//! worker, else injected and waited for, or run in a borrowed slot) and jobs queued
-//! (`spawn_job`, and `submit_job_in`, which tags a job with its region).
+//! How work enters a pool: a closure run on a worker (`in_worker`, `on_worker`), and jobs
+//! queued (`spawn_job`, `submit_job_in`).
 
 use super::borrow::{run_borrowed, stack_left};
 use super::isolation::WaiterSlot;
@@ -28,11 +27,9 @@ const HANDOFF_WAIT: Duration = Duration::from_micros(5);
 #[repr(C)]
 struct InstallJob<L, F, R> {
     header: JobHeader,
-    /// Set by the worker that takes the job, before it runs it: the waiter outside the pool
-    /// wakes nobody once it is (see `in_worker`).
+    /// Set by the worker that takes the job: the waiter outside the pool then wakes nobody.
     started: AtomicBool,
-    /// The region the job runs in: one its sender (a worker of another pool) waits for, or
-    /// none (sent from outside any pool).
+    /// The region its sender, a worker of another pool, waits for (none from outside).
     region: Option<RegionId>,
     func: UnsafeCell<Option<F>>,
     result: UnsafeCell<Option<Result<R, Panic>>>,

@@ -1,9 +1,6 @@
-//! What isolation rests on (DESIGN.md, section 5, gives the rule, its reasons and the
-//! guarantee): a waiter runs only work that descends from what it waits for. The wait itself
-//! is `wait.rs`'s; this file has the regions (`enter_region`, `new_region`), their links
-//! (`Lineage`), the search for a waiter's descendants (`find_descendant`), the regions
-//! across pools (`enter_handed_over`, `wait_in_region`, `Pools`) and the frames hidden below
-//! a wait (`hide_frames_below`).
+//! What isolation rests on (a waiter runs only what descends from what it waits for;
+//! DESIGN.md, section 5): regions and their links, the search for a waiter's descendants,
+//! regions across pools (`Pools`) and the frames hidden below a wait. The wait is `wait.rs`'s.
 
 use super::wait::Helps;
 use super::worker::{JobSource, Worker};

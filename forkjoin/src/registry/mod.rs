@@ -49,14 +49,10 @@ pub(crate) struct Registry {
     /// policy (`idle`).
     pub(crate) idle: Idle,
     pub(super) terminating: AtomicBool,
-    /// When a call from outside the pool last started (clock ticks): a watcher stays on duty
-    /// for a while after it, so that a stream of calls finds one and need not wake anyone
-    /// (`registry/outside.rs`).
+    /// When a call from outside the pool last started (clock ticks; `registry/outside.rs`).
     pub(super) last_outside_call: CachePadded<AtomicU64>,
-    /// `Some(stack)` if the pool was built with `PoolBuilder::caller_runs`: a thread outside
-    /// the pool with at least `stack` bytes of stack left runs its call itself, in a borrowed
-    /// slot (`in_worker`). `None` (the default, rayon's behaviour): every call runs on a
-    /// pool thread.
+    /// `Some(stack)` with `PoolBuilder::caller_runs`: a thread outside the pool with at least
+    /// `stack` bytes of stack left runs its call itself, in a borrowed slot (`in_worker`).
     pub(super) caller_runs: Option<usize>,
     /// How worker threads are started and what they run besides work (`ThreadConfig`).
     pub(crate) config: ThreadConfig,
@@ -108,16 +104,11 @@ impl Registry {
         self.stand_in_for_published();
     }
 
-    /// The number of threads that should be running or ready: the workers and the spares,
-    /// less those inside `blocking` (a snapshot for heuristics).
-    fn busy_or_ready(&self) -> usize {
-        let (blocked, spares) = self.compensation.counts();
-        (self.workers.len() + spares).saturating_sub(blocked)
-    }
-
-    /// Whether some worker or spare is busy (a snapshot).
+    /// Whether some worker or spare is busy (a snapshot): fewer are idle than should be
+    /// running or ready, the workers and the spares less those inside `blocking`.
     pub(super) fn some_busy(&self) -> bool {
-        self.idle.count() < self.busy_or_ready()
+        let (blocked, spares) = self.compensation.counts();
+        self.idle.count() < (self.workers.len() + spares).saturating_sub(blocked)
     }
 
     /// The current thread's pool: its worker's, else the global pool (kept only while the
@@ -180,10 +171,8 @@ impl Registry {
         self.spares.wake_resting();
     }
 
-    /// `has_work`, plus the broadcast shares in worker `index`'s inbox, which only the
-    /// thread running that slot may take: whether that slot's runner may park (read after
-    /// the sleep protocol's fence, `Worker::idle_until`) or must be woken when its slot is
-    /// given back (`run_borrowed`).
+    /// `has_work`, plus the broadcast shares in slot `index`'s inbox, which only its runner
+    /// may take: whether that runner may park, or must be woken when its slot is given back.
     pub(crate) fn has_work_for(&self, index: usize) -> bool {
         !self.slot(index).inbox.is_empty() || self.has_work()
     }

@@ -152,8 +152,7 @@ impl Idle {
         Self::looking_from_start()
     }
 
-    /// A worker starting with nothing to run begins to search, already counted idle
-    /// (`Idle::new`): so it never leaves the count between its start and its first job.
+    /// A worker starting with nothing to run begins to search, counted idle from `Idle::new`.
     pub(crate) fn looking_from_start() -> Round {
         Round {
             searches: 0,

@@ -88,12 +88,11 @@ impl Sleep {
     }
 
     /// Parks worker `index` until woken, unless `stay_awake()`, read after the announcement
-    /// and fence, holds: it must read all a waker publishes before `notify_work` or `wake`
-    /// (queues, latch, termination flag). `timeout()`, read then too, bounds the park; a
-    /// sleeper that times out withdraws under the slot's mutex, which a waker holds from its
-    /// check of `is_sleeping` to its wake-up, so exactly one of them withdraws. Returns
-    /// whether it really slept. `lendable`: parked for good between jobs, its slot may be
-    /// lent (`lend`); if it is lent already, the caller is the borrower and parks on its side.
+    /// and fence, holds (it reads all a waker publishes: queues, latch, termination flag).
+    /// `timeout()`, read then too, bounds the park; the timed-out sleeper and a waker
+    /// withdraw the announcement under the slot's mutex, exactly one of them. Whether it
+    /// really slept. `lendable`: its slot may be lent (`lend`); if it is lent already, the
+    /// caller is the borrower and parks on its side.
     pub(crate) fn sleep(
         &self,
         index: usize,
