@@ -61,6 +61,22 @@ pub(crate) struct Site {
     pub blocked_ns: u64,
 }
 
+impl ProgramProfile {
+    /// The places of its sites (`Site::place`), which nested sites name as parents.
+    fn places(&self) -> Vec<String> {
+        self.sites.iter().map(Site::place).collect()
+    }
+
+    /// The total of `field` over the outer sites (a nested site's is its parent's too).
+    fn outer_total(&self, places: &[String], field: fn(&Site) -> u64) -> u64 {
+        self.sites
+            .iter()
+            .filter(|s| s.parent_in(places).is_none())
+            .map(field)
+            .sum()
+    }
+}
+
 impl Site {
     /// `file:line:column`, as a nested site names its parent.
     fn place(&self) -> String {
@@ -169,15 +185,10 @@ impl Row {
 /// call site (their CPU time there, and the sequential start before the first; in an older
 /// profile, the wall time less the sites') counts as serial, on the span as in the work.
 pub(crate) fn rows(profile: &ProgramProfile) -> Vec<Row> {
-    let places: Vec<String> = profile.sites.iter().map(Site::place).collect();
+    let places = profile.places();
     let mut rows = Vec::new();
     below(&profile.sites, &places, None, 0, &mut rows);
-    let in_sites: u64 = profile
-        .sites
-        .iter()
-        .filter(|s| s.parent_in(&places).is_none())
-        .map(|s| s.wall_ns)
-        .sum();
+    let in_sites = profile.outer_total(&places, |s| s.wall_ns);
     let outside = profile
         .outside_ns
         .unwrap_or_else(|| profile.wall_ns.saturating_sub(in_sites));
@@ -200,14 +211,7 @@ pub(crate) fn rows(profile: &ProgramProfile) -> Vec<Row> {
 /// How the program's own threads (outside the pool) were timed, and how long they were
 /// blocked, inside and outside the call sites.
 pub(crate) fn outside_note(profile: &ProgramProfile) -> String {
-    // The outer sites' (a nested site's time is its parent's too).
-    let places: Vec<String> = profile.sites.iter().map(Site::place).collect();
-    let inside: u64 = profile
-        .sites
-        .iter()
-        .filter(|s| s.parent_in(&places).is_none())
-        .map(|s| s.blocked_ns)
-        .sum();
+    let inside = profile.outer_total(&profile.places(), |s| s.blocked_ns);
     match profile.outside_clock.as_deref() {
         Some("thread_cpu") => format!(
             "threads outside the pool, timed by their CPU clocks: blocked {:.3} ms inside the \

@@ -15,8 +15,8 @@
 
 use super::Profiling;
 use crate::profile_hooks::{
-    choose_outside_clock, measured_at, measured_part, measured_site, outside_now, thread_cpu_ns,
-    Acc, OutsideClock, Session, Site, Stamp,
+    choose_outside_clock, measured_at, measured_part, measured_site, outside_clock, outside_now,
+    thread_cpu_ns, Acc, OutsideClock, Session, Site, Stamp,
 };
 use crate::registry::{global_registry, Registry, Worker};
 use crate::sync::lock;
@@ -114,8 +114,6 @@ struct Program {
     /// The CPU time of the thread that made the first call site, until then: the program's
     /// sequential start (reading its input, building its data), which no call site times.
     before: Duration,
-    /// The clock of threads outside the pool.
-    clock: OutsideClock,
     /// Their time outside every call site from the first call on (before, between and after
     /// their calls), by that clock (ns): serial work.
     outside_ns: AtomicU64,
@@ -175,7 +173,7 @@ fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
     let program = PROGRAM.get_or_init(|| {
         made = true;
         let wall = std::env::var_os(CLOCK_VAR).is_some_and(|v| v == "wall");
-        let clock = choose_outside_clock(wall);
+        choose_outside_clock(wall);
         if Worker::current_ref().is_none() {
             // This thread's time from here to its first call is outside every call site
             // (`before` has what it did until here).
@@ -185,7 +183,6 @@ fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
             file,
             start: Instant::now(),
             before: thread_cpu_time(),
-            clock,
             outside_ns: AtomicU64::new(0),
             outside_blocked_ns: AtomicU64::new(0),
             session: OnceLock::new(),
@@ -284,7 +281,7 @@ pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
         "{{\n  \"wall_ns\": {},\n  \"before_ns\": {},\n  \"outside_clock\": \"{}\",\n  \"outside_ns\": {},\n  \"outside_blocked_ns\": {},\n  \"timer_ns\": {},\n  \"burden_ns\": {},\n  \"sites\": [",
         program.map_or(0, |p| p.start.elapsed().as_nanos()),
         program.map_or(0, |p| p.before.as_nanos()),
-        program.map_or(crate::profile_hooks::outside_clock(), |p| p.clock).name(),
+        outside_clock().name(),
         // Relaxed (both): totals that order nothing else. This thread's additions precede
         // the read in its own order; a thread the program joined made its additions (its
         // locals' end included) before the join's edge; one still running adds later, or not.
@@ -451,7 +448,7 @@ impl Program {
             }
             // Its first call: the CPU time of its whole life so far (the wall clock's
             // reading has no start to count from).
-            None if self.clock == OutsideClock::ThreadCpu => (to.cpu, 0),
+            None if outside_clock() == OutsideClock::ThreadCpu => (to.cpu, 0),
             None => (0, 0),
         };
         // Relaxed (both): totals that order nothing else, read at exit (see
