@@ -8,14 +8,18 @@
 //! heartbeat then promotes. Nobody asks on a busy pool, so there a loop costs one load and
 //! compare per chunk, with no grain size from the user.
 //!
-//! Three things keep that cheap and useful:
+//! Four things keep that cheap and useful:
 //!
 //! - **Chunks grow.** The first chunk is one item, the next sixteen: a loop of a few
 //!   expensive items is ready to split after its first item (timed when a request is
-//!   pending as the run starts), and a loop of sixteen cheap ones folds in two chunks. From then on (`TIMED_FROM`) the run reads the time-stamp
-//!   counter at each boundary and sizes its chunks to last about `CHUNK_TIME_NS`, so that an
-//!   idle worker never waits long for an answer and cheap items fold in long vectorised
-//!   runs. A pool of one worker folds every loop in one chunk.
+//!   pending as the run starts), and a loop of sixteen cheap ones folds in two chunks. From
+//!   then on (`TIMED_FROM`) the run reads the time-stamp counter at each boundary and sizes
+//!   its chunks to last about `CHUNK_TIME_NS`, ending on multiples of `ALIGN` items, so that
+//!   an idle worker never waits long for an answer and cheap items fold in long vectorised
+//!   runs. A loop called inside a pool of one folds in one chunk.
+//! - **A long run takes rayon's pieces.** A timed run that has gone on `LONG_RUN_NS` cuts
+//!   itself into as many pieces as rayon's splitter cuts every loop into (`Bounds::pieces`),
+//!   so that a fold whose steps grow dearer with its accumulator costs what it costs on rayon.
 //! - **Only what is worth sharing is shared.** When asked, a run that does not yet know its
 //!   items' cost times one item first; then it splits only if the rest would take
 //!   `SHARE_WORTH_NS` or more. A loop of sixteen cheap items inside a sequential loop stays
@@ -69,23 +73,63 @@ const LONG_ITEM_NS: u64 = 1_000_000;
 const IDLE_POLL_SHARE: f32 = 1.0 / 64.0;
 const IDLE_POLL_NS: u64 = 20_000;
 const IDLE_POLL_MAX_NS: u64 = 10_000_000;
+/// A run that has gone on this long is cut into `Bounds::pieces` pieces, as rayon's splitter
+/// cuts every loop: a fold whose steps grow dearer with its accumulator (a product of big
+/// numbers) costs far less in pieces, and a shorter loop never pays for them.
+const LONG_RUN_NS: u64 = 50_000;
+/// Chunks end, and runs split, on multiples of this many items from the loop's start where
+/// they are longer: a vectorised loop started part-way into a cache line reads across lines
+/// on every other load, and its chunks would fold slower than std's loop folds the same items.
+const ALIGN: usize = 64;
+/// Only chunks and pieces of at least this many items are aligned: a shorter one would lose
+/// up to a sixteenth of its length (a loop of few, dear items wants even pieces, and its
+/// items are not loaded in vectors).
+const ALIGNED_FROM: usize = 16 * ALIGN;
 /// A timed chunk is at most this many times the previous one (a chunk of cheap first items
 /// must not make the next one of dearer items far too long).
 const MAX_GROWTH: usize = 16;
 
-/// Splitting bounds from the producer (`with_min_len`, `with_max_len`).
+/// Splitting bounds from the producer (`with_min_len`, `with_max_len`), how many pieces a
+/// long run of this part of the loop is still cut into (`LONG_RUN_NS`), and where the part
+/// starts, modulo `ALIGN`, from the loop's start.
 #[derive(Clone, Copy)]
 struct Bounds {
     min: usize,
     max: usize,
+    pieces: u32,
+    phase: usize,
 }
 
 impl Bounds {
+    /// The whole loop's bounds, on `worker`'s pool, called from `outside` it or not.
+    ///
+    /// A loop called inside a pool of one is one piece: it folds in one chunk, untimed, as
+    /// std's loop does. Timing it (to cut it into rayon's two pieces) moved the fold out of
+    /// its caller's code, where the optimiser had kept the accumulator in registers, and cost
+    /// more than the pieces gain. A call from outside, which rayon cuts into eight, already
+    /// pays a hand-off to the pool, and is timed.
     #[inline]
-    fn of<P: Producer>(producer: &P) -> Bounds {
+    fn of<P: Producer>(producer: &P, worker: &Worker, outside: bool) -> Bounds {
+        let pieces = if worker.alone() && !outside {
+            1
+        } else {
+            rayon_pieces(worker.registry().num_threads(), outside)
+        };
         Bounds {
             min: producer.min_len().max(1),
             max: producer.max_len().max(1),
+            pieces,
+            phase: 0,
+        }
+    }
+
+    /// These bounds for the part `at` items further on, cut into at most `pieces`.
+    #[inline(always)]
+    fn part(self, at: usize, pieces: u32) -> Bounds {
+        Bounds {
+            pieces,
+            phase: (self.phase + at) % ALIGN,
+            ..self
         }
     }
 
@@ -109,6 +153,14 @@ impl Bounds {
     }
 }
 
+/// The pieces rayon's splitter cuts a loop into, in a pool of `threads` (DESIGN.md, section
+/// 8, "A long run takes rayon's pieces"): two per thread; eight from outside the pool, whose
+/// two halves rayon counts as stolen, each then cut into two per thread again.
+fn rayon_pieces(threads: usize, outside: bool) -> u32 {
+    let per_thread = if outside { 8 } else { 2 };
+    (threads as u32).saturating_mul(per_thread)
+}
+
 /// Entry point of `bridge_producer_consumer`.
 #[inline]
 pub(super) fn drive_producer<P, C>(len: usize, producer: P, consumer: C) -> C::Result
@@ -116,13 +168,16 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let bounds = Bounds::of(&producer);
-    if !bounds.can_halve(len) && len <= bounds.max && Worker::current().is_null() {
+    let outside = Worker::current().is_null();
+    if outside && len <= producer.max_len().max(1) && len / 2 < producer.min_len().max(1) {
         // A loop that can never be split, called from outside any pool, runs on the caller,
         // as rayon's does: in the pool it would only add a hand-off and a wake-up.
         return producer.fold_with(consumer.into_folder()).complete();
     }
-    registry::on_worker(move |worker| split_to_max(len, producer, consumer, bounds, worker))
+    registry::on_worker(move |worker| {
+        let bounds = Bounds::of(&producer, worker, outside);
+        split_to_max(len, producer, consumer, bounds, worker)
+    })
 }
 
 /// Entry point of `deterministic()`: the producer is cut at fixed block boundaries, in a
@@ -208,12 +263,14 @@ where
     C: Consumer<P::Item>,
 {
     let mid = len / 2;
+    let pieces = (bounds.pieces / 2).max(1);
+    let (left, right) = (bounds.part(0, pieces), bounds.part(mid, pieces));
     fork_at(
         mid,
         producer,
         consumer,
-        move |p, c, _| split_to_max(mid, p, c, bounds, current_worker()),
-        move |p, c, _| split_to_max(len - mid, p, c, bounds, current_worker()),
+        move |p, c, _| split_to_max(mid, p, c, left, current_worker()),
+        move |p, c, _| split_to_max(len - mid, p, c, right, current_worker()),
     )
 }
 
@@ -320,9 +377,10 @@ where
         first,
         producer,
         consumer,
-        move |p, c, _| run_lazily(first, p, c, bounds, current_worker(), false),
+        move |p, c, _| run_lazily(first, p, c, bounds.part(0, 1), current_worker(), false),
         move |p, c, migrated| {
             let worker = current_worker();
+            let bounds = bounds.part(first, bounds.pieces);
             if !migrated {
                 return run_lazily(len - first, p, c, bounds, worker, false);
             }
@@ -364,10 +422,13 @@ where
     // call as every run's chunks. A longer loop folded by a call of its own left the user's
     // closure out of line there (docs/measurements.md, section 8, "A pool of one folds
     // through the run's call").
-    let pace = if worker.alone() {
+    let pace = if !worker.alone() {
+        Pace::new(worker, depth, timed, bounds, len)
+    } else if bounds.pieces <= 1 {
         Pace::whole(worker)
     } else {
-        Pace::new(worker, depth, timed)
+        // Alone, only its pieces split it: timed from the start.
+        Pace::new(worker, depth, true, bounds, len)
     };
     if C::SPLITS_FOLDER {
         run_folder::<P, C>(len, producer, consumer.into_folder(), bounds, pace)
@@ -457,13 +518,14 @@ where
 {
     let (left, right) = producer.split_at(mid);
     let (right_c, reducer) = C::split_folder(&mut folder, mid);
+    let right_bounds = pace.right(bounds);
     let here = StaysHere((folder, pace));
     let (l, r) = join(
         move || {
             let (folder, pace) = here.into_inner();
             run_folder::<P, C>(mid, left, folder, bounds, pace)
         },
-        move || run(len - mid, right, right_c, bounds, current_worker()),
+        move || run(len - mid, right, right_c, right_bounds, current_worker()),
     );
     reducer.reduce(l, r)
 }
@@ -510,10 +572,11 @@ where
         if let Some(mid) = pace.boundary(take, len, bounds) {
             let (left_p, right_p) = producer.split_at(mid);
             let (left_c, right_c, reducer) = consumer.split_at(mid);
+            let right_bounds = pace.right(bounds);
             let pace = StaysHere(pace);
             let (l, r) = join(
                 move || run_chunks(mid, left_p, left_c, bounds, pace.into_inner()),
-                move || run(len - mid, right_p, right_c, bounds, current_worker()),
+                move || run(len - mid, right_p, right_c, right_bounds, current_worker()),
             );
             return finish(done, reducer.reduce(l, r));
         }
@@ -545,7 +608,7 @@ where
     C: Consumer<P::Item>,
 {
     // Depth 0: unused, as a backward run never weighs a request (`Pace::boundary`).
-    let pace = Cell::new(Pace::new(worker, 0, false));
+    let pace = Cell::new(Pace::new(worker, 0, false, bounds.part(0, 1), len));
     backward(len, producer, consumer, bounds, &pace)
 }
 
@@ -754,6 +817,14 @@ struct Pace {
     since: u64,
     /// Clock ticks per item, measured over the last timed chunk (0: not known yet).
     cost: f32,
+    /// The clock when the run started timing (0: not yet).
+    born: u64,
+    /// Into how many pieces this run is still cut once it has gone on `LONG_RUN_NS`.
+    pieces: u32,
+    /// The items this run folds, those done included.
+    items: usize,
+    /// Where the run starts, modulo `ALIGN`, from the loop's start (`Bounds::phase`).
+    phase: usize,
     /// The rest was found not worth sharing; it only shrinks, so do not ask again.
     declined: bool,
     /// The worker running this run (it never moves: a run is one call on one thread).
@@ -764,7 +835,7 @@ struct Pace {
 
 impl Pace {
     #[inline(always)]
-    fn new(worker: &Worker, depth: u32, timed: bool) -> Pace {
+    fn new(worker: &Worker, depth: u32, timed: bool, bounds: Bounds, items: usize) -> Pace {
         Pace {
             chunk: 1,
             // Timed from the start if a request is already pending (a fresh job, idle
@@ -778,6 +849,10 @@ impl Pace {
                 0
             },
             cost: 0.0,
+            born: 0,
+            pieces: bounds.pieces,
+            items,
+            phase: bounds.phase,
             declined: false,
             worker,
             depth,
@@ -791,6 +866,10 @@ impl Pace {
             chunk: usize::MAX,
             since: 0,
             cost: 0.0,
+            born: 0,
+            pieces: 1,
+            items: usize::MAX,
+            phase: 0,
             declined: true,
             worker,
             depth: 0,
@@ -817,7 +896,9 @@ impl Pace {
     #[inline(always)]
     fn boundary(&mut self, done: usize, rest: usize, bounds: Bounds) -> Option<usize> {
         if self.since != 0 {
-            *self = self.timed(done);
+            if let Some(mid) = self.timed_boundary(done, rest, bounds) {
+                return Some(mid);
+            }
         } else {
             self.chunk = self.chunk.saturating_mul(GROWTH);
             // Start timing only if another boundary will follow the next chunk.
@@ -836,7 +917,77 @@ impl Pace {
         }
         let (pace, split) = self.asked(rest);
         *self = pace;
-        split.then_some(rest / 2)
+        split.then(|| self.keep(rest, rest / 2))
+    }
+
+    /// `boundary` in a timed run, out of line: learns the cost, cuts a long run into its
+    /// pieces, aligns the next chunk's end.
+    #[cold]
+    #[inline(never)]
+    fn timed_boundary(&mut self, done: usize, rest: usize, bounds: Bounds) -> Option<usize> {
+        *self = self.timed(done);
+        if self.pieces > 1 && bounds.can_halve(rest) {
+            if let Some(mid) = self.long_run(rest) {
+                return Some(mid);
+            }
+        }
+        self.chunk = self.aligned(rest, self.chunk);
+        None
+    }
+
+    /// A timed run that may still be cut into pieces: once it has gone on `LONG_RUN_NS`, it
+    /// is halved at each boundary (its items, those done included, as rayon halves a range),
+    /// the half that leaves to be cut into half the pieces after running that long itself,
+    /// until this run's own share is one piece.
+    #[cold]
+    #[inline(never)]
+    fn long_run(&mut self, rest: usize) -> Option<usize> {
+        let long = clock::ticks(LONG_RUN_NS);
+        let ran = self.since - self.born;
+        if ran >= long {
+            self.pieces /= 2;
+            let done = self.items - rest;
+            let half = (self.items / 2).saturating_sub(done);
+            let mid = if half == 0 || half >= rest {
+                rest / 2
+            } else {
+                half
+            };
+            return Some(self.keep(rest, mid));
+        }
+        None
+    }
+
+    /// The rest is split after about `mid` items (moved to a multiple of `ALIGN` from the
+    /// loop's start), which this run keeps: returns where.
+    #[cold]
+    #[inline(never)]
+    fn keep(&mut self, rest: usize, mid: usize) -> usize {
+        let mid = self.aligned(rest, mid);
+        self.items -= rest - mid;
+        mid
+    }
+
+    /// `len` items from here, shortened to end on a multiple of `ALIGN` from the loop's start
+    /// if they are at least `ALIGNED_FROM`; `rest` items remain.
+    #[inline(always)]
+    fn aligned(&self, rest: usize, len: usize) -> usize {
+        if len < ALIGNED_FROM || len >= rest {
+            return len;
+        }
+        let at = self.phase + (self.items - rest);
+        let end = (at + len) / ALIGN * ALIGN;
+        if end > at {
+            end - at
+        } else {
+            len
+        }
+    }
+
+    /// The bounds of the rest this run gave away at its last split.
+    #[inline(always)]
+    fn right(&self, bounds: Bounds) -> Bounds {
+        bounds.part(self.phase + self.items, self.pieces)
     }
 
     /// Nobody asks, but the items are long (`LONG_ITEM_NS` or more) and few are left (`rest`,
@@ -851,7 +1002,8 @@ impl Pace {
     fn idle_soon(&self, rest: usize) -> bool {
         // SAFETY: as in `boundary`.
         let worker = unsafe { &*self.worker };
-        if self.cost < clock::ticks(LONG_ITEM_NS) as f32
+        if worker.alone()
+            || self.cost < clock::ticks(LONG_ITEM_NS) as f32
             || rest > 2 * worker.registry().num_threads()
         {
             return false;
@@ -889,6 +1041,11 @@ impl Pace {
         let cost = ticks as f32 / done as f32;
         let target = (clock::ticks(CHUNK_TIME_NS) as f32 / cost) as usize;
         Pace {
+            born: if self.born == 0 {
+                self.since
+            } else {
+                self.born
+            },
             since: now,
             cost,
             chunk: target.clamp(1, done.saturating_mul(MAX_GROWTH)),
@@ -940,5 +1097,90 @@ impl Pace {
                 false,
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{clock, rayon_pieces, Bounds, Pace, ALIGN, LONG_RUN_NS};
+
+    /// A timed run of `items` items starting `phase` past a multiple of `ALIGN`, cut into
+    /// `pieces`, that has run `ran_ns` since it started timing. No worker: the methods under
+    /// test never read it.
+    fn pace(items: usize, pieces: u32, phase: usize, ran_ns: u64) -> Pace {
+        let born = 1_000;
+        Pace {
+            chunk: 64,
+            since: born + clock::ticks(ran_ns),
+            cost: 1.0,
+            born,
+            pieces,
+            items,
+            phase,
+            declined: false,
+            worker: std::ptr::null(),
+            depth: 1,
+        }
+    }
+
+    #[test]
+    fn a_loop_takes_rayons_pieces_two_per_thread_eight_from_outside() {
+        assert_eq!(rayon_pieces(1, false), 2);
+        assert_eq!(rayon_pieces(4, false), 8);
+        assert_eq!(rayon_pieces(1, true), 8);
+        assert_eq!(rayon_pieces(3, true), 24);
+    }
+
+    #[test]
+    fn a_run_is_halved_only_once_it_has_run_long() {
+        let mut young = pace(10_000, 8, 0, LONG_RUN_NS / 2);
+        assert_eq!(young.long_run(9_000), None);
+        assert_eq!((young.items, young.pieces), (10_000, 8));
+    }
+
+    /// Halved by its items, those done included, at a multiple of `ALIGN` from the loop's
+    /// start, until its own share is one piece; the halves it gives away are cut into the
+    /// rest of the pieces.
+    #[test]
+    fn a_long_run_halves_its_items_on_aligned_ends_down_to_one_piece() {
+        // 1,000 items done of 10,000: the first half ends at 5,000, moved down to 4,992.
+        let mut run = pace(10_000, 8, 0, LONG_RUN_NS);
+        assert_eq!(run.long_run(9_000), Some(3_992));
+        assert_eq!((run.items, run.pieces), (4_992, 4));
+        let given = run.right(Bounds {
+            min: 1,
+            max: usize::MAX,
+            pieces: 8,
+            phase: 0,
+        });
+        assert_eq!((given.pieces, given.phase), (4, 0));
+        // Next boundary, 1,100 done: half of 4,992 (2,496) is aligned already.
+        assert_eq!(run.long_run(4_992 - 1_100), Some(2_496 - 1_100));
+        assert_eq!((run.items, run.pieces), (2_496, 2));
+        // Next, 1,200 done: half of 2,496 is 1,248, leaving 48 here, too few to align.
+        assert_eq!(run.long_run(2_496 - 1_200), Some(48));
+        assert_eq!((run.items, run.pieces), (1_248, 1));
+        // Done past the half: the rest is halved instead.
+        let mut late = pace(10_000, 2, 0, LONG_RUN_NS);
+        assert_eq!(late.long_run(3_000), Some(1_500 - (7_000 + 1_500) % 64));
+        assert_eq!(late.pieces, 1);
+        // A loop of few items is halved evenly.
+        let mut few = pace(157, 8, 0, LONG_RUN_NS);
+        assert_eq!(few.long_run(149), Some(78 - 8));
+    }
+
+    #[test]
+    fn chunks_end_on_multiples_of_align_from_the_loops_start() {
+        // A run starting 17 items past a multiple of 64 (phase 17), 100 items done.
+        let run = pace(10_000, 1, 17, 0);
+        let rest = 10_000 - 100;
+        for len in [1_024, 1_100, 4_097] {
+            let chunk = run.aligned(rest, len);
+            assert!(chunk <= len && chunk > len - ALIGN, "{len}: {chunk}");
+            assert_eq!((17 + 100 + chunk) % ALIGN, 0, "{len}: {chunk}");
+        }
+        // Short chunks and the last chunk stay as they are.
+        assert_eq!(run.aligned(rest, 1_023), 1_023);
+        assert_eq!(run.aligned(rest, rest), rest);
     }
 }

@@ -424,6 +424,45 @@ fn chunks_adaptor() {
     );
 }
 
+/// A loop that runs long (10,000 items of a few microseconds) is cut into at least the
+/// pieces rayon's splitter makes, two per thread, however long the pieces take to run on a
+/// busy machine; inside a pool of one it stays one piece.
+#[test]
+fn a_long_loop_is_cut_into_rayons_pieces() {
+    let spin = |x: u64| {
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_micros(3) {
+            std::hint::spin_loop();
+        }
+        x
+    };
+    let n = 10_000u64;
+    for workers in [1, 2, 4] {
+        let pool = forkjoin::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .unwrap();
+        let pieces: Vec<(u64, u64)> = pool.install(|| {
+            (0..n)
+                .into_par_iter()
+                .fold(|| (0, 0), |(c, s), x| (c + 1, s + spin(x)))
+                .collect()
+        });
+        assert_eq!(
+            pieces.iter().map(|p| p.0).sum::<u64>(),
+            n,
+            "{workers} workers"
+        );
+        assert_eq!(pieces.iter().map(|p| p.1).sum::<u64>(), n * (n - 1) / 2);
+        let cut = pieces.iter().filter(|p| p.0 > 0).count();
+        if workers == 1 {
+            assert_eq!(cut, 1, "inside a pool of one");
+        } else {
+            assert!(cut >= 2 * workers, "{workers} workers: {cut} pieces");
+        }
+    }
+}
+
 /// `fold` yields one accumulator per piece of work, so counting items per accumulator
 /// shows how the work was split.
 #[test]
