@@ -101,25 +101,33 @@ struct Bounds {
 }
 
 impl Bounds {
-    /// The whole loop's bounds, on `worker`'s pool, called from `outside` it or not.
-    ///
-    /// A loop called inside a pool of one is one piece: it folds in one chunk, untimed, as
-    /// std's loop does. Timing it (to cut it into rayon's two pieces) moved the fold out of
-    /// its caller's code, where the optimiser had kept the accumulator in registers, and cost
-    /// more than the pieces gain. A call from outside, which rayon cuts into eight, already
-    /// pays a hand-off to the pool, and is timed.
+    /// The producer's bounds, for the whole loop, in one piece.
     #[inline]
-    fn of<P: Producer>(producer: &P, worker: &Worker, outside: bool) -> Bounds {
-        let pieces = if worker.alone() && !outside {
-            1
-        } else {
-            rayon_pieces(worker.registry().num_threads(), outside)
-        };
+    fn of<P: Producer>(producer: &P) -> Bounds {
         Bounds {
             min: producer.min_len().max(1),
             max: producer.max_len().max(1),
-            pieces,
+            pieces: 1,
             phase: 0,
+        }
+    }
+
+    /// These bounds for a loop run on `worker`'s pool, called from `outside` it or not: the
+    /// pieces rayon would cut it into.
+    ///
+    /// A loop called inside a pool of one stays one piece: it folds in one chunk, untimed,
+    /// as std's loop does. Timing it (to cut it into rayon's two pieces) moved the fold out
+    /// of its caller's code, where the optimiser had kept the accumulator in registers, and
+    /// cost more than the pieces gain. A call from outside, which rayon cuts into eight,
+    /// already pays a hand-off to the pool, and is timed.
+    #[inline]
+    fn on(self, worker: &Worker, outside: bool) -> Bounds {
+        if worker.alone() && !outside {
+            return self;
+        }
+        Bounds {
+            pieces: rayon_pieces(worker.registry().num_threads(), outside),
+            ..self
         }
     }
 
@@ -168,15 +176,15 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    let bounds = Bounds::of(&producer);
     let outside = Worker::current().is_null();
-    if outside && len <= producer.max_len().max(1) && len / 2 < producer.min_len().max(1) {
+    if outside && !bounds.can_halve(len) && len <= bounds.max {
         // A loop that can never be split, called from outside any pool, runs on the caller,
         // as rayon's does: in the pool it would only add a hand-off and a wake-up.
         return producer.fold_with(consumer.into_folder()).complete();
     }
     registry::on_worker(move |worker| {
-        let bounds = Bounds::of(&producer, worker, outside);
-        split_to_max(len, producer, consumer, bounds, worker)
+        split_to_max(len, producer, consumer, bounds.on(worker, outside), worker)
     })
 }
 
@@ -948,11 +956,8 @@ impl Pace {
             self.pieces /= 2;
             let done = self.items - rest;
             let half = (self.items / 2).saturating_sub(done);
-            let mid = if half == 0 || half >= rest {
-                rest / 2
-            } else {
-                half
-            };
+            // `half < rest`: the run's first half never reaches past its items.
+            let mid = if half == 0 { rest / 2 } else { half };
             return Some(self.keep(rest, mid));
         }
         None
