@@ -89,6 +89,12 @@ const ALIGNED_FROM: usize = 16 * ALIGN;
 /// must not make the next one of dearer items far too long).
 const MAX_GROWTH: usize = 16;
 
+/// A run of at least this many items, still to be cut into pieces, that starts beside an
+/// idle worker is halved at once (`split_half`); a shorter one splits its first item off
+/// (`split_first`): a loop of few items may be of coarse or blocking ones, and a sixteen-item
+/// loop pays one join, not the three of its halving down to rayon's pieces.
+const HALVED_FROM: usize = ALIGNED_FROM;
+
 /// Splitting bounds from the producer (`with_min_len`, `with_max_len`), how many pieces a
 /// long run of this part of the loop is still cut into (`LONG_RUN_NS`), and where the part
 /// starts, modulo `ALIGN`, from the loop's start.
@@ -138,6 +144,21 @@ impl Bounds {
             pieces,
             phase: (self.phase + at) % ALIGN,
             ..self
+        }
+    }
+
+    /// `mid` items from this part's start, shortened to end on a multiple of `ALIGN` from
+    /// the loop's start if they are at least `ALIGNED_FROM` (of `len`).
+    #[inline]
+    fn aligned(&self, mid: usize, len: usize) -> usize {
+        if mid < ALIGNED_FROM || mid >= len {
+            return mid;
+        }
+        let end = (self.phase + mid) / ALIGN * ALIGN;
+        if end > self.phase {
+            end - self.phase
+        } else {
+            mid
         }
     }
 
@@ -367,12 +388,36 @@ where
     run_lazily(len, producer, consumer, bounds, worker, timed)
 }
 
+/// A run of `HALVED_FROM` items or more, still to be cut into pieces, that starts while some
+/// worker is idle: halved at once, each half with half the pieces, as rayon's splitter does
+/// (DESIGN.md, section 8, "A long run takes rayon's pieces"). Its first item split off
+/// instead made a one-item piece at the left of each such run, into whose result every
+/// reduction above it then went (a `Vec` fold copied the loop once more into that vector).
+#[inline(always)]
+fn split_half<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let mid = bounds.aligned(len / 2, len);
+    let pieces = bounds.pieces / 2;
+    let (left, right) = (bounds.part(0, pieces), bounds.part(mid, pieces));
+    fork_at(
+        mid,
+        producer,
+        consumer,
+        move |p, c, _| run(mid, p, c, left, current_worker()),
+        move |p, c, migrated| run_timed(len - mid, p, c, right, current_worker(), migrated),
+    )
+}
+
 /// A run that starts while some worker is idle: its first item (or `with_min_len` items)
 /// and its rest are the two halves of a join, so that the rest is a join frame from the
 /// start. If the first item runs long or blocks (a loop of a few coarse items), an idle
 /// worker claims the rest (DESIGN.md, section 8, "The first item split off"); a thief's run
 /// of it splits its own first item off again. If the first item is short, the rest comes
-/// back private at once and runs lazily, as any run, for the cost of one join.
+/// back private at once and runs lazily, as any run, for the cost of one join. A run of
+/// many items still to be cut into pieces is halved instead (`split_half`).
 #[cold]
 #[inline(never)]
 fn split_first<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
@@ -380,6 +425,9 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    if bounds.pieces > 1 && len >= HALVED_FROM {
+        return split_half(len, producer, consumer, bounds);
+    }
     let first = bounds.min;
     fork_at_direct(
         first,
@@ -925,7 +973,7 @@ impl Pace {
         }
         let (pace, split) = self.asked(rest);
         *self = pace;
-        split.then(|| self.keep(rest, rest / 2))
+        split.then(|| self.split_asked(rest))
     }
 
     /// `boundary` in a timed run, out of line: learns the cost, cuts a long run into its
@@ -953,14 +1001,34 @@ impl Pace {
         let long = clock::ticks(LONG_RUN_NS);
         let ran = self.since - self.born;
         if ran >= long {
-            self.pieces /= 2;
-            let done = self.items - rest;
-            let half = (self.items / 2).saturating_sub(done);
-            // `half < rest`: the run's first half never reaches past its items.
-            let mid = if half == 0 { rest / 2 } else { half };
-            return Some(self.keep(rest, mid));
+            return Some(self.halve_pieces(rest));
         }
         None
+    }
+
+    /// Where a run asked to share splits its rest: in half, or at the middle of its items
+    /// if it is still to be cut into pieces (halving them).
+    #[cold]
+    #[inline(never)]
+    fn split_asked(&mut self, rest: usize) -> usize {
+        if self.pieces > 1 {
+            self.halve_pieces(rest)
+        } else {
+            self.keep(rest, rest / 2)
+        }
+    }
+
+    /// Halves the run at the middle of its items (those done included), each half taking
+    /// half its pieces: returns where the rest is split.
+    #[cold]
+    #[inline(never)]
+    fn halve_pieces(&mut self, rest: usize) -> usize {
+        self.pieces /= 2;
+        let done = self.items - rest;
+        let half = (self.items / 2).saturating_sub(done);
+        // `half < rest`: the run's first half never reaches past its items.
+        let mid = if half == 0 { rest / 2 } else { half };
+        self.keep(rest, mid)
     }
 
     /// The rest is split after about `mid` items (moved to a multiple of `ALIGN` from the

@@ -463,6 +463,44 @@ fn a_long_loop_is_cut_into_rayons_pieces() {
     }
 }
 
+/// A long loop started beside an idle worker is halved, as rayon's splitter halves it, not
+/// split after its first item: a one-item piece is only ever joined to the rest of a run
+/// already cut to one of rayon's pieces (at most a quarter of the loop at 2 workers, give or
+/// take the alignment of the cut), so a reduction that copies its right side into its left
+/// (a `Vec` append) never copies the whole loop into a one-item piece.
+#[test]
+fn a_one_item_piece_is_never_joined_to_more_than_one_of_rayons_pieces() {
+    let n = 1u64 << 18;
+    let pool = forkjoin::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    for _ in 0..20 {
+        let joined_to_one = std::sync::Mutex::new(Vec::new());
+        let (count, sum) = pool.install(|| {
+            (0..n)
+                .into_par_iter()
+                .fold(|| (0u64, 0u64), |(c, s), x| (c + 1, s + x))
+                .reduce(
+                    || (0, 0),
+                    |a, b| {
+                        if a.0 == 1 {
+                            joined_to_one.lock().unwrap().push(b.0);
+                        }
+                        (a.0 + b.0, a.1 + b.1)
+                    },
+                )
+        });
+        assert_eq!((count, sum), (n, n * (n - 1) / 2));
+        for right in joined_to_one.into_inner().unwrap() {
+            assert!(
+                right <= n / 4 + 64,
+                "a one-item piece joined to {right} items"
+            );
+        }
+    }
+}
+
 /// `fold` yields one accumulator per piece of work, so counting items per accumulator
 /// shows how the work was split.
 #[test]
