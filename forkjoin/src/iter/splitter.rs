@@ -147,6 +147,14 @@ impl Bounds {
         }
     }
 
+    /// The bounds of the two halves of this part split after `mid` items, each to be cut
+    /// into half its pieces.
+    #[inline(always)]
+    fn halves(self, mid: usize) -> (Bounds, Bounds) {
+        let pieces = (self.pieces / 2).max(1);
+        (self.part(0, pieces), self.part(mid, pieces))
+    }
+
     /// `mid` items from this part's start, shortened to end on a multiple of `ALIGN` from
     /// the loop's start if they are at least `ALIGNED_FROM` (of `len`).
     #[inline]
@@ -292,8 +300,7 @@ where
     C: Consumer<P::Item>,
 {
     let mid = len / 2;
-    let pieces = (bounds.pieces / 2).max(1);
-    let (left, right) = (bounds.part(0, pieces), bounds.part(mid, pieces));
+    let (left, right) = bounds.halves(mid);
     fork_at(
         mid,
         producer,
@@ -400,8 +407,7 @@ where
     C: Consumer<P::Item>,
 {
     let mid = bounds.aligned(len / 2, len);
-    let pieces = bounds.pieces / 2;
-    let (left, right) = (bounds.part(0, pieces), bounds.part(mid, pieces));
+    let (left, right) = bounds.halves(mid);
     fork_at(
         mid,
         producer,
