@@ -299,14 +299,36 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let mid = len / 2;
-    let (left, right) = bounds.halves(mid);
+    let next = |n, p, c, bounds, _| split_to_max(n, p, c, bounds, current_worker());
+    fork_halves(len, len / 2, producer, consumer, bounds, next, next)
+}
+
+/// Splits the producer and the consumer after `mid` of their `len` items, each half to be
+/// cut into half the pieces, and runs the halves as a join (`fork_at`): `left` and `right`
+/// get a half's length, producer, consumer and bounds, and whether it migrated.
+#[inline(always)]
+fn fork_halves<P, C, L, R>(
+    len: usize,
+    mid: usize,
+    producer: P,
+    consumer: C,
+    bounds: Bounds,
+    left: L,
+    right: R,
+) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+    L: FnOnce(usize, P, C, Bounds, bool) -> C::Result + Send,
+    R: FnOnce(usize, P, C, Bounds, bool) -> C::Result + Send,
+{
+    let (left_bounds, right_bounds) = bounds.halves(mid);
     fork_at(
         mid,
         producer,
         consumer,
-        move |p, c, _| split_to_max(mid, p, c, left, current_worker()),
-        move |p, c, _| split_to_max(len - mid, p, c, right, current_worker()),
+        move |p, c, migrated| left(mid, p, c, left_bounds, migrated),
+        move |p, c, migrated| right(len - mid, p, c, right_bounds, migrated),
     )
 }
 
@@ -400,21 +422,17 @@ where
 /// (DESIGN.md, section 8, "A long run takes rayon's pieces"). Its first item split off
 /// instead made a one-item piece at the left of each such run, into whose result every
 /// reduction above it then went (a `Vec` fold copied the loop once more into that vector).
-#[inline(always)]
+#[cold]
+#[inline(never)]
 fn split_half<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
 {
     let mid = bounds.aligned(len / 2, len);
-    let (left, right) = bounds.halves(mid);
-    fork_at(
-        mid,
-        producer,
-        consumer,
-        move |p, c, _| run(mid, p, c, left, current_worker()),
-        move |p, c, migrated| run_timed(len - mid, p, c, right, current_worker(), migrated),
-    )
+    let left = |n, p, c, bounds, _| run(n, p, c, bounds, current_worker());
+    let right = |n, p, c, bounds, migrated| run_timed(n, p, c, bounds, current_worker(), migrated);
+    fork_halves(len, mid, producer, consumer, bounds, left, right)
 }
 
 /// A run that starts while some worker is idle: its first item (or `with_min_len` items)
