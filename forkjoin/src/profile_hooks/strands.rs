@@ -1,12 +1,6 @@
-//! The profiler's instrument (feature `profile`; DESIGN.md, section 12): strands timed at
-//! every join while a profile runs, and their task graph, for `forkjoin-profile`.
-//!
-//! A pool's workers time their strands by the wall clock (`now`, cheap, read at every
-//! join). A closure measured on a thread outside every pool (a program's own thread, which
-//! enters the pool and may block: on a channel, a lock, a sleep) times its strands by that
-//! thread's CPU clock instead (`outside_now`), so time it spends blocked is neither work nor
-//! span: such strands start and end only where the thread enters or leaves a call, so the
-//! dearer clock is read rarely.
+//! The profiler's instrument (feature `profile`): strands timed at every join while a profile
+//! runs, by the wall clock on workers and the thread's CPU clock outside pools, and their task
+//! graph, for `forkjoin-profile` (DESIGN.md, section 12, "Measuring" and "Any program").
 
 use super::graph::TaskNode;
 use std::cell::Cell;
@@ -137,19 +131,15 @@ pub struct Acc {
     session: SessionRef,
     /// The call site of the program's profile this closure belongs to (its innermost entry).
     site: Site,
-    /// Where this closure started on the span and the burdened span of the outermost timed
-    /// closure it is part of: what a task spawned from it adds its own path to.
+    /// Where it started on the outermost timed closure's span and burdened span.
     offset: (u64, u64),
     /// When the open strand started (ns since `EPOCH`).
     start: u64,
-    /// Whether a strand is open: not while the closure waits for a join's or a scope's
-    /// parts, nor while a job runs inside it (`detached`).
+    /// Whether a strand is open (not while it waits for its parts, nor in `detached`).
     open: bool,
-    /// When the closure started (ns since `EPOCH`), for a closure the program exits inside
-    /// (`unfinished`).
+    /// When the closure started (ns since `EPOCH`), for `unfinished`.
     began: u64,
-    /// Whether the closure runs on a thread outside every pool: its strands are then timed
-    /// by the thread's CPU clock (`outside_now`; `start` is on that clock).
+    /// On a thread outside every pool: timed by `outside_now` (`start` is on that clock).
     outside: bool,
     /// For an outside closure: when its open strand started by the wall clock.
     start_wall: u64,
@@ -241,33 +231,28 @@ impl Acc {
             now().saturating_sub(self.start)
         };
         let d = elapsed.saturating_sub(s.timer_ns);
-        let record = s.record;
         self.work += d;
         self.span += d;
         self.bspan += d;
         self.strands += 1;
-        if record {
+        if s.record {
             let before = self.graph.size;
             self.graph.push_work(d);
-            self.session()
-                .live
-                .fetch_add(self.graph.size - before, Relaxed);
+            s.live.fetch_add(self.graph.size - before, Relaxed);
         }
     }
 
     /// Adds a finished join of `a` and `b`.
     fn combine(&mut self, a: Acc, b: Acc) {
         let s = self.session();
-        let burden = s.burden_ns;
-        let record = s.record;
         self.work += a.work + b.work;
         self.span += a.span.max(b.span);
-        self.bspan += burdened_join(a.bspan, b.bspan, burden);
+        self.bspan += burdened_join(a.bspan, b.bspan, s.burden_ns);
         self.joins += 1 + a.joins + b.joins;
         self.depth += 1 + a.depth.max(b.depth);
         self.strands += a.strands + b.strands;
         self.blocked += a.blocked + b.blocked;
-        if record {
+        if s.record {
             self.record_join(a.graph, b.graph);
         }
     }
@@ -369,10 +354,8 @@ pub(crate) fn choose_outside_clock(wall: bool) -> OutsideClock {
     } else {
         OutsideClock::WallUnavailable
     };
-    // Relaxed: the number is all it says. The program's profile chooses before it
-    // initialises `PROGRAM` (`instrument::call_sites::start`), whose `OnceLock` every thread
-    // that reaches a call site reads (acquire): that edge orders this store before its
-    // reads. A thread that reads 0 all the same (a bare `measured`) probes the clock itself.
+    // Relaxed: stored before `PROGRAM`'s `OnceLock` is initialised (`call_sites::start`), whose
+    // acquire read orders it before a call site's reads; a thread reading 0 probes itself.
     OUTSIDE_CLOCK.store(clock as u8 + 1, Relaxed);
     clock
 }
@@ -412,15 +395,6 @@ pub(crate) fn outside_now() -> Stamp {
     Stamp { cpu, wall }
 }
 
-/// Restores the thread's previous accumulator, also when the closure unwinds.
-struct RestoreAcc(*mut Acc);
-
-impl Drop for RestoreAcc {
-    fn drop(&mut self) {
-        CURRENT_ACC.with(|c| c.set(self.0));
-    }
-}
-
 /// Runs `f` as a profiled closure; returns its result and a fresh accumulator of its strands.
 /// On a thread outside every pool, its strands are timed by the thread's CPU clock (see
 /// `Acc::blocked`).
@@ -445,9 +419,8 @@ pub(crate) fn measured_at<R>(
     measured_in(SessionRef(session), Some(site), (0, 0), outside_here(), f)
 }
 
-/// Runs `f`, an entry at `site` made inside the profiled closure this thread runs, as a part
-/// of it: measured on its own and tagged with `site` (`record` gets its totals), then
-/// followed in sequence by the closure (see `paused`). Only where `measured_site` is `Some`.
+/// Runs `f`, an entry at `site` inside this thread's profiled closure, as a part of it
+/// measured apart (`record` gets its totals; `paused`). Only where `measured_site` is `Some`.
 pub(crate) fn measured_part<R>(
     site: &'static Location<'static>,
     f: impl FnOnce() -> R,
@@ -468,10 +441,8 @@ pub(crate) fn measured_part<R>(
     }
 }
 
-/// Ends the strand of the profiled closure `parent` and runs `part`, which measures a piece
-/// of that closure apart (given its session, call site and reach) and returns the piece's totals if
-/// it ran; they follow the closure's strand in sequence (work and span both add), and the
-/// closure's next strand starts.
+/// Ends `parent`'s strand, runs `part` (a piece measured apart, given the session, site and
+/// reach), adds the piece's totals in sequence if it ran, and opens the next strand.
 ///
 /// # Safety
 /// `parent` is this thread's current accumulator, not null.
@@ -496,9 +467,8 @@ unsafe fn paused<T>(
     t
 }
 
-/// `measured`, for a timed closure that carries its session (and call site) to another
-/// worker; `outside`: it runs on this thread, which is outside every pool (its strands are
-/// timed by the thread's CPU clock).
+/// `measured`, for a timed closure that carries its session and site to another worker;
+/// `outside`: it runs on this thread, outside every pool (timed by its CPU clock).
 fn measured_in<R>(
     session: SessionRef,
     site: Site,
@@ -525,8 +495,11 @@ fn measured_in<R>(
 /// # Safety
 /// `acc` is live and only reached through this pointer until the guard is dropped.
 #[inline(never)]
-unsafe fn begin_measured(acc: *mut Acc) -> RestoreAcc {
-    let restore = RestoreAcc(CURRENT_ACC.with(|c| c.replace(acc)));
+unsafe fn begin_measured(acc: *mut Acc) -> Resume {
+    let restore = Resume {
+        outer: CURRENT_ACC.with(|c| c.replace(acc)),
+        paused: false,
+    };
     // SAFETY: our contract.
     unsafe {
         (*acc).open_strand();
@@ -543,11 +516,8 @@ unsafe fn begin_measured(acc: *mut Acc) -> RestoreAcc {
     restore
 }
 
-/// At exit from inside a profiled closure (a program that calls `process::exit` inside a
-/// call, which never returns to be counted): gives `record` that closure's site, its totals
-/// with its strand closed now, and how long it ran (ns). Only this thread's innermost
-/// closure is reachable: a call handed to a worker that exits is counted whole, its
-/// caller's few strands before the hand-off are not. Nothing outside a profiled closure.
+/// At `process::exit` inside a profiled closure: gives `record` this thread's innermost
+/// closure's site, its totals with its strand closed now, and how long it ran (ns).
 pub(crate) fn unfinished(record: impl FnOnce(&'static Location<'static>, &Acc, u64)) {
     let acc = CURRENT_ACC.with(Cell::get);
     if acc.is_null() {
@@ -567,17 +537,15 @@ pub(crate) fn unfinished(record: impl FnOnce(&'static Location<'static>, &Acc, u
     }
 }
 
-/// The call site of the profiled closure this thread runs: `None` if it runs none, `Some`
-/// of its site (which only the closures of a program's profile have) if it runs one.
+/// The call site of the profiled closure this thread runs, `None` if it runs none.
 pub(crate) fn measured_site() -> Option<Site> {
     let acc = CURRENT_ACC.with(Cell::get);
     // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.
     (!acc.is_null()).then(|| unsafe { (*acc).site })
 }
 
-/// Runs `hand_off(op)`, which runs `op` on a worker and waits for it (a call from outside a
-/// pool, or into another pool). From inside a profiled closure, `op` runs as a piece of it
-/// measured apart (`paused`): the wait is not work, what the worker did is.
+/// Runs `hand_off(op)`, which runs `op` on a worker and waits; inside a profiled closure,
+/// `op` is a piece of it measured apart (`paused`): the wait is not work.
 pub(crate) fn handed_over<W: ?Sized>(
     op: &mut (dyn FnMut(&W) + Send),
     hand_off: impl FnOnce(&mut (dyn FnMut(&W) + Send)),
@@ -598,10 +566,8 @@ pub(crate) fn handed_over<W: ?Sized>(
     }
 }
 
-/// Runs a job taken from a queue outside any strand: its own joins open strands only if it
-/// is a timed closure (a promoted join's second closure is one). A strand open on this
-/// thread (the job runs inside a `yield_now`, or a blocked call's stand-in) pauses meanwhile:
-/// the job is not its work.
+/// Runs a job taken from a queue outside any strand; a strand open on this thread pauses
+/// meanwhile: the job is not its work.
 pub(crate) fn detached<R>(f: impl FnOnce() -> R) -> R {
     let outer = CURRENT_ACC.with(|c| c.replace(ptr::null_mut()));
     // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.
@@ -614,8 +580,8 @@ pub(crate) fn detached<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Restores the thread's accumulator after `detached`, and reopens its strand if paused,
-/// also when the job unwinds.
+/// Restores the thread's previous accumulator (also on unwind), reopening its strand if
+/// `detached` paused it.
 struct Resume {
     outer: *mut Acc,
     paused: bool,
@@ -631,12 +597,9 @@ impl Drop for Resume {
     }
 }
 
-/// The tasks a scope (or a broadcast) runs for a timed closure that waits for them, timed
-/// wherever they run: Cilk's spawns, synced where the closure's wait ends. Each task adds
-/// its work, and its path from where it was spawned; the waiting closure's span becomes the
-/// longest of its own and theirs (DESIGN.md, section 12, "Any program"). `None` outside a
-/// timed closure, and for a session that records a task graph (the suite's programs, which
-/// use `join` alone: their graphs have no node for a task).
+/// The tasks a scope or broadcast runs for a timed closure that waits for them, timed as
+/// Cilk's spawns (DESIGN.md, section 12, "Any program"). `None` outside a timed closure, and
+/// for a session that records a task graph (which has no node for a task).
 pub(crate) fn open_tasks() -> Option<TimedTasks> {
     let owner = CURRENT_ACC.with(Cell::get);
     // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.
@@ -691,30 +654,24 @@ unsafe impl Sync for TimedTasks {}
 unsafe impl Send for TimedTasks {}
 
 impl TimedTasks {
-    /// Where the waiting closure had reached when it opened the tasks: the start of tasks
-    /// it hands out at once (a broadcast's shares), without closing its strand again.
+    /// Where the waiting closure had reached at `open_tasks`: for tasks handed out at once.
     pub(crate) fn opened(&self) -> SpawnPoint {
         self.opened_at
     }
 
-    /// A task is spawned now by this thread: the point on the spawning closure's path it
-    /// starts from (a task spawned by a task starts where that one reached).
+    /// A task is spawned now by this thread: the point on the spawner's path it starts from.
     pub(crate) fn spawned(&self) -> SpawnPoint {
         let spawner = CURRENT_ACC.with(Cell::get);
         if spawner.is_null() {
-            // A thread outside every timed closure (one the body started): from where the
-            // scope opened.
+            // A thread outside every timed closure: from where the scope opened.
             return self.opened_at;
         }
         // SAFETY: this thread's current accumulator; a spawn is a point on its path, where
         // its strand ends.
         unsafe {
             if (*spawner).outside {
-                // A thread outside every pool (an `in_place_scope`'s body) does not read its
-                // dear clock at every spawn: its tasks start where its open strand started.
-                // That strand's time stays on the span, so the span falls short by at most
-                // the lesser of it and the task's path, and what the thread spent blocked
-                // before the spawn is not on the task's path either.
+                // Outside every pool the dear clock is not read per spawn: tasks start where
+                // the open strand started (the span falls short by at most that strand).
                 return (*spawner).reached();
             }
             (*spawner).close_strand();
@@ -743,8 +700,7 @@ impl TimedTasks {
         unsafe { &*self.session.0 }
     }
 
-    /// The waiting closure's strand ends: what it does while it waits (runs tasks, timed as
-    /// theirs, or idles) is not its work.
+    /// The waiting closure's strand ends: what it does while it waits is not its work.
     ///
     /// # Safety
     /// On the thread that opened the tasks, inside the same timed closure.
