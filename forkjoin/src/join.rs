@@ -1,8 +1,6 @@
-//! `join`: fork two closures, potentially in parallel (FJTask's `coInvoke`). Instead of
-//! pushing the second closure onto the deque at every fork, as rayon does, a join records it
-//! in a frame on the worker's stack with a few plain stores (lazy task creation; the
-//! heartbeat scheduling of Acar, Charguéraud and Rainey), and the oldest private frame is
-//! promoted onto the deque only when an idle worker asks: DESIGN.md, sections 2 and 4.
+//! `join`: fork two closures, potentially in parallel. The second is recorded in a frame on
+//! the worker's stack, promoted onto the deque only when an idle worker asks (DESIGN.md,
+//! sections 2 and 4).
 
 use crate::job::FrameHead;
 use crate::job::{JobHeader, JobRef};
@@ -96,6 +94,11 @@ where
     )
 }
 
+/// A closure a join runs: sent to another worker if its frame is shared.
+pub(crate) trait JoinFn<R>: FnOnce() -> R + Send {}
+
+impl<F: FnOnce() -> R + Send, R> JoinFn<R> for F {}
+
 /// A number that tells live threads apart: the address of a thread-local.
 fn thread_tag() -> usize {
     crate::sync::thread_local!(static TAG: u8 = const { 0 });
@@ -106,28 +109,18 @@ fn thread_tag() -> usize {
 /// the recursive function, the caller's base case tested before each call, so a leaf costs
 /// no call; the inliner did this only with LTO (docs/measurements.md has the figures).
 #[inline(never)]
-fn join_small<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
+fn join_small<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(a: A, b: B) -> (RA, RB) {
     join_in_current(a, b)
 }
 
-/// `join` on the current thread's worker, or on the global pool outside any pool; also for a
-/// caller that has just built its closures (the splitter's `split_first`), sparing them
-/// `join_large`'s `black_box` copies, which stall store forwarding (docs/measurements.md,
-/// section 8, "The first item's join").
+/// `join` on the current thread's worker, or on the global pool; also for a caller that has
+/// just built its closures (`split_first`), sparing them `join_large`'s `black_box` copies
+/// (docs/measurements.md, section 8, "The first item's join").
 #[inline(always)]
-pub(crate) fn join_in_current<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
+pub(crate) fn join_in_current<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(
+    a: A,
+    b: B,
+) -> (RA, RB) {
     // SAFETY: the current thread's join state (its worker's, or `OUTSIDE`) lives as long as
     // the thread runs as that worker.
     unsafe { join_on(JoinState::current(), a, b) }
@@ -138,20 +131,13 @@ where
 const SMALL_CLOSURES: usize = 32;
 
 /// How many fewer private frames a join of large closures records than `PRIVATE_FRAMES`:
-/// recording moves the second closure into memory and back, for large closures about the
-/// cost of a small task (Lea's Integrate: six `f64` per closure). Six are left.
+/// recording them costs about a small task (Lea's Integrate: six `f64` each). Six are left.
 const LARGE_FRAMES_FEWER: usize = PRIVATE_FRAMES - 6;
 
 /// A join of large closures: the deep case (two plain calls) inline, with nothing built in
 /// memory for the other cases, which `join_large_recorded` handles out of line.
 #[inline(always)]
-fn join_large<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
+fn join_large<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(a: A, b: B) -> (RA, RB) {
     // SAFETY: the current thread's join state lives as long as the thread runs as its
     // worker.
     unsafe {
@@ -166,9 +152,8 @@ where
             return join_plain(a, b);
         }
     }
-    // `black_box` makes this cold path pass copies. Passed as they are, the closures would
-    // have their address taken, and LLVM then built both in memory before the test above,
-    // on the deep path too, where they are only needed in registers (docs/measurements.md).
+    // `black_box` passes copies: else LLVM built both closures in memory before the test
+    // above, on the deep path too (docs/measurements.md).
     join_large_recorded(std::hint::black_box(a), std::hint::black_box(b))
 }
 
@@ -176,13 +161,7 @@ where
 /// rare next to the deep joins, hence cold.
 #[cold]
 #[inline(never)]
-fn join_large_recorded<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
+fn join_large_recorded<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(a: A, b: B) -> (RA, RB) {
     join_in_current(a, b)
 }
 
@@ -203,13 +182,11 @@ fn join_outside(a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
 /// # Safety
 /// `state` is the current thread's join state.
 #[inline(always)]
-unsafe fn join_on<A, B, RA, RB>(state: *const JoinState, a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
+unsafe fn join_on<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(
+    state: *const JoinState,
+    a: A,
+    b: B,
+) -> (RA, RB) {
     // SAFETY: `state` is this thread's join state (our contract).
     unsafe {
         let st = (*state).owner();
@@ -270,22 +247,18 @@ fn run_after_panic<B: FnOnce() -> RB, RB>(b: B) {
     let _ = catch(b);
 }
 
-/// A heartbeat is pending, or the thread is outside any pool. Through closures of one type
-/// for every join: what the slow path does (hand the join to a pool, share a frame, time
-/// the join for the profiler) is compiled once, not in every join's instance, for two
-/// indirect calls more (DESIGN.md, section 2, "Generic code kept small").
+/// A heartbeat is pending, or the thread is outside any pool: through closures of one type,
+/// so the slow path is compiled once (DESIGN.md, section 2, "Generic code kept small").
 ///
 /// # Safety
 /// `state` is the current thread's join state.
 #[cold]
 #[inline(never)]
-unsafe fn join_slow<A, B, RA, RB>(state: *const JoinState, a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
+unsafe fn join_slow<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(
+    state: *const JoinState,
+    a: A,
+    b: B,
+) -> (RA, RB) {
     let (mut a, mut b) = (Some(a), Some(b));
     let (mut ra, mut rb) = (None, None);
     // SAFETY: `state` is this thread's join state (our contract).
@@ -344,13 +317,11 @@ unsafe fn join_timed(
 /// # Safety
 /// `worker` is the current thread's worker.
 #[inline(always)]
-unsafe fn join_unprofiled_slow<A, B, RA, RB>(worker: &Worker, a: A, b: B) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
+unsafe fn join_unprofiled_slow<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(
+    worker: &Worker,
+    a: A,
+    b: B,
+) -> (RA, RB) {
     // SAFETY: `worker` is this thread's worker (our contract).
     unsafe {
         let idx = worker.owner().counts.len();
@@ -366,25 +337,17 @@ where
 /// # Safety
 /// `worker` is the current thread's worker and `idx < FRAMES` its frame count.
 #[inline(always)]
-unsafe fn join_body<const HEARTBEAT: bool, A, B, RA, RB>(
+unsafe fn join_body<const HEARTBEAT: bool, A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(
     worker: &Worker,
     idx: usize,
     a: A,
     b: B,
-) -> (RA, RB)
-where
-    A: FnOnce() -> RA + Send,
-    B: FnOnce() -> RB + Send,
-    RA: Send,
-    RB: Send,
-{
-    // SAFETY: `worker` is this thread's worker and `idx < FRAMES` its frame count (our
-    // contract); the frame lives on this stack until `complete` returns.
+) -> (RA, RB) {
+    // SAFETY: our contract; the frame lives on this stack until `complete` returns.
     unsafe {
         let frame = JoinFrame::new(b);
-        // A pointer to the whole frame (its head is the first field): a thief reads all of it.
-        // Written through the entry's own pointer: a reference to the array would also cover
-        // the older entries a claiming thief may be reading (`registry/claim.rs`).
+        // The whole frame (head first), written through the entry's own pointer: a reference
+        // to the array would cover entries a claiming thief may read (`registry/claim.rs`).
         worker
             .frames()
             .cast::<*const FrameHead>()
@@ -433,8 +396,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// Called at most once, and only if no other thread has taken or will take the frame.
     #[inline(always)]
     unsafe fn take_func(&self) -> B {
-        // SAFETY: called once, and only when no other thread has taken or will take the frame
-        // (our contract).
+        // SAFETY: called once, and no other thread takes the frame (our contract).
         unsafe { ManuallyDrop::take(&mut *self.func.get()) }
     }
 
@@ -445,8 +407,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// this worker has completed.
     #[inline(always)]
     unsafe fn complete(&self, worker: &Worker, idx: usize) -> RB {
-        // SAFETY: on the owner's thread, `idx` being this frame's index, younger joins
-        // completed (our contract).
+        // SAFETY: our contract.
         unsafe {
             let st = worker.owner();
             if st.counts.popped_maybe_shared(idx) {
@@ -465,8 +426,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     #[cold]
     #[inline(never)]
     unsafe fn complete_shared(&self, worker: &Worker, idx: usize) -> RB {
-        // SAFETY: as for `complete` (our contract); when `wait_for_shared` says the thief ran
-        // the frame, its latch is set and the result written.
+        // SAFETY: our contract; a thief that ran the frame wrote the result, then set its latch.
         unsafe {
             if wait_for_shared(worker, idx, &self.head) {
                 return self.take_func()();
@@ -485,9 +445,8 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// `this` is the head of a promoted `JoinFrame<B, RB>` taken from a deque, so that no
     /// other thread executes it, on a worker's thread.
     unsafe fn execute(this: *const JobHeader) {
-        // SAFETY: `this` is the head of a promoted `JoinFrame<B, RB>`; its owner keeps it on
-        // its stack until the latch is set, and the deque hands it to one taker only; a job
-        // executes on a worker's thread (our contract).
+        // SAFETY: our contract; the owner keeps the frame on its stack until the latch is set,
+        // and the deque hands it to one taker only.
         unsafe {
             let frame = &*(this as *const Self);
             run_stolen(&frame.head, &mut || {
@@ -497,17 +456,15 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     }
 }
 
-/// Runs the closure of the promoted frame `head` (`run` writes its result to the frame) on
-/// the worker that took it, in the frame's region, then sets the frame's latch. Not generic
-/// (DESIGN.md, section 2, "Generic code kept small").
+/// Runs the promoted frame `head`'s closure (`run`, writing its result) in the frame's region,
+/// then sets its latch. Not generic (DESIGN.md, section 2, "Generic code kept small").
 ///
 /// # Safety
 /// As for `JoinFrame::execute`; `run` runs the frame's closure once. (`head` is a pointer:
-/// a reference argument must outlive the call, and the frame may go once its latch is set.)
+/// the frame may go once its latch is set.)
 #[inline(never)]
 unsafe fn run_stolen(head: *const FrameHead, run: &mut dyn FnMut()) {
-    // SAFETY: a job executes on a worker's thread; the frame is live until its latch is set
-    // (our contract).
+    // SAFETY: our contract: on a worker's thread, the frame live until its latch is set.
     unsafe {
         let worker = Worker::executing();
         let latch = (*head).latch();
@@ -526,16 +483,14 @@ unsafe fn run_stolen(head: *const FrameHead, run: &mut dyn FnMut()) {
 }
 
 /// The shared frame `head` (at `idx`) after `a` returned: `true` if taken back (the caller
-/// runs its closure), else `false` once the thief has set its latch, having helped. Not
-/// generic (DESIGN.md, section 2, "Generic code kept small").
+/// runs it), else `false` once the thief has set its latch. Not generic (as `run_stolen`).
 ///
 /// # Safety
 /// As for `JoinFrame::complete_shared`; `head` is the frame's head, its first field.
 #[cold]
 #[inline(never)]
 unsafe fn wait_for_shared(worker: &Worker, idx: usize, head: &FrameHead) -> bool {
-    // SAFETY: as for `complete_shared` (our contract); `take_back_shared` says whether the
-    // frame is shared, and then its latch is initialised.
+    // SAFETY: our contract; a frame `take_back_shared` finds shared has its latch initialised.
     unsafe {
         let Some(claimed) = worker.take_back_shared(idx) else {
             registry::bump(&worker.owner().inline_joins);
@@ -563,9 +518,8 @@ unsafe fn wait_for_shared(worker: &Worker, idx: usize, head: &FrameHead) -> bool
                 None => {
                     // Relaxed: only a hint for where to steal; stale values are harmless.
                     let thief = latch.thief.load(Relaxed);
-                    // Isolated: the frame's own region, and whatever this worker pushed
-                    // since the frame was shared (every job left on its deque lies above
-                    // a stolen frame; a claimed one's latch says where its jobs start).
+                    // Isolated: the frame's region, and what this worker pushed since the
+                    // frame was shared (DESIGN.md, section 5).
                     let helps = Helps::descendants_from(latch.floor, latch.region);
                     worker.wait_until(&|| latch.core.probe(), Some(thief), helps);
                     break;
@@ -579,16 +533,14 @@ unsafe fn wait_for_shared(worker: &Worker, idx: usize, head: &FrameHead) -> bool
     }
 }
 
-/// Runs only if `a` unwinds: `b` must still run (or be waited for) before the frame goes;
-/// `b`'s panic is dropped. It carries nothing: younger joins have completed (their guards
-/// ran first), so our frame is the youngest on the worker.
+/// Runs only if `a` unwinds: `b` must still run (or be waited for), its panic dropped. It
+/// carries nothing: younger joins have completed, so our frame is the youngest.
 struct UnwindGuard<B: FnOnce() -> RB + Send, RB: Send>(PhantomData<fn(B) -> RB>);
 
 impl<B: FnOnce() -> RB + Send, RB: Send> Drop for UnwindGuard<B, RB> {
     fn drop(&mut self) {
-        // SAFETY: unwinding out of `a` on the owner's thread, whose worker pushed the frame
-        // at `len - 1` and whose younger frames are gone; the frame has type
-        // `JoinFrame<B, RB>` because this guard was made next to it.
+        // SAFETY: unwinding out of `a` on the owner's thread: the frame, a `JoinFrame<B, RB>`
+        // made next to this guard, is at `len - 1`.
         let _ = catch(|| unsafe {
             let worker = &*Worker::current();
             let idx = worker.owner().counts.len() - 1;
