@@ -84,11 +84,9 @@ pub(crate) struct OwnerState {
     /// Where the running job came from: its first join is not shared while that holds more.
     pub(super) source: Cell<JobSource>,
     pub(super) rng: Cell<u64>,
-    /// A job is running on this thread: it takes no batch from a submission queue (DESIGN.md,
-    /// section 5, "Submission queues").
+    /// A job runs on this thread: no batch from a submission queue (DESIGN.md, section 5).
     pub(super) running: Cell<bool>,
-    /// Each feature's state, typed in its file: `heartbeat.rs`, `outside.rs`, `spares.rs`,
-    /// `isolation.rs`, `claim.rs`.
+    /// Each feature's state, typed in its file.
     pub(super) requests: Requests,
     pub(super) outside: Cell<OutsideCall>,
     pub(crate) blocking: Blocking,
@@ -106,12 +104,9 @@ pub(crate) struct JoinState {
     pub(crate) limit: CachePadded<AtomicUsize>,
 }
 
-// SAFETY: the one argument for every worker's owner-only state. Its `Cell`s are touched only
-// by the thread running as that worker: only through `owner`, whose callers all run there (a
-// job, a join, a wait, the idle loop of that worker; checked in debug builds). Other threads
-// read only its atomics (`counts`, `inline_joins`, `regions.current`) through
-// `Worker::shared_counts`, `inline_joins` and `running_region`. `OUTSIDE`'s state is only read,
-// and only its atomics; `limit` is atomic.
+// SAFETY: the owner-only `Cell`s are touched only through `owner`, by the thread running as
+// that worker (checked in debug builds); other threads read only atomics (`shared_counts`,
+// `inline_joins`, `running_region`, `limit`); `OUTSIDE`'s state is only read.
 unsafe impl Sync for JoinState {}
 
 impl JoinState {
@@ -178,14 +173,11 @@ pub(crate) struct Worker {
     /// The slot's place (`Sleep`'s index too): the workers', then spares'.
     pub(crate) index: usize,
     pub(super) registry: *const Registry,
-    /// What `current_thread_index` reports: `index`, or for a spare the index it stands in
-    /// for (set by `start_spare`).
+    /// What `current_thread_index` reports: `index`, or a spare's blocked thread's.
     pub(super) shown_index: AtomicUsize,
-    /// Held by a thief claiming one of this worker's private frames, and by the owner while
-    /// it changes `shared` (`registry/claim.rs`).
+    /// Held by a claiming thief, and by the owner changing `shared` (`registry/claim.rs`).
     pub(super) frames_lock: FramesLock,
-    /// The regions this worker runs in that descend from another's, for their ancestors'
-    /// waiters (`registry/isolation.rs`).
+    /// Regions it runs that descend from another's, for their waiters (`isolation.rs`).
     pub(crate) lineage: CachePadded<Lineage>,
     /// Broadcast shares for this slot (see `Inbox`); last, away from the join path's fields.
     pub(crate) inbox: CachePadded<Inbox>,
@@ -193,9 +185,8 @@ pub(crate) struct Worker {
     pub(super) fifo_spawns: FifoSpawns,
 }
 
-// SAFETY: `join` is `Sync` (see there); `frames` is only accessed by the thread running as
-// this worker; `inbox` and `fifo_spawns` are mutexes (and an atomic); everything else is
-// atomic or immutable.
+// SAFETY: `join` is `Sync`; `frames` is owner-only; `inbox` and `fifo_spawns` are mutexes
+// (and an atomic); everything else is atomic or immutable.
 unsafe impl Sync for Worker {}
 
 // SAFETY: as above; the raw registry pointer points into the `Arc` that owns the worker.
@@ -236,8 +227,7 @@ impl Worker {
     /// The worker this thread is, if any: for use on this thread while it runs as that worker.
     #[inline(always)]
     pub(crate) fn current_ref<'a>() -> Option<&'a Worker> {
-        // SAFETY: `CURRENT` always points to a live join state: `OUTSIDE` or the state of
-        // the worker this thread runs, which lives in its registry while the thread runs it.
+        // SAFETY: `CURRENT` points to `OUTSIDE` or the live state of this thread's worker.
         unsafe { JoinState::worker(JoinState::current()) }
     }
 
@@ -250,8 +240,7 @@ impl Worker {
     pub(crate) unsafe fn executing<'a>() -> &'a Worker {
         let w = Worker::current();
         debug_assert!(!w.is_null(), "a job runs on a worker's thread");
-        // SAFETY: on a worker's thread (our contract), whose worker lives while the thread
-        // runs as it, which covers the job's run.
+        // SAFETY: our contract: the worker lives while the thread runs as it.
         unsafe { &*w }
     }
 
@@ -295,8 +284,7 @@ impl Worker {
 
     /// A strong reference to this worker's registry (`CrossLatch` keeps the pool alive).
     pub(crate) fn registry_arc(&self) -> Arc<Registry> {
-        // SAFETY: `self.registry` is the data pointer of the `Arc` `Registry::new` made, alive
-        // (strong count at least one) while we hold a worker inside it.
+        // SAFETY: the data pointer of `Registry::new`'s `Arc`, alive while its worker is.
         unsafe {
             Arc::increment_strong_count(self.registry);
             Arc::from_raw(self.registry)
@@ -341,8 +329,7 @@ impl Worker {
     /// # Safety
     /// Must be called on this worker's own thread.
     pub(crate) unsafe fn push_spawned_in(&self, job: JobRef, region: usize, waiter: WaiterSlot) {
-        // Inside `blocking`, the spawner takes its index back first, so its jobs wait on its
-        // own deque (DESIGN.md, section 7, "Blocking without losing a core", point 3).
+        // Inside `blocking`, the index comes back first (DESIGN.md, section 7, point 3).
         self.reclaim_index();
         self.share_private_frames();
         // SAFETY: on this worker's own thread (our contract).
@@ -414,9 +401,8 @@ impl Worker {
         found.map(|(job, _)| job)
     }
 
-    /// A job of this worker's own deque pushed since `bottom` was `floor` (a waiter's; for
-    /// `find_work`, `isize::MIN`: any): the newest, or the oldest under rayon's
-    /// `breadth_first` hint.
+    /// A job of its own deque pushed since `bottom` was `floor` (`isize::MIN`: any): the
+    /// newest, or the oldest under rayon's `breadth_first` hint.
     pub(super) fn take_own_above(&self, floor: isize) -> Option<NonNull<JobHeader>> {
         if !self.registry().config.breadth_first {
             // SAFETY: `find_work` and waiters run on this worker's thread.
@@ -444,8 +430,7 @@ impl Worker {
             return Some((JobRef(job), JobSource::Own));
         }
         let registry = self.registry();
-        // Then broadcast shares (after the own deque, as in rayon), of the index this slot
-        // shows: a spare runs its blocked thread's.
+        // Then broadcast shares (as in rayon), of the index shown: a spare's blocked thread's.
         if let Some(job) = registry.slot(self.shown_index()).inbox.take() {
             return Some((job, JobSource::Own));
         }
