@@ -1,8 +1,5 @@
-//! The work-stealing deque: Chase and Lev's growable circular array ("Dynamic Circular
-//! Work-Stealing Deque", SPAA 2005) with the C11 orderings of Lê, Pop, Cohen and Zappa
-//! Nardelli ("Correct and Efficient Work-Stealing for Weak Memory Models", PPoPP 2013). The
-//! owner pushes and pops at the bottom (LIFO), thieves take from the top (FIFO); a CAS on
-//! `top` settles the last element. Costs and retired buffers: DESIGN.md, section 3.
+//! The work-stealing deque: Chase and Lev's growable circular array with the C11 orderings of
+//! Lê, Pop, Cohen and Zappa Nardelli (DESIGN.md, section 3).
 
 use crate::padded::CachePadded;
 use crate::sync::{fence, AtomicIsize, AtomicPtr, AtomicUsize};

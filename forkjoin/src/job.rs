@@ -1,7 +1,6 @@
 //! Jobs, the unit the queues hold: a pointer to a `JobHeader` opening a `#[repr(C)]` struct
-//! with the closure. Join frames live on the joiner's stack (`FrameHead`: their type-erased
-//! start), spawned and submitted jobs on the heap (`HeapJob`); a job finds its worker with
-//! `Worker::executing`, so jobs depend on no registry (DESIGN.md, section 7).
+//! with the closure, on the joiner's stack (`FrameHead`) or the heap (`HeapJob`; DESIGN.md,
+//! section 7).
 
 use crate::latch::CoreLatch;
 use crate::lineage::RegionId;

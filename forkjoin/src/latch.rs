@@ -1,7 +1,5 @@
-//! Latches: one-shot "done" signals. A waiting worker helps (`Worker::wait_until`) and parks
-//! through the sleep protocol; a thread outside the pool spins, then parks, on an
-//! `OutsideLatch`. A set is the setter's last touch (the waiter may free the latch at once),
-//! so `set` takes a raw pointer and copies out what it needs first (DESIGN.md, section 7).
+//! Latches: one-shot "done" signals; a set is the setter's last touch, so `set` takes a raw
+//! pointer (DESIGN.md, section 7).
 
 use crate::sync::{AtomicU32, AtomicUsize};
 use std::ptr;

@@ -1,8 +1,5 @@
-//! Which region descends from which, so that a waiting worker can help its thieves' thieves
-//! (`registry/isolation.rs`; DESIGN.md, section 5, "Lineage"): a worker publishes the link
-//! *(region, parent)* while it runs in a region; a waiter closes its region over every
-//! worker's links (`Closure`). Ids are never reused, so a link read late is still true; a
-//! link is two words, so each lineage is a sequence lock with one writer, its worker.
+//! Which region descends from which, so that a waiting worker can help its thieves' thieves:
+//! each worker's links, a sequence lock with one writer (DESIGN.md, section 5, "Lineage").
 
 use crate::sync::{fence, AtomicUsize};
 use std::num::NonZeroUsize;

@@ -1,10 +1,6 @@
-//! The runtime's primitives: `std`'s, or `loom`'s under `--cfg loom`, which then builds the
-//! whole runtime but the iterators (tokio's way: one facade, no `cfg` where they are used).
-//! Under loom, what loom cannot stand in for stays `std`'s, each with the reason where it is
-//! used: `Arc` (loom's has neither `new_cyclic` nor `Weak`, which the registry's back-pointers
-//! and its list of pools need; what it orders, the last holder's free, the models do not
-//! check), statistics counters (`crate::counter`), and `static`s, which loom's types cannot be
-//! (ids, hints, and locks with no atomic of a model inside).
+//! The runtime's primitives: `std`'s, or `loom`'s under `--cfg loom` (one facade, no `cfg`
+//! where they are used). What loom cannot stand in for stays `std`'s: `Arc` (no `new_cyclic`
+//! nor `Weak`), statistics counters (`crate::counter`) and `static`s.
 
 #[cfg(loom)]
 #[allow(unused_imports)]

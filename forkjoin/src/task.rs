@@ -1,8 +1,6 @@
-//! `Task`: the handle of a job submitted with `Pool::submit` (the JDK pool's external
-//! submission): job and result in one allocation; joining a finished task takes no lock.
-//! A `Task` is also a `Future`: `wake_state` (EMPTY, then REGISTERING and WAITING by turns
-//! as polls come, TAKEN once the job took the waker) says who owns the waker cell, and poll
-//! and job follow the Dekker pattern (DESIGN.md, section 7). Unpolled, it costs one load.
+//! `Task`: the handle of a job submitted with `Pool::submit`, job and result in one
+//! allocation; also a `Future`, whose waker cell `wake_state` hands between poll and job
+//! (DESIGN.md, section 7).
 
 use crate::job::{JobHeader, JobRef};
 use crate::panic::{catch, Panic};

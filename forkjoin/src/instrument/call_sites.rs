@@ -1,17 +1,6 @@
-//! A whole program's profile by call site (feature `profile`). With `FORKJOIN_PROFILE=FILE`
-//! set (or after `record_call_sites`), each entry a program makes from outside a profiled
-//! closure (`Pool::install`, a parallel iterator's consumer) runs as a profiled closure of
-//! its pool, its totals kept under the caller's source line; an entry inside one is part of
-//! it, and kept too, under its own line inside its parent's. At exit the call sites go to
-//! FILE as JSON (`fj profile -- COMMAND` reads it). The method is the suite's (DESIGN.md,
-//! section 12).
-//!
-//! A program's own threads, outside every pool, are timed by their CPU clock: their strands
-//! inside its calls (`profile_hooks`) and their time before, between and after the calls
-//! (`Program::outside`), so that what they spend blocked (on a channel, a lock, a sleep) is
-//! neither work nor span; it is kept apart, as blocked time. `FORKJOIN_PROFILE_CLOCK=wall`
-//! times them by the wall clock instead, as does a system whose threads' CPU clocks cannot be
-//! read; the profile says which.
+//! A whole program's profile by call site (feature `profile`, `FORKJOIN_PROFILE=FILE` or
+//! `record_call_sites`): each entry's totals under the caller's line, threads outside pools
+//! timed by their CPU clock, written as JSON at exit (DESIGN.md, section 12, "Any program").
 
 use super::Profiling;
 use crate::profile_hooks::{

@@ -1,8 +1,6 @@
-//! The latch a thread outside any pool waits on for a job it handed to the workers: it spins
-//! briefly, then parks, and the setter wakes it only if it parked
-//! (DESIGN.md, section 7, "Entry from outside the pool"). States: `EMPTY`, `PARKED`, `SET`,
-//! and `WOKEN` (the setter has woken the parked waiter and is done with the latch): a parked
-//! waiter returns only on `WOKEN`, since the setter reads the thread handle in the latch.
+//! The latch a thread outside any pool waits on for a job it handed to the workers: it spins,
+//! then parks, and the setter wakes it only if it parked (DESIGN.md, section 7, "Entry from
+//! outside the pool").
 
 use super::Latch;
 use crate::sync::{current_thread, park, yield_now, AtomicUsize, Thread};

@@ -1,7 +1,5 @@
-//! The pool: [`Pool`] (running work in it, its statistics, dropping it) and what a thread
-//! asks about its pool (`current_thread_index`, ...). `builder.rs` configures and starts a
-//! pool, `spawn.rs` starts jobs nobody waits for; broadcasts live beside the scopes
-//! (`crate::broadcast`), the scheduling in `crate::registry`.
+//! The pool: [`Pool`] and what a thread asks about its pool (`current_thread_index`, ...);
+//! `builder.rs` configures and starts one, `spawn.rs` starts jobs nobody waits for.
 
 mod builder;
 mod spawn;

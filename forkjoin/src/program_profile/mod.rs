@@ -1,7 +1,5 @@
-//! The call-site hook of a whole program's profile (DESIGN.md, section 12, "Any program"):
-//! `instrument::call_sites` with the `profile` feature, else a do-nothing twin (`off`), so
-//! that the entries that call it (`Pool::install`, the parallel iterators' consumers, the
-//! slice sorts) carry no `cfg`.
+//! The call-site hook of a whole program's profile: `instrument::call_sites` with the
+//! `profile` feature, else a do-nothing twin (DESIGN.md, section 12, "Any program").
 
 #[cfg(not(feature = "profile"))]
 mod off;

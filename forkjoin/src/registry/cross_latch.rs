@@ -1,7 +1,5 @@
-//! The latch a worker waits on for a job it sent into another pool (`install` across
-//! pools, a broadcast or a scope's end from a worker of another pool): the waiter keeps
-//! working for its own pool meanwhile, and the setter wakes it through that pool's idle
-//! policy. Here, not in `crate::latch`, because its set needs the waiter's registry.
+//! The latch a worker waits on for a job it sent into another pool, woken through its own
+//! pool's idle policy (its set needs the waiter's registry, hence not in `crate::latch`).
 
 use super::Registry;
 use crate::latch::{CoreLatch, Latch};

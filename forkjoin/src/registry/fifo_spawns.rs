@@ -1,8 +1,6 @@
-//! `spawn_fifo` from a worker: the job waits in the spawning slot's FIFO, and a marker job
-//! that runs the FIFO's oldest goes onto the worker's deque like any push (rayon does the
-//! same). So the jobs one worker spawns run in the order spawned, and they are where that
-//! worker's own waits look: a join waiting for its stolen half runs what its first half
-//! spawned, as rayon's does (DESIGN.md, section 7).
+//! `spawn_fifo` from a worker: the job waits in the spawning slot's FIFO, and a marker job that
+//! runs the FIFO's oldest goes onto the worker's deque like any push, as in rayon (DESIGN.md,
+//! section 7).
 
 use super::worker::Worker;
 use crate::job::JobRef;

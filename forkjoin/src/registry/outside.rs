@@ -1,9 +1,6 @@
-//! A call from a thread outside the pool, wherever it runs: on a worker that took it from a
-//! submission queue (the default), or on the caller itself in a borrowed slot
-//! (`PoolBuilder::caller_runs`, see `borrow.rs`). A short call must not pay a wake-up, so it
-//! runs alone at first: its first join is shared *quietly* while a watcher is on duty, and it
-//! wakes a parked worker only after `CALLER_ALONE`; a watcher stays on duty `WATCH_AFTER_CALL`
-//! after each call. DESIGN.md, section 7, "Entry from outside the pool".
+//! A call from a thread outside the pool, on a worker that took it from a submission queue or
+//! on the caller in a borrowed slot (`borrow.rs`); a short call runs alone at first and pays
+//! no wake-up (DESIGN.md, section 7, "Entry from outside the pool").
 
 use super::worker::Worker;
 use super::Registry;

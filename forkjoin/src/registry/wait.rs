@@ -1,7 +1,5 @@
-//! What a waiting worker may run (`Helps`), and when it parks: the dispatch (`wait_until`), an
-//! ordinary wait (`idle_until`: anything, else the idle policy's rounds) and an isolated one
-//! (`wait_isolated`, a round at a time: only descendants of what it waits for, found by
-//! `isolation.rs`). DESIGN.md, section 5, gives the rule, its reasons and the guarantee.
+//! What a waiting worker may run (`Helps`), and when it parks: `wait_until`, `idle_until` and
+//! `wait_isolated` (DESIGN.md, section 5).
 
 use super::heartbeat::HEARTBEAT;
 use super::idle::{IsolatedParking, Parking, Round};

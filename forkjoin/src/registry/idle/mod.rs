@@ -1,7 +1,6 @@
-//! The idle policy: a worker's rounds with nothing to do (spin, yield, park), the watcher
-//! that keeps the heartbeat while it sleeps, and whom new work wakes. It owns the pool's
-//! `Sleep` (parking itself is `sleep.rs`'s) and takes events, one method each, as
-//! rayon-core's `sleep` does: no other file parks or wakes (DESIGN.md, sections 4 to 6).
+//! The idle policy: a worker's rounds with nothing to do (spin, yield, park), the watcher that
+//! keeps the heartbeat, and whom new work wakes; no other file parks or wakes (DESIGN.md,
+//! sections 4 to 6).
 
 pub(super) mod sleep;
 
