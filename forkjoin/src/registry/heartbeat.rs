@@ -18,8 +18,7 @@ pub(crate) const SHARE_REQUEST: usize = usize::MAX;
 /// watcher every period; a pool with no idle or no busy worker has no heartbeat.
 pub(crate) const HEARTBEAT: Duration = Duration::from_micros(50);
 
-/// How many times per half period a worker renews a request whose shared frame came back
-/// untaken (`Worker::renew_request`).
+/// Renewals per half period of a request whose shared frame came back untaken.
 pub(super) const RENEWALS: u32 = 4;
 
 /// A worker's requests: those it sends when idle (rate-limited while unanswered) and, for
@@ -35,8 +34,7 @@ pub(crate) struct Requests {
     pub(super) renewal_window: Cell<Option<Instant>>,
     /// Parallel-iterator runs nested on this worker's stack (see `iter/splitter.rs`).
     pub(super) loop_depth: Cell<u32>,
-    /// The depth of a run that declined and took the pending request (0: none): shallower
-    /// runs still see it, siblings do not.
+    /// The depth of a run that declined and took the pending request (0: none).
     pub(super) deferred: Cell<u32>,
 }
 
@@ -55,7 +53,7 @@ impl Requests {
 
 impl Worker {
     /// The bound on recorded frames: `shared + PRIVATE_FRAMES`, or `SHARE_REQUEST` while a
-    /// profile is taken (every join is then measured on the slow path).
+    /// profile is taken.
     #[inline]
     fn frame_bound(&self) -> usize {
         let shared = self.owner().counts.shared();
@@ -90,8 +88,7 @@ impl Worker {
         self.join.limit.store(self.frame_bound(), Relaxed);
     }
 
-    /// A parallel-iterator run starts on this worker; returns its depth (1 for the
-    /// outermost). `leave_loop` ends it.
+    /// A parallel-iterator run starts here; its depth (1: outermost). `leave_loop` ends it.
     #[inline(always)]
     pub(crate) fn enter_loop(&self) -> u32 {
         let depth = &self.owner().requests.loop_depth;
@@ -112,9 +109,8 @@ impl Worker {
         depth < self.owner().requests.deferred.get()
     }
 
-    /// A run at `depth` found its rest not worth sharing: with no private frame to answer
-    /// the request, take it for its siblings, leaving it to shallower runs; with private
-    /// frames, it stays pending for the next join.
+    /// A run at `depth` found its rest not worth sharing: with no private frame, take the
+    /// request from its siblings (DESIGN.md, section 8); else it stays for the next join.
     pub(crate) fn decline_request(&self, depth: u32) {
         let st = self.owner();
         if st.counts.has_private() || self.profiling_now() {
@@ -138,8 +134,7 @@ impl Worker {
         self.registry().profiling.is_set()
     }
 
-    /// Shares the next join, as a fresh job's: the thief of a frame this worker joined has
-    /// just finished (DESIGN.md, section 4, "Region starts").
+    /// Shares the next join: a thief of ours finished (DESIGN.md, section 4, "Region starts").
     pub(crate) fn share_next_join(&self) {
         let st = self.owner();
         st.fresh.set(true);
@@ -148,9 +143,8 @@ impl Worker {
         self.join.limit.store(SHARE_REQUEST, Relaxed);
     }
 
-    /// A frame this worker shared came back untaken, spending the request: renew it while
-    /// someone is idle, at most `RENEWALS` times per half period (DESIGN.md, section 4,
-    /// "Renewal"; docs/measurements.md, section 4).
+    /// A frame this worker shared came back untaken: renew the request while someone is idle
+    /// (DESIGN.md, section 4, "Renewal").
     #[cold]
     pub(crate) fn renew_request(&self) {
         let st = self.owner();
@@ -177,8 +171,7 @@ impl Worker {
         self.join.limit.store(SHARE_REQUEST, Relaxed);
     }
 
-    /// Whether some worker is idle, or some index has no thread running (sharing starts a
-    /// stand-in). A hint.
+    /// Whether some worker is idle, or some index has no thread running. A hint.
     #[inline(always)]
     pub(crate) fn someone_idle(&self) -> bool {
         let registry = self.registry();
@@ -186,15 +179,13 @@ impl Worker {
         registry.idle.count() > 0 || registry.spares.free_tokens.load(Relaxed) > 0
     }
 
-    /// Whether this worker's pool has no other worker to share with, and no profile wants
-    /// every loop split.
+    /// Whether there is no other worker to share with, and no profile taken.
     #[inline(always)]
     pub(crate) fn alone(&self) -> bool {
         !self.profiling_now() && self.registry().num_threads() == 1
     }
 
-    /// Whether an idle worker asks this one for work; always while a profile is taken, so
-    /// that a loop splits wherever its rest is worth sharing.
+    /// Whether an idle worker asks this one for work; always while a profile is taken.
     #[inline(always)]
     pub(crate) fn split_requested(&self) -> bool {
         self.heartbeat_pending() && (self.profiling_now() || self.someone_idle())
@@ -207,9 +198,8 @@ impl Worker {
         self.join.limit.load(Relaxed) == SHARE_REQUEST
     }
 
-    /// The heartbeat arrived at a join: share the oldest private frame if someone is idle
-    /// and nothing of ours is on offer, else keep or take the request (DESIGN.md, section 4,
-    /// "Promotion").
+    /// The heartbeat arrived at a join: share the oldest private frame, or keep or take the
+    /// request (DESIGN.md, section 4, "Promotion").
     #[cold]
     #[inline(never)]
     pub(crate) fn on_heartbeat(&self) {
@@ -274,9 +264,8 @@ impl Worker {
         true
     }
 
-    /// Promotes every private frame, oldest first, leaving the newest on top, as rayon's
-    /// eager push would (DESIGN.md, section 4, "Offered before a wait outside the pool"). On
-    /// the worker's own thread.
+    /// Promotes every private frame, oldest first (DESIGN.md, section 4, "Offered before a
+    /// wait outside the pool"). On the worker's own thread.
     #[inline]
     pub(crate) fn share_private_frames(&self) {
         if !self.owner().counts.none_private() {
@@ -293,8 +282,7 @@ impl Worker {
         while unsafe { self.promote_oldest_private() } {}
     }
 
-    /// Whether every other worker still has a request pending, none taken since this one
-    /// asked: the watcher's reason to park longer (see `Idle::no_work_found`).
+    /// Whether every other worker still has a request pending (`Idle::no_work_found`).
     pub(super) fn requests_pending(&self) -> bool {
         let registry = self.registry();
         (0..registry.slot_count())
@@ -304,8 +292,7 @@ impl Worker {
     }
 
     /// The heartbeat, from the idle side: asks every other worker to share at its next join,
-    /// unless this one asked less than half a period ago and stole nothing since (DESIGN.md,
-    /// section 4; docs/measurements.md, section 4).
+    /// at most every half period (DESIGN.md, section 4).
     pub(super) fn request_sharing(&self) {
         let requests = &self.owner().requests;
         let now = Instant::now();

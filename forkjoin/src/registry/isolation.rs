@@ -16,9 +16,8 @@ use std::sync::atomic::Ordering::Relaxed;
 // atomic of the models inside (nothing loom could interleave).
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-/// Who waits for a region as a worker of this pool, woken when the region's work is pushed:
-/// a worker's slot, or nobody. Kept as the slot plus one, so that nobody (`None`) takes no
-/// word of its own: `Regions` and `LeftRegion`, on the join path, hold one.
+/// Who waits for a region as a worker of this pool, woken when its work is pushed: a slot
+/// plus one, or `None` for nobody (one word, held on the join path).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct WaiterSlot(Option<NonZeroUsize>);
 
@@ -41,8 +40,7 @@ impl WaiterSlot {
 
 /// The region a worker runs in (owner-only, `OwnerState`, but for `current`).
 pub(crate) struct Regions {
-    /// The region this worker runs in, the tag of what it pushes (0: none). Atomic for a
-    /// claiming thief.
+    /// The region it runs in, the tag of its pushes (0: none). Atomic for a claiming thief.
     pub(super) current: AtomicUsize,
     /// Who waits for `current`, woken when its work is pushed.
     pub(super) waiter: Cell<WaiterSlot>,
@@ -64,9 +62,8 @@ impl Regions {
     }
 }
 
-/// The next block of region ids: never reused, so a tag or link names one region for good
-/// (DESIGN.md, section 5, "Regions"). 0 names none (`RegionId`). std's, also under loom (a
-/// `static`): an id counter, it orders nothing.
+/// The next block of region ids, never reused (DESIGN.md, section 5, "Regions"). std's, also
+/// under loom (a `static`): an id counter, it orders nothing.
 static NEXT_REGIONS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(1);
 
 /// How many ids a worker takes from `NEXT_REGIONS` at a time.
@@ -81,8 +78,7 @@ pub(crate) fn new_region() -> usize {
     }
 }
 
-/// Every live pool, for waiters across pools: work sent back, and its links, may pass
-/// through any pool.
+/// Every live pool, for waiters across pools.
 static POOLS: Mutex<Vec<Weak<Registry>>> = Mutex::new(Vec::new());
 
 /// Pools registered so far: a waiter's copy of `POOLS` is stale when this has moved. std's,
@@ -161,8 +157,7 @@ impl Drop for InRegion<'_> {
 }
 
 impl Worker {
-    /// Enters `region`, made for work about to be handed over (a broadcast, a job or scope
-    /// in another pool), below the current one, its link published before anything comes back.
+    /// Enters `region`, below the current one, for work about to be handed over.
     pub(crate) fn enter_handed_over(&self, region: usize) -> InRegion<'_> {
         InRegion {
             worker: self,
@@ -179,8 +174,7 @@ impl Worker {
         )
     }
 
-    /// Waits until `done()` for the work handed over in `region`, running only its
-    /// descendants.
+    /// Waits until `done()` for the work handed over in `region`, running its descendants.
     pub(crate) fn wait_in_region(
         &self,
         done: &dyn Fn() -> bool,
@@ -229,8 +223,7 @@ impl Worker {
         }
     }
 
-    /// `enter_region` without the guard: the caller passes the result to `leave_region` on
-    /// this thread, once the work in the region has returned.
+    /// `enter_region` without the guard: the caller passes the result to `leave_region`.
     #[inline]
     pub(crate) fn enter_region_unguarded(
         &self,
@@ -279,8 +272,7 @@ impl Worker {
         closure
     }
 
-    /// The oldest `wanted` job on any deque, `first`'s (the thief's) first; then, if
-    /// `queues`, on the submission queues.
+    /// The oldest `wanted` job on any deque, `first`'s first; then, if `queues`, the queues'.
     fn steal_descendant(
         &self,
         first: usize,
@@ -384,8 +376,7 @@ impl Worker {
     }
 
     /// Counts every private frame on this stack as shared until the guard drops (DESIGN.md,
-    /// section 5, "Frames below a wait stay private"). On the worker's own thread, where the
-    /// guard drops once the frames recorded since have completed.
+    /// section 5, "Frames below a wait stay private"). On the worker's own thread.
     pub(crate) fn hide_frames_below(&self) -> HiddenFrames<'_> {
         HiddenFrames {
             worker: self,
@@ -393,8 +384,7 @@ impl Worker {
         }
     }
 
-    /// `hide_frames_below` without the guard: the caller passes the result to `unhide_frames`
-    /// on this thread, once the frames recorded since have completed.
+    /// `hide_frames_below` without the guard: the caller passes the result to `unhide_frames`.
     #[inline(never)]
     pub(crate) fn hide_frames_unguarded(&self) -> usize {
         let counts = &self.owner().counts;

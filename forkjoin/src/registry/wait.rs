@@ -41,8 +41,7 @@ impl Helps {
     }
 }
 
-/// A waiter within one pool reads the links once in this many rounds while it spins, then
-/// at every round (across pools, always).
+/// A waiter within one pool reads the links once in this many rounds while it spins.
 const DEEP_SEARCH_EVERY: u32 = 8;
 
 /// An isolated wait's state, passed to each round by reference (DESIGN.md, section 5, "The
@@ -211,9 +210,8 @@ impl Worker {
         }
     }
 
-    /// Runs descendants of `region` (and jobs pushed since `floor`) until `done()`; with
-    /// none in sight, spins, yields and parks as the idle policy says (`Idle`), in
-    /// isolation (see the module's docs).
+    /// Runs descendants of `region` (and jobs pushed since `floor`) until `done()`, else
+    /// spins, yields and parks as the idle policy says.
     #[inline(never)]
     pub(crate) fn wait_isolated(
         &self,
@@ -238,8 +236,7 @@ impl Worker {
         // Each round out of line: its locals are gone before the job it found runs.
         while !(wait.done)() {
             if let Some(job) = self.isolated_round(&mut wait) {
-                // SAFETY: on this worker's thread; the job was taken for it alone (from a
-                // queue, or a claimed frame).
+                // SAFETY: on this worker's thread; the job was taken for it alone.
                 unsafe { self.execute(job) };
             }
         }
@@ -249,8 +246,7 @@ impl Worker {
         // Every job run meanwhile has returned: `wait` drops with `len` restored.
     }
 
-    /// The waiter's own jobs pushed since `floor`, run in the caller's frame without a wait's
-    /// (a scope's owner); whether `done()` holds at the end.
+    /// Runs the waiter's own jobs pushed since `floor` in the caller's frame; whether `done()`.
     #[inline]
     pub(crate) fn run_own_above(&self, done: &dyn Fn() -> bool, floor: isize) -> bool {
         while !done() {
@@ -263,8 +259,7 @@ impl Worker {
         true
     }
 
-    /// What a waiter takes first: a job of its own pushed since `floor`, with its index
-    /// taken back first if a stand-in held it.
+    /// What a waiter takes first: a job of its own pushed since `floor` (index taken back).
     #[inline]
     pub(super) fn take_own_for_wait(&self, floor: isize) -> Option<JobRef> {
         self.reclaim_index();
@@ -288,9 +283,8 @@ impl Worker {
         } = wait;
         let (done, hint, floor, region, across_pools) =
             (*done, *hint, *floor, *region, *across_pools);
-        // Links every few rounds, and every round once parking (each read pulls in lines
-        // thieves write); across pools every round, as what comes back lies under a region
-        // only the links name (docs/measurements.md, section 5, "Calls into another pool").
+        // Links every few rounds, and every round once parking or across pools
+        // (docs/measurements.md, section 5, "Calls into another pool").
         let deep = across_pools
             || round.as_ref().is_some_and(|r: &Round| {
                 r.parks_next() || r.searches() % DEEP_SEARCH_EVERY == DEEP_SEARCH_EVERY - 1
