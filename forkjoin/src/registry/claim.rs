@@ -12,9 +12,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-/// How long a request must stay unanswered, the owner's frame and job counts unchanged,
-/// before an idle worker claims a private frame: two heartbeat periods, so that a worker
-/// that reaches joins (and answers) never meets a claim.
+/// How long a request must stay unanswered, the owner making no progress, before an idle
+/// worker claims a private frame (DESIGN.md, section 4, "Claimed from a stalled worker").
 const STALL: Duration = Duration::from_micros(2 * HEARTBEAT.as_micros() as u64);
 
 /// A worker an idle one watches for a stall: which, its progress then, and since when.
@@ -43,10 +42,8 @@ impl StallWatching {
 }
 
 impl Worker {
-    /// The owner's slow path for frame `idx`, which its fast path saw maybe shared: `None`
-    /// if a claim of it backed off meanwhile (the frame is private: run it inline), else
-    /// whether a thief claimed it (then it is not on the deque). On the owner's thread,
-    /// every younger frame completed.
+    /// The owner's slow path for frame `idx`, maybe shared: `None` if a claim backed off (run
+    /// it inline), else whether a thief claimed it. On the owner's thread, younger frames done.
     pub(crate) fn take_back_shared(&self, idx: usize) -> Option<bool> {
         if !self.owner().counts.take_back(&self.frames_lock, idx) {
             return None;
@@ -57,8 +54,7 @@ impl Worker {
         unsafe { Some((*(*self.frames())[idx]).latch().claimed()) }
     }
 
-    /// What a worker's owner has done lately: its joins and jobs. Unchanged over `STALL`,
-    /// with a request pending, it has reached no join.
+    /// What a worker's owner has done lately: its joins and jobs.
     fn progress(&self) -> u64 {
         // Relaxed: statistics counters, read as hints.
         self.inline_joins()
@@ -75,9 +71,8 @@ impl Worker {
             && victim.shared_counts().has_private()
     }
 
-    /// An idle worker's look for a stalled worker whose current region `wanted` accepts:
-    /// the oldest private frame of one that has stayed claimable, making no progress, for
-    /// `STALL` since this worker began to watch it. On this worker's thread.
+    /// An idle worker's look for a worker stalled for `STALL` in a region `wanted` accepts:
+    /// its oldest private frame. On this worker's thread.
     pub(super) fn claim_from_stalled(&self, wanted: &dyn Fn(usize) -> bool) -> Option<JobRef> {
         let registry = self.registry();
         let stall = &self.owner().stall;
@@ -119,8 +114,7 @@ impl Worker {
     }
 
     /// Claims `victim`'s oldest private frame, if its region is `wanted` and the victim does
-    /// not pop it first (the protocol in the module's docs). The frame is then this worker's
-    /// to run, as if stolen from the victim's deque.
+    /// not pop it first; it is then this worker's to run, as if stolen.
     fn try_claim(&self, victim: &Worker, wanted: &dyn Fn(usize) -> bool) -> Option<JobRef> {
         let mut claimed_head = std::ptr::null();
         // SAFETY: the counts and `region` are atomics. `claim` runs the closure for frame

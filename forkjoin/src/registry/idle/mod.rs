@@ -33,8 +33,7 @@ const PURE_SPIN_ROUNDS: u32 = 0;
 #[cfg(any(loom, miri))]
 const YIELD_ROUNDS: u32 = 1;
 
-/// The pool's idle state: who is looking for work or parked, who watches, and the parking
-/// lot itself.
+/// The pool's idle state: who is looking for work or parked, who watches, the parking lot.
 pub(crate) struct Idle {
     /// Workers looking for work or parked. Read (relaxed) by busy workers at heartbeats.
     count: CachePadded<AtomicUsize>,
@@ -48,8 +47,7 @@ pub(crate) struct Idle {
 /// pending: asking again would change nothing (DESIGN.md, section 4).
 const WATCH_BACKOFF: u32 = 6;
 
-/// A waiter in isolation parks for at most `IsolatedParking::period` times 2 to this power:
-/// its wake-ups are its only requests to the thief it waits for.
+/// A waiter in isolation parks for at most `IsolatedParking::period` times 2 to this power.
 pub(crate) const ISOLATED_BACKOFF: u32 = 2;
 
 /// How far a worker's idle phase has gone (`start_looking` to `work_found`).
@@ -85,8 +83,7 @@ pub(crate) trait Parking {
     /// Read after the worker announced itself as a sleeper: whether it must stay awake
     /// (what it waits for is done, or there is work it may take). See `Sleep::sleep`.
     fn stay_awake(&self) -> bool;
-    /// Read then too: whether someone is busy, or a caller from outside came lately, so that
-    /// a parked worker should keep the heartbeat.
+    /// Read then too: whether someone is busy or a caller came lately (keep the heartbeat).
     fn wants_watcher(&self) -> bool;
     /// The worker is between jobs, so while it parks for good its slot may be lent.
     fn lendable(&self) -> bool;
@@ -94,8 +91,7 @@ pub(crate) trait Parking {
     fn parks(&self) -> &AtomicU64;
     /// The watcher's period.
     fn period(&self) -> Duration;
-    /// Read when the watcher parks again: whether every request it made is still pending
-    /// (no busy worker has taken one since), so that it may park longer.
+    /// Read when the watcher parks again: whether every request it made is still pending.
     fn requests_pending(&self) -> bool;
 }
 
@@ -115,8 +111,7 @@ pub(crate) trait IsolatedParking {
 }
 
 impl Idle {
-    /// The idle state of threads parking in `sleep`, `counted` of them idle: a pool's
-    /// workers all are until their first search finds work.
+    /// The idle state of threads parking in `sleep`, `counted` of them idle.
     pub(crate) fn new(sleep: Sleep, counted: usize) -> Idle {
         Idle {
             count: CachePadded(AtomicUsize::new(counted)),
@@ -171,15 +166,13 @@ impl Idle {
         }
     }
 
-    /// Work any worker may take was published: wakes a parked worker unless one searches
-    /// (it looks again after announcing itself, and passes the signal on).
+    /// Work any worker may take was published: wakes a parked worker unless one searches.
     pub(crate) fn new_work(&self) {
         let sleep = &self.sleep;
         sleep.notify_work(|| self.count().saturating_sub(sleep.sleepers()));
     }
 
-    /// What worker `index` waits for is done (a latch, a token passed): the setter's fence,
-    /// then a wake-up if it is parked (`sleep.rs`).
+    /// What worker `index` waits for is done: the setter's fence, then a wake-up if parked.
     pub(crate) fn latch_set(&self, index: usize) {
         self.sleep.fence_and_wake(index);
     }
@@ -190,14 +183,12 @@ impl Idle {
         self.sleep.wake(index)
     }
 
-    /// A waiter in isolation parks beside work it may not take: wakes a worker that may (its
-    /// idle count may have spared the publisher's wake-up).
+    /// A waiter in isolation parks beside work it may not take: wakes a worker that may.
     pub(crate) fn idle_beside_work(&self) {
         self.sleep.wake_any();
     }
 
-    /// A thread from outside wants a parked worker's slot: the index of one lent to it,
-    /// if any (`Sleep::lend`).
+    /// A thread from outside wants a parked worker's slot: the index lent, if any.
     pub(crate) fn lend_parked_slot(&self) -> Option<usize> {
         self.sleep.lend()
     }
@@ -235,8 +226,8 @@ impl Idle {
         self.sleep.sleepers()
     }
 
-    /// A search round found nothing: spin, yield, then park. The watcher parks a period at a
-    /// time while `wants_watcher` holds, asking at each wake-up (DESIGN.md, section 4).
+    /// A search round found nothing: spin, yield, then park; the watcher a period at a time
+    /// (DESIGN.md, section 4).
     pub(crate) fn no_work_found(&self, round: &mut Round, waiter: &impl Parking) {
         let Some(first_park) = Self::spin_or_yield(round, waiter.parks()) else {
             return;
@@ -268,15 +259,13 @@ impl Idle {
         if !slept && first_park {
             unbump(waiter.parks());
         }
-        // A watcher that timed out searches, asks, and parks again at once; any other worker
-        // that wakes starts over from spinning.
+        // A watcher that timed out parks again at once; any other worker starts over.
         if !(watch && slept) {
             round.searches = 0;
         }
     }
 
-    /// `no_work_found` for a waiter in isolation: its latch or region's work wakes it; the
-    /// timeout only bounds a missed wake-up, so it doubles.
+    /// `no_work_found` for a waiter in isolation, whose timeout only bounds a missed wake-up.
     pub(crate) fn no_work_found_isolated(&self, round: &mut Round, waiter: &impl IsolatedParking) {
         let Some(first_park) = Self::spin_or_yield(round, waiter.parks()) else {
             return;
@@ -293,8 +282,7 @@ impl Idle {
         }
     }
 
-    /// The rounds before a park: `None` while spinning and yielding, then `Some(first)` for
-    /// the phase's first park (counted before parking, so a snapshot shows it).
+    /// The rounds before a park: `None` while spinning and yielding, then `Some(first)`.
     #[inline]
     fn spin_or_yield(round: &mut Round, parks: &AtomicU64) -> Option<bool> {
         round.searches += 1;

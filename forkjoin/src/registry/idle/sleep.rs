@@ -88,11 +88,9 @@ impl Sleep {
     }
 
     /// Parks worker `index` until woken, unless `stay_awake()`, read after the announcement
-    /// and fence, holds (it reads all a waker publishes: queues, latch, termination flag).
-    /// `timeout()`, read then too, bounds the park; the timed-out sleeper and a waker
-    /// withdraw the announcement under the slot's mutex, exactly one of them. Whether it
-    /// really slept. `lendable`: its slot may be lent (`lend`); if it is lent already, the
-    /// caller is the borrower and parks on its side.
+    /// and fence, holds (DESIGN.md, section 6); `timeout()` bounds the park, and exactly one of
+    /// the timed-out sleeper and a waker withdraws the announcement. Whether it really slept.
+    /// `lendable`: its slot may be lent (`lend`); if lent already, the borrower parks here.
     pub(crate) fn sleep(
         &self,
         index: usize,
@@ -142,8 +140,7 @@ impl Sleep {
         true
     }
 
-    /// Lends the calling thread (outside the pool) the slot of a worker parked for good
-    /// between jobs: its index, or `None`. The worker stays parked, uncounted, until `give_back`.
+    /// Lends the calling thread the slot of a worker parked between jobs: its index, or `None`.
     pub(crate) fn lend(&self) -> Option<usize> {
         // Acquire: as in `notify_work`.
         if self.sleepers.load(Acquire) == 0 {
@@ -175,8 +172,7 @@ impl Sleep {
         None
     }
 
-    /// Gives a lent slot back: its worker is a sleeper again, woken at once if `stay_awake()`
-    /// (read after the fence) sees work published while nobody could wake it.
+    /// Gives a lent slot back: its worker sleeps again, or wakes if `stay_awake()`.
     pub(crate) fn give_back(&self, index: usize, stay_awake: impl Fn() -> bool) {
         let slot = &self.slots[index];
         {
@@ -196,8 +192,7 @@ impl Sleep {
         }
     }
 
-    /// After publishing work any worker may take: wakes a parked worker, unless `searching()`
-    /// workers are awake (one of them looks after announcing itself and finds it).
+    /// After publishing work any worker may take: wakes a parked worker, unless `searching()`.
     pub(crate) fn notify_work(&self, searching: impl Fn() -> usize) {
         // The waker's half of the Dekker pattern.
         fence(SeqCst);
@@ -221,8 +216,7 @@ impl Sleep {
         self.wake_if(index, |slot| !slot.isolated.load(Relaxed))
     }
 
-    /// `sleep` for a waiter in isolation, for at most `timeout`: `wake_any` passes it over,
-    /// `wake` (its latch, its region's pusher) does not. Whether it really slept.
+    /// `sleep` for a waiter in isolation, at most `timeout`, which `wake_any` passes over.
     pub(crate) fn sleep_isolated(
         &self,
         index: usize,
@@ -244,8 +238,7 @@ impl Sleep {
         self.slots[index].is_sleeping.load(Relaxed)
     }
 
-    /// Wakes worker `index` if it is parked. The caller has published what the worker waits
-    /// for (e.g. set its latch) and issued a SeqCst fence after it. Returns whether it woke.
+    /// Wakes worker `index` if parked; whether it did. The caller published and fenced (SeqCst).
     pub(crate) fn wake(&self, index: usize) -> bool {
         self.wake_if(index, |_| true)
     }
