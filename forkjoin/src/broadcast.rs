@@ -102,9 +102,8 @@ where
     });
 }
 
-/// Puts a boxed share of `op` into every worker's inbox and wakes sleepers, without waiting;
-/// `op` catches its own panics, and the caller keeps what it borrows alive until every share
-/// has run (a scope waits for its shares).
+/// Puts a boxed share of `op` into every inbox and wakes sleepers, without waiting; `op`
+/// catches its panics, and the caller keeps what it borrows alive until every share ran.
 pub(crate) fn broadcast_boxed<OP>(registry: &Registry, op: OP)
 where
     OP: Fn(BroadcastContext<'_>) + Send + Sync,
@@ -125,9 +124,8 @@ where
     wake_for_shares(registry);
 }
 
-/// Shares were put in every inbox: the waker's half of the Dekker pattern (DESIGN.md,
-/// section 6) for every slot at once, against a parking runner's fence and look at its inbox
-/// (`Registry::has_work_for`); a slot whose thread blocks without a spare gets one.
+/// Shares were put in every inbox: the waker's half of the Dekker pattern (DESIGN.md, section
+/// 6) for every slot at once; a slot whose thread blocks without a spare gets one.
 fn wake_for_shares(registry: &Registry) {
     fence(SeqCst);
     for index in 0..registry.num_threads() {
@@ -214,9 +212,8 @@ where
     }
 }
 
-/// `broadcast` on `registry`'s pool. A worker (of this pool or another) runs what descends
-/// from the broadcast until the last share wakes it; a thread outside any pool blocks,
-/// borrowing no slot (the shares must run on the pool's own slots).
+/// `broadcast` on `registry`'s pool. A worker runs what descends from the broadcast until
+/// the last share wakes it; a thread outside any pool blocks, borrowing no slot.
 pub(super) fn broadcast_in<OP, R>(registry: &Registry, op: OP) -> Vec<R>
 where
     OP: Fn(BroadcastContext<'_>) -> R + Sync,

@@ -102,8 +102,7 @@ where
     })
 }
 
-/// `in_place_scope` in `registry`'s pool (`Pool::in_place_scope`), which the caller keeps
-/// alive; the caller runs `op` and waits as its `Owner` kind says.
+/// `in_place_scope` in `registry`'s pool, which the caller keeps alive.
 pub(crate) fn in_place_scope_in<'scope, OP, R>(registry: &Registry, op: OP) -> R
 where
     OP: FnOnce(&Scope<'scope>) -> R,
@@ -196,8 +195,7 @@ impl<'scope> Scope<'scope> {
                 },
                 RegionId::new(w.current_region()),
             ),
-            // The owner from another pool runs the body in the scope's region, whose link it
-            // publishes before any task can send work back (`Worker::enter_handed_over`).
+            // From another pool: the body runs in the scope's region (`enter_handed_over`).
             Owner::Cross(w) => {
                 // `close` leaves the region.
                 let left = w.enter_handed_over_unguarded(region);
@@ -313,8 +311,7 @@ impl<'scope> Scope<'scope> {
         registry::submit_job_in(registry, job, self.region, self.waiter());
     }
 
-    /// Enters the scope's region for a task on `worker`, so its owner may take what the task
-    /// pushes; out of line, as `end_task`, off the body's stack.
+    /// Enters the scope's region for a task on `worker`; out of line, as `end_task`.
     #[inline(never)]
     fn enter_task(&self, worker: &Worker) -> LeftRegion {
         worker.enter_region_unguarded(self.region, self.waiter(), self.parent)

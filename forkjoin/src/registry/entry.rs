@@ -86,8 +86,7 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
         }
     }
 
-    /// Whether a worker takes the job within `wait` (the job's latch is set only after
-    /// that).
+    /// Whether a worker takes the job within `wait` (its latch is set only after that).
     fn started_within(&self, wait: Duration) -> bool {
         // Relaxed: a hint (see `started`).
         spin_until(wait, || self.started.load(Relaxed))
@@ -101,9 +100,8 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
     }
 }
 
-/// Runs `op` on a worker of `registry`: directly if this thread is one; from outside any
-/// pool, injected and waited for (or, with `caller_runs`, here in a borrowed slot); from a
-/// worker of another pool, injected and waited for in isolation (`Worker::wait_in_region`).
+/// Runs `op` on a worker of `registry`: directly if this thread is one, else injected and
+/// waited for (or here in a borrowed slot), in isolation from another pool's worker.
 pub(crate) fn in_worker<R: Send>(
     registry: &Arc<Registry>,
     op: impl FnOnce(&Worker) -> R + Send,
@@ -132,8 +130,7 @@ fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + 
 /// `in_worker_elsewhere`, past the profiler's hook.
 fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
     let Some(current) = Worker::current_ref() else {
-        // From outside any pool: run here in a parked worker's slot if the pool lets callers
-        // run and the stack suffices (`run_borrowed`); else hand `op` over and wait.
+        // From outside any pool: here in a parked worker's slot (`run_borrowed`), or handed over.
         if registry
             .caller_runs
             .is_some_and(|need| stack_left() >= need)
@@ -158,8 +155,7 @@ fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
     // The joins below are offered first, below the wait's floor, as `op` may wait for one
     // (DESIGN.md, section 4, "Offered before a wait outside the pool").
     current.share_private_frames();
-    // Its own region, below this worker's: what it sends back into this pool, by way of
-    // any pool, descends from it, and this worker, waiting, may run only that.
+    // Its own region, below this worker's: what comes back descends from it.
     let region = current.new_region();
     let _in = current.enter_handed_over(region);
     let job = InstallJob::new(
@@ -173,9 +169,7 @@ fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
 }
 
 /// Queues a boxed job: on the current worker's deque if this thread is a worker of
-/// `registry` (FJTask's `fork`), above its pending joins' second closures, as in rayon
-/// (`Worker::push_spawned`); else into a submission queue (the JDK pool's external
-/// submission).
+/// `registry` (`Worker::push_spawned`), else into a submission queue.
 pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) {
     let job = Worker::heap_job(func);
     match Worker::current_of(registry) {
@@ -185,9 +179,8 @@ pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) 
     }
 }
 
-/// `spawn_job` of a job that belongs to `region` (a task, a scope's task), whose waiter is
-/// `waiter` (perhaps nobody): tagged with it on the worker's deque, so that a waiter of the
-/// region may take it.
+/// `spawn_job` of a job that belongs to `region`, whose waiter is `waiter` (perhaps nobody),
+/// tagged with it.
 pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, waiter: WaiterSlot) {
     match Worker::current_of(registry) {
         // SAFETY: on the worker's own thread.
@@ -205,8 +198,8 @@ pub(crate) fn on_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
     }
 }
 
-/// `on_worker` from outside any pool. Out of line: the hand-off's locals stay out of the
-/// caller's frame, which a scope nested in its body stacks once per level.
+/// `on_worker` from outside any pool. Out of line, keeping the hand-off's locals off the
+/// caller's frame.
 #[cold]
 #[inline(never)]
 fn on_global_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
