@@ -20,8 +20,7 @@ use std::time::Duration;
 pub(crate) struct Blocking {
     /// The thread running as this worker is inside `blocking` (a nested call starts nothing).
     pub(crate) inside: Cell<bool>,
-    /// Inside `blocking`, it gave its index's token up and must claim it back before it runs
-    /// pool work (`take_index_back`).
+    /// It gave its index's token up and claims it back before running pool work.
     pub(crate) gave_up_index: Cell<bool>,
 }
 
@@ -53,9 +52,7 @@ impl Registry {
         if self.compensation.enter() == 0 {
             return Cover::NoSpare;
         }
-        // A parked worker (not a spare, which stands in already) is woken rather than a
-        // thread started, as in the JDK pool; with nothing queued it stays parked until
-        // `notify_work`. The fence `wake` needs is the count's SeqCst read-modify-write.
+        // DESIGN.md's point 1 (section 7); `wake`'s fence is the count's SeqCst read-modify-write.
         let n = self.num_threads();
         let mut others = (1..n).map(|k| (worker.shown_index() + k) % n);
         if !self.has_work() {
@@ -76,9 +73,8 @@ impl Registry {
         }
     }
 
-    /// The calling thread, counted inside `blocking`, gives up its index's token: to a
-    /// claimant, else to the spare `cover` reserved, else to nobody, and then starts a spare
-    /// if a share (or, on demand, any job) is queued already (DESIGN.md's point 5).
+    /// The calling thread, inside `blocking`, gives up its index's token (DESIGN.md's points
+    /// 3 and 5).
     pub(crate) fn give_up_index(&self, blocked: &Worker, cover: Cover) {
         let shown = blocked.shown_index();
         let reserved = cover == Cover::Spare;
@@ -95,8 +91,7 @@ impl Registry {
             }
             GivenTo::Claimant | GivenTo::Spare => {}
             GivenTo::Nobody => {
-                // Counted in `free_tokens`: the blocked thread's half of the Dekker pattern
-                // with a publisher's push, fence and look at that count.
+                // The blocked thread's half of the Dekker pattern on `free_tokens` (point 5).
                 fence(SeqCst);
                 let on_demand = cover == Cover::OnDemand;
                 if !self.slot(shown).inbox.is_empty() || (on_demand && self.has_work()) {
@@ -109,8 +104,7 @@ impl Registry {
         }
     }
 
-    /// Shares were queued in every inbox (`run_broadcast`, after its fence): each index whose
-    /// token nobody holds gets a spare now, as its share might otherwise wait for ever.
+    /// Shares were queued in every inbox (after a fence): each free token gets a spare now.
     pub(crate) fn stand_in_for_waiting(&self) {
         // SeqCst, after the caller's fence: see `give_up_index`.
         if self.spares.free_tokens.load(SeqCst) == 0 {
@@ -121,8 +115,7 @@ impl Registry {
         }
     }
 
-    /// Work was published (after `notify_work`'s fence): an index whose token nobody holds
-    /// gets a stand-in now, if the work is still queued.
+    /// Work was published (after a fence): a free token gets a spare if it is still queued.
     pub(super) fn stand_in_for_published(&self) {
         // SeqCst, after the caller's fence: see `give_up_index`.
         if self.spares.free_tokens.load(SeqCst) == 0 || !self.has_work() {
@@ -145,8 +138,7 @@ impl Registry {
         })
     }
 
-    /// The calling thread, inside `blocking`, runs pool code under its index again: if it
-    /// gave the token up, it claims it back, waiting until the holder passes it.
+    /// The calling thread, inside `blocking`, claims its index's token back if it gave it up.
     pub(crate) fn take_index_back(&self, blocked: &Worker) {
         if !blocked.owner().blocking.gave_up_index.replace(false) {
             return;
@@ -169,15 +161,13 @@ impl Registry {
         token.give_up(worker.index, &self.spares.free_tokens, || None);
     }
 
-    /// Whether a thread waits for the token of `worker`'s index (a holder about to park
-    /// passes it first: `lend_index_before_parking`; a spare between tasks ends).
+    /// Whether a thread waits for the token of `worker`'s index.
     pub(crate) fn index_claimed(&self, worker: &Worker) -> bool {
         self.spares.tokens[worker.shown_index()].claimed()
     }
 
-    /// `worker`, holding its index's token, is about to park in a wait: if a stand-in claims
-    /// the token, passes it and claims it back (not counted idle meanwhile). Whether it did
-    /// (it then looks for work again).
+    /// Before parking in a wait, `worker` lends its claimed token and claims it back (not
+    /// counted idle meanwhile); whether it did (it then looks for work again).
     pub(crate) fn lend_index_before_parking(&self, worker: &Worker) -> bool {
         if worker.owner().blocking.gave_up_index.get() || !self.index_claimed(worker) {
             return false;
@@ -192,25 +182,21 @@ impl Registry {
     }
 }
 
-/// How long a spare's thread rests in its slot after handing its index back, waiting for the
-/// next stand-in, before it exits (as the JDK pool's keep-alive): a program that blocks often
-/// pays no thread start per block (docs/measurements.md, section 7, "Resting spare threads").
+/// How long a spare's thread rests for the next stand-in before it exits (DESIGN.md's point
+/// 4; docs/measurements.md, section 7, "Resting spare threads").
 pub(crate) const SPARE_KEEP_ALIVE: Duration = Duration::from_secs(1);
 
-/// The slots of spare threads, made on first use (a spare is a full worker) and kept until
-/// the pool is dropped; between stand-ins a slot's thread rests (`Rest`, DESIGN.md's point 4).
+/// The slots of spare threads, made on first use and kept until the pool is dropped.
 pub(crate) struct Spares {
     /// `slots[..made]` point to live workers; the rest are null.
     pub(super) slots: Box<[AtomicPtr<Worker>]>,
     /// Slots made so far. SeqCst: raised after the slot is stored, read before scanning.
     pub(super) made: AtomicUsize,
-    /// Free slots, oldest first, each with the index its resting thread shows (a hint: the
-    /// slot's state decides), `None` if it has no thread. Nobody joins the threads.
+    /// Free slots, oldest first, with the index their resting thread shows (a hint), if any.
     pub(super) free: Mutex<Vec<(usize, Option<usize>)>>,
     /// Per slot: its thread's state (`SlotThread`).
     rest: Box<[Rest]>,
-    /// Per worker index, the right to run pool work under it (`IndexToken`); its lock comes
-    /// before `free`'s and a slot's `rest`'s.
+    /// Per worker index, its `IndexToken`; locked before `free` and a slot's `rest`.
     pub(super) tokens: Box<[IndexToken]>,
     /// Tokens nobody holds, counted under their locks. SeqCst: the Dekker pattern of
     /// `give_up_index` and `stand_in_for_waiting`.
@@ -225,8 +211,7 @@ pub(crate) struct Spares {
     pub(super) threads_exited: AtomicUsize,
 }
 
-/// A spare slot's thread, changed only under the slot's lock: a keep-alive running out as
-/// a spare starts in the slot has one outcome (assigned, or left and a new thread started).
+/// A spare slot's thread, changed only under the slot's lock (DESIGN.md's point 4).
 struct Rest {
     state: Mutex<SlotState>,
     /// Signalled on an assignment, and when the pool terminates.
@@ -235,8 +220,7 @@ struct Rest {
 
 struct SlotState {
     thread: SlotThread,
-    /// Raised when a resting thread is dismissed: a thread that sees another generation
-    /// leaves (its successor may have rested there already).
+    /// Raised when a resting thread is dismissed: a thread that sees another one leaves.
     generation: u64,
 }
 
@@ -289,8 +273,8 @@ impl Spares {
         }
     }
 
-    /// The pool terminates: every resting thread wakes and exits. The flag, set first, is
-    /// read under the slot's lock before waiting, so it is seen or the thread is signalled.
+    /// The pool terminates: every resting thread wakes and exits (the flag, set first, is
+    /// read under the slot's lock).
     pub(super) fn wake_resting(&self) {
         for rest in self.rest.iter() {
             let _state = lock(&rest.state);
@@ -300,13 +284,11 @@ impl Spares {
 }
 
 impl Registry {
-    /// Starts a reserved spare under index `shown_index` (the caller gives it the token under
-    /// the token's lock): a resting thread of that index, else a new thread in a free or new
-    /// slot. If none can be had, the spare is counted out again. Returns the spare's slot.
+    /// Starts a reserved spare under `shown_index` (DESIGN.md's point 4), or counts it out if
+    /// none can be had. Returns the spare's slot.
     pub(crate) fn start_spare(&self, shown_index: usize) -> Option<usize> {
         let mut free = lock(&self.spares.free);
-        // A slot resting with this index, the most recently freed (the least used expire);
-        // else one without a thread; else a new one; else the oldest freed, dismissed.
+        // The latest freed resting with this index (the least used expire), as point 4 says.
         let pick = free
             .iter()
             .rposition(|&(_, shown)| shown == Some(shown_index))
@@ -335,12 +317,10 @@ impl Registry {
         let index = self.workers.len() + k;
         let worker = self.slot(index);
         let rest = &self.spares.rest[k];
-        // Held until the slot's state says who runs the stand-in (an expiring rest decides
-        // under it too).
+        // Held until the slot's state says who runs the stand-in.
         let mut state = lock(&rest.state);
-        // Relaxed: the slot's lock (a resting thread's assignment) or the thread start
-        // orders it before the spare reads it; the previous stand-in's last read came
-        // before it marked the slot resting, under the same lock.
+        // Relaxed: the slot's lock or the thread start orders it before the spare reads it;
+        // the previous stand-in's last read came before it marked the slot resting.
         worker.shown_index.store(shown_index, Relaxed);
         // Counted idle from now, as a worker from the start: a job published meanwhile sees it.
         self.idle.enter();
@@ -406,8 +386,7 @@ impl Registry {
         // Last: dropping the registry, which may free it (and the slot).
     }
 
-    /// One stand-in of spare slot `k`'s thread: a worker's life under `shown_index` until
-    /// its token is claimed; ends with the slot resting and freed, and the token passed on.
+    /// One stand-in of spare slot `k`'s thread, until its token is claimed and passed on.
     fn stand_in(&self, k: usize) {
         let index = self.workers.len() + k;
         let worker = self.slot(index);
@@ -422,8 +401,7 @@ impl Registry {
             Helps::Anything,
         );
         if !claimed() {
-            // The pool terminates with the index's threads away: drain, as the workers do,
-            // until claimed (the claimant then drains).
+            // Terminating with the index's threads away: drain until claimed, as workers do.
             while !claimed() {
                 let Some(job) = worker.find_work(None) else {
                     break;
@@ -453,9 +431,8 @@ impl Registry {
         self.after_spare_gone();
     }
 
-    /// A spare was counted out: a thread that blocked meanwhile, finding the count full, and
-    /// left its token free with work queued gets its spare now (DESIGN.md's point 5). Dekker:
-    /// the count against `free_tokens`.
+    /// A spare was counted out: a free token with work queued gets it now (DESIGN.md's point
+    /// 5; Dekker: the count against `free_tokens`).
     fn after_spare_gone(&self) {
         fence(SeqCst);
         // SeqCst: as in `give_up_index`.
@@ -470,9 +447,8 @@ impl Registry {
         self.stand_in_for_published();
     }
 
-    /// Spare slot `k`'s thread waits up to the keep-alive for a new stand-in: true when it
-    /// has one; false (it exits) when the keep-alive runs out, the pool terminates, or it is
-    /// dismissed (`generation` moved on).
+    /// Spare slot `k`'s thread waits up to the keep-alive for a new stand-in: false (it
+    /// exits) on running out, termination, or dismissal.
     fn rest(&self, k: usize, generation: u64) -> bool {
         let rest = &self.spares.rest[k];
         let deadline = Instant::now() + self.spares.keep_alive();
@@ -492,8 +468,7 @@ impl Registry {
             if self.is_terminating() || now >= deadline {
                 state.thread = SlotThread::NoThread;
                 drop(state);
-                // The hint too (after the slot's lock, `start_spare`'s order); wrong if
-                // another thread rests there since, but harmless.
+                // The hint too, after the slot's lock (harmlessly wrong if another rests there).
                 let mut free = lock(&self.spares.free);
                 if let Some(entry) = free.iter_mut().find(|(slot, _)| *slot == k) {
                     entry.1 = None;
