@@ -33,8 +33,7 @@ pub(crate) type ThreadHandler = Arc<dyn Fn(usize) + Send + Sync>;
 /// The pool's panic handler: receives the payload of a panic nobody waits for.
 pub(crate) type PanicHandler = Arc<dyn Fn(Box<dyn Any + Send>) + Send + Sync>;
 
-/// How the pool's worker threads are started and what they run besides work: all a worker
-/// thread needs (`ThreadBuilder::run`), so a spare started later gets the same.
+/// All a worker thread needs besides work, so a spare started later gets the same.
 #[derive(Clone, Default)]
 pub(crate) struct ThreadConfig {
     /// Stack size of each worker thread, in bytes (0: the platform's default).
@@ -52,15 +51,13 @@ pub(crate) struct ThreadConfig {
 }
 
 crate::sync::thread_local! {
-    /// The pool whose worker 0 this thread is (`use_current_thread`): kept alive while
-    /// `CURRENT` points into it.
+    /// The pool whose worker 0 this thread is, kept alive while `CURRENT` points into it.
     static ADOPTED: std::cell::RefCell<Option<Arc<Registry>>> = const { std::cell::RefCell::new(None) };
 }
 
 impl Registry {
-    /// Makes the calling thread, outside any pool, worker `index` until
-    /// `release_current_thread` (`use_current_thread`): it takes part when it joins, waits or
-    /// yields, as a worker inside a job (`running`: never lent).
+    /// Makes the calling thread worker `index` until `release_current_thread`, as a worker
+    /// inside a job (`running`: never lent).
     pub(crate) fn adopt_current_thread(self: &Arc<Registry>, index: usize) {
         let worker = &self.workers[index];
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
@@ -96,8 +93,8 @@ impl Registry {
         set_precise_timer();
         // From the whole worker, so that `JoinState::worker` may cast back to it.
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
-        // Counted idle from the start until its first search finds work (DESIGN.md,
-        // section 8, "The first item split off"). A start handler runs as work.
+        // Counted idle until its first search finds work (DESIGN.md, section 8); a start
+        // handler runs as work.
         let round = if self.config.start_handler.is_some() {
             self.idle.leave();
             self.run_thread_handler(index, ThreadEvent::Start);
@@ -116,17 +113,16 @@ impl Registry {
         }
         self.run_thread_handler(index, ThreadEvent::Exit);
         CURRENT.with(|c| c.set(outside()));
-        // A stand-in of this index in the middle of a task (its `blocking` returned) gets
-        // the index, now or when it claims it, and drains what it leaves.
+        // A stand-in of this index mid-task gets it, and drains what it leaves.
         self.leave_index(worker);
     }
 
     /// Runs the start or exit handler, if any, on worker `index`'s thread, as a job
     /// (`running`: its waits help, its slot is never lent); a panic goes to the panic handler.
     pub(super) fn run_thread_handler(&self, index: usize, event: ThreadEvent) {
-        let handler = match event {
-            ThreadEvent::Start => &self.config.start_handler,
-            ThreadEvent::Exit => &self.config.exit_handler,
+        let (handler, which) = match event {
+            ThreadEvent::Start => (&self.config.start_handler, "start"),
+            ThreadEvent::Exit => (&self.config.exit_handler, "exit"),
         };
         let Some(handler) = handler else {
             return;
@@ -138,10 +134,7 @@ impl Registry {
         let running = &worker.owner().running;
         let outer = running.replace(true);
         if let Err(p) = catch(|| handler(index)) {
-            let what = match event {
-                ThreadEvent::Start => format!("the start handler of worker {index}"),
-                ThreadEvent::Exit => format!("the exit handler of worker {index}"),
-            };
+            let what = format!("the {which} handler of worker {index}");
             self.report_panic(&what, p.into_payload());
         }
         running.set(outer);
@@ -179,16 +172,15 @@ pub(crate) struct Start {
     pub(crate) max_blocking: usize,
     /// Names worker `i`'s thread (`DefaultSpawn`'s default: `forkjoin-{i}`).
     pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
-    /// Whether the program chose `config.stack_size` (`PoolBuilder::stack_size`): only then
-    /// does a `ThreadBuilder` report it, as rayon's does.
+    /// Whether the program chose `config.stack_size`: only then does a `ThreadBuilder` report it.
     pub(crate) stack_size_chosen: bool,
     /// The calling thread becomes worker 0 (`PoolBuilder::use_current_thread`).
     pub(crate) use_current_thread: bool,
 }
 
 impl Registry {
-    /// A new registry with its threads started by `spawn`; on a failed start, the error, with
-    /// the registry and the threads started, which the caller stops with `shut_down`.
+    /// A new registry with its threads started by `spawn`; on a failed start also the error
+    /// (the caller then calls `shut_down`).
     pub(crate) fn start<S: ThreadSpawn>(
         mut start: Start,
         spawn: &mut S,
@@ -248,8 +240,7 @@ impl Registry {
     }
 
     /// Stops the pool and returns at once, as rayon's `ThreadPool` drop: the threads finish
-    /// the queued work, run their exit handlers and exit, the last freeing the registry.
-    /// Nobody joins them.
+    /// the queued work and exit unjoined, the last freeing the registry.
     pub(crate) fn shut_down(&self) {
         // A thread adopted by `use_current_thread` leaves the pool first.
         if self.adopted_current_thread() {
@@ -262,8 +253,7 @@ impl Registry {
 /// Workers get 16 MiB stacks unless told otherwise: deep recursions (UTS, sorting) are the
 /// point of a fork/join pool, and untouched stack costs only address space.
 pub(crate) const DEFAULT_STACK: usize = 16 * 1024 * 1024;
-/// The most workers a pool may have (rayon's `max_num_threads`): a larger count, given or
-/// from the environment, is reduced to it, as in rayon.
+/// The most workers a pool may have (rayon's `max_num_threads`); more are reduced to it.
 pub(crate) const MAX_THREADS: usize = 0xFFFF;
 
 /// Spare threads for blocked ones, at most (the JDK pool's `DEFAULT_MAX_SPARES` is 256).
@@ -284,8 +274,7 @@ pub(crate) fn default_threads() -> usize {
     threads_from(|name| std::env::var_os(name)).min(MAX_THREADS)
 }
 
-/// `default_threads` over an environment given as a lookup (tested without touching the
-/// process's own).
+/// `default_threads` over an environment given as a lookup (for tests).
 pub(super) fn threads_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> usize {
     let cores = || {
         std::thread::available_parallelism()
@@ -363,8 +352,7 @@ pub(crate) fn allowed_cores() -> Result<Vec<usize>, BuildError> {
 /// Pins the calling thread to `core` (see `PoolBuilder::pin_threads`).
 #[cfg(target_os = "linux")]
 pub(crate) fn pin_current_thread(core: usize) {
-    // SAFETY: as above; a failure (the mask changed since) leaves the thread unpinned,
-    // which is still correct.
+    // SAFETY: as above; a failure (the mask changed) leaves the thread unpinned, still correct.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(core, &mut set);
@@ -493,11 +481,8 @@ impl<F: FnMut(ThreadBuilder) -> io::Result<()>> ThreadSpawn for CustomSpawn<F> {
     }
 }
 
-/// A pool of `threads` workers for a loom model, started as `PoolBuilder::build` starts one,
-/// with `DefaultSpawn` (`use_current_thread`: the calling thread is worker 0; `caller_runs`:
-/// `Registry::caller_runs`); its stop, as
-/// the pool's drop, with its threads joined; and a thread with a worker's stack to run a
-/// model's body on (loom gives the model's own thread 32 KiB).
+/// A loom model's pool, started as `PoolBuilder::build` starts one and stopped as its drop
+/// but joined; and a thread with a worker's stack for the model's body (loom gives 32 KiB).
 #[cfg(all(test, loom))]
 pub(super) mod model_pool {
     use super::{DefaultSpawn, Registry, Start, ThreadConfig};
