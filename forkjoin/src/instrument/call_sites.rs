@@ -26,12 +26,10 @@ use std::time::{Duration, Instant};
 /// ```
 pub const PROFILE_VAR: &str = "FORKJOIN_PROFILE";
 
-/// A steal's cost in nanoseconds for the burdened span (`fj profile` passes the calibrated
-/// one); 0 when unset.
+/// A steal's cost in nanoseconds for the burdened span; 0 when unset.
 const BURDEN_VAR: &str = "FORKJOIN_PROFILE_BURDEN_NS";
 
-/// Set to `wall`, threads outside the pool are timed by the wall clock (their blocked time
-/// counted as work), as where their CPU clock cannot be read.
+/// Set to `wall`, threads outside the pool are timed by the wall clock (blocked time is work).
 const CLOCK_VAR: &str = "FORKJOIN_PROFILE_CLOCK";
 
 /// The totals of one call site over a run.
@@ -101,17 +99,15 @@ struct Program {
     file: Option<PathBuf>,
     start: Instant,
     /// The CPU time of the thread that made the first call site, until then: the program's
-    /// sequential start (reading its input, building its data), which no call site times.
+    /// sequential start, which no call site times.
     before: Duration,
-    /// Their time outside every call site from the first call on (before, between and after
-    /// their calls), by that clock (ns): serial work.
+    /// Their time outside every call site from the first call on, by that clock (ns): serial work.
     outside_ns: AtomicU64,
     /// Their wall-clock time outside every call site less `outside_ns`: blocked (ns).
     outside_blocked_ns: AtomicU64,
     /// Made at the first call site, once the profiler's cost per strand is measured.
     session: OnceLock<Session>,
-    /// By the addresses of the parent's and the site's `Location`s (cheap to hash; a site
-    /// whose `Location` the compiler made twice is merged by `call_sites`).
+    /// By the addresses of the parent's and the site's `Location`s (`call_sites` merges twins).
     sites: Mutex<HashMap<(usize, usize), CallSite>>,
 }
 
@@ -148,8 +144,7 @@ fn start_from_environment() -> Option<&'static Program> {
         write_at_exit();
     }
     // Once, by the thread that made the profile (two threads may read the variable at once).
-    // SAFETY: `at_exit` is a plain function that never unwinds out (`write_at_exit` reports
-    // errors and catches panics).
+    // SAFETY: `at_exit` is a plain function that never unwinds (`write_at_exit` catches panics).
     if made && unsafe { libc::atexit(at_exit) } != 0 {
         eprintln!("forkjoin: cannot register the profile's writer; {PROFILE_VAR} is ignored");
     }
@@ -164,8 +159,7 @@ fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
         let wall = std::env::var_os(CLOCK_VAR).is_some_and(|v| v == "wall");
         choose_outside_clock(wall);
         if Worker::current_ref().is_none() {
-            // This thread's time from here to its first call is outside every call site
-            // (`before` has what it did until here).
+            // Its time from here to its first call is outside every call site.
             LAST_LEFT.with(|l| l.0.set(Some(outside_now())));
         }
         Program {
@@ -188,9 +182,8 @@ fn thread_cpu_time() -> Duration {
     Duration::from_nanos(thread_cpu_ns().unwrap_or(0))
 }
 
-/// On a thread outside the pool: both its clocks when it last left a call site (`None`
-/// before its first). When the thread ends, its time since then is added to the program's
-/// (`Program::outside`), unless it ends inside a call (which `unfinished` counts).
+/// On a thread outside the pool: both its clocks when it last left a call site, if it did;
+/// its time since then is the program's when the thread ends outside a call.
 struct LastLeft(Cell<Option<Stamp>>);
 
 impl Drop for LastLeft {
@@ -271,9 +264,8 @@ pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
         program.map_or(0, |p| p.start.elapsed().as_nanos()),
         program.map_or(0, |p| p.before.as_nanos()),
         outside_clock().name(),
-        // Relaxed (both): totals that order nothing else. This thread's additions precede
-        // the read in its own order; a thread the program joined made its additions (its
-        // locals' end included) before the join's edge; one still running adds later, or not.
+        // Relaxed (both): totals; this thread's additions and a joined thread's (by the
+        // join's edge, its locals' end included) come before; a running one's may not.
         program.map_or(0, |p| p.outside_ns.load(Relaxed)),
         program.map_or(0, |p| p.outside_blocked_ns.load(Relaxed)),
         session.map_or(0, |s| s.timer_ns),
@@ -328,8 +320,7 @@ fn write_at_exit() {
         crate::profile_hooks::unfinished(|site, acc, wall| {
             program.add(None, site, acc, Some(Duration::from_nanos(wall)));
         });
-        // Else the exiting thread's time since its last call (unless its end counted it
-        // already: `exit` ends the thread's locals first).
+        // Else the exiting thread's time since its last call, unless its locals' end counted it.
         if measured_site().is_none() {
             if let Ok(Some(last)) = LAST_LEFT.try_with(|l| l.0.take()) {
                 program.outside(Some(last), outside_now());
@@ -350,10 +341,8 @@ fn write_at_exit() {
     }
 }
 
-/// Runs `f`, the body of an entry called at `site`: profiled, as a closure of `pool` (by
-/// default the pool it runs on: this worker's, else the global pool), if the program is
-/// profiled and no profiled closure runs on this thread already (an entry inside one is
-/// part of it).
+/// Runs `f`, the body of an entry called at `site`, profiled as a closure of `pool` (by
+/// default the pool it runs on) if the program is, and inside one as part of it.
 #[inline]
 pub(crate) fn call_site<R>(
     site: &'static Location<'static>,
@@ -399,8 +388,7 @@ impl Program {
         }
     }
 
-    /// A call at `site` from outside every profiled closure: `f` profiled as a closure of
-    /// `pool`, its totals kept under `site`.
+    /// A call at `site` from outside every profiled closure, its totals kept under `site`.
     fn run(
         &'static self,
         site: &'static Location<'static>,
@@ -419,35 +407,30 @@ impl Program {
         let ((), acc) = measured_at(session, site, f);
         self.add(None, site, &acc, Some(t0.elapsed()));
         if worker.is_none() {
-            // A thread outside the pool: its time since it last left a call is the
-            // program's, outside every call site (`acc` has the call's bounds by its clocks).
+            // A thread outside the pool: its time since it last left a call is outside any.
             let last = LAST_LEFT.with(|l| l.0.replace(Some(acc.last)));
             self.outside(last, acc.first);
         }
     }
 
-    /// Adds a thread's time outside every call site, from `from` (its last call's end;
-    /// `None`: its start) to `to`, by the clock of threads outside the pool: to the program's
-    /// serial work, and what it did not run to its blocked time.
+    /// Adds a thread's time outside every call site, from `from` (`None`: its start) to `to`:
+    /// to the program's serial work, and what it did not run to its blocked time.
     fn outside(&self, from: Option<Stamp>, to: Stamp) {
         let (cpu, blocked) = match from {
             Some(from) => {
                 let cpu = to.cpu.saturating_sub(from.cpu);
                 (cpu, to.wall.saturating_sub(from.wall).saturating_sub(cpu))
             }
-            // Its first call: the CPU time of its whole life so far (the wall clock's
-            // reading has no start to count from).
+            // Its first call: the CPU time of its life so far (the wall clock has no start).
             None if outside_clock() == OutsideClock::ThreadCpu => (to.cpu, 0),
             None => (0, 0),
         };
-        // Relaxed (both): totals that order nothing else, read at exit (see
-        // `write_call_sites` for the edges that make them visible there).
+        // Relaxed (both): totals, read at exit (edges: `write_call_sites`).
         self.outside_ns.fetch_add(cpu, Relaxed);
         self.outside_blocked_ns.fetch_add(blocked, Relaxed);
     }
 
-    /// The program's session: made at the first call site, with the profiler's cost per
-    /// strand measured on `registry`'s workers first.
+    /// The program's session, made at the first call site with the cost per strand measured.
     fn session(&self, registry: &Arc<Registry>) -> &Session {
         self.session.get_or_init(|| {
             let burden = std::env::var(BURDEN_VAR)
@@ -459,8 +442,7 @@ impl Program {
         })
     }
 
-    /// Adds a call at `site` inside `parent` (none: from outside every profiled closure),
-    /// and its wall-clock time if it is an outer one.
+    /// Adds a call at `site` inside `parent` (if any), with its wall-clock time if outer.
     fn add(
         &self,
         parent: Site,

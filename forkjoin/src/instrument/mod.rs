@@ -1,8 +1,6 @@
-//! The profiler's instrument (feature `profile`): what the `forkjoin-profile` crate needs
-//! from inside the runtime, and nothing else. While a pool profiles, every join takes the
-//! slow path, where `profile_hooks` times its two closures as strands; this module turns
-//! that on and off, runs closures as timed strands, and reads the few scheduler facts the
-//! calibration measures. DESIGN.md, section 12, explains the method.
+//! The profiler's instrument (feature `profile`): what `forkjoin-profile` needs from inside
+//! the runtime. It turns profiling on and off, runs closures as timed strands, and reads the
+//! scheduler facts the calibration measures (DESIGN.md, section 12).
 //!
 //! ```
 //! use forkjoin::instrument::{measured, Profiling, Session};
@@ -29,8 +27,7 @@ use std::sync::atomic::Ordering::Relaxed;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// The heartbeat period: how often an idle worker asks busy ones to share (DESIGN.md,
-/// section 4).
+/// The heartbeat period: how often an idle worker asks busy ones to share (DESIGN.md, section 4).
 pub const HEARTBEAT: Duration = crate::registry::heartbeat::HEARTBEAT;
 
 /// A worker waiting in isolation parks for [`HEARTBEAT`] at first, doubling at each timeout
