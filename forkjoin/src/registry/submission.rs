@@ -12,19 +12,16 @@ use std::ptr::{self, NonNull};
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// The most jobs a worker takes from a submission queue at once (it takes the oldest half).
-/// A stream of small submitted jobs then costs the queue's cache misses and CAS once per
-/// batch; the rest of the batch waits on the worker's own deque, where idle workers steal it.
+/// The most jobs a worker takes from a submission queue at once (DESIGN.md, section 5,
+/// "Submission queues").
 pub(super) const SUBMISSION_BATCH: usize = 32;
 
-/// A submission queue (the JDK pool's external queues): a deque whose owner role passes to
-/// the holder of `push_lock`; workers take from the other end lock-free (DESIGN.md,
-/// section 5, "Submission queues").
+/// A submission queue: a deque owned by the holder of `push_lock`, taken from lock-free
+/// (DESIGN.md, section 5, "Submission queues").
 pub(crate) struct SubmissionQueue {
     pub(super) push_lock: Mutex<()>,
-    /// Jobs pushed here so far: written under `push_lock` (Relaxed load and store, no RMW) on
-    /// the lock's line, which only submitters touch; read by `Pool::stats` as a snapshot
-    /// (docs/measurements.md, section 9).
+    /// Jobs pushed here so far, written under `push_lock` on its line (Relaxed, no RMW) and
+    /// read as a snapshot (docs/measurements.md, section 9).
     pub(super) submitted: AtomicU64,
     pub(super) deque: Deque<JobHeader>,
 }
@@ -61,10 +58,8 @@ impl SubmissionQueue {
             match unsafe { self.deque.steal_batch(&mut batch) } {
                 Steal::Success(n) => {
                     for &(job, tag) in batch[1..n].iter().rev() {
-                        // With its tag: a waiter its job descends from may still take it
-                        // (`Registry::inject_in`).
-                        // SAFETY: on the worker's own thread (our contract); the batch's
-                        // pointers came from pushes of non-null jobs.
+                        // With its tag: a waiter its job descends from may still take it.
+                        // SAFETY: on the worker's thread (our contract); non-null jobs were pushed.
                         unsafe { worker.deque.push_tagged(NonNull::new_unchecked(job), tag) };
                     }
                     // SAFETY: as above.
@@ -89,41 +84,36 @@ impl Registry {
         self.queues.iter().map(|q| q.submitted.load(Relaxed)).sum()
     }
 
-    /// Queues a job from outside the pool, and wakes a parked worker for it unless one is
-    /// searching (`notify_work`).
+    /// Queues a job from outside the pool and wakes a worker for it (`notify_work`).
     pub(crate) fn inject(&self, job: JobRef) {
         self.inject_in(job, 0);
     }
 
-    /// `inject` of a job that descends from `region` (a job sent from a worker of another
-    /// pool, a scope's task): tagged with it, so that a waiter it descends from may take it
-    /// (`registry/isolation.rs`).
+    /// `inject` of a job that descends from `region`, tagged with it, so that a waiter it
+    /// descends from may take it (`registry/isolation.rs`).
     pub(crate) fn inject_in(&self, job: JobRef, region: usize) {
         self.push_to_queue(job, region, true);
         self.notify_work();
     }
 
-    /// `inject_in` of a job that came from inside the pool (a spare's leftovers): not
-    /// counted as a submission from outside.
+    /// `inject_in` of a spare's leftovers, not counted as a submission from outside.
     pub(super) fn reinject(&self, job: JobRef, region: usize) {
         self.push_to_queue(job, region, false);
         self.notify_work();
     }
 
-    /// Queues a job from outside the pool without waking anyone: the caller wakes a worker
-    /// (`notify_work`) if none takes the job soon (see `entry::in_worker`).
+    /// Queues a job from outside the pool without waking anyone (DESIGN.md, section 7, "Entry
+    /// from outside the pool").
     pub(super) fn push_submission(&self, job: JobRef) {
         self.push_to_queue(job, 0, true);
     }
 
-    /// Pushes `job` onto a submission queue with `tag`, counted if `external`. Tagged jobs
-    /// have the first queue to themselves, as a waiter looks only at a queue's oldest job
-    /// (DESIGN.md, section 5, "Across pools").
+    /// Pushes `job` onto a submission queue with `tag`, counted if `external`; tagged jobs
+    /// have the first (DESIGN.md, section 5, "Across pools").
     fn push_to_queue(&self, job: JobRef, tag: usize, external: bool) {
         // Called with the queue's lock held.
         let push = |queue: &SubmissionQueue| {
-            // SAFETY: holding the queue's lock makes this thread its deque's owner; the mutex
-            // orders this push after the previous owner's.
+            // SAFETY: the queue's lock makes this thread its owner, after the previous one.
             unsafe { queue.deque.push_tagged(job.0, tag) };
             if external {
                 bump(&queue.submitted);
