@@ -1,30 +1,24 @@
-//! A call from a thread outside the pool, on a worker that took it from a submission queue or
-//! on the caller in a borrowed slot (`borrow.rs`); a short call runs alone at first and pays
-//! no wake-up (DESIGN.md, section 7, "Entry from outside the pool").
+//! A call from a thread outside the pool, on a worker or in a borrowed slot, running alone at
+//! first (DESIGN.md, section 7, "Entry from outside the pool").
 
 use super::worker::Worker;
 use super::Registry;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-/// How long a call from outside runs alone before it wakes a parked worker: several
-/// wake-ups' worth, so small calls never pay one and long ones lose little
+/// How long a call from outside runs alone before it wakes a parked worker
 /// (docs/measurements.md, section 8, "Short loops from outside").
 const CALLER_ALONE: Duration = Duration::from_micros(10);
 
-/// How long a watcher stays on duty after a call from outside started, though nobody is
-/// busy, so the next call of a stream wakes nobody; then an idle pool stops its ticks.
+/// How long a watcher stays on duty after a call from outside started, though nobody is busy.
 const WATCH_AFTER_CALL: Duration = Duration::from_millis(1);
 
-/// The call from outside running on a worker (owner-only, `OwnerState`); `begin_outside_call`
-/// returns the one it replaced (calls may nest), for `end_outside_call`.
+/// The call from outside running on a worker (owner-only, `OwnerState`); calls may nest.
 #[derive(Clone, Copy)]
 pub(crate) struct OutsideCall {
-    /// A call from outside the pool runs on this slot and has not yet brought the parked
-    /// workers in.
+    /// A call from outside runs on this slot and has not yet brought the parked workers in.
     pub(super) alone: bool,
-    /// Promotions push without waking anyone: the watcher, on duty, takes them at its next
-    /// tick (a call from outside whose first join is shared at once).
+    /// Promotions push without waking anyone: the watcher on duty takes them at its tick.
     pub(super) quiet: bool,
     /// When the call has run long enough to wake a parked worker for it.
     pub(super) deadline: u64,
@@ -41,13 +35,11 @@ impl OutsideCall {
 }
 
 impl Worker {
-    /// A call from outside starts on this worker's slot: it runs alone (see the module's
-    /// comment), its first join shared quietly if a watcher is on duty.
+    /// A call from outside starts on this worker's slot; returns the one it replaced.
     pub(crate) fn begin_outside_call(&self) -> OutsideCall {
         let registry = self.registry();
         let now = crate::clock::now();
-        // Relaxed: a hint for the watcher (see `called_lately`). Read first: the line is
-        // shared with the watcher, and most calls of a stream need not write it.
+        // Relaxed: a hint for the watcher, read first as most calls need not write its line.
         if now.saturating_sub(registry.last_outside_call.load(Relaxed))
             > crate::clock::ticks(WATCH_AFTER_CALL.as_nanos() as u64) / 8
         {
@@ -56,8 +48,7 @@ impl Worker {
         let several = registry.slot_count() > 1;
         let st = self.owner();
         // The first join is shared as a queued job's, quietly if a watcher is on duty.
-        // Relaxed: a hint; a watcher that has just left costs the quiet frame a tick's wait
-        // (`caller_tick` then wakes someone).
+        // Relaxed: a hint; a watcher just gone costs a tick's wait (`caller_tick` then wakes).
         st.fresh.set(several);
         st.outside.replace(OutsideCall {
             alone: true,
@@ -71,9 +62,8 @@ impl Worker {
         self.owner().outside.set(saved);
     }
 
-    /// The clock of a call from outside, read at each timed chunk of a loop: after
-    /// `CALLER_ALONE` it wakes a parked worker for a waiting frame or shares its next split.
-    /// Joins have no clock (docs/measurements.md, section 5, "No clock on joins").
+    /// The clock of a call from outside, read at each timed chunk of a loop (DESIGN.md,
+    /// section 7, "Entry from outside the pool").
     #[cold]
     #[inline(never)]
     pub(crate) fn caller_tick(&self) {
@@ -97,8 +87,7 @@ impl Worker {
         }
     }
 
-    /// Whether a call from outside runs on this slot and has not yet brought the parked
-    /// workers in (see `caller_tick`).
+    /// Whether a call from outside runs on this slot and has not yet brought the workers in.
     #[inline(always)]
     pub(crate) fn outside_call_alone(&self) -> bool {
         self.owner().outside.get().alone
@@ -108,8 +97,7 @@ impl Worker {
 impl Registry {
     /// Whether a call from outside started within `WATCH_AFTER_CALL`.
     pub(super) fn called_lately(&self) -> bool {
-        // Relaxed: a hint for the watcher's decision; a stale value costs one period more or
-        // less of watching.
+        // Relaxed: a hint; a stale value costs one period more or less of watching.
         let last = self.last_outside_call.load(Relaxed);
         last != 0
             && crate::clock::now().saturating_sub(last)
