@@ -1,6 +1,5 @@
-//! The latch a thread outside any pool waits on for a job it handed to the workers: it spins,
-//! then parks, and the setter wakes it only if it parked (DESIGN.md, section 7, "Entry from
-//! outside the pool").
+//! The latch a thread outside any pool waits on for a job it handed over: spin, then park
+//! (DESIGN.md, section 7, "Entry from outside the pool").
 
 use super::Latch;
 use crate::sync::{current_thread, park, yield_now, AtomicUsize, Thread};
@@ -40,8 +39,7 @@ pub(crate) fn spin_until(wait: std::time::Duration, done: impl Fn() -> bool) -> 
     done()
 }
 
-/// Under loom one look: the model explores both outcomes of the race with whoever makes
-/// `done` hold.
+/// Under loom one look: the model explores both outcomes of the race with the setter.
 #[cfg(loom)]
 pub(crate) fn spin_until(_wait: std::time::Duration, done: impl Fn() -> bool) -> bool {
     done()
@@ -88,8 +86,7 @@ impl OutsideLatch {
             // Acquire: as in `is_set`.
             match self.state.load(Acquire) {
                 WOKEN => return,
-                // Set, the setter about to unpark us and mark `WOKEN`; its token may be spent
-                // by the park above, so wait for the mark instead of parking again.
+                // Set: the setter's unpark may be spent by the park above; wait for `WOKEN`.
                 SET => {
                     while self.state.load(Acquire) != WOKEN {
                         yield_now();
@@ -104,14 +101,11 @@ impl OutsideLatch {
 }
 
 impl Latch for OutsideLatch {
-    /// Sets the latch and wakes the waiter if it parked; the waiter may free it once the
-    /// latch is set and, if it parked, marked `WOKEN`.
+    /// Sets the latch and wakes the waiter if it parked (who then frees it after `WOKEN`).
     unsafe fn set(this: *const Self) {
-        // SAFETY: `this` is live until the swap below makes the latch set; if the waiter
-        // parked, it waits for `WOKEN`, so `thread` is still live until that store.
+        // SAFETY: live until the swap sets it; a parked waiter waits for `WOKEN` to free it.
         unsafe {
-            // Release: publishes the job's result to the waiter's Acquire loads. Acquire: not
-            // needed (`PARKED` carries nothing), but free in the one read-modify-write.
+            // Release: publishes the job's result to the waiter's Acquire loads (Acquire: free).
             if (*this).state.swap(SET, AcqRel) == PARKED {
                 (*this).thread.unpark();
                 // Release: the last touch of the latch; the waiter may free it after this.
