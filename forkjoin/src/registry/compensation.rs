@@ -1,6 +1,5 @@
-//! The counts behind `blocking`'s compensation (threads inside `blocking`, spares alive, in
-//! one atomic word; a resting spare thread is not counted), and `IndexToken`, the right to
-//! run pool work under one index (DESIGN.md, section 7, "Blocking without losing a core").
+//! The counts behind `blocking`'s compensation (a resting spare is not counted) and
+//! `IndexToken` (DESIGN.md, section 7, "Blocking without losing a core").
 
 use crate::sync::{AtomicUsize, Condvar, Mutex};
 use std::collections::VecDeque;
@@ -12,8 +11,7 @@ const LOW: usize = (1 << HALF) - 1;
 
 /// The compensation decision's state (see the module docs).
 pub(crate) struct Compensation {
-    /// `blocked | spares << HALF`. SeqCst: every change is an RMW on this one word, so all
-    /// threads agree on the order of the decisions.
+    /// `blocked | spares << HALF`. SeqCst: every change is an RMW, so all agree on the order.
     counts: AtomicUsize,
     /// The most spares alive at once.
     max_spares: usize,
@@ -33,8 +31,7 @@ impl Compensation {
         split(self.counts.load(Relaxed))
     }
 
-    /// A thread is about to block: returns how many spares short of the blocked threads the
-    /// pool is (the caller wakes a parked thread or reserves a spare).
+    /// A thread is about to block: returns how many spares short of the blocked threads it is.
     pub(crate) fn enter(&self) -> usize {
         // One spare per blocked thread at most: this is at least 1 (the caller has none yet).
         let (blocked, spares) = split(self.counts.fetch_add(1, SeqCst) + 1);
@@ -46,8 +43,7 @@ impl Compensation {
         self.counts.fetch_sub(1, SeqCst);
     }
 
-    /// Counts one more spare, if the spares are fewer than the blocked threads and below the
-    /// bound: the caller then starts it (or calls `spare_failed`).
+    /// Counts one more spare for the caller to start, if fewer than blocked and below the bound.
     pub(crate) fn reserve_spare(&self) -> bool {
         self.update(|blocked, spares| {
             (spares < blocked && spares < self.max_spares).then(|| (blocked, spares + 1))
@@ -83,9 +79,8 @@ fn split(counts: usize) -> (usize, usize) {
     (counts & LOW, counts >> HALF)
 }
 
-/// The right to run pool work under one worker index, held by one thread or none: the
-/// index's worker or its stand-in (DESIGN.md, section 7, "Blocking without losing a core",
-/// point 3).
+/// The right to run pool work under one worker index, held by one thread or none
+/// (DESIGN.md, section 7, "Blocking without losing a core", point 3).
 pub(crate) struct IndexToken {
     /// Threads waiting in `claim`. SeqCst: Dekker with a parking holder, which reads it after
     /// announcing itself; the claimant raises it, fences and wakes (`Sleep::fence_and_wake`).
@@ -130,9 +125,8 @@ impl IndexToken {
         crate::sync::lock(&self.state)
     }
 
-    /// The holder (`me`) goes into `blocking`, or ends: the token passes to the first
-    /// claimant, else to the spare `start` starts under the lock, else to nobody (counted in
-    /// `free`).
+    /// The holder (`me`) goes into `blocking` or ends: the token passes to the first claimant,
+    /// else to the spare `start` starts under the lock, else to nobody (counted in `free`).
     pub(crate) fn give_up(
         &self,
         me: usize,
@@ -151,8 +145,7 @@ impl IndexToken {
             }
             None => {
                 state.holder = None;
-                // SeqCst: the Dekker pattern of a blocked thread and a broadcaster
-                // (`Registry::give_up_index`).
+                // SeqCst: the Dekker pattern of `Registry::give_up_index`.
                 free.fetch_add(1, SeqCst);
                 GivenTo::Nobody
             }
