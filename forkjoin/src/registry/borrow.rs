@@ -1,6 +1,5 @@
-//! A thread outside the pool running its call in a parked worker's slot (pools built with
-//! `caller_runs`: the JDK pool's external `invoke`, on the caller), and the stack such a
-//! thread must have left to do so.
+//! A thread outside the pool running its call in a parked worker's slot (`caller_runs`), and
+//! the stack it must have left to do so.
 
 use super::heartbeat::SHARE_REQUEST;
 use super::outside::OutsideCall;
@@ -13,8 +12,7 @@ use std::cell::Cell;
 use std::ptr;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Runs `op` on the calling thread, outside any pool, as worker `index`, whose slot
-/// `Sleep::lend` lent it, until `op` returns; the worker's thread stays parked meanwhile
+/// Runs `op` on the calling thread as worker `index`, whose slot `Sleep::lend` lent it
 /// (DESIGN.md, section 7, "Entry from outside the pool").
 pub(super) fn run_borrowed<R>(
     registry: &Registry,
@@ -26,8 +24,7 @@ pub(super) fn run_borrowed<R>(
     registry.idle.leave();
     CURRENT.with(|c| c.set((worker as *const Worker).cast()));
     let several = registry.slot_count() > 1;
-    // The slot is ours until `give_back` (the lend's mutex made the worker's writes
-    // visible): this thread is its owner now.
+    // Its owner until `give_back` (the lend's mutex made the worker's writes visible).
     let st = worker.owner();
     st.running.set(true);
     st.source.set(JobSource::Own);
@@ -48,9 +45,7 @@ pub(super) fn run_borrowed<R>(
             if let Some(call) = self.2.take() {
                 worker.end_outside_call(call);
             }
-            // Jobs `op` spawned or submitted that nobody has taken yet: to the submission
-            // queues, where the workers find them (the slot's deque must be empty when its
-            // worker wakes: its thread never saw them pushed).
+            // Untaken jobs go to the submission queues: the worker's thread never saw them pushed.
             while !worker.deque.is_empty() {
                 // SAFETY: the slot is still ours: `pop` on its owner's thread.
                 let Some(job) = (unsafe { worker.deque.pop() }) else {
@@ -65,8 +60,7 @@ pub(super) fn run_borrowed<R>(
             worker.take_request();
             CURRENT.with(|c| c.set(outside()));
             registry.idle.enter();
-            // Work published while the slot was lent found its worker uncounted: wake it.
-            // Broadcast shares left in the slot's inbox are the worker's to run.
+            // Work published while lent found the worker uncounted: wake it (shares included).
             registry.idle.slot_given_back(worker.index, || {
                 registry.is_terminating() || registry.has_work_for(worker.index)
             });
@@ -83,12 +77,10 @@ pub(super) fn run_borrowed<R>(
 /// pool built without `PoolBuilder::stack_size` (else that much).
 pub(crate) const BORROW_STACK_DEFAULT: usize = 1 << 20;
 
-/// Bytes of stack left below the caller's frame on this thread (`usize::MAX` where the
-/// stack's bounds are not known).
+/// Bytes of stack left below the caller's frame (`usize::MAX` where the bounds are unknown).
 pub(super) fn stack_left() -> usize {
     crate::sync::thread_local! {
-        /// The lowest address of this thread's stack (0: not known), looked up once: for
-        /// the main thread glibc reads `/proc/self/maps` to find it.
+        /// `stack_low`, looked up once (for the main thread glibc reads `/proc/self/maps`).
         static STACK_LOW: Cell<Option<usize>> = const { Cell::new(None) };
     }
     let low = STACK_LOW.with(|c| {
@@ -107,8 +99,7 @@ pub(super) fn stack_left() -> usize {
 /// The lowest address of the calling thread's stack, or 0 if it cannot be known.
 fn stack_low() -> usize {
     #[cfg(all(target_os = "linux", not(miri)))]
-    // SAFETY: `attr` is initialised by `pthread_getattr_np` before it is read and destroyed
-    // after; the out-pointers are valid locals.
+    // SAFETY: `attr` is initialised before it is read and destroyed after; out-pointers are locals.
     unsafe {
         let mut attr: libc::pthread_attr_t = std::mem::zeroed();
         if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) != 0 {
