@@ -39,12 +39,8 @@ impl<T> Buffer<T> {
         self.mask + 1
     }
 
-    fn slot(&self, index: isize) -> &AtomicPtr<T> {
-        &self.slots[index as usize & self.mask].item
-    }
-
-    fn tag(&self, index: isize) -> &AtomicUsize {
-        &self.slots[index as usize & self.mask].tag
+    fn at(&self, index: isize) -> &Slot<T> {
+        &self.slots[index as usize & self.mask]
     }
 }
 
@@ -69,9 +65,8 @@ pub(crate) struct Deque<T> {
     retired: UnsafeCell<Vec<*mut Buffer<T>>>,
 }
 
-// SAFETY: the deque hands pointers between threads; the pointees' own thread-safety is the
-// caller's business (jobs are `Send` by construction). `retired` is only touched by the
-// owner (push) and by drop, which has exclusive access.
+// SAFETY: the deque hands pointers between threads (jobs are `Send` by construction);
+// `retired` is touched only by the owner (push) and by drop, which is exclusive.
 unsafe impl<T> Send for Deque<T> {}
 // SAFETY: as above; every shared field is atomic.
 unsafe impl<T> Sync for Deque<T> {}
@@ -118,8 +113,8 @@ impl<T> Deque<T> {
                 buf = self.grow(buf, t, b);
             }
             // Relaxed: the release store of `bottom` below publishes both.
-            (*buf).slot(b).store(item.as_ptr(), Relaxed);
-            (*buf).tag(b).store(tag, Relaxed);
+            (*buf).at(b).item.store(item.as_ptr(), Relaxed);
+            (*buf).at(b).tag.store(tag, Relaxed);
             // Release (Java's `lazySet`): a thief's Acquire load of `bottom` sees the slot.
             self.bottom.store(b + 1, Release);
         }
@@ -136,8 +131,9 @@ impl<T> Deque<T> {
             let new = Buffer::alloc((*old).capacity() * 2);
             for i in t..b {
                 // Relaxed: these slots were written by this thread.
-                (*new).slot(i).store((*old).slot(i).load(Relaxed), Relaxed);
-                (*new).tag(i).store((*old).tag(i).load(Relaxed), Relaxed);
+                let (from, to) = ((*old).at(i), (*new).at(i));
+                to.item.store(from.item.load(Relaxed), Relaxed);
+                to.tag.store(from.tag.load(Relaxed), Relaxed);
             }
             // Release: a thief that loads the new buffer (Acquire) sees the copied slots.
             self.buffer.store(new, Release);
@@ -175,7 +171,7 @@ impl<T> Deque<T> {
                 return None;
             }
             // Relaxed: this thread wrote the slot.
-            let item = (*buf).slot(b).load(Relaxed);
+            let item = (*buf).at(b).item.load(Relaxed);
             if t == b {
                 // The last element: race the thieves for it.
                 let won = self.top.compare_exchange(t, t + 1, SeqCst, Relaxed).is_ok();
@@ -211,9 +207,9 @@ impl<T> Deque<T> {
         // Relaxed: only this thread writes `bottom`, `buffer` and the tags of its pushes.
         let b = self.bottom.load(Relaxed);
         let buf = self.buffer.load(Relaxed);
-        // SAFETY: buffers live as long as the deque; the owner reads a slot it wrote (or a
-        // stale one of an empty deque, whose tag nobody acts on).
-        unsafe { (*buf).tag(b - 1).load(Relaxed) }
+        // SAFETY: buffers live as long as the deque; the owner reads a slot it wrote (or an
+        // empty deque's stale one, whose tag nobody acts on).
+        unsafe { (*buf).at(b - 1).tag.load(Relaxed) }
     }
 
     /// The index of the next push. Exact for the owner (only it writes `bottom`).
@@ -248,7 +244,7 @@ impl<T> Deque<T> {
         }
         let buf = self.buffer.load(Acquire);
         // SAFETY: buffers live as long as the deque; a stale tag is a hint `steal_tagged` checks.
-        Some(unsafe { (*buf).tag(t).load(Relaxed) })
+        Some(unsafe { (*buf).at(t).tag.load(Relaxed) })
     }
 
     /// Takes the top item if `wanted(index, tag)`; the tag is read only if `TAGGED`.
@@ -275,10 +271,10 @@ impl<T> Deque<T> {
         let buf = self.buffer.load(Acquire);
         // SAFETY: buffers live as long as the deque; if the owner wrapped around and overwrote
         // this slot and tag, `top` moved on and the CAS below fails: no stale value is used.
-        let item = unsafe { (*buf).slot(t).load(Relaxed) };
+        let item = unsafe { (*buf).at(t).item.load(Relaxed) };
         let tag = if TAGGED {
             // SAFETY: as above: the tag is validated by the same CAS as the item.
-            unsafe { (*buf).tag(t).load(Relaxed) }
+            unsafe { (*buf).at(t).tag.load(Relaxed) }
         } else {
             0
         };
@@ -296,9 +292,8 @@ impl<T> Deque<T> {
         Steal::Success(NonNull::new(item).expect("a won steal reads a pushed slot"))
     }
 
-    /// Takes the oldest half of the items (rounded up, at most `out.len()`) with one CAS,
-    /// into `out` oldest first with their tags; `Success` says how many. For submission
-    /// queues, drained a batch at a time (DESIGN.md, section 5).
+    /// Takes the oldest half of the items (rounded up, at most `out.len()`) with one CAS into
+    /// `out`, oldest first with their tags; `Success` says how many (DESIGN.md, section 5).
     ///
     /// # Safety
     /// No thread ever calls `pop` on this deque: with pushes alone, every index below
@@ -319,10 +314,8 @@ impl<T> Deque<T> {
             for (i, slot) in out[..n].iter_mut().enumerate() {
                 // Relaxed: made visible by the Acquire load of `bottom`; a slot or tag
                 // overwritten since fails the CAS below (as in `steal_if`).
-                *slot = (
-                    (*buf).slot(t + i as isize).load(Relaxed),
-                    (*buf).tag(t + i as isize).load(Relaxed),
-                );
+                let from = (*buf).at(t + i as isize);
+                *slot = (from.item.load(Relaxed), from.tag.load(Relaxed));
             }
             if self
                 .top
@@ -354,8 +347,7 @@ impl<T> Deque<T> {
 
 impl<T> Drop for Deque<T> {
     fn drop(&mut self) {
-        // SAFETY: `&mut self`: no other thread can use the deque any more; every buffer was
-        // made by `Box::into_raw` and is freed once.
+        // SAFETY: `&mut self` is exclusive; every buffer came from `Box::into_raw`, freed once.
         unsafe {
             drop(Box::from_raw(self.buffer.load(Relaxed)));
             for old in (*self.retired.get()).drain(..) {
