@@ -1,6 +1,5 @@
-//! A worker's join-frame counts (`len`, `shared`) and an idle thief's claim of the oldest
-//! private frame: Cilk's THE protocol, its fence asymmetric
-//! (DESIGN.md, section 4, "Claimed from a stalled worker"). Model-checked in `loom_tests`.
+//! A worker's join-frame counts and a thief's claim of the oldest private frame: Cilk's THE
+//! protocol, its fence asymmetric (DESIGN.md, section 4, "Claimed from a stalled worker").
 
 use crate::sync::{heavy_barrier, light_barrier, yield_now, AtomicBool, AtomicUsize};
 use std::sync::atomic::Ordering::{Acquire, Relaxed, Release};

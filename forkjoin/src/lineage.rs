@@ -11,9 +11,8 @@ pub(crate) const MAX_LINKS: usize = 32;
 /// Reads of a lineage being written before it is passed over (less help, never wrong).
 const READ_ATTEMPTS: usize = 4;
 
-/// A region's id where a region may be absent (a parent: `None` for a tree's root). Never 0,
-/// the id of no region, so that an `Option` of it is one word; elsewhere a region is its
-/// `usize` id, the tag of its jobs.
+/// A region's id where one may be absent (a root's parent): never 0, the id of no region, so
+/// an `Option` of it is one word; elsewhere a region is its `usize` id, its jobs' tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct RegionId(NonZeroUsize);
 
