@@ -14,8 +14,7 @@ use std::fmt;
 use std::io;
 use std::sync::Arc;
 
-/// The smallest stack a worker may ask for (glibc's `PTHREAD_STACK_MIN` on x86-64 and
-/// aarch64 is 16 KiB; the runtime's own frames need a few KiB on top).
+/// The smallest stack a worker may ask for (glibc's `PTHREAD_STACK_MIN`, 16 KiB, plus ours).
 const MIN_STACK: usize = 64 * 1024;
 
 /// Configures a [`Pool`].
@@ -36,6 +35,7 @@ pub struct PoolBuilder<S = DefaultSpawn> {
 }
 
 /// Everything but how the threads start, which `spawn_handler` replaces.
+#[derive(Default)]
 struct Settings {
     threads: Option<usize>,
     pin_threads: bool,
@@ -56,17 +56,8 @@ impl PoolBuilder {
     pub fn new() -> PoolBuilder {
         PoolBuilder {
             settings: Settings {
-                threads: None,
-                pin_threads: false,
-                thread_name: None,
-                stack_size: None,
                 max_blocking: DEFAULT_MAX_BLOCKING,
-                start_handler: None,
-                exit_handler: None,
-                panic_handler: None,
-                use_current_thread: false,
-                caller_runs: false,
-                breadth_first: false,
+                ..Settings::default()
             },
             spawn: DefaultSpawn,
         }
@@ -384,11 +375,7 @@ impl<S> PoolBuilder<S> {
         if stack > MAX_STACK {
             return Err(BuildError::StackTooLarge { requested: stack });
         }
-        let cores = if s.pin_threads {
-            Some(allowed_cores()?)
-        } else {
-            None
-        };
+        let cores = s.pin_threads.then(allowed_cores).transpose()?;
         let config = ThreadConfig {
             stack_size: stack,
             cores: cores.map(Arc::from),
@@ -410,11 +397,8 @@ impl<S> PoolBuilder<S> {
         };
         let (registry, handles, error) = Registry::start(start, &mut spawn);
         let pool = Pool { registry, handles };
-        match error {
-            // Dropping the partial pool stops the threads already started.
-            Some(e) => Err(e),
-            None => Ok(pool),
-        }
+        // On an error, dropping the partial pool stops the threads already started.
+        error.map_or(Ok(pool), Err)
     }
 }
 

@@ -70,8 +70,7 @@ impl Pool {
     /// The registry of a pool never dropped (the global pool's), its threads never joined.
     fn into_registry(self) -> Arc<Registry> {
         let pool = std::mem::ManuallyDrop::new(self);
-        // SAFETY: `pool` is never dropped or used again, so the registry moves out of it once;
-        // its thread handles are leaked (their threads run as long as the process).
+        // SAFETY: `pool` is never dropped or used again, so the registry moves out once.
         unsafe { std::ptr::read(&pool.registry) }
     }
 
