@@ -45,8 +45,7 @@ use worker::JobSource;
 pub(crate) struct Registry {
     pub(crate) workers: Box<[Worker]>,
     pub(super) queues: Box<[CachePadded<SubmissionQueue>]>,
-    /// Who is idle, who watches, whom new work wakes, where idle threads park: the idle
-    /// policy (`idle`).
+    /// The idle policy: who is idle, who watches, whom new work wakes, where threads park.
     pub(crate) idle: Idle,
     pub(super) terminating: AtomicBool,
     /// When a call from outside the pool last started (clock ticks; `registry/outside.rs`).
@@ -96,9 +95,8 @@ impl Registry {
         registry
     }
 
-    /// Wakes a parked worker for work just published, if nobody is searching (see
-    /// `Idle::new_work`), and starts a stand-in for a thread blocked without one
-    /// (`stand_in_for_published`; after `new_work`'s fence).
+    /// Wakes a parked worker for work just published unless one is searching, and starts a
+    /// stand-in for a thread blocked without one (after `new_work`'s fence).
     pub(crate) fn notify_work(&self) {
         self.idle.new_work();
         self.stand_in_for_published();
@@ -111,8 +109,7 @@ impl Registry {
         self.idle.count() < (self.workers.len() + spares).saturating_sub(blocked)
     }
 
-    /// The current thread's pool: its worker's, else the global pool (kept only while the
-    /// thread runs as that worker).
+    /// The current thread's pool: its worker's (while it runs as one), else the global pool.
     pub(crate) fn current<'a>() -> &'a Registry {
         match Worker::current_ref() {
             Some(worker) => worker.registry(),
@@ -136,15 +133,13 @@ impl Registry {
     pub(crate) fn slot(&self, i: usize) -> &Worker {
         match self.workers.get(i) {
             Some(w) => w,
-            // SAFETY: slots below `slot_count` were stored before `made` was raised past
-            // them and live until the registry is dropped.
+            // SAFETY: a slot below `slot_count` was stored before `made` passed it; it lives on.
             None => unsafe { &*self.spares.slots[i - self.workers.len()].load(SeqCst) },
         }
     }
 
-    /// Any queued work anywhere that any worker may take (a snapshot; see the sleep protocol
-    /// for when it is exact). Broadcast inboxes are not included: a share waiting for one
-    /// worker must not keep the others from parking; `has_work_for` adds a worker's own.
+    /// Any queued work that any worker may take (a snapshot), inboxes excepted: a share for
+    /// one worker must not keep the others from parking (`has_work_for` adds its own).
     pub(crate) fn has_work(&self) -> bool {
         (0..self.slot_count()).any(|i| !self.slot(i).deque.is_empty())
             || self.queues.iter().any(|q| !q.deque.is_empty())
@@ -163,8 +158,7 @@ impl Registry {
         self.terminating.load(Acquire)
     }
 
-    /// Asks the workers to finish the queued work and exit, and the resting spare threads
-    /// to exit.
+    /// Asks the workers to finish the queued work and exit, and resting spares to exit.
     pub(crate) fn terminate(&self) {
         self.terminating.store(true, Release);
         self.idle.shutdown();
@@ -178,17 +172,14 @@ impl Registry {
     }
 }
 
-/// The global pool's registry, once started. Never dropped: its threads live as long as
-/// the process.
+/// The global pool's registry, once started; never dropped.
 static GLOBAL: OnceLock<Arc<Registry>> = OnceLock::new();
-/// Held while the global pool is being started, by `PoolBuilder::build_global` or by its
-/// first use, so that exactly one global pool is ever built.
-/// std's, also under loom (a `static`; the models build pools of their own).
+/// Held while the global pool starts, so that exactly one is ever built. std's, also under
+/// loom (a `static`; the models build pools of their own).
 static GLOBAL_INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// The registry used by `join`, `scope` and the loops when called outside any pool:
-/// configured by `PoolBuilder::build_global`, else started on first use with the default
-/// size (see `default_threads`).
+/// The registry `join`, `scope` and the loops use outside any pool: `build_global`'s, else
+/// started on first use with the default size.
 pub(crate) fn global_registry() -> &'static Arc<Registry> {
     match GLOBAL.get() {
         Some(registry) => registry,
@@ -209,8 +200,7 @@ fn start_default_global() -> &'static Arc<Registry> {
 pub(crate) fn init_global_registry(
     build: impl FnOnce() -> Result<Arc<Registry>, BuildError>,
 ) -> Result<(), BuildError> {
-    // Held while the pool is built, so that a concurrent first use or `build_global` waits
-    // for it and finds it (no second pool's threads are ever started).
+    // Held while the pool is built: a concurrent first use or `build_global` waits and finds it.
     let _init = GLOBAL_INIT.lock().unwrap_or_else(PoisonError::into_inner);
     if GLOBAL.get().is_some() {
         return Err(BuildError::GlobalPoolAlreadyInitialized);
