@@ -176,8 +176,7 @@ where
     /// `this` is the header of a live `BroadcastJob`, executed once, by the thread running
     /// the slot whose inbox held it.
     unsafe fn execute(this: *const JobHeader) {
-        // SAFETY: a live `BroadcastJob` (freed after the latch), run once on a worker's thread;
-        // `op` and `latch` point into the caller's frame, which outlives the latch's set.
+        // SAFETY: our contract; `op` and `latch` are in the caller's frame, live until the set.
         unsafe {
             let worker = Worker::executing();
             let job = this as *const Self;
@@ -234,8 +233,7 @@ where
     };
     let waited = |wait: &dyn Fn()| {
         if let Some(timed) = &timed {
-            // SAFETY: on the caller's thread, in the closure that opened the tasks; `close`
-            // after the latch, which orders every share's end before it.
+            // SAFETY: on the opening thread; `close` after the latch, after every share's end.
             unsafe {
                 timed.wait();
                 wait();

@@ -65,8 +65,7 @@ pub(crate) struct Deque<T> {
     retired: UnsafeCell<Vec<*mut Buffer<T>>>,
 }
 
-// SAFETY: the deque hands pointers between threads (jobs are `Send` by construction);
-// `retired` is touched only by the owner (push) and by drop, which is exclusive.
+// SAFETY: it hands pointers (to `Send` jobs); only the owner and drop touch `retired`.
 unsafe impl<T> Send for Deque<T> {}
 // SAFETY: as above; every shared field is atomic.
 unsafe impl<T> Sync for Deque<T> {}
@@ -207,8 +206,7 @@ impl<T> Deque<T> {
         // Relaxed: only this thread writes `bottom`, `buffer` and the tags of its pushes.
         let b = self.bottom.load(Relaxed);
         let buf = self.buffer.load(Relaxed);
-        // SAFETY: buffers live as long as the deque; the owner reads a slot it wrote (or an
-        // empty deque's stale one, whose tag nobody acts on).
+        // SAFETY: buffers live as long as the deque; the owner's slot (if empty, unused).
         unsafe { (*buf).at(b - 1).tag.load(Relaxed) }
     }
 
@@ -269,8 +267,7 @@ impl<T> Deque<T> {
         }
         // Acquire: pairs with the release store in `grow`, making the copied slots visible.
         let buf = self.buffer.load(Acquire);
-        // SAFETY: buffers live as long as the deque; if the owner wrapped around and overwrote
-        // this slot and tag, `top` moved on and the CAS below fails: no stale value is used.
+        // SAFETY: buffers live as long as the deque; a slot overwritten since fails the CAS below.
         let item = unsafe { (*buf).at(t).item.load(Relaxed) };
         let tag = if TAGGED {
             // SAFETY: as above: the tag is validated by the same CAS as the item.

@@ -121,8 +121,7 @@ pub(crate) fn join_in_current<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(
     a: A,
     b: B,
 ) -> (RA, RB) {
-    // SAFETY: the current thread's join state (its worker's, or `OUTSIDE`) lives as long as
-    // the thread runs as that worker.
+    // SAFETY: the current join state (a worker's, or `OUTSIDE`) lives while the thread runs as it.
     unsafe { join_on(JoinState::current(), a, b) }
 }
 
@@ -138,8 +137,7 @@ const LARGE_FRAMES_FEWER: usize = PRIVATE_FRAMES - 6;
 /// memory for the other cases, which `join_large_recorded` handles out of line.
 #[inline(always)]
 fn join_large<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(a: A, b: B) -> (RA, RB) {
-    // SAFETY: the current thread's join state lives as long as the thread runs as its
-    // worker.
+    // SAFETY: the current thread's join state lives as long as the thread runs as its worker.
     unsafe {
         let state = &*JoinState::current();
         let st = state.owner();
@@ -198,8 +196,7 @@ unsafe fn join_on<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(
             if limit == SHARE_REQUEST {
                 return join_slow(state, a, b);
             }
-            // SAFETY: only a worker's state has a limit below `SHARE_REQUEST`, and `state`
-            // came from a pointer to the whole worker (see `JoinState::worker`).
+            // SAFETY: a limit below `SHARE_REQUEST` is a worker's, from a whole-worker pointer.
             let worker = &*state.cast::<Worker>();
             return join_body::<false, _, _, _, _>(worker, idx, a, b);
         }
@@ -233,8 +230,7 @@ struct RunOnUnwind<B: FnOnce() -> RB, RB>(ManuallyDrop<B>, PhantomData<fn() -> R
 impl<B: FnOnce() -> RB, RB> Drop for RunOnUnwind<B, RB> {
     #[inline(always)]
     fn drop(&mut self) {
-        // SAFETY: the guard is dropped at most once and `b` was not taken (the normal path
-        // takes it from a guard it never drops).
+        // SAFETY: dropped at most once, `b` untaken (the normal path never drops the guard).
         let b = unsafe { ManuallyDrop::take(&mut self.0) };
         run_after_panic(b);
     }
@@ -445,8 +441,7 @@ impl<B: FnOnce() -> RB + Send, RB: Send> JoinFrame<B, RB> {
     /// `this` is the head of a promoted `JoinFrame<B, RB>` taken from a deque, so that no
     /// other thread executes it, on a worker's thread.
     unsafe fn execute(this: *const JobHeader) {
-        // SAFETY: our contract; the owner keeps the frame on its stack until the latch is set,
-        // and the deque hands it to one taker only.
+        // SAFETY: our contract; the frame lives until the latch is set, and has one taker.
         unsafe {
             let frame = &*(this as *const Self);
             run_stolen(&frame.head, &mut || {
@@ -539,8 +534,7 @@ struct UnwindGuard<B: FnOnce() -> RB + Send, RB: Send>(PhantomData<fn(B) -> RB>)
 
 impl<B: FnOnce() -> RB + Send, RB: Send> Drop for UnwindGuard<B, RB> {
     fn drop(&mut self) {
-        // SAFETY: unwinding out of `a` on the owner's thread: the frame, a `JoinFrame<B, RB>`
-        // made next to this guard, is at `len - 1`.
+        // SAFETY: unwinding out of `a` on the owner's thread: this guard's frame is at `len - 1`.
         let _ = catch(|| unsafe {
             let worker = &*Worker::current();
             let idx = worker.owner().counts.len() - 1;

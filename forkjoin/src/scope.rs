@@ -38,8 +38,8 @@ pub struct Scope<'scope> {
     _marker: PhantomData<&'scope mut &'scope ()>,
 }
 
-// SAFETY: the registry pointer is only dereferenced while the scope lives, and its creator
-// keeps the pool alive (a worker of it, the `Pool`'s holder, the global pool); the rest is `Sync`.
+// SAFETY: the registry is used only while the scope lives, its creator keeping the pool alive;
+// the rest is `Sync`.
 unsafe impl Sync for Scope<'_> {}
 // SAFETY: as above.
 unsafe impl Send for Scope<'_> {}

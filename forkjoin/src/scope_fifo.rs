@@ -20,8 +20,7 @@ pub struct ScopeFifo<'scope> {
     queue: *const Queue<'scope>,
 }
 
-// SAFETY: both pointees live in `scope_fifo`'s frame, which waits for every task; `Scope` is
-// `Sync` and the queue a mutex.
+// SAFETY: both live in `scope_fifo`'s frame, which waits for every task; both are `Sync`.
 unsafe impl Send for ScopeFifo<'_> {}
 // SAFETY: as above.
 unsafe impl Sync for ScopeFifo<'_> {}

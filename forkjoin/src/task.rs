@@ -72,8 +72,7 @@ impl<T> Shared<T> {
             debug_assert!(done, "the waker was taken before the job was done");
             return done;
         }
-        // SAFETY: REGISTERING is ours: the job touches the cell only after a CAS from WAITING,
-        // which we store below, and no other poll runs (`poll` takes `&mut Task`).
+        // SAFETY: REGISTERING is ours: the job waits for our WAITING store; `poll` is `&mut`.
         let slot = unsafe { &mut *self.waker.get() };
         match slot {
             // The same waker as last time (an executor re-polling): keep it, no clone.
@@ -144,9 +143,8 @@ struct TaskJob<F, T> {
     shared: Shared<T>,
 }
 
-// SAFETY: `func` is taken once, by the thread that claims the job; `result` is written once
-// before `done` is released, read after it is acquired; `waker` is touched only by the owner
-// `wake_state` names (`Shared::register`), and `Waker` is `Send + Sync`.
+// SAFETY: `func` is taken once, by the claimant; `result` written before `done` is released,
+// read after it is acquired; `waker` only by the owner `wake_state` names; `Waker`: `Send + Sync`.
 unsafe impl<F: Send, T: Send> Sync for TaskJob<F, T> {}
 // SAFETY: as above; `F` and `T` are `Send`.
 unsafe impl<F: Send, T: Send> Send for TaskJob<F, T> {}
@@ -216,8 +214,7 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
     /// # Safety
     /// The caller claimed the job (`claimed`), on `worker`'s thread.
     unsafe fn run(&self, worker: &Worker) {
-        // SAFETY: claimed by the caller (our contract), so no other thread takes `func` or
-        // writes `result`; `worker` is this thread's.
+        // SAFETY: claimed (our contract): no other thread takes `func` or writes `result`.
         unsafe {
             let func = (*self.func.get()).take().expect("a task executed twice");
             let region = worker.enter_region(self.shared.region, WaiterSlot::NOBODY, None);
@@ -327,8 +324,7 @@ impl<T> Task<T> {
 
     /// The result, once `done` was acquired (or the task ran on this thread).
     fn take_result(&self) -> Result<T, Panic> {
-        // SAFETY: `done` was acquired (or the job ran here): the result is visible and written
-        // once; this task is its only reader (`join` consumes it, `poll` borrows it mutably).
+        // SAFETY: `done` was acquired (or the job ran here); this task is its only reader.
         unsafe { (*self.handle.shared().result.get()).take() }
             .expect("`Task::join` after the task's result was taken by polling it to completion")
     }
@@ -344,8 +340,7 @@ impl<T> Future for Task<T> {
         if !shared.done.load(Acquire) && !shared.register(cx.waker()) {
             return Poll::Pending;
         }
-        // SAFETY: `done` was acquired (here or in `register`), so the job's write of the
-        // result is visible and no one writes it again; `&mut self` excludes any other reader.
+        // SAFETY: `done` was acquired (here or in `register`); `&mut self` is its only reader.
         match unsafe { (*shared.result.get()).take() } {
             Some(result) => Poll::Ready(result),
             None => panic!("`Task` polled after completion"),

@@ -122,8 +122,7 @@ pub struct Session {
 #[derive(Clone, Copy)]
 pub(crate) struct SessionRef(*const Session);
 
-// SAFETY: made only by `measured` from a borrowed session, which outlives every join inside
-// (each waits for both its closures); only read, or updated through atomics.
+// SAFETY: `measured`'s borrowed session outlives every join inside; read or updated atomically.
 unsafe impl Send for SessionRef {}
 
 /// The totals of one closure's execution so far, and its open strand.
@@ -450,8 +449,7 @@ unsafe fn paused<T>(
     parent: *mut Acc,
     part: impl FnOnce(SessionRef, Site, (u64, u64)) -> (T, Option<Acc>),
 ) -> T {
-    // SAFETY: the accumulator of the `measured` call below us on this thread (our
-    // contract), which outlives this call; only this thread touches it.
+    // SAFETY: our contract: the accumulator of a `measured` call below us, this thread's only.
     let (session, site, at) = unsafe {
         (*parent).close_strand();
         ((*parent).session, (*parent).site, (*parent).reached())
@@ -482,8 +480,7 @@ fn measured_in<R>(
     // through `p` (the thread-local copy serves only joins inside `f`, on this thread).
     let restore = unsafe { begin_measured(p) };
     let r = f();
-    // SAFETY: as above; `f` has returned (the thread-local still holds `p`, which nothing
-    // reads before `restore` resets it).
+    // SAFETY: as above; `f` has returned (nothing reads the thread-local's `p` before `restore`).
     unsafe { (*p).close_strand() };
     drop(restore);
     (r, acc)
@@ -523,8 +520,7 @@ pub(crate) fn unfinished(record: impl FnOnce(&'static Location<'static>, &Acc, u
     if acc.is_null() {
         return;
     }
-    // SAFETY: non-null: the accumulator of the `measured` call below us on this thread,
-    // which the exit will never return to.
+    // SAFETY: non-null: the accumulator of a `measured` call below us, never returned to.
     let acc = unsafe {
         if (*acc).open {
             (*acc).close_strand();
@@ -647,8 +643,7 @@ pub(crate) struct TimedTasks {
 /// Where a task was spawned: the spawning closure's reach on the span and burdened span.
 pub(crate) type SpawnPoint = (u64, u64);
 
-// SAFETY: `owner` is used only by `wait` and `close`, on the thread that opened the tasks
-// (their contract); tasks reach only the session (see `SessionRef`) and the atomics.
+// SAFETY: `owner` is used only on the opening thread (`wait`, `close`); tasks use atomics.
 unsafe impl Sync for TimedTasks {}
 // SAFETY: as above.
 unsafe impl Send for TimedTasks {}
@@ -666,8 +661,7 @@ impl TimedTasks {
             // A thread outside every timed closure: from where the scope opened.
             return self.opened_at;
         }
-        // SAFETY: this thread's current accumulator; a spawn is a point on its path, where
-        // its strand ends.
+        // SAFETY: this thread's current accumulator (a spawn ends its strand).
         unsafe {
             if (*spawner).outside {
                 // Outside every pool the dear clock is not read per spawn: tasks start where

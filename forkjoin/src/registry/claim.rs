@@ -48,9 +48,8 @@ impl Worker {
         if !self.owner().counts.take_back(&self.frames_lock, idx) {
             return None;
         }
-        // SAFETY: on the owner's thread, `idx` a frame of a join still running (our
-        // contract); once `take_back` says the frame is shared, its latch was written by
-        // whoever shared it, under the lock `take_back` then took.
+        // SAFETY: our contract (owner's thread, a running join's frame); a shared frame's latch
+        // was written by its sharer under the lock `take_back` then took.
         unsafe { Some((*(*self.frames())[idx]).latch().claimed()) }
     }
 
@@ -140,8 +139,7 @@ impl Worker {
                 true
             })
         };
-        // SAFETY: as above: the claimed frame (its pointer read under the lock) is live and
-        // this worker's alone to run.
+        // SAFETY: as above: the claimed frame (read under the lock) is live and ours alone.
         let claimed = claimed
             .map(|_| unsafe { JobRef(NonNull::new_unchecked(claimed_head as *mut JobHeader)) });
         if claimed.is_some() {

@@ -63,8 +63,7 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
         unsafe {
             // SAFETY: a job executes on a worker's thread (our contract).
             let worker = Worker::executing();
-            // SAFETY: `this` is the header of a live `InstallJob` (the waiter keeps it on its
-            // stack until the latch is set), executed once.
+            // SAFETY: a live `InstallJob` (the waiter keeps it until the latch), executed once.
             let job = &*(this as *const Self);
             // Relaxed: a hint for the waiter, which reads nothing of the job because of it.
             job.started.store(true, Relaxed);

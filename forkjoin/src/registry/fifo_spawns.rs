@@ -43,8 +43,7 @@ impl Worker {
         let marker = Worker::heap_job(move |runner: &Worker| {
             // The same pool: a marker is only ever on this pool's deques and queues.
             if let Some(job) = runner.registry().slot(slot).fifo_spawns.pop() {
-                // SAFETY: a job taken from the FIFO is run by the one thread that took it,
-                // which runs as `runner`.
+                // SAFETY: run once, by the thread that took it from the FIFO, as `runner`.
                 unsafe { job.execute() };
             }
         });

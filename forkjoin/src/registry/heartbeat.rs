@@ -234,10 +234,9 @@ impl Worker {
     /// On this worker's thread.
     unsafe fn promote_oldest_private(&self) -> bool {
         let st = self.owner();
-        // SAFETY: on the owner's thread (our contract); frames in `shared..len` belong to
-        // joins still running on this stack, so their heads are live; under the lock no thief
-        // claims the frame promoted. Pushed under it too: a claim's floor is this deque's
-        // bottom, and this outer frame must lie below (`registry/claim.rs`).
+        // SAFETY: on the owner's thread (our contract); frames in `shared..len` are of joins
+        // running on this stack; under the lock no thief claims one. Pushed under it too: a
+        // claim's floor is this deque's bottom, and this outer frame lies below (`claim.rs`).
         let promoted = unsafe {
             st.counts.promote_oldest(&self.frames_lock, |i| {
                 let head = (*self.frames())[i];

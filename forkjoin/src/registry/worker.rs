@@ -104,9 +104,8 @@ pub(crate) struct JoinState {
     pub(crate) limit: CachePadded<AtomicUsize>,
 }
 
-// SAFETY: the owner-only `Cell`s are touched only through `owner`, by the thread running as
-// that worker (checked in debug builds); other threads read only atomics (`shared_counts`,
-// `inline_joins`, `running_region`, `limit`); `OUTSIDE`'s state is only read.
+// SAFETY: the owner-only `Cell`s are touched only by the worker's thread (`owner`, checked in
+// debug builds); other threads read only atomics; `OUTSIDE`'s state is only read.
 unsafe impl Sync for JoinState {}
 
 impl JoinState {
@@ -155,8 +154,7 @@ impl JoinState {
     /// `this` came from `current` on this thread, which still runs as that worker.
     #[inline]
     pub(crate) unsafe fn worker<'a>(this: *const JoinState) -> Option<&'a Worker> {
-        // SAFETY: every `JoinState` but `OUTSIDE` is the first field of a `#[repr(C)]`
-        // `Worker`, and `CURRENT` holds a pointer derived from the whole worker.
+        // SAFETY: any other `JoinState` heads a `#[repr(C)]` `Worker`, pointed to as a whole.
         (!ptr::eq(this, outside())).then(|| unsafe { &*this.cast::<Worker>() })
     }
 }
@@ -185,8 +183,7 @@ pub(crate) struct Worker {
     pub(super) fifo_spawns: FifoSpawns,
 }
 
-// SAFETY: `join` is `Sync`; `frames` is owner-only; `inbox` and `fifo_spawns` are mutexes
-// (and an atomic); everything else is atomic or immutable.
+// SAFETY: `join` is `Sync`, `frames` owner-only, `inbox`, `fifo_spawns` locked; else atomic/fixed.
 unsafe impl Sync for Worker {}
 
 // SAFETY: as above; the raw registry pointer points into the `Arc` that owns the worker.
