@@ -1,7 +1,7 @@
 //! The recorded task graph: a series-parallel tree of strands and joins, coarsened so that
 //! its size stays bounded however many tasks the run forked.
 
-/// One closure's execution as the profiler saw it: its steps in program order. The root is
+/// One closure's execution as the profiler saw it: its steps in program order. The root is the
 /// closure the `forkjoin-profile` crate's `run` profiles; every join contributes two children.
 ///
 /// Hand-made graphs (for the simulator's tests, or to ask "what if") are built with
@@ -191,20 +191,16 @@ impl TaskNode {
         let mut rebuilt = TaskNode::new();
         for step in steps {
             match step {
+                Step::Join(mut a, mut b) if a.work + b.work >= threshold => {
+                    a.coarsen(threshold);
+                    b.coarsen(threshold);
+                    rebuilt.push_join(*a, *b);
+                }
                 Step::Work(ns) => rebuilt.push_work(ns),
-                Step::Chunk { work, span, joins } => rebuilt.push_chunk(work, span, joins),
-                Step::Join(mut a, mut b) => {
-                    if a.work + b.work < threshold {
-                        rebuilt.push_chunk(
-                            a.work + b.work,
-                            a.span.max(b.span),
-                            1 + a.joins + b.joins,
-                        );
-                    } else {
-                        a.coarsen(threshold);
-                        b.coarsen(threshold);
-                        rebuilt.push_join(*a, *b);
-                    }
+                // A chunk, or a join made one.
+                step => {
+                    let (work, span, joins) = step.as_chunk().expect("a join or a chunk");
+                    rebuilt.push_chunk(work, span, joins);
                 }
             }
         }

@@ -39,18 +39,15 @@ impl Session {
     /// A session whose strands cost `timer_ns` of their own, whose steals cost `burden_ns`,
     /// and whose graph (if `record`) is coarsened to stay under about `max_steps` steps.
     pub fn new(timer_ns: u64, burden_ns: u64, record: bool, max_steps: usize) -> Session {
+        let max = max_steps.max(16);
         Session {
             timer_ns,
             burden_ns,
             record,
             threshold: AtomicU64::new(0),
             live: AtomicUsize::new(0),
-            trigger: AtomicUsize::new(if max_steps == 0 {
-                usize::MAX
-            } else {
-                max_steps.max(16)
-            }),
-            max_steps: max_steps.max(16),
+            trigger: AtomicUsize::new(if max_steps == 0 { usize::MAX } else { max }),
+            max_steps: max,
         }
     }
 }
@@ -125,6 +122,14 @@ pub(crate) struct SessionRef(*const Session);
 // SAFETY: `measured`'s borrowed session outlives every join inside; read or updated atomically.
 unsafe impl Send for SessionRef {}
 
+impl SessionRef {
+    /// Not tied to a borrow: the session outlives every accumulator and task.
+    fn get<'s>(self) -> &'s Session {
+        // SAFETY: see above.
+        unsafe { &*self.0 }
+    }
+}
+
 /// The totals of one closure's execution so far, and its open strand.
 pub struct Acc {
     session: SessionRef,
@@ -191,12 +196,6 @@ impl Acc {
         }
     }
 
-    /// Not tied to the borrow of `self`: the session outlives every accumulator.
-    fn session<'s>(&self) -> &'s Session {
-        // SAFETY: see `SessionRef`.
-        unsafe { &*self.session.0 }
-    }
-
     /// Where the closure's open strand started, on the outermost closure's span and
     /// burdened span (after `close_strand`: where its next one starts).
     fn reached(&self) -> (u64, u64) {
@@ -219,7 +218,7 @@ impl Acc {
     /// CPU clock outside every pool (what the thread did not run is `blocked`).
     fn close_strand(&mut self) {
         self.open = false;
-        let s = self.session();
+        let s = self.session.get();
         let elapsed = if self.outside {
             let t = outside_now();
             let cpu = t.cpu.saturating_sub(self.start);
@@ -243,7 +242,7 @@ impl Acc {
 
     /// Adds a finished join of `a` and `b`.
     fn combine(&mut self, a: Acc, b: Acc) {
-        let s = self.session();
+        let s = self.session.get();
         self.work += a.work + b.work;
         self.span += a.span.max(b.span);
         self.bspan += burdened_join(a.bspan, b.bspan, s.burden_ns);
@@ -266,13 +265,13 @@ impl Acc {
         self.depth += next.depth;
         self.strands += next.strands;
         self.blocked += next.blocked;
-        if self.session().record {
+        if self.session.get().record {
             self.graph.push_task(next.graph);
         }
     }
 
     fn record_join(&mut self, a: TaskNode, b: TaskNode) {
-        let s = self.session();
+        let s = self.session.get();
         // Relaxed (all three): they only steer coarsening; any value gives a correct graph.
         let threshold = s.threshold.load(Relaxed);
         if a.work + b.work < threshold {
@@ -599,7 +598,7 @@ impl Drop for Resume {
 pub(crate) fn open_tasks() -> Option<TimedTasks> {
     let owner = CURRENT_ACC.with(Cell::get);
     // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.
-    if owner.is_null() || unsafe { (*owner).session().record } {
+    if owner.is_null() || unsafe { (*owner).session.get().record } {
         return None;
     }
     // SAFETY: as above; only this thread touches it.
@@ -678,7 +677,7 @@ impl TimedTasks {
     pub(crate) fn run(&self, at: SpawnPoint, f: impl FnOnce()) {
         // Tasks run on workers (jobs run only there).
         let ((), acc) = measured_in(self.session, self.site, at, false, f);
-        let burden = self.session().burden_ns;
+        let burden = self.session.get().burden_ns;
         // Relaxed (all): `close` reads them after the scope's own synchronisation.
         self.work.fetch_add(acc.work, Relaxed);
         self.ends[0].fetch_max(at.0 + acc.span, Relaxed);
@@ -687,11 +686,6 @@ impl TimedTasks {
         self.joins.fetch_add(acc.joins, Relaxed);
         self.depth.fetch_max(acc.depth, Relaxed);
         self.strands.fetch_add(acc.strands, Relaxed);
-    }
-
-    fn session(&self) -> &Session {
-        // SAFETY: see `SessionRef`.
-        unsafe { &*self.session.0 }
     }
 
     /// The waiting closure's strand ends: what it does while it waits is not its work.
