@@ -30,8 +30,7 @@ impl Helps {
         Helps::descendants_from(worker.deque.bottom_index(), region)
     }
 
-    /// The descendants of `region`, and the jobs of the waiter's own deque pushed since its
-    /// bottom was `floor`, in this pool.
+    /// The descendants of `region` and the waiter's own jobs pushed since `floor`, in this pool.
     pub(crate) fn descendants_from(floor: isize, region: usize) -> Helps {
         Helps::Descendants {
             floor,
@@ -221,8 +220,7 @@ impl Worker {
         region: usize,
         across_pools: bool,
     ) {
-        // The frames below stay private until the wait ends (DESIGN.md, section 5,
-        // "Frames below a wait stay private").
+        // The frames below stay private until the wait ends (DESIGN.md, section 5).
         let mut wait = IsolatedWait {
             done,
             hint,
@@ -266,23 +264,14 @@ impl Worker {
         self.take_own_above(floor).map(JobRef)
     }
 
-    /// One round of `wait_isolated`: a job it may run (the idle count left, if it had
-    /// entered it), or `None` after spinning, yielding or parking as the idle policy says.
+    /// One round of `wait_isolated`: a job it may run (the idle count left), or `None` after
+    /// spinning, yielding or parking as the idle policy says.
     #[inline(never)]
     fn isolated_round(&self, wait: &mut IsolatedWait<'_>) -> Option<JobRef> {
         let registry = self.registry();
-        let IsolatedWait {
-            done,
-            hint,
-            floor,
-            region,
-            across_pools,
-            round,
-            scratch,
-            ..
-        } = wait;
-        let (done, hint, floor, region, across_pools) =
-            (*done, *hint, *floor, *region, *across_pools);
+        let (done, hint, floor) = (wait.done, wait.hint, wait.floor);
+        let (region, across_pools) = (wait.region, wait.across_pools);
+        let (round, scratch) = (&mut wait.round, &wait.scratch);
         // Links every few rounds, and every round once parking or across pools
         // (docs/measurements.md, section 5, "Calls into another pool").
         let deep = across_pools
