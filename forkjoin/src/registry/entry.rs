@@ -72,8 +72,7 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
                 .expect("install job executed twice");
             // Run as a call from outside (`registry/outside.rs`): alone at first.
             let call = worker.begin_outside_call();
-            // In its sender's region: what it pushes descends from it. Its sender publishes
-            // the link.
+            // In its sender's region, whose link the sender publishes.
             let region = job
                 .region
                 .map(|region| worker.enter_region(region.get(), WaiterSlot::NOBODY, None));
@@ -139,8 +138,7 @@ fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
             }
         }
         let job = InstallJob::new(op, OutsideLatch::new(), None);
-        // Queued without a wake-up, as a searching worker usually takes it: a parked one is
-        // woken only after `HANDOFF_WAIT` (DESIGN.md, section 7, "Entry from outside the pool").
+        // Queued without a wake-up (DESIGN.md, section 7, "Entry from outside the pool").
         registry.push_submission(job.job_ref());
         if !job.started_within(HANDOFF_WAIT) {
             registry.notify_work();
@@ -178,8 +176,7 @@ pub(crate) fn spawn_job(registry: &Registry, func: impl FnOnce(&Worker) + Send) 
     }
 }
 
-/// `spawn_job` of a job that belongs to `region`, whose waiter is `waiter` (perhaps nobody),
-/// tagged with it.
+/// `spawn_job` of a job of `region`, tagged with it, whose waiter is `waiter` (perhaps nobody).
 pub(crate) fn submit_job_in(registry: &Registry, job: JobRef, region: usize, waiter: WaiterSlot) {
     match Worker::current_of(registry) {
         // SAFETY: on the worker's own thread.
@@ -197,8 +194,7 @@ pub(crate) fn on_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
     }
 }
 
-/// `on_worker` from outside any pool. Out of line, keeping the hand-off's locals off the
-/// caller's frame.
+/// `on_worker` from outside any pool; out of line, keeping the hand-off off the caller's frame.
 #[cold]
 #[inline(never)]
 fn on_global_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {

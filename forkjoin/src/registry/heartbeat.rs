@@ -10,8 +10,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Duration;
 
-/// `Worker::limit` while a heartbeat is pending: every join is below it, and the first one
-/// sees the request.
+/// `Worker::limit` while a heartbeat is pending: every join is below it and sees the request.
 pub(crate) const SHARE_REQUEST: usize = usize::MAX;
 
 /// The heartbeat period: idle workers ask at most every half period (`request_sharing`), the
@@ -52,8 +51,7 @@ impl Requests {
 }
 
 impl Worker {
-    /// The bound on recorded frames: `shared + PRIVATE_FRAMES`, or `SHARE_REQUEST` while a
-    /// profile is taken.
+    /// The bound on recorded frames: `shared + PRIVATE_FRAMES`, or `SHARE_REQUEST` if profiled.
     #[inline]
     fn frame_bound(&self) -> usize {
         let shared = self.owner().counts.shared();
@@ -68,8 +66,7 @@ impl Worker {
     #[inline]
     pub(crate) fn refresh_limit(&self) {
         let bound = self.frame_bound();
-        // Relaxed: only this thread acts on `limit`; the CAS only keeps a concurrent
-        // request (a hint that carries no data) from being overwritten.
+        // Relaxed: only this thread acts on `limit`; the CAS only keeps a concurrent request.
         let current = self.join.limit.load(Relaxed);
         if current != SHARE_REQUEST && current != bound {
             let _ = self
@@ -83,8 +80,7 @@ impl Worker {
     #[inline]
     pub(super) fn take_request(&self) {
         self.owner().requests.deferred.set(0);
-        // Relaxed: as in `refresh_limit`. A request that arrives just after this store is
-        // answered by this same heartbeat.
+        // Relaxed: as in `refresh_limit`; a request just after this store is answered here.
         self.join.limit.store(self.frame_bound(), Relaxed);
     }
 
@@ -148,8 +144,7 @@ impl Worker {
     #[cold]
     pub(crate) fn renew_request(&self) {
         let st = self.owner();
-        // Relaxed: `idle` is a hint, as in `on_heartbeat`. A quiet share (see `run_borrowed`)
-        // answered no request: nobody waits for a renewal.
+        // Relaxed: `idle` is a hint. A quiet share answered no request: nobody awaits renewal.
         if !self.someone_idle() || st.outside.get().quiet {
             return;
         }
@@ -227,8 +222,8 @@ impl Worker {
         unsafe { self.promote_oldest_private() };
     }
 
-    /// Promotes the oldest private frame, `frames[shared]`, onto the deque, unless a thief
-    /// claimed the last one meanwhile (`registry/claim.rs`): whether it promoted one.
+    /// Promotes the oldest private frame onto the deque unless a thief claimed the last one
+    /// meanwhile; whether it did.
     ///
     /// # Safety
     /// On this worker's thread.
@@ -263,8 +258,8 @@ impl Worker {
         true
     }
 
-    /// Promotes every private frame, oldest first (DESIGN.md, section 4, "Offered before a
-    /// wait outside the pool"). On the worker's own thread.
+    /// Promotes every private frame, oldest first, on the worker's own thread (DESIGN.md,
+    /// section 4, "Offered before a wait outside the pool").
     #[inline]
     pub(crate) fn share_private_frames(&self) {
         if !self.owner().counts.none_private() {
