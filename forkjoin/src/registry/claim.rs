@@ -70,8 +70,7 @@ impl Worker {
             && victim.shared_counts().has_private()
     }
 
-    /// An idle worker's look for a worker stalled for `STALL` in a region `wanted` accepts:
-    /// its oldest private frame. On this worker's thread.
+    /// An idle worker claims the oldest private frame of one stalled in a `wanted` region.
     pub(super) fn claim_from_stalled(&self, wanted: &dyn Fn(usize) -> bool) -> Option<JobRef> {
         let registry = self.registry();
         let stall = &self.owner().stall;
@@ -112,8 +111,7 @@ impl Worker {
         None
     }
 
-    /// Claims `victim`'s oldest private frame, if its region is `wanted` and the victim does
-    /// not pop it first; it is then this worker's to run, as if stolen.
+    /// Claims `victim`'s oldest private frame if its region is `wanted`, to run as if stolen.
     fn try_claim(&self, victim: &Worker, wanted: &dyn Fn(usize) -> bool) -> Option<JobRef> {
         let mut claimed_head = std::ptr::null();
         // SAFETY: the counts and `region` are atomics. `claim` runs the closure for frame

@@ -121,8 +121,7 @@ pub(super) struct Looking {
     pools: Option<Pools>,
 }
 
-/// A waiter's `Looking`, boxed on first use: a wait's frame keeps one pointer (DESIGN.md,
-/// section 5, "The stack under a wait").
+/// A waiter's `Looking`, boxed on first use (DESIGN.md, section 5, "The stack under a wait").
 #[derive(Default)]
 pub(super) struct Scratch(Option<Box<Looking>>);
 
@@ -315,8 +314,7 @@ impl Worker {
         }
     }
 
-    /// A job that descends from `region`, or one pushed since `floor`; below `region` only
-    /// when `deep` (the links are then read).
+    /// A job that descends from `region` (below it only if `deep`), or one pushed since `floor`.
     pub(super) fn find_descendant(
         &self,
         hint: Option<usize>,
@@ -375,8 +373,8 @@ impl Worker {
         !closure.is_root_only() && tops().any(|t| closure.contains(t))
     }
 
-    /// Counts every private frame on this stack as shared until the guard drops (DESIGN.md,
-    /// section 5, "Frames below a wait stay private"). On the worker's own thread.
+    /// Counts every private frame on this stack as shared until the guard drops, on the
+    /// worker's own thread (DESIGN.md, section 5, "Frames below a wait stay private").
     pub(crate) fn hide_frames_below(&self) -> HiddenFrames<'_> {
         HiddenFrames {
             worker: self,

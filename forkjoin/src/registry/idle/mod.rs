@@ -80,8 +80,7 @@ impl Round {
 pub(crate) trait Parking {
     /// The worker's slot in `Sleep`.
     fn index(&self) -> usize;
-    /// Read after the worker announced itself as a sleeper: whether it must stay awake
-    /// (what it waits for is done, or there is work it may take). See `Sleep::sleep`.
+    /// Whether the announced sleeper must stay awake (done, or work it may take).
     fn stay_awake(&self) -> bool;
     /// Read then too: whether someone is busy or a caller came lately (keep the heartbeat).
     fn wants_watcher(&self) -> bool;
@@ -154,8 +153,7 @@ impl Idle {
         }
     }
 
-    /// The worker found work, or what it waited for is done: if workers are parked and none
-    /// watches, wakes one to take the role (DESIGN.md, section 4).
+    /// The worker found work or is done: wakes a parked one if none watches (DESIGN.md, section 4).
     pub(crate) fn work_found(&self) {
         self.leave();
         // Dekker with a parking worker (announce, fence, read the count): one sees the other.
@@ -193,8 +191,7 @@ impl Idle {
         self.sleep.lend()
     }
 
-    /// The borrower gives slot `index` back; its worker parks on, unless `stay_awake`
-    /// (work published while the slot was lent) wakes it (`Sleep::give_back`).
+    /// The borrower gives slot `index` back; its worker parks on unless `stay_awake`.
     pub(crate) fn slot_given_back(&self, index: usize, stay_awake: impl Fn() -> bool) {
         self.sleep.give_back(index, stay_awake)
     }
@@ -226,8 +223,7 @@ impl Idle {
         self.sleep.sleepers()
     }
 
-    /// A search round found nothing: spin, yield, then park; the watcher a period at a time
-    /// (DESIGN.md, section 4).
+    /// A search round found nothing: spin, yield, then park (DESIGN.md, section 4).
     pub(crate) fn no_work_found(&self, round: &mut Round, waiter: &impl Parking) {
         let Some(first_park) = Self::spin_or_yield(round, waiter.parks()) else {
             return;

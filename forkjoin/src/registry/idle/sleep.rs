@@ -8,8 +8,7 @@ use std::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 use std::time::Duration;
 
 struct Slot {
-    /// Set by the sleeper, cleared by its waker, both under `state`'s mutex; read outside it
-    /// only as a hint re-checked under it.
+    /// Set by the sleeper, cleared by its waker, under `state`'s mutex (outside it a hint).
     is_sleeping: AtomicBool,
     /// The sleeper waits in isolation (`sleep_isolated`), so `wake_any` passes it over.
     /// Written before the sleeper takes the mutex, read by wakers under it.
@@ -119,8 +118,7 @@ impl Sleep {
         } else {
             &slot.condvar
         };
-        // The waker withdraws the announcement for us; a lent slot's worker waits here until
-        // `give_back` and work need it.
+        // The waker withdraws the announcement; a lent slot's worker waits for `give_back`.
         while !woken(&mut state, borrower) {
             match timeout {
                 None => state = condvar.wait(state).unwrap(),
@@ -203,8 +201,7 @@ impl Sleep {
         self.wake_any();
     }
 
-    /// Wakes one parked worker or spare not in isolation, if any; whether it did. The caller
-    /// has fenced (SeqCst) after publishing.
+    /// Wakes one parked worker or spare not in isolation; whether it did (after a fence).
     pub(crate) fn wake_any(&self) -> bool {
         let n = self.active();
         let start = next_start(n);
