@@ -143,8 +143,7 @@ fn join_large<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(a: A, b: B) -> (
         let st = state.owner();
         // Relaxed: as in `join_on`.
         let limit = state.limit.load(Relaxed);
-        // `limit` is at least `PRIVATE_FRAMES`; `SHARE_REQUEST` (a pending heartbeat, or a
-        // thread outside any pool) is never reached.
+        // `limit` is at least `PRIVATE_FRAMES`; `SHARE_REQUEST` is never reached.
         if st.counts.len() + LARGE_FRAMES_FEWER >= limit {
             registry::bump(&st.inline_joins);
             return join_plain(a, b);
@@ -155,8 +154,7 @@ fn join_large<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(a: A, b: B) -> (
     join_large_recorded(std::hint::black_box(a), std::hint::black_box(b))
 }
 
-/// A join of large closures outside a pool, among the outermost frames, or at a heartbeat:
-/// rare next to the deep joins, hence cold.
+/// A large join outside a pool, among the outermost frames or at a heartbeat: rare, so cold.
 #[cold]
 #[inline(never)]
 fn join_large_recorded<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(a: A, b: B) -> (RA, RB) {
@@ -189,8 +187,7 @@ unsafe fn join_on<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(
     unsafe {
         let st = (*state).owner();
         let idx = st.counts.len();
-        // Relaxed: the owner's own bound, or the heartbeat's request, which has nothing to
-        // synchronise.
+        // Relaxed: the owner's own bound, or the heartbeat's request: nothing to synchronise.
         let limit = (*state).limit.load(Relaxed);
         if idx < limit {
             if limit == SHARE_REQUEST {
@@ -307,8 +304,7 @@ unsafe fn join_timed(
     timed.close(ra, rb);
 }
 
-/// `join_slow` without the profiling check: with the profiler's timed closures, or the
-/// closures themselves.
+/// `join_slow` without the profiling check: of timed closures, or the closures themselves.
 ///
 /// # Safety
 /// `worker` is the current thread's worker.
@@ -507,8 +503,7 @@ unsafe fn wait_for_shared(worker: &Worker, idx: usize, head: &FrameHead) -> bool
                     worker.renew_request();
                     return true;
                 }
-                // A job pushed after ours and not yet taken (e.g. a `submit` from inside `a`):
-                // run it, then look again.
+                // A job pushed after ours, untaken (a `submit` inside `a`): run it, look again.
                 Some(job) => worker.execute(JobRef(job)),
                 None => {
                     // Relaxed: only a hint for where to steal; stale values are harmless.
@@ -521,8 +516,7 @@ unsafe fn wait_for_shared(worker: &Worker, idx: usize, head: &FrameHead) -> bool
                 }
             }
         }
-        // Stolen and finished: the thief is looking for work now (DESIGN.md, section 4,
-        // "Region starts").
+        // Stolen and finished: the thief looks for work now (DESIGN.md, section 4).
         worker.share_next_join();
         false
     }
