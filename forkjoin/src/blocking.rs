@@ -51,8 +51,7 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     if worker.owner().blocking.inside.replace(true) {
         return f();
     }
-    /// On every way out of `f`, unwinding included: takes the index back from the stand-in
-    /// (if any and not yet), then counts the thread back in.
+    /// On every way out of `f`: takes the index back from any stand-in, counts the thread in.
     struct Leave<'a>(&'a Worker);
     impl Drop for Leave<'_> {
         fn drop(&mut self) {

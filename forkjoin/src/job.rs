@@ -77,8 +77,7 @@ pub(crate) struct FrameLatch {
     pub(crate) owner: usize,
     /// The worker that took the frame: the owner steals back from it while waiting.
     pub(crate) thief: AtomicUsize,
-    /// The frame's region, and the one its owner ran in when sharing it, if any
-    /// (`registry/isolation.rs`).
+    /// The frame's region, and the one its owner ran in when sharing it, if any.
     pub(crate) region: usize,
     pub(crate) parent: Option<RegionId>,
     /// Where the first closure's pushes start on the owner's deque: its bottom when the frame

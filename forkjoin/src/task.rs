@@ -43,8 +43,7 @@ struct Shared<T> {
     condvar: Condvar,
     /// Who owns `waker`: `EMPTY`, `REGISTERING`, `WAITING` or `TAKEN`.
     wake_state: AtomicU8,
-    /// The latest `Pending` poll's waker, touched only by the owner `wake_state` names: the
-    /// poll from EMPTY/WAITING to its WAITING store, the job after its CAS to TAKEN.
+    /// The latest `Pending` poll's waker, touched only by the owner `wake_state` names.
     waker: UnsafeCell<Option<Waker>>,
     /// The pool's registry, for identity only.
     registry: usize,
@@ -53,8 +52,7 @@ struct Shared<T> {
 }
 
 impl<T> Shared<T> {
-    /// The poll's side: leaves `waker` for the job to wake unless the job is done; whether
-    /// it is (`done` then acquired). Never blocks.
+    /// The poll's side, never blocking: leaves `waker` for the job unless done; whether done.
     fn register(&self, waker: &Waker) -> bool {
         // Acquire: TAKEN pairs with the job's AcqRel CAS, after its `done` store, seen below.
         let state = self.wake_state.load(Acquire);
@@ -107,8 +105,7 @@ impl<T> Shared<T> {
             // SAFETY: TAKEN is final and ours: no poll touches the cell again.
             let waker = unsafe { (*self.waker.get()).take() };
             if let Some(waker) = waker {
-                // The executor's code, on a worker, which must not unwind: the hook reported
-                // the panic and the result is delivered, so it is dropped.
+                // The executor's code must not unwind a worker: its reported panic is dropped.
                 let _ = catch(|| waker.wake());
             }
         }
@@ -136,8 +133,7 @@ impl<T> Shared<T> {
 struct TaskJob<F, T> {
     header: JobHeader,
     /// Set by whoever runs `func`: the queued job's executor, or a joiner of the same pool
-    /// that finds it not started (the JDK's `tryRemoveAndExec`; DESIGN.md, section 7). The
-    /// queued job that finds it set only gives back the queue's reference.
+    /// (DESIGN.md, section 7); a queued job that finds it set only drops its reference.
     claimed: AtomicBool,
     func: UnsafeCell<Option<F>>,
     shared: Shared<T>,

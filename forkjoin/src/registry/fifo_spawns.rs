@@ -7,9 +7,8 @@ use crate::job::JobRef;
 use crate::sync::{lock, Mutex};
 use std::collections::VecDeque;
 
-/// The jobs a slot's threads spawned with `spawn_fifo`, oldest first. Any thread that runs
-/// one of the slot's markers takes from it, so a mutex guards it (a spawn is a heap
-/// allocation already).
+/// The jobs a slot's threads spawned with `spawn_fifo`, oldest first; any thread running a
+/// marker takes from it, so a mutex guards it (a spawn allocates already).
 pub(crate) struct FifoSpawns {
     jobs: Mutex<VecDeque<JobRef>>,
 }

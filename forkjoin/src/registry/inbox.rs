@@ -5,9 +5,8 @@ use crate::sync::{lock, AtomicUsize, Mutex};
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// See the module's docs: the slot's runner is its worker or a thread that borrowed the slot
-/// (`run_borrowed`); an empty inbox costs it one relaxed load (DESIGN.md, section 7,
-/// "Broadcast: an inbox per slot").
+/// A slot's broadcast shares, for its worker or borrower; an empty inbox costs one relaxed
+/// load (DESIGN.md, section 7).
 pub(crate) struct Inbox {
     /// How many jobs `jobs` holds: a hint read without the mutex.
     len: AtomicUsize,
@@ -22,9 +21,8 @@ impl Inbox {
         }
     }
 
-    /// Queues a share for the slot's runner. The caller then wakes it: a SeqCst fence, then
-    /// `Sleep::wake`, the waker's half of the Dekker pattern (`idle/sleep.rs`) against the
-    /// runner's announce, fence and `has_work_for`.
+    /// Queues a share for the slot's runner; the caller then fences and wakes it (DESIGN.md,
+    /// section 6).
     pub(crate) fn push(&self, job: JobRef) {
         let mut jobs = lock(&self.jobs);
         jobs.push_back(job);
