@@ -8,8 +8,7 @@ use std::time::Instant;
 /// The current tick count; never 0.
 #[inline(always)]
 pub(crate) fn now() -> u64 {
-    // Under loom time stands still: a model explores orders, not durations, and each of its
-    // runs must take the branches the one before took.
+    // Under loom time stands still (see `crate::sync::still_time`).
     #[cfg(loom)]
     {
         1

@@ -74,9 +74,8 @@ mod still_time {
     }
 }
 
-/// `std::thread_local!`; under loom, loom's, whose threads share one OS thread (and so
-/// `std`'s thread-locals) and whose values live one execution. A `const { .. }` initialiser
-/// is evaluated at each thread's first use there.
+/// `std::thread_local!`; under loom, loom's (its threads share one OS thread, its values live
+/// one execution), where a `const { .. }` initialiser runs at each thread's first use.
 #[cfg(not(loom))]
 pub(crate) use std::thread_local;
 
