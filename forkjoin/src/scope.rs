@@ -38,8 +38,7 @@ pub struct Scope<'scope> {
     _marker: PhantomData<&'scope mut &'scope ()>,
 }
 
-// SAFETY: the registry is used only while the scope lives, its creator keeping the pool alive;
-// the rest is `Sync`.
+// SAFETY: the registry is used only while the scope lives, its pool kept alive; the rest is `Sync`.
 unsafe impl Sync for Scope<'_> {}
 // SAFETY: as above.
 unsafe impl Send for Scope<'_> {}
@@ -265,12 +264,15 @@ impl<'scope> Scope<'scope> {
 }
 
 impl Scope<'_> {
-    /// Runs a task spawned at `at`, timed if the tasks are.
+    /// Runs a task spawned at `at`, timed if the tasks are, recording its panic.
     #[inline(always)]
     fn run_task(&self, at: Option<SpawnPoint>, task: impl FnOnce()) {
-        match (&self.timed, at) {
+        let run = || match (&self.timed, at) {
             (Some(timed), Some(at)) => timed.run(at, task),
             _ => task(),
+        };
+        if let Err(p) = catch(run) {
+            self.panic.record(p);
         }
     }
 
@@ -302,9 +304,7 @@ impl<'scope> Scope<'scope> {
             // SAFETY: the scope waits for this task before it goes away.
             let s = unsafe { &*scope.0 };
             let left = s.enter_task(worker);
-            if let Err(p) = catch(|| s.run_task(at, || body(s))) {
-                s.panic.record(p);
-            }
+            s.run_task(at, || body(s));
             // SAFETY: as above, on the scope's pool; the region entered is the innermost.
             unsafe { Scope::end_task(scope.0, worker, &left) };
         });
@@ -361,9 +361,7 @@ impl<'scope> Scope<'scope> {
             let scope = &scope;
             // SAFETY: the scope waits for every share before it goes away.
             let s = unsafe { &*scope.0 };
-            if let Err(p) = catch(|| s.run_task(at, || body(s, ctx))) {
-                s.panic.record(p);
-            }
+            s.run_task(at, || body(s, ctx));
             // SAFETY: as in `spawn`: the share runs on a worker of the scope's pool.
             unsafe { Scope::task_done(scope.0) };
         });
