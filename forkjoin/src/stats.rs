@@ -28,29 +28,23 @@ pub struct WorkerStats {
 }
 
 impl WorkerStats {
-    fn add(&mut self, o: &WorkerStats) {
-        self.tasks_run += o.tasks_run;
-        self.tasks_stolen += o.tasks_stolen;
-        self.failed_steals += o.failed_steals;
-        self.parks += o.parks;
-        self.isolated_sleeps += o.isolated_sleeps;
-        self.joins_inline += o.joins_inline;
-        self.tasks_shared += o.tasks_shared;
-        self.frames_claimed += o.frames_claimed;
+    /// `self` and `o` combined field by field with `f`.
+    fn zip(&self, o: &WorkerStats, f: impl Fn(u64, u64) -> u64) -> WorkerStats {
+        WorkerStats {
+            tasks_run: f(self.tasks_run, o.tasks_run),
+            tasks_stolen: f(self.tasks_stolen, o.tasks_stolen),
+            failed_steals: f(self.failed_steals, o.failed_steals),
+            parks: f(self.parks, o.parks),
+            isolated_sleeps: f(self.isolated_sleeps, o.isolated_sleeps),
+            joins_inline: f(self.joins_inline, o.joins_inline),
+            tasks_shared: f(self.tasks_shared, o.tasks_shared),
+            frames_claimed: f(self.frames_claimed, o.frames_claimed),
+        }
     }
 
     /// Counters accumulated between an earlier snapshot and this one.
     pub fn since(&self, earlier: &WorkerStats) -> WorkerStats {
-        WorkerStats {
-            tasks_run: self.tasks_run - earlier.tasks_run,
-            tasks_stolen: self.tasks_stolen - earlier.tasks_stolen,
-            failed_steals: self.failed_steals - earlier.failed_steals,
-            parks: self.parks - earlier.parks,
-            isolated_sleeps: self.isolated_sleeps - earlier.isolated_sleeps,
-            joins_inline: self.joins_inline - earlier.joins_inline,
-            tasks_shared: self.tasks_shared - earlier.tasks_shared,
-            frames_claimed: self.frames_claimed - earlier.frames_claimed,
-        }
+        self.zip(earlier, |now, then| now - then)
     }
 }
 
@@ -79,10 +73,8 @@ pub struct Stats {
 
 impl Stats {
     pub(crate) fn new(workers: Vec<WorkerStats>, external_submissions: u64) -> Stats {
-        let mut total = WorkerStats::default();
-        for w in &workers {
-            total.add(w);
-        }
+        let add = |t: WorkerStats, w: &WorkerStats| t.zip(w, |a, b| a + b);
+        let total = workers.iter().fold(WorkerStats::default(), add);
         Stats {
             workers,
             total,
