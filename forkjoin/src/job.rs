@@ -80,9 +80,8 @@ pub(crate) struct FrameLatch {
     /// The frame's region, and the one its owner ran in when sharing it, if any.
     pub(crate) region: usize,
     pub(crate) parent: Option<RegionId>,
-    /// Where the first closure's pushes start on the owner's deque: its bottom when the frame
-    /// was claimed (below lie an outer join's jobs), or `isize::MIN` for a promoted frame
-    /// (every job above it was pushed after it).
+    /// Where the first closure's pushes start on the owner's deque: its bottom when claimed
+    /// (below lie an outer join's jobs), or `isize::MIN` when promoted (all above came after).
     pub(crate) floor: isize,
 }
 

@@ -202,10 +202,9 @@ unsafe fn join_on<A: JoinFn<RA>, B: JoinFn<RB>, RA: Send, RB: Send>(
     }
 }
 
-/// Two plain calls, with the panic semantics of a join: if `a` panics, `b` still runs
-/// (its own panic is dropped) and `a`'s panic continues. The guard owns `b` by value and
-/// `b` runs before `a`'s result is touched, so no store-forwarding stall (DESIGN.md,
-/// section 2, "Panics"; a guard by reference, or `catch_unwind`, caused one).
+/// Two plain calls with a join's panic semantics (`b` runs if `a` panics, its panic dropped).
+/// The guard owns `b` by value, which runs before `a`'s result is touched (DESIGN.md, section
+/// 2, "Panics"): a guard by reference, or `catch_unwind`, stalled store forwarding.
 #[inline(always)]
 fn join_plain<A, B, RA, RB>(a: A, b: B) -> (RA, RB)
 where

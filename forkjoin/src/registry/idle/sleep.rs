@@ -86,10 +86,9 @@ impl Sleep {
         self.sleepers.load(Relaxed)
     }
 
-    /// Parks worker `index` until woken, unless `stay_awake()`, read after the announcement
-    /// and fence, holds (DESIGN.md, section 6); `timeout()` bounds the park, and exactly one of
-    /// the timed-out sleeper and a waker withdraws the announcement. Whether it really slept.
-    /// `lendable`: its slot may be lent (`lend`); if lent already, the borrower parks here.
+    /// Parks worker `index` until woken unless `stay_awake()` (DESIGN.md, section 6), at most
+    /// `timeout()` (then exactly one of sleeper and waker withdraws the announcement); whether
+    /// it slept. `lendable`: its slot may be lent (`lend`); if lent, the borrower parks here.
     pub(crate) fn sleep(
         &self,
         index: usize,
