@@ -22,11 +22,8 @@ impl Panic {
 
     /// The panic message, if the payload was a string (as `panic!` with a message makes).
     pub fn message(&self) -> Option<&str> {
-        if let Some(s) = self.payload.downcast_ref::<&'static str>() {
-            Some(s)
-        } else {
-            self.payload.downcast_ref::<String>().map(String::as_str)
-        }
+        let text = self.payload.downcast_ref::<&'static str>().copied();
+        text.or_else(|| self.payload.downcast_ref::<String>().map(String::as_str))
     }
 
     /// The payload, as `std::panic::catch_unwind` would return it.
