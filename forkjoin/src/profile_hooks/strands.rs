@@ -592,9 +592,9 @@ impl Drop for Resume {
     }
 }
 
-/// The tasks a scope or broadcast runs for a timed closure that waits for them, timed as
-/// Cilk's spawns (DESIGN.md, section 12, "Any program"). `None` outside a timed closure, and
-/// for a session that records a task graph (which has no node for a task).
+/// A waiting timed closure's scope or broadcast tasks, timed as Cilk's spawns (DESIGN.md,
+/// section 12, "Any program"); `None` outside one, or if the session records a graph (which
+/// has no node for a task).
 pub(crate) fn open_tasks() -> Option<TimedTasks> {
     let owner = CURRENT_ACC.with(Cell::get);
     // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.

@@ -60,8 +60,7 @@ impl Worker {
             .wrapping_add(self.counters.executed.load(Relaxed))
     }
 
-    /// Whether `victim` has a private frame to claim and no other work: a request pending,
-    /// nothing on its deque, frames not shared. Hints, read without the lock.
+    /// Whether `victim` has a private frame to claim and no other work (hints, lock-free).
     fn claimable(&self, victim: &Worker) -> bool {
         // Relaxed: hints; `try_claim` decides under the lock.
         victim.index != self.index
@@ -114,11 +113,10 @@ impl Worker {
     /// Claims `victim`'s oldest private frame if its region is `wanted`, to run as if stolen.
     fn try_claim(&self, victim: &Worker, wanted: &dyn Fn(usize) -> bool) -> Option<JobRef> {
         let mut claimed_head = std::ptr::null();
-        // SAFETY: the counts and `region` are atomics. `claim` runs the closure for frame
-        // `s` only once the claim holds: the frame's pointer and contents are visible (with
-        // the `region` the owner made it in: `enter_region` shares the private frames, under
-        // the lock, before it changes the region), and the owner cannot pop it before the
-        // lock is released, so it stays on its stack until its latch is set.
+        // SAFETY: the counts and `region` are atomics. `claim` runs the closure for frame `s`
+        // once the claim holds: its pointer, contents and region are visible (`enter_region`
+        // shares private frames under the lock before changing the region), and the owner
+        // cannot pop it before the unlock, so it stays on its stack until its latch is set.
         let claimed = unsafe {
             victim.shared_counts().claim(&victim.frames_lock, |s| {
                 let region = victim.running_region().load(Relaxed);
