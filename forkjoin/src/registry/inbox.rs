@@ -21,8 +21,7 @@ impl Inbox {
         }
     }
 
-    /// Queues a share for the slot's runner; the caller then fences and wakes it (DESIGN.md,
-    /// section 6).
+    /// Queues a share for the slot's runner; the caller fences and wakes it (DESIGN.md, section 6).
     pub(crate) fn push(&self, job: JobRef) {
         let mut jobs = lock(&self.jobs);
         jobs.push_back(job);

@@ -73,8 +73,7 @@ impl Registry {
         }
     }
 
-    /// The calling thread, inside `blocking`, gives up its index's token (DESIGN.md's points
-    /// 3 and 5).
+    /// The calling thread, inside `blocking`, gives up its index's token (DESIGN.md's points 3, 5).
     pub(crate) fn give_up_index(&self, blocked: &Worker, cover: Cover) {
         let shown = blocked.shown_index();
         let reserved = cover == Cover::Spare;

@@ -12,8 +12,7 @@ use std::ptr::{self, NonNull};
 use std::sync::atomic::AtomicU64;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// The most jobs a worker takes from a submission queue at once (DESIGN.md, section 5,
-/// "Submission queues").
+/// The most jobs a worker takes from a submission queue at once (DESIGN.md, section 5).
 pub(super) const SUBMISSION_BATCH: usize = 32;
 
 /// A submission queue: a deque owned by the holder of `push_lock`, taken from lock-free

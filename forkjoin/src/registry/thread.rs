@@ -93,8 +93,7 @@ impl Registry {
         set_precise_timer();
         // From the whole worker, so that `JoinState::worker` may cast back to it.
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
-        // Counted idle until its first search finds work (DESIGN.md, section 8); a start
-        // handler runs as work.
+        // Idle until its first search finds work (DESIGN.md, section 8); a start handler is work.
         let round = if self.config.start_handler.is_some() {
             self.idle.leave();
             self.run_thread_handler(index, ThreadEvent::Start);

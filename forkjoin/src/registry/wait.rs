@@ -43,8 +43,7 @@ impl Helps {
 /// A waiter within one pool reads the links once in this many rounds while it spins.
 const DEEP_SEARCH_EVERY: u32 = 8;
 
-/// An isolated wait's state, passed to each round by reference (DESIGN.md, section 5, "The
-/// stack under a wait").
+/// An isolated wait's state, passed to each round by reference (DESIGN.md, section 5).
 struct IsolatedWait<'a> {
     done: &'a dyn Fn() -> bool,
     hint: Option<usize>,
