@@ -51,6 +51,7 @@ const WATCH_BACKOFF: u32 = 6;
 pub(crate) const ISOLATED_BACKOFF: u32 = 2;
 
 /// How far a worker's idle phase has gone (`start_looking` to `work_found`).
+#[derive(Default)]
 pub(crate) struct Round {
     /// Search rounds since the phase started or the worker was woken.
     searches: u32,
@@ -66,8 +67,7 @@ impl Round {
 
     /// Back to the first round's spinning (the worker did something other than park).
     pub(crate) fn start_over(&mut self) {
-        self.searches = 0;
-        self.backoff = 0;
+        *self = Round::default();
     }
 
     /// Search rounds that found nothing since the phase started (or the worker was woken).
@@ -147,10 +147,7 @@ impl Idle {
 
     /// A worker starting with nothing to run begins to search, counted idle from `Idle::new`.
     pub(crate) fn looking_from_start() -> Round {
-        Round {
-            searches: 0,
-            backoff: 0,
-        }
+        Round::default()
     }
 
     /// The worker found work or is done: wakes a parked one if none watches (DESIGN.md, section 4).
