@@ -561,8 +561,7 @@ pub(crate) fn handed_over<W: ?Sized>(
     }
 }
 
-/// Runs a job taken from a queue outside any strand; a strand open on this thread pauses
-/// meanwhile: the job is not its work.
+/// Runs a job taken from a queue outside any strand, pausing this thread's (not its work).
 pub(crate) fn detached<R>(f: impl FnOnce() -> R) -> R {
     let outer = CURRENT_ACC.with(|c| c.replace(ptr::null_mut()));
     // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.

@@ -231,8 +231,7 @@ impl Worker {
         parent: Option<RegionId>,
     ) -> LeftRegion {
         let regions = &self.owner().regions;
-        // Private frames below were made in the region left: offered now, tagged with it
-        // (DESIGN.md, section 5, "Regions").
+        // Private frames below, made in the region left, are offered now (DESIGN.md, section 5).
         self.share_private_frames();
         // Relaxed: a claiming thief reads it after an Acquire load of `len`, which the frames
         // made in this region are recorded with (`registry/claim.rs`).

@@ -272,8 +272,7 @@ impl Spares {
         }
     }
 
-    /// The pool terminates: every resting thread wakes and exits (the flag, set first, is
-    /// read under the slot's lock).
+    /// The pool terminates (its flag set first, read under a slot's lock): resting threads exit.
     pub(super) fn wake_resting(&self) {
         for rest in self.rest.iter() {
             let _state = lock(&rest.state);

@@ -101,8 +101,7 @@ impl Registry {
         self.notify_work();
     }
 
-    /// Queues a job from outside the pool without waking anyone (DESIGN.md, section 7, "Entry
-    /// from outside the pool").
+    /// Queues a job from outside the pool without waking anyone (DESIGN.md, section 7).
     pub(super) fn push_submission(&self, job: JobRef) {
         self.push_to_queue(job, 0, true);
     }

@@ -260,8 +260,7 @@ impl Worker {
         self.join.owner()
     }
 
-    /// The frame counts, which a claiming thief reads and changes (atomics, under the
-    /// frames lock: `crate::frame_counts`).
+    /// The frame counts, which a claiming thief reads and changes (under the frames lock).
     #[inline(always)]
     pub(super) fn shared_counts(&self) -> &FrameCounts {
         &self.join.owner.counts
