@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 /// ```
 pub const PROFILE_VAR: &str = "FORKJOIN_PROFILE";
 
-/// A steal's cost in nanoseconds for the burdened span; 0 when unset.
+/// A steal's cost in ns for the burdened span (`fj profile` passes the calibrated one); 0 if unset.
 const BURDEN_VAR: &str = "FORKJOIN_PROFILE_BURDEN_NS";
 
 /// Set to `wall`, threads outside the pool are timed by the wall clock (blocked time is work).

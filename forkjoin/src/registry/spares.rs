@@ -181,8 +181,8 @@ impl Registry {
     }
 }
 
-/// How long a spare's thread rests for the next stand-in before it exits (DESIGN.md's point
-/// 4; docs/measurements.md, section 7, "Resting spare threads").
+/// How long a spare's thread rests for the next stand-in before it exits, as the JDK pool's
+/// keep-alive (DESIGN.md's point 4; docs/measurements.md, section 7, "Resting spare threads").
 pub(crate) const SPARE_KEEP_ALIVE: Duration = Duration::from_secs(1);
 
 /// The slots of spare threads, made on first use and kept until the pool is dropped.
