@@ -155,21 +155,6 @@ impl Bounds {
         (self.part(0, pieces), self.part(mid, pieces))
     }
 
-    /// `mid` items from this part's start, shortened to end on a multiple of `ALIGN` from
-    /// the loop's start if they are at least `ALIGNED_FROM` (of `len`).
-    #[inline]
-    fn aligned(&self, mid: usize, len: usize) -> usize {
-        if mid < ALIGNED_FROM || mid >= len {
-            return mid;
-        }
-        let end = (self.phase + mid) / ALIGN * ALIGN;
-        if end > self.phase {
-            end - self.phase
-        } else {
-            mid
-        }
-    }
-
     /// Whether `len` items may be halved: each half at least `with_min_len`.
     #[inline]
     fn can_halve(&self, len: usize) -> bool {
@@ -187,6 +172,21 @@ impl Bounds {
         } else {
             len / 3 >= self.min
         }
+    }
+}
+
+/// `len` of the `rest` items that start `at` items (modulo `ALIGN`) from the loop's start,
+/// shortened to end on a multiple of `ALIGN` if they are at least `ALIGNED_FROM`.
+#[inline(always)]
+fn aligned_len(at: usize, len: usize, rest: usize) -> usize {
+    if len < ALIGNED_FROM || len >= rest {
+        return len;
+    }
+    let end = (at + len) / ALIGN * ALIGN;
+    if end > at {
+        end - at
+    } else {
+        len
     }
 }
 
@@ -429,7 +429,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let mid = bounds.aligned(len / 2, len);
+    let mid = aligned_len(bounds.phase, len / 2, len);
     let left = |n, p, c, bounds, _| run(n, p, c, bounds, current_worker());
     let right = |n, p, c, bounds, migrated| run_timed(n, p, c, bounds, current_worker(), migrated);
     fork_halves(len, mid, producer, consumer, bounds, left, right)
@@ -1065,20 +1065,10 @@ impl Pace {
         mid
     }
 
-    /// `len` items from here, shortened to end on a multiple of `ALIGN` from the loop's start
-    /// if they are at least `ALIGNED_FROM`; `rest` items remain.
+    /// `len` items from here, aligned (`aligned_len`); `rest` items remain.
     #[inline(always)]
     fn aligned(&self, rest: usize, len: usize) -> usize {
-        if len < ALIGNED_FROM || len >= rest {
-            return len;
-        }
-        let at = self.phase + (self.items - rest);
-        let end = (at + len) / ALIGN * ALIGN;
-        if end > at {
-            end - at
-        } else {
-            len
-        }
+        aligned_len(self.phase + (self.items - rest), len, rest)
     }
 
     /// The bounds of the rest this run gave away at its last split.
