@@ -35,6 +35,14 @@ cd "$(dirname "$0")/.."
 start=$SECONDS
 logs=target/test-logs
 mkdir -p "$logs"
+# A stage that fails ends the run, and with it what still runs in the background (builds,
+# Miri, installs), which would otherwise go on writing to logs after the run is over.
+kill_tree() {
+    local child
+    for child in $(pgrep -P "$1"); do kill_tree "$child"; done
+    kill "$1" 2>/dev/null || true
+}
+trap 'for job in $(jobs -p); do kill_tree "$job"; done' EXIT
 say() { printf '\n==> [%ds, %s free] %s\n' "$((SECONDS - start))" "$(df -h --output=avail . | tail -n 1 | tr -d ' ')" "$*"; }
 
 # In CI (a fresh clone, built once): no incremental caches, and the directories of the

@@ -155,6 +155,18 @@ impl Bounds {
         (self.part(0, pieces), self.part(mid, pieces))
     }
 
+    /// Where `len` items are halved: the middle, moved to an aligned item (`aligned_len`)
+    /// unless that leaves the first half under `with_min_len`.
+    #[inline]
+    fn middle(&self, len: usize) -> usize {
+        let aligned = aligned_len(self.phase, len / 2, len);
+        if aligned >= self.min {
+            aligned
+        } else {
+            len / 2
+        }
+    }
+
     /// Whether `len` items may be halved: each half at least `with_min_len`.
     #[inline]
     fn can_halve(&self, len: usize) -> bool {
@@ -429,7 +441,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let mid = aligned_len(bounds.phase, len / 2, len);
+    let mid = bounds.middle(len);
     let left = |n, p, c, bounds, _| run(n, p, c, bounds, current_worker());
     let right = |n, p, c, bounds, migrated| run_timed(n, p, c, bounds, current_worker(), migrated);
     fork_halves(len, mid, producer, consumer, bounds, left, right)
@@ -997,7 +1009,7 @@ impl Pace {
         }
         let (pace, split) = self.asked(rest);
         *self = pace;
-        split.then(|| self.split_asked(rest))
+        split.then(|| self.split_asked(rest, bounds.min))
     }
 
     /// `boundary` in a timed run, out of line: learns the cost, cuts a long run into its
@@ -1007,7 +1019,7 @@ impl Pace {
     fn timed_boundary(&mut self, done: usize, rest: usize, bounds: Bounds) -> Option<usize> {
         *self = self.timed(done);
         if self.pieces > 1 && bounds.can_halve(rest) {
-            if let Some(mid) = self.long_run(rest) {
+            if let Some(mid) = self.long_run(rest, bounds.min) {
                 return Some(mid);
             }
         }
@@ -1021,24 +1033,24 @@ impl Pace {
     /// until this run's own share is one piece.
     #[cold]
     #[inline(never)]
-    fn long_run(&mut self, rest: usize) -> Option<usize> {
+    fn long_run(&mut self, rest: usize, min: usize) -> Option<usize> {
         let long = clock::ticks(LONG_RUN_NS);
         let ran = self.since - self.born;
         if ran >= long {
-            return Some(self.halve_pieces(rest));
+            return Some(self.halve_pieces(rest, min));
         }
         None
     }
 
     /// Where a run asked to share splits its rest: in half, or at the middle of its items
-    /// if it is still to be cut into pieces (halving them).
+    /// if it is still to be cut into pieces (halving them). Both parts keep `min` items.
     #[cold]
     #[inline(never)]
-    fn split_asked(&mut self, rest: usize) -> usize {
+    fn split_asked(&mut self, rest: usize, min: usize) -> usize {
         if self.pieces > 1 {
-            self.halve_pieces(rest)
+            self.halve_pieces(rest, min)
         } else {
-            self.keep(rest, rest / 2)
+            self.keep(rest, rest / 2, min)
         }
     }
 
@@ -1046,21 +1058,27 @@ impl Pace {
     /// half its pieces: returns where the rest is split.
     #[cold]
     #[inline(never)]
-    fn halve_pieces(&mut self, rest: usize) -> usize {
+    fn halve_pieces(&mut self, rest: usize, min: usize) -> usize {
         self.pieces /= 2;
         let done = self.items - rest;
         let half = (self.items / 2).saturating_sub(done);
         // `half < rest`: the run's first half never reaches past its items.
         let mid = if half == 0 { rest / 2 } else { half };
-        self.keep(rest, mid)
+        self.keep(rest, mid, min)
     }
 
     /// The rest is split after about `mid` items (moved to a multiple of `ALIGN` from the
-    /// loop's start), which this run keeps: returns where.
+    /// loop's start, unless that leaves this run fewer than `min`), which this run keeps:
+    /// returns where.
     #[cold]
     #[inline(never)]
-    fn keep(&mut self, rest: usize, mid: usize) -> usize {
-        let mid = self.aligned(rest, mid);
+    fn keep(&mut self, rest: usize, mid: usize, min: usize) -> usize {
+        let aligned = self.aligned(rest, mid);
+        let mid = if self.items - rest + aligned >= min {
+            aligned
+        } else {
+            mid
+        };
         self.items -= rest - mid;
         mid
     }
@@ -1189,7 +1207,7 @@ impl Pace {
 
 #[cfg(test)]
 mod tests {
-    use super::{clock, rayon_pieces, Bounds, Pace, ALIGN, LONG_RUN_NS};
+    use super::{clock, rayon_pieces, Bounds, Pace, ALIGN, HALVED_FROM, LONG_RUN_NS};
 
     /// A timed run of `items` items starting `phase` past a multiple of `ALIGN`, cut into
     /// `pieces`, that has run `ran_ns` since it started timing. No worker: the methods under
@@ -1221,7 +1239,7 @@ mod tests {
     #[test]
     fn a_run_is_halved_only_once_it_has_run_long() {
         let mut young = pace(10_000, 8, 0, LONG_RUN_NS / 2);
-        assert_eq!(young.long_run(9_000), None);
+        assert_eq!(young.long_run(9_000, 1), None);
         assert_eq!((young.items, young.pieces), (10_000, 8));
     }
 
@@ -1232,7 +1250,7 @@ mod tests {
     fn a_long_run_halves_its_items_on_aligned_ends_down_to_one_piece() {
         // 1,000 items done of 10,000: the first half ends at 5,000, moved down to 4,992.
         let mut run = pace(10_000, 8, 0, LONG_RUN_NS);
-        assert_eq!(run.long_run(9_000), Some(3_992));
+        assert_eq!(run.long_run(9_000, 1), Some(3_992));
         assert_eq!((run.items, run.pieces), (4_992, 4));
         let given = run.right(Bounds {
             min: 1,
@@ -1242,18 +1260,18 @@ mod tests {
         });
         assert_eq!((given.pieces, given.phase), (4, 0));
         // Next boundary, 1,100 done: half of 4,992 (2,496) is aligned already.
-        assert_eq!(run.long_run(4_992 - 1_100), Some(2_496 - 1_100));
+        assert_eq!(run.long_run(4_992 - 1_100, 1), Some(2_496 - 1_100));
         assert_eq!((run.items, run.pieces), (2_496, 2));
         // Next, 1,200 done: half of 2,496 is 1,248, leaving 48 here, too few to align.
-        assert_eq!(run.long_run(2_496 - 1_200), Some(48));
+        assert_eq!(run.long_run(2_496 - 1_200, 1), Some(48));
         assert_eq!((run.items, run.pieces), (1_248, 1));
         // Done past the half: the rest is halved instead.
         let mut late = pace(10_000, 2, 0, LONG_RUN_NS);
-        assert_eq!(late.long_run(3_000), Some(1_500 - (7_000 + 1_500) % 64));
+        assert_eq!(late.long_run(3_000, 1), Some(1_500 - (7_000 + 1_500) % 64));
         assert_eq!(late.pieces, 1);
         // A loop of few items is halved evenly.
         let mut few = pace(157, 8, 0, LONG_RUN_NS);
-        assert_eq!(few.long_run(149), Some(78 - 8));
+        assert_eq!(few.long_run(149, 1), Some(78 - 8));
     }
 
     #[test]
@@ -1269,5 +1287,46 @@ mod tests {
         // Short chunks and the last chunk stay as they are.
         assert_eq!(run.aligned(rest, 1_023), 1_023);
         assert_eq!(run.aligned(rest, rest), rest);
+    }
+
+    /// `with_min_len` is a floor on both parts of every split, wherever aligning moves it:
+    /// a long run halved (`middle`), a run asked to share or cut into its pieces (`keep`).
+    /// Runs, floors and phases drawn at random, each split as the splitter allows it (the
+    /// rest at least twice the floor: `can_halve`).
+    #[test]
+    fn aligning_a_split_never_leaves_a_part_under_with_min_len() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut draw = |below: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % below as u64) as usize
+        };
+        for _ in 0..100_000 {
+            let min = 1 + draw(3_000);
+            let phase = draw(ALIGN);
+            let bounds = Bounds {
+                min,
+                max: usize::MAX,
+                pieces: 8,
+                phase,
+            };
+            let len = HALVED_FROM + draw(20_000);
+            if bounds.split_first(len) {
+                let mid = bounds.middle(len);
+                assert!(mid >= min && len - mid >= min, "{len} at {mid}, min {min}");
+            }
+            // Runs just long enough to split, where aligning could cut under the floor.
+            let items = 2 * min + draw(256);
+            let rest = items - draw(items - 2 * min + 1);
+            let mut run = pace(items, 1 << draw(4), phase, LONG_RUN_NS);
+            let done = items - rest;
+            let mid = run.split_asked(rest, min);
+            assert!(
+                done + mid >= min && rest - mid >= min,
+                "{done} done, {rest} left, split after {mid}, min {min}"
+            );
+            assert_eq!(run.items, done + mid);
+        }
     }
 }

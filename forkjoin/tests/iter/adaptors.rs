@@ -581,6 +581,34 @@ fn with_max_len_and_with_min_len_bound_the_pieces() {
     });
 }
 
+/// `with_min_len` is a floor on every piece (rayon: "will not split any smaller than this
+/// length"), wherever a split falls: halving a long run, a split an idle worker asks for,
+/// a boundary moved to an aligned item. Lengths and floors are drawn at random. (Where
+/// aligning could cut under the floor is checked exactly by the splitter's unit tests.)
+#[test]
+fn no_piece_is_shorter_than_with_min_len() {
+    on_pools(|at| {
+        let mut seed = 0x51ED_2701;
+        for _ in 0..60 {
+            let len = (splitmix64(&mut seed) % 300_000) as usize;
+            // Floors of a few thousand items: pieces near them come from halving.
+            let min = 1 + (splitmix64(&mut seed) % 4_000) as usize;
+            let pieces: Vec<usize> = (0..len)
+                .into_par_iter()
+                .with_min_len(min)
+                .fold(|| 0usize, |c, _| c + 1)
+                .filter(|&c| c > 0)
+                .collect();
+            assert_eq!(pieces.iter().sum::<usize>(), len, "{at}");
+            let shortest = pieces.iter().min().copied().unwrap_or(len);
+            assert!(
+                shortest >= min.min(len),
+                "with_min_len({min}) on {len} items: a piece of {shortest}, {at}"
+            );
+        }
+    });
+}
+
 #[test]
 fn while_some_adaptor() {
     on_pools_and_lens(&LENS, |at, n| {
