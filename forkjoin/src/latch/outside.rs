@@ -80,14 +80,16 @@ impl OutsideLatch {
 
     /// Waits until the latch is set: spins up to `SPIN`, then parks.
     pub(crate) fn wait(&self) {
-        let start = Instant::now();
+        let start = crate::clock::now();
         let pure_rounds = if LAST_CALL_SHORT.with(Cell::get) {
             PURE_SPIN_ROUNDS
         } else {
             0
         };
         let set = spin_until(SPIN, pure_rounds, || self.is_set());
-        LAST_CALL_SHORT.with(|short| short.set(start.elapsed() < SHORT_CALL));
+        let took = crate::clock::now().saturating_sub(start);
+        let short = took < crate::clock::ticks(SHORT_CALL.as_nanos() as u64);
+        LAST_CALL_SHORT.with(|last| last.set(short));
         if set {
             return;
         }
