@@ -3,9 +3,7 @@
 
 use super::Latch;
 use crate::sync::{current_thread, park, yield_now, AtomicUsize, Thread};
-use std::cell::Cell;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
-use std::time::{Duration, Instant};
 
 const EMPTY: usize = 0;
 const PARKED: usize = 1;
@@ -14,25 +12,16 @@ const WOKEN: usize = 3;
 
 /// How long the waiter spins before it parks: a call up to about this long comes back
 /// without a wake-up (docs/measurements.md, section 7).
-const SPIN: Duration = Duration::from_micros(20);
-/// A call that comes back within this long is short: its caller's next wait spins
-/// `PURE_SPIN_ROUNDS` before it yields; after a longer one it yields from its first look.
-const SHORT_CALL: Duration = Duration::from_micros(8);
-/// Rounds of 64 `spin_loop`s before a waiter expecting a short wait starts yielding.
-pub(crate) const PURE_SPIN_ROUNDS: u32 = 4;
-
-crate::sync::thread_local! {
-    /// Whether this thread's last call from outside was short (`SHORT_CALL`).
-    static LAST_CALL_SHORT: Cell<bool> = const { Cell::new(true) };
-}
-
-/// Looks at `done` until it holds or `wait` has passed; whether it held. After `pure_rounds`
-/// rounds of 64 `spin_loop`s it yields between rounds: the waiter is a thread more than the
-/// pool's, and the workers that will make `done` hold may need its CPU (docs/measurements.md,
-/// section 7, "A caller of long calls yields at once").
+const SPIN: std::time::Duration = std::time::Duration::from_micros(20);
+/// Rounds of 64 `spin_loop`s before the waiter starts yielding between looks.
 #[cfg(not(loom))]
-pub(crate) fn spin_until(wait: Duration, pure_rounds: u32, done: impl Fn() -> bool) -> bool {
-    let start = Instant::now();
+const PURE_SPIN_ROUNDS: u32 = 4;
+
+/// Looks at `done` until it holds or `wait` has passed; whether it held. Yields after the
+/// first few hundred `spin_loop`s: the thread that will make `done` hold may need this CPU.
+#[cfg(not(loom))]
+pub(crate) fn spin_until(wait: std::time::Duration, done: impl Fn() -> bool) -> bool {
+    let start = std::time::Instant::now();
     for round in 0u32.. {
         for _ in 0..64 {
             if done() {
@@ -40,7 +29,7 @@ pub(crate) fn spin_until(wait: Duration, pure_rounds: u32, done: impl Fn() -> bo
             }
             std::hint::spin_loop();
         }
-        if round >= pure_rounds {
+        if round >= PURE_SPIN_ROUNDS {
             std::thread::yield_now();
         }
         if start.elapsed() >= wait {
@@ -52,7 +41,7 @@ pub(crate) fn spin_until(wait: Duration, pure_rounds: u32, done: impl Fn() -> bo
 
 /// Under loom one look: the model explores both outcomes of the race with the setter.
 #[cfg(loom)]
-pub(crate) fn spin_until(_wait: Duration, _pure_rounds: u32, done: impl Fn() -> bool) -> bool {
+pub(crate) fn spin_until(_wait: std::time::Duration, done: impl Fn() -> bool) -> bool {
     done()
 }
 
@@ -80,17 +69,7 @@ impl OutsideLatch {
 
     /// Waits until the latch is set: spins up to `SPIN`, then parks.
     pub(crate) fn wait(&self) {
-        let start = crate::clock::now();
-        let pure_rounds = if LAST_CALL_SHORT.with(Cell::get) {
-            PURE_SPIN_ROUNDS
-        } else {
-            0
-        };
-        let set = spin_until(SPIN, pure_rounds, || self.is_set());
-        let took = crate::clock::now().saturating_sub(start);
-        let short = took < crate::clock::ticks(SHORT_CALL.as_nanos() as u64);
-        LAST_CALL_SHORT.with(|last| last.set(short));
-        if set {
+        if spin_until(SPIN, || self.is_set()) {
             return;
         }
         // Acquire on both outcomes: a failed exchange saw `SET` (the job's writes, as in
