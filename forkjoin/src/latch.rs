@@ -50,7 +50,7 @@ impl CoreLatch {
 }
 
 mod outside;
-pub(crate) use outside::{spin_until, OutsideLatch};
+pub(crate) use outside::{spin_until, OutsideLatch, PURE_SPIN_ROUNDS};
 
 /// Set by the last of `count` sets (a broadcast's shares), which sets `inner`: an
 /// `OutsideLatch` for a thread outside any pool, a `CrossLatch` for a worker.

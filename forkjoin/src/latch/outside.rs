@@ -3,7 +3,10 @@
 
 use super::Latch;
 use crate::sync::{current_thread, park, yield_now, AtomicUsize, Thread};
+use std::cell::Cell;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
+use std::time::Duration;
+use std::time::Instant;
 
 const EMPTY: usize = 0;
 const PARKED: usize = 1;
@@ -12,16 +15,41 @@ const WOKEN: usize = 3;
 
 /// How long the waiter spins before it parks: a call up to about this long comes back
 /// without a wake-up (docs/measurements.md, section 7).
-const SPIN: std::time::Duration = std::time::Duration::from_micros(20);
-/// Rounds of 64 `spin_loop`s before the waiter starts yielding between looks.
+const SPIN: Duration = Duration::from_micros(20);
+/// A yield that gave the CPU away this long means the CPUs are taken (the machine is busy, or
+/// the workers run a long call): the waiter parks instead of spinning on.
 #[cfg(not(loom))]
-const PURE_SPIN_ROUNDS: u32 = 4;
+const CPUS_TAKEN: Duration = Duration::from_micros(100);
+/// For this long after a yield that took `CPUS_TAKEN`, a thread's waits park at once.
+#[cfg(not(loom))]
+const PARK_AT_ONCE: Duration = Duration::from_millis(1);
+/// A call that came back within this long was short: the caller's next wait spins
+/// `PURE_SPIN_ROUNDS` before it yields; after a longer one it yields from its first look.
+const SHORT_CALL: Duration = Duration::from_micros(8);
+/// Rounds of 64 `spin_loop`s before a waiter that expects a short wait yields.
+pub(crate) const PURE_SPIN_ROUNDS: u32 = 4;
 
-/// Looks at `done` until it holds or `wait` has passed; whether it held. Yields after the
-/// first few hundred `spin_loop`s: the thread that will make `done` hold may need this CPU.
+std::thread_local! {
+    /// Whether this thread's last call from outside was short (`SHORT_CALL`); a hint only.
+    static LAST_CALL_SHORT: Cell<bool> = const { Cell::new(true) };
+}
 #[cfg(not(loom))]
-pub(crate) fn spin_until(wait: std::time::Duration, done: impl Fn() -> bool) -> bool {
-    let start = std::time::Instant::now();
+std::thread_local! {
+    /// Until when this thread's waits park at once (`PARK_AT_ONCE`).
+    static PARK_UNTIL: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Looks at `done` until it holds or `wait` has passed; whether it held. The waiter is a
+/// thread more than the pool's, so after `pure_rounds` rounds of 64 `spin_loop`s it yields
+/// between its looks (the workers that will make `done` hold may need its CPU); it stops at
+/// once when a yield shows the CPUs are taken, and for `PARK_AT_ONCE` after one did: asleep,
+/// it no longer competes with the workers (DESIGN.md, section 7, "Entry from outside the pool").
+#[cfg(not(loom))]
+pub(crate) fn spin_until(wait: Duration, pure_rounds: u32, done: impl Fn() -> bool) -> bool {
+    let start = Instant::now();
+    if PARK_UNTIL.get().is_some_and(|until| start < until) {
+        return done();
+    }
     for round in 0u32.. {
         for _ in 0..64 {
             if done() {
@@ -29,10 +57,17 @@ pub(crate) fn spin_until(wait: std::time::Duration, done: impl Fn() -> bool) -> 
             }
             std::hint::spin_loop();
         }
-        if round >= PURE_SPIN_ROUNDS {
-            std::thread::yield_now();
+        if round < pure_rounds {
+            continue;
         }
-        if start.elapsed() >= wait {
+        let before = Instant::now();
+        std::thread::yield_now();
+        let now = Instant::now();
+        if now - before >= CPUS_TAKEN {
+            PARK_UNTIL.set(Some(now + PARK_AT_ONCE));
+            break;
+        }
+        if now - start >= wait {
             break;
         }
     }
@@ -41,7 +76,7 @@ pub(crate) fn spin_until(wait: std::time::Duration, done: impl Fn() -> bool) -> 
 
 /// Under loom one look: the model explores both outcomes of the race with the setter.
 #[cfg(loom)]
-pub(crate) fn spin_until(_wait: std::time::Duration, done: impl Fn() -> bool) -> bool {
+pub(crate) fn spin_until(_wait: Duration, _pure_rounds: u32, done: impl Fn() -> bool) -> bool {
     done()
 }
 
@@ -67,11 +102,22 @@ impl OutsideLatch {
         matches!(self.state.load(Acquire), SET | WOKEN)
     }
 
-    /// Waits until the latch is set: spins up to `SPIN`, then parks.
+    /// Waits until the latch is set: spins up to `SPIN` (see `spin_until`), then parks.
     pub(crate) fn wait(&self) {
-        if spin_until(SPIN, || self.is_set()) {
-            return;
+        let start = Instant::now();
+        let pure_rounds = if LAST_CALL_SHORT.get() {
+            PURE_SPIN_ROUNDS
+        } else {
+            0
+        };
+        if !spin_until(SPIN, pure_rounds, || self.is_set()) {
+            self.park();
         }
+        LAST_CALL_SHORT.set(start.elapsed() < SHORT_CALL);
+    }
+
+    /// Parks until the setter has woken this waiter (or set the latch before the park).
+    fn park(&self) {
         // Acquire on both outcomes: a failed exchange saw `SET` (the job's writes, as in
         // `is_set`); a successful one needs no edge (nothing is read before the park).
         if self

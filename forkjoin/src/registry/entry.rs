@@ -8,7 +8,7 @@ use super::CrossLatch;
 use super::Registry;
 use crate::job::JobHeader;
 use crate::job::JobRef;
-use crate::latch::{spin_until, Latch, OutsideLatch};
+use crate::latch::{spin_until, Latch, OutsideLatch, PURE_SPIN_ROUNDS};
 use crate::lineage::RegionId;
 use crate::panic::{catch, Panic};
 use crate::profile_hooks;
@@ -87,7 +87,7 @@ impl<L: Latch, F: FnOnce(&Worker) -> R + Send, R: Send> InstallJob<L, F, R> {
     /// Whether a worker takes the job within `wait` (its latch is set only after that).
     fn started_within(&self, wait: Duration) -> bool {
         // Relaxed: a hint (see `started`).
-        spin_until(wait, || self.started.load(Relaxed))
+        spin_until(wait, PURE_SPIN_ROUNDS, || self.started.load(Relaxed))
     }
 
     fn into_result(self) -> R {
