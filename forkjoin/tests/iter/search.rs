@@ -675,3 +675,52 @@ fn searches_and_failures_stop_early() {
         check("find_first on a slice");
     });
 }
+
+/// A search whose pieces run an inner iterator without end (`repeat`) or of `usize::MAX`
+/// items (of known length, searched in blocks between looks) stops them once another piece
+/// has the answer, as rayon's does, on pools of 2 and 4 workers (with one, the endless piece
+/// may run first, in rayon too).
+#[test]
+fn a_search_stops_pieces_in_endless_inner_iterators() {
+    type Inner = Box<dyn Iterator<Item = usize> + Send>;
+    let endless = |kind: usize| -> Inner {
+        if kind == 0 {
+            Box::new(std::iter::repeat(1))
+        } else {
+            Box::new(1..usize::MAX)
+        }
+    };
+    for workers in [2, 4] {
+        let pool = forkjoin::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .unwrap();
+        for kind in 0..2 {
+            let at = format!("{workers} workers, inner iterator {kind}");
+            pool.install(|| {
+                let found = (0..2usize)
+                    .into_par_iter()
+                    .flat_map_iter(|i| -> Inner {
+                        if i == 0 {
+                            endless(kind)
+                        } else {
+                            Box::new(std::iter::once(0))
+                        }
+                    })
+                    .find_any(|&x| x == 0);
+                assert_eq!(found, Some(0), "find_any, {at}");
+                let first = (0..2usize)
+                    .into_par_iter()
+                    .flat_map_iter(|i| -> Inner {
+                        if i == 0 {
+                            Box::new(std::iter::once(0))
+                        } else {
+                            endless(kind)
+                        }
+                    })
+                    .find_first(|&x| x == 0);
+                assert_eq!(first, Some(0), "find_first, {at}");
+            });
+        }
+    }
+}

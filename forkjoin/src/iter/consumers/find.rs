@@ -156,11 +156,8 @@ where
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
         let predicate = self.consumer.predicate;
         let found = self.consumer.found;
-        // Relaxed: see `full`. Checked per item so that the rest of a chunk is skipped.
-        self.item = iter
-            .into_iter()
-            .take_while(|_| !found.load(Relaxed))
-            .find(|x| predicate(x));
+        // Relaxed: see `full`.
+        self.item = find_while(iter, || !found.load(Relaxed), predicate);
         if self.item.is_some() {
             found.store(true, Relaxed);
         }
@@ -178,6 +175,37 @@ where
         self.item.is_some() || self.consumer.found.load(Relaxed)
     }
 }
+
+/// The first item of `iter` that `predicate` accepts, looking at `go_on` before every
+/// `LOOK_EVERY` items of an iterator of known length (a plain search between looks: a look per
+/// item halved the speed of a scan) and before every item of any other (a chunk may be a whole
+/// inner iterator of a `flat_map_iter`, unbounded): `None` once `go_on` fails.
+#[inline]
+fn find_while<T>(
+    iter: impl IntoIterator<Item = T>,
+    go_on: impl Fn() -> bool,
+    predicate: impl Fn(&T) -> bool,
+) -> Option<T> {
+    let mut iter = iter.into_iter();
+    match iter.size_hint() {
+        (len, Some(upper)) if len == upper => {
+            let mut left = len;
+            while left > 0 && go_on() {
+                let block = left.min(LOOK_EVERY);
+                left -= block;
+                if let Some(item) = iter.by_ref().take(block).find(|item| predicate(item)) {
+                    return Some(item);
+                }
+            }
+            None
+        }
+        _ => iter.take_while(|_| go_on()).find(|item| predicate(item)),
+    }
+}
+
+/// Items searched between looks at whether another piece has made the search useless
+/// (`find_while`; docs/measurements.md, section 8, "find_first").
+const LOOK_EVERY: usize = 64;
 
 #[inline]
 pub(crate) fn find_first<I, P>(pi: I, predicate: P) -> Option<I::Item>
@@ -491,6 +519,39 @@ where
             }
             self.item = Some(item);
         }
+        self
+    }
+
+    /// The chunk's loop with the search's state in locals (DESIGN.md, section 8, "The leaf
+    /// loop is std's loop"): `consume` per item moves the whole folder through memory.
+    #[inline]
+    fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
+        let predicate = self.consumer.predicate;
+        if !LAST {
+            if self.item.is_some() {
+                return self;
+            }
+            let (best, position) = (self.consumer.best, self.position);
+            // Relaxed: see `beaten`.
+            self.item = find_while(iter, || best.load(Relaxed) >= position, predicate);
+            if self.item.is_some() {
+                self.record();
+            }
+            return self;
+        }
+        let mut last = self.item.take();
+        for item in iter {
+            if self.beaten() {
+                break;
+            }
+            if predicate(&item) {
+                if last.is_none() {
+                    self.record();
+                }
+                last = Some(item);
+            }
+        }
+        self.item = last;
         self
     }
 
