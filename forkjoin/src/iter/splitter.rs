@@ -46,6 +46,9 @@ use crate::join::{join, join_context, join_in_current, FnContext};
 use crate::registry::{self, Worker};
 use std::cell::Cell;
 
+/// A loop `with_max_len` cuts into at least this many pieces a thread folds them whole
+/// (`split_max_len`).
+const WHOLE_LEAVES: usize = 4;
 /// From this chunk length on, a run times its chunks (before, the counter would cost more
 /// than the items between two reads).
 const TIMED_FROM: usize = 16;
@@ -304,6 +307,11 @@ where
     run(len, producer, consumer, bounds, worker)
 }
 
+/// `split_to_max` for a loop longer than `with_max_len` allows. Cut into at least
+/// `WHOLE_LEAVES` pieces a thread, it folds each piece whole where it was cut, as rayon's
+/// leaves are: paced (its first item split off, its chunks timed), a hundred-item piece cost
+/// more than its items (docs/measurements.md, section 8, "`increment_all_max`"). A stolen
+/// piece, or a loop of fewer pieces, runs lazily, and can still be shared.
 #[cold]
 #[inline(never)]
 fn split_max_len<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
@@ -311,8 +319,40 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let next = |n, p, c, bounds, _| split_to_max(n, p, c, bounds, current_worker());
+    let threads = current_worker().registry().num_threads();
+    let whole = !C::RIGHT_FIRST && len / bounds.max >= WHOLE_LEAVES * threads;
+    halve_to_max(len, producer, consumer, bounds, whole)
+}
+
+/// Halves a loop down to `with_max_len`; its pieces fold `whole` where they were cut.
+fn halve_to_max<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds, whole: bool) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    let next = move |n: usize, p: P, c: C, bounds: Bounds, migrated: bool| {
+        if n > bounds.max && bounds.can_halve(n) && !c.full() {
+            return halve_to_max(n, p, c, bounds, whole);
+        }
+        if whole && !migrated {
+            return fold_whole(p, c);
+        }
+        run(n, p, c, bounds, current_worker())
+    };
     fork_halves(len, len / 2, producer, consumer, bounds, next, next)
+}
+
+/// Folds a piece in one call, unless its consumer is already full.
+#[inline]
+fn fold_whole<P, C>(producer: P, consumer: C) -> C::Result
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    if consumer.full() {
+        return consumer.into_folder().complete();
+    }
+    producer.fold_with(consumer.into_folder()).complete()
 }
 
 /// Splits the producer and the consumer after `mid` of their `len` items, each half to be
