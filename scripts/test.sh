@@ -149,8 +149,10 @@ rm -f "$logs/nightly.status"
 nightly_install=$!
 
 # Miri interprets on one thread per lane: its two lanes run beside everything else from the
-# start, at the lowest priority, taking what the builds and tests leave idle. `miri.status`
-# says how they ended: 0 passed, 1 failed, or unavailable.
+# start, at the lowest priority, taking what the builds and tests leave idle. They share one
+# target directory, so the crate is built for Miri once (cargo holds its lock while it builds,
+# not while the tests run). `miri.status` says how they ended: 0 passed, 1 failed, or
+# unavailable.
 miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" between
     local name=$1 log=$logs/miri-$1.log
     shift
@@ -159,7 +161,7 @@ miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" bet
         local args=()
         while (($#)) && [[ $1 != ";" ]]; do args+=("$1"); shift; done
         (($#)) && shift
-        RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri-$name cargo +nightly miri test -p forkjoin "${args[@]}" >>"$log" 2>&1 ||
+        RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p forkjoin "${args[@]}" >>"$log" 2>&1 ||
             { echo "Miri lane $name failed: cargo miri test ${args[*]} (log: $log)" >>"$log"; return 1; }
     done
 }
@@ -436,7 +438,7 @@ if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
         record "$current" "$current_log" "$((miri_end - miri_start))"
         note_peak
         current=
-        done_with target/miri-runtime target/miri-iterators
+        done_with target/miri
         ;;
     *)
         tail -n 40 "$logs/miri-runtime.log" "$logs/miri-iterators.log"
