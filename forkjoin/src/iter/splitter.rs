@@ -309,9 +309,10 @@ where
 
 /// `split_to_max` for a loop longer than `with_max_len` allows. Cut into at least
 /// `WHOLE_LEAVES` pieces a thread, it folds each piece whole where it was cut, as rayon's
-/// leaves are: paced (its first item split off, its chunks timed), a hundred-item piece cost
-/// more than its items (docs/measurements.md, section 8, "`increment_all_max`"). A stolen
-/// piece, or a loop of fewer pieces, runs lazily, and can still be shared.
+/// leaves are; run as a paced run (its first item split off, its chunks timed), a piece of a
+/// hundred items cost more than its items (docs/measurements.md, section 8,
+/// "`increment_all_max`"). A stolen piece, or a loop of fewer pieces, runs lazily and can
+/// still be shared.
 #[cold]
 #[inline(never)]
 fn split_max_len<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds) -> C::Result
@@ -325,7 +326,13 @@ where
 }
 
 /// Halves a loop down to `with_max_len`; its pieces fold `whole` where they were cut.
-fn halve_to_max<P, C>(len: usize, producer: P, consumer: C, bounds: Bounds, whole: bool) -> C::Result
+fn halve_to_max<P, C>(
+    len: usize,
+    producer: P,
+    consumer: C,
+    bounds: Bounds,
+    whole: bool,
+) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
