@@ -170,6 +170,12 @@ impl Bounds {
         }
     }
 
+    /// Whether `len` items are more than `with_max_len` allows and may be halved.
+    #[inline]
+    fn over_max(&self, len: usize) -> bool {
+        len > self.max && self.can_halve(len)
+    }
+
     /// Whether `len` items may be halved: each half at least `with_min_len`.
     #[inline]
     fn can_halve(&self, len: usize) -> bool {
@@ -262,11 +268,8 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    if consumer.full() {
-        return consumer.into_folder().complete();
-    }
-    if len <= block {
-        return producer.fold_with(consumer.into_folder()).complete();
+    if len <= block || consumer.full() {
+        return fold_whole(producer, consumer);
     }
     let mid = len.div_ceil(block) / 2 * block;
     let (left_p, right_p) = producer.split_at(mid);
@@ -301,7 +304,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    if len > bounds.max && bounds.can_halve(len) && !consumer.full() {
+    if bounds.over_max(len) && !consumer.full() {
         return split_max_len(len, producer, consumer, bounds);
     }
     run(len, producer, consumer, bounds, worker)
@@ -338,7 +341,7 @@ where
     C: Consumer<P::Item>,
 {
     let next = move |n: usize, p: P, c: C, bounds: Bounds, migrated: bool| {
-        if n > bounds.max && bounds.can_halve(n) && !c.full() {
+        if bounds.over_max(n) && !c.full() {
             return halve_to_max(n, p, c, bounds, whole);
         }
         if whole && !migrated {

@@ -5,8 +5,7 @@ use super::Latch;
 use crate::sync::{current_thread, park, yield_now, AtomicUsize, Thread};
 use std::cell::Cell;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
-use std::time::Duration;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const EMPTY: usize = 0;
 const PARKED: usize = 1;
