@@ -3,7 +3,9 @@
 # with a table: each stage's time, its test count and the target directories' peak size.
 #
 #   1. the workspace's tests and doctests, unoptimised (`cargo test` at the root; without
-#      the doctests, `cargo quick`, the quick tier a contributor runs after each change);
+#      the doctests, `cargo quick`, the quick tier a contributor runs after each change); the
+#      doctests of a crate compiled as one binary, and the error code each `compile_fail`
+#      block names checked (scripts/rustdoc-merged.sh);
 #   2. the runtime's own tests again optimised and without the `profile` feature (memory
 #      orderings are exercised by optimised code; the default build must pass on its own);
 #   3. the workspace builds without MPI; clippy, warnings as errors; the leaf loop against
@@ -12,7 +14,7 @@
 #   4. the loom model checks of the deque, of the sleep/wake protocol, of frame claims and of
 #      the waits on a real pool (an isolated wait, a call from outside, a borrowed slot);
 #   5. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
-#      iterator cases and the sorts; the compile-fail doctests' error codes (nightly);
+#      iterator cases and the sorts (nightly);
 #   6. rayon's own integration tests built against forkjoin (all must compile and pass), and
 #      rayon's public API compared item by item with forkjoin's (nightly rustdoc's JSON);
 #      the Java ForkJoinPool peer's self-test (skipped with a note if there is no JDK);
@@ -136,8 +138,7 @@ else
     echo 0 >"$logs/mpi-install.status"
 fi
 
-# Miri and rust-src on a nightly toolchain, for Miri, the compile-fail doctests and rayon's
-# API, fetched meanwhile too; `nightly.status` says when it is done.
+# Miri and rust-src on a nightly toolchain, for Miri and rayon's API, fetched meanwhile too; `nightly.status` says when it is done.
 rm -f "$logs/nightly.status"
 {
     if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]] && ! cargo +nightly miri --version >/dev/null 2>&1; then
@@ -152,7 +153,9 @@ nightly_install=$!
 # start, at the lowest priority, taking what the builds and tests leave idle. They share one
 # target directory, so the crate is built for Miri once (cargo holds its lock while it builds,
 # not while the tests run). `miri.status` says how they ended: 0 passed, 1 failed, or
-# unavailable.
+# unavailable. Each command runs its tests one at a time: two tests' pools interleaved in one
+# interpreter cost it more than one after the other (the data-race detector's clocks grow
+# with the threads alive).
 miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" between
     local name=$1 log=$logs/miri-$1.log
     shift
@@ -161,7 +164,7 @@ miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" bet
         local args=()
         while (($#)) && [[ $1 != ";" ]]; do args+=("$1"); shift; done
         (($#)) && shift
-        RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p forkjoin "${args[@]}" >>"$log" 2>&1 ||
+        RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p forkjoin "${args[@]}" --test-threads=1 >>"$log" 2>&1 ||
             { echo "Miri lane $name failed: cargo miri test ${args[*]} (log: $log)" >>"$log"; return 1; }
     done
 }
@@ -178,7 +181,7 @@ miri_job() {
     # park ended before Miri had interpreted a few steps, and idle workers and the heartbeat
     # woke over and over: the lanes took three times as long), on two CPUs as here.
     export MIRIFLAGS="-Zmiri-ignore-leaks -Zmiri-num-cpus=2"
-    # Two lanes side by side, each with a target directory of its own. No backtraces
+    # Two lanes side by side. No backtraces
     # (RUST_BACKTRACE may be set around us): Miri reports its own, and capturing one at each
     # panic the tests make took the panic tests 10 to 50 times as long
     # (docs/measurements.md, "The test command").
@@ -320,7 +323,10 @@ beside_job=$!
 # --- 1. The workspace, unoptimised: its tests ------------------------------------------
 stage "the workspace's tests and doctests, unoptimised (the quick tier, cargo quick, and the doctests)"
 first_stage_status=0
-run cargo test --workspace || first_stage_status=$?
+# The doctests of each crate compiled into one binary (scripts/rustdoc-merged.sh): a third of
+# the CPU time of compiling them one by one; and rustdoc there checks the error code each
+# `compile_fail` block names, which stable rustdoc alone does not.
+run env RUSTDOC="$PWD/scripts/rustdoc-merged.sh" cargo test --workspace || first_stage_status=$?
 touch "$logs/first-stage.done"
 ((first_stage_status == 0)) || exit "$first_stage_status"
 
@@ -348,19 +354,6 @@ if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; t
     exit 1
 fi
 
-# --- 5. The compile-fail doctests (Miri runs meanwhile) -------------------------------
-stage "compile-fail doctests with their error codes (nightly)"
-wait "$nightly_install" || true
-# Stable rustdoc runs `compile_fail` blocks but does not check the error code each names;
-# nightly does, so a block that fails for another reason is caught there.
-if cargo +nightly --version >/dev/null 2>&1; then
-    CARGO_TARGET_DIR=target/nightly run cargo +nightly test -p forkjoin --doc compile_fail
-    note_peak
-    done_with target/nightly
-else
-    echo "no nightly toolchain: the error codes of the compile-fail doctests are not checked"
-fi
-
 # --- 6. rayon's suite and API, the Java peer -------------------------------------------
 stage "rayon's own integration tests against forkjoin"
 # Fetches rayon 1.12.0 and rayon-core 1.13.0 with cargo and builds their tests/ against the
@@ -371,6 +364,7 @@ note_peak
 done_with target/rayon-tests
 
 stage "rayon's public API against forkjoin's (nightly rustdoc's JSON)"
+wait "$nightly_install" || true
 # Every public item of rayon 1.12.0 and rayon-core 1.13.0 at the same path in forkjoin, with
 # the same methods, trait impls and function shapes (scripts/rayon-api.py).
 if cargo +nightly --version >/dev/null 2>&1; then

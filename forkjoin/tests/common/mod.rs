@@ -146,14 +146,15 @@ pub(crate) fn deque_of<T: Clone>(v: &[T]) -> VecDeque<T> {
 
 /// Pools under Miri have at most this many workers (DESIGN.md, "Miri's cases"); the larger,
 /// oversubscribed pools run in the native builds.
-pub(crate) const MIRI_MAX_WORKERS: usize = 4;
+pub(crate) const MIRI_MAX_WORKERS: usize = 3;
 
 /// A pool larger than this 2-core machine: 8 workers, `MIRI_MAX_WORKERS` under Miri.
 pub(crate) const OVERSUBSCRIBED: usize = if cfg!(miri) { MIRI_MAX_WORKERS } else { 8 };
 
-/// The worker counts a test tries in turn: one, two, three, and oversubscribed.
+/// The worker counts a test tries in turn: one, two, three, and oversubscribed (under Miri,
+/// three is the largest).
 pub(crate) const WORKER_COUNTS: &[usize] = if cfg!(miri) {
-    &[1, 2, 3, MIRI_MAX_WORKERS]
+    &[1, 2, MIRI_MAX_WORKERS]
 } else {
     &[1, 2, 3, 8, 16]
 };
