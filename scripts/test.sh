@@ -153,9 +153,7 @@ nightly_install=$!
 # start, at the lowest priority, taking what the builds and tests leave idle. They share one
 # target directory, so the crate is built for Miri once (cargo holds its lock while it builds,
 # not while the tests run). `miri.status` says how they ended: 0 passed, 1 failed, or
-# unavailable. Each command runs its tests one at a time: two tests' pools interleaved in one
-# interpreter cost it more than one after the other (the data-race detector's clocks grow
-# with the threads alive).
+# unavailable.
 miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" between
     local name=$1 log=$logs/miri-$1.log
     shift
@@ -164,7 +162,7 @@ miri_lane() { # a name, then each `cargo miri test` command's arguments, ";" bet
         local args=()
         while (($#)) && [[ $1 != ";" ]]; do args+=("$1"); shift; done
         (($#)) && shift
-        RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p forkjoin "${args[@]}" --test-threads=1 >>"$log" 2>&1 ||
+        RUST_BACKTRACE=0 CARGO_TARGET_DIR=target/miri cargo +nightly miri test -p forkjoin "${args[@]}" >>"$log" 2>&1 ||
             { echo "Miri lane $name failed: cargo miri test ${args[*]} (log: $log)" >>"$log"; return 1; }
     done
 }
@@ -186,20 +184,22 @@ miri_job() {
     # panic the tests make took the panic tests 10 to 50 times as long
     # (docs/measurements.md, "The test command").
     #
-    # A run of the runtime's tests, in two halves, one per lane.
-    miri_lane runtime --test runtime -- --exact join::fib_exact_at_many_worker_counts \
+    # A run of the runtime's tests, in two halves, one per lane. Each test alone
+    # (`--test-threads=1`): two tests' pools interleaved in one interpreter cost it more than
+    # one after the other, except the iterator cases', which share one pool.
+    miri_lane runtime --test runtime -- --test-threads=1 --exact join::fib_exact_at_many_worker_counts \
         join::panics_propagate_and_the_pool_survives loops::loops_are_exact \
         join::nested_pools_do_not_deadlock pool::bad_input_is_an_error_not_a_panic \
         tasks::a_stream_of_submissions_runs_each_job_once ";" \
-        --lib -- sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std &
+        --lib -- --test-threads=1 sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std &
     local runtime=$!
     # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds the
     # whole crate and runs only these): collect in place, owning sources, drains, panics
     # while collecting, nesting; the deque, the sleep protocol and tasks; the runtime tests'
     # other half. (The first lane has the sorts' exact answers; the two take about as long.)
     miri_lane iterators --test iter -- miri:: ";" \
-        --lib -- deque::tests frame_counts::tests lineage::tests sleep::tests task::tests ";" \
-        --test runtime -- --exact scope::scope_borrows_the_stack_and_returns_a_value \
+        --lib -- --test-threads=1 deque::tests frame_counts::tests lineage::tests sleep::tests task::tests ";" \
+        --test runtime -- --test-threads=1 --exact scope::scope_borrows_the_stack_and_returns_a_value \
         tasks::invoke_all_keeps_order tasks::task_is_done_and_join_from_inside_the_pool &
     local iterators=$! failed=0
     wait "$runtime" || failed=1
