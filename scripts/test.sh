@@ -138,7 +138,8 @@ else
     echo 0 >"$logs/mpi-install.status"
 fi
 
-# Miri and rust-src on a nightly toolchain, for Miri and rayon's API, fetched meanwhile too; `nightly.status` says when it is done.
+# Miri and rust-src on a nightly toolchain, for Miri and rayon's API, fetched meanwhile too;
+# `nightly.status` says when it is done.
 rm -f "$logs/nightly.status"
 {
     if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]] && ! cargo +nightly miri --version >/dev/null 2>&1; then
@@ -179,10 +180,9 @@ miri_job() {
     # park ended before Miri had interpreted a few steps, and idle workers and the heartbeat
     # woke over and over: the lanes took three times as long), on two CPUs as here.
     export MIRIFLAGS="-Zmiri-ignore-leaks -Zmiri-num-cpus=2"
-    # Two lanes side by side. No backtraces
-    # (RUST_BACKTRACE may be set around us): Miri reports its own, and capturing one at each
-    # panic the tests make took the panic tests 10 to 50 times as long
-    # (docs/measurements.md, "The test command").
+    # Two lanes side by side. No backtraces (RUST_BACKTRACE may be set around us): Miri
+    # reports its own, and capturing one at each panic the tests make took the panic tests 10
+    # to 50 times as long (docs/measurements.md, "The test command").
     #
     # A run of the runtime's tests, in two halves, one per lane. Each test alone
     # (`--test-threads=1`): two tests' pools interleaved in one interpreter cost it more than
