@@ -323,9 +323,9 @@ beside_job=$!
 # --- 1. The workspace, unoptimised: its tests ------------------------------------------
 stage "the workspace's tests and doctests, unoptimised (the quick tier, cargo quick, and the doctests)"
 first_stage_status=0
-# The doctests of each crate compiled into one binary (scripts/rustdoc-merged.sh): a third of
-# the CPU time of compiling them one by one; and rustdoc there checks the error code each
-# `compile_fail` block names, which stable rustdoc alone does not.
+# The doctests of each crate compiled into one binary (scripts/rustdoc-merged.sh), in less CPU
+# time than one by one; and rustdoc there checks the error code each `compile_fail` block
+# names, which stable rustdoc alone does not.
 run env RUSTDOC="$PWD/scripts/rustdoc-merged.sh" cargo test --workspace || first_stage_status=$?
 touch "$logs/first-stage.done"
 ((first_stage_status == 0)) || exit "$first_stage_status"
