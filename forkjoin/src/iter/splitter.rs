@@ -42,7 +42,7 @@ use super::plumbing::traits::{
     Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer,
 };
 use crate::clock;
-use crate::join::{join, join_context, join_in_current, FnContext};
+use crate::join::{join, join_context, join_in_current};
 use crate::registry::{self, Worker};
 use std::cell::Cell;
 
@@ -340,16 +340,8 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
-    let next = move |n: usize, p: P, c: C, bounds: Bounds, migrated: bool| {
-        if bounds.over_max(n) && !c.full() {
-            return halve_to_max(n, p, c, bounds, whole);
-        }
-        if whole && !migrated {
-            return fold_whole(p, c);
-        }
-        run(n, p, c, bounds, current_worker())
-    };
-    fork_halves(len, len / 2, producer, consumer, bounds, next, next)
+    let start = Start::UnderMax { whole };
+    fork_halves(len, len / 2, producer, consumer, bounds, [start, start])
 }
 
 /// Folds a piece in one call, unless its consumer is already full.
@@ -365,60 +357,182 @@ where
     producer.fold_with(consumer.into_folder()).complete()
 }
 
+/// A part of a loop split off, and how it starts.
+struct Piece<P, C> {
+    len: usize,
+    producer: P,
+    consumer: C,
+    bounds: Bounds,
+    start: Start,
+}
+
+/// How a piece starts (`Piece::start`), by the split that made it.
+#[derive(Clone, Copy)]
+enum Start {
+    /// As any run (`run`): a run's shared rest.
+    Run,
+    /// As any run, timed from the start if it migrated (`split_half`'s right half).
+    TimedIfMigrated,
+    /// A piece of a loop longer than `with_max_len` allows (`halve_to_max`): halved again,
+    /// or folded `whole` where it was cut.
+    UnderMax { whole: bool },
+}
+
+impl<P, C> Piece<P, C>
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    /// Runs the piece, on the thread that split it unless it `migrated`.
+    #[inline]
+    fn start(self, migrated: bool) -> C::Result {
+        let Piece {
+            len,
+            producer: p,
+            consumer: c,
+            bounds,
+            start,
+        } = self;
+        let worker = current_worker();
+        match start {
+            Start::Run => run(len, p, c, bounds, worker),
+            Start::TimedIfMigrated => run_timed(len, p, c, bounds, worker, migrated),
+            Start::UnderMax { whole } => {
+                if bounds.over_max(len) && !c.full() {
+                    halve_to_max(len, p, c, bounds, whole)
+                } else if whole && !migrated {
+                    fold_whole(p, c)
+                } else {
+                    run(len, p, c, bounds, worker)
+                }
+            }
+        }
+    }
+}
+
+/// What a fork runs on the thread that split (the first closure of its join): a piece, or
+/// the part a run keeps, which goes on with the run's state.
+enum Here<P, C: Consumer<P::Item>>
+where
+    P: Producer,
+{
+    Piece(Piece<P, C>),
+    /// The part a run keeps, folded on into its folder (`split_folder`).
+    Folder {
+        len: usize,
+        producer: P,
+        folder: C::Folder,
+        bounds: Bounds,
+        pace: Pace,
+    },
+    /// The part a run of a consumer written for rayon keeps (`run_chunks`).
+    Chunks {
+        len: usize,
+        producer: P,
+        consumer: C,
+        bounds: Bounds,
+        pace: Pace,
+    },
+}
+
+impl<P, C> Here<P, C>
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    #[inline]
+    fn run(self) -> C::Result {
+        match self {
+            Here::Piece(piece) => piece.start(false),
+            // A consumer makes only one of the two kinds (`Consumer::SPLITS_FOLDER`): the
+            // guards leave the other unreachable in its instance, so it is not compiled.
+            Here::Folder {
+                len,
+                producer,
+                folder,
+                bounds,
+                pace,
+            } if C::SPLITS_FOLDER => run_folder::<P, C>(len, producer, folder, bounds, pace),
+            Here::Chunks {
+                len,
+                producer,
+                consumer,
+                bounds,
+                pace,
+            } if !C::SPLITS_FOLDER => run_chunks(len, producer, consumer, bounds, pace),
+            _ => unreachable!("a run's kind follows its consumer"),
+        }
+    }
+}
+
+/// A fork of a loop: runs `here` on this thread and offers `there` to idle workers, as one
+/// join; returns their results in that order. Every split of a loop but `split_first`'s
+/// forks here, through one join of one pair of closure types (DESIGN.md, section 2, "Generic
+/// code kept small"). `there` waits in the caller's frame and the join's frame holds a pointer
+/// to it, as in `fork_at_direct`.
+#[inline(never)]
+fn fork<P, C>(here: Here<P, C>, there: &mut Option<Piece<P, C>>) -> (C::Result, C::Result)
+where
+    P: Producer,
+    C: Consumer<P::Item>,
+{
+    // The joining thread, to tell whether `there` migrated.
+    let thread = Worker::current() as usize;
+    // The first closure of a join runs on the joining worker: `here`, which may hold a folder
+    // or a pace, never leaves this thread.
+    let here = StaysHere(here);
+    join_in_current(
+        move || here.into_inner().run(),
+        move || {
+            let piece = there.take().expect("a piece runs once");
+            piece.start(Worker::current() as usize != thread)
+        },
+    )
+}
+
 /// Splits the producer and the consumer after `mid` of their `len` items, each half to be
-/// cut into half the pieces, and runs the halves as a join (`fork_at`): `left` and `right`
-/// get a half's length, producer, consumer and bounds, and whether it migrated.
-#[inline(always)]
-fn fork_halves<P, C, L, R>(
+/// cut into half the pieces and to start as `starts` says, and forks them (the right one here
+/// for a consumer that wants the last items first).
+#[inline]
+fn fork_halves<P, C>(
     len: usize,
     mid: usize,
     producer: P,
     consumer: C,
     bounds: Bounds,
-    left: L,
-    right: R,
+    starts: [Start; 2],
 ) -> C::Result
 where
     P: Producer,
     C: Consumer<P::Item>,
-    L: FnOnce(usize, P, C, Bounds, bool) -> C::Result + Send,
-    R: FnOnce(usize, P, C, Bounds, bool) -> C::Result + Send,
 {
     let (left_bounds, right_bounds) = bounds.halves(mid);
-    fork_at(
-        mid,
-        producer,
-        consumer,
-        move |p, c, migrated| left(mid, p, c, left_bounds, migrated),
-        move |p, c, migrated| right(len - mid, p, c, right_bounds, migrated),
-    )
-}
-
-/// Splits the producer and the consumer after `mid` items and runs the pieces as a join
-/// (the right one first for a `RIGHT_FIRST` consumer), each told whether it migrated; the
-/// reducer joins their results.
-#[inline(always)]
-fn fork_at<P, C, L, R>(mid: usize, producer: P, consumer: C, left: L, right: R) -> C::Result
-where
-    P: Producer,
-    C: Consumer<P::Item>,
-    L: FnOnce(P, C, bool) -> C::Result + Send,
-    R: FnOnce(P, C, bool) -> C::Result + Send,
-{
     let (left_p, right_p) = producer.split_at(mid);
     let (left_c, right_c, reducer) = consumer.split_at(mid);
-    let left = move |ctx: FnContext| left(left_p, left_c, ctx.migrated());
-    let right = move |ctx: FnContext| right(right_p, right_c, ctx.migrated());
+    let left = Piece {
+        len: mid,
+        producer: left_p,
+        consumer: left_c,
+        bounds: left_bounds,
+        start: starts[0],
+    };
+    let right = Piece {
+        len: len - mid,
+        producer: right_p,
+        consumer: right_c,
+        bounds: right_bounds,
+        start: starts[1],
+    };
     let (l, r) = if C::RIGHT_FIRST {
-        let (r, l) = join_context(right, left);
+        let (r, l) = fork(Here::Piece(right), &mut Some(left));
         (l, r)
     } else {
-        join_context(left, right)
+        fork(Here::Piece(left), &mut Some(right))
     };
     reducer.reduce(l, r)
 }
 
-/// `fork_at` for `split_first`, which every loop started beside an idle worker takes: the
+/// The fork of `split_first`, which every loop started beside an idle worker takes: the
 /// right piece waits in this function's frame and the join's frame holds only a pointer to
 /// it (`join_in_current`, not `join`'s path for large closures). A closure of several words
 /// copied into the join's frame right after it was built is read back with wide loads before
@@ -492,9 +606,8 @@ where
     C: Consumer<P::Item>,
 {
     let mid = bounds.middle(len);
-    let left = |n, p, c, bounds, _| run(n, p, c, bounds, current_worker());
-    let right = |n, p, c, bounds, migrated| run_timed(n, p, c, bounds, current_worker(), migrated);
-    fork_halves(len, mid, producer, consumer, bounds, left, right)
+    let starts = [Start::Run, Start::TimedIfMigrated];
+    fork_halves(len, mid, producer, consumer, bounds, starts)
 }
 
 /// A run that starts while some worker is idle: its first item (or `with_min_len` items)
@@ -660,15 +773,21 @@ where
 {
     let (left, right) = producer.split_at(mid);
     let (right_c, reducer) = C::split_folder(&mut folder, mid);
-    let right_bounds = pace.right(bounds);
-    let here = StaysHere((folder, pace));
-    let (l, r) = join(
-        move || {
-            let (folder, pace) = here.into_inner();
-            run_folder::<P, C>(mid, left, folder, bounds, pace)
-        },
-        move || run(len - mid, right, right_c, right_bounds, current_worker()),
-    );
+    let mut rest = Some(Piece {
+        len: len - mid,
+        producer: right,
+        consumer: right_c,
+        bounds: pace.right(bounds),
+        start: Start::Run,
+    });
+    let kept = Here::Folder {
+        len: mid,
+        producer: left,
+        folder,
+        bounds,
+        pace,
+    };
+    let (l, r) = fork(kept, &mut rest);
     reducer.reduce(l, r)
 }
 
@@ -714,12 +833,21 @@ where
         if let Some(mid) = pace.boundary(take, len, bounds) {
             let (left_p, right_p) = producer.split_at(mid);
             let (left_c, right_c, reducer) = consumer.split_at(mid);
-            let right_bounds = pace.right(bounds);
-            let pace = StaysHere(pace);
-            let (l, r) = join(
-                move || run_chunks(mid, left_p, left_c, bounds, pace.into_inner()),
-                move || run(len - mid, right_p, right_c, right_bounds, current_worker()),
-            );
+            let mut rest = Some(Piece {
+                len: len - mid,
+                producer: right_p,
+                consumer: right_c,
+                bounds: pace.right(bounds),
+                start: Start::Run,
+            });
+            let kept = Here::Chunks {
+                len: mid,
+                producer: left_p,
+                consumer: left_c,
+                bounds,
+                pace,
+            };
+            let (l, r) = fork(kept, &mut rest);
             return finish(done, reducer.reduce(l, r));
         }
     }
