@@ -416,6 +416,7 @@ enum Here<P, C: Consumer<P::Item>>
 where
     P: Producer,
 {
+    /// A piece, run afresh (a halving's half).
     Piece(Piece<P, C>),
     /// The part a run keeps, folded on into its folder (`split_folder`).
     Folder {
@@ -440,6 +441,7 @@ where
     P: Producer,
     C: Consumer<P::Item>,
 {
+    /// Runs what stays, on the thread that split.
     #[inline]
     fn run(self) -> C::Result {
         match self {
