@@ -5,7 +5,8 @@
 #   1. the workspace's tests and doctests, unoptimised (`cargo test` at the root; without
 #      the doctests, `cargo quick`, the quick tier a contributor runs after each change); the
 #      doctests of a crate compiled as one binary, and the error code each `compile_fail`
-#      block names checked (scripts/rustdoc-merged.sh);
+#      block names checked (scripts/rustdoc-merged.sh); `fj`'s end-to-end tests on `fj`
+#      built with MPI;
 #   2. the runtime's own tests again optimised and without the `profile` feature (memory
 #      orderings are exercised by optimised code; the default build must pass on its own);
 #   3. the workspace builds without MPI; clippy, warnings as errors; the leaf loop against
@@ -21,8 +22,9 @@
 #   7. the MPI tests (NAS FT under mpiexec in both decompositions, the network calibration,
 #      the model clocks), with Open MPI from Debian's packages.
 #
-# Each artifact is built once. Stages 1 and 7 share `target/` (the `dev` profile; stage 7
-# rebuilds only what the `mpi` feature changes). What needs other flags has a directory of
+# Each artifact is built once. Stages 1 and 7 share `target/` (the `dev` profile), and `fj`
+# is built once there, with MPI, after the rest of the first stage's build (Open MPI is
+# installed by then). What needs other flags has a directory of
 # its own: the optimised runtime tests (`target/opt`, the `ci` profile), clippy, loom, Miri
 # and the nightly builds. Tests leave a core idle much of the time, and so does the end of
 # stage 1's build, so what the later stages build, clippy and Miri run beside stage 1 from
@@ -113,12 +115,11 @@ end_stage() {
 run() { "$@" 2>&1 | tee -a "$current_log"; } # a stage's command, its output kept
 
 # --- What runs in the background -------------------------------------------------------
-# Open MPI and what the `mpi` crate's bindings are generated with, for the MPI tests at the
-# end (the workspace itself builds without them: MPI is behind the `mpi` feature). Fetched
-# and installed while the first stages compile.
+# Open MPI and what the `mpi` crate's bindings are generated with, for `fj` built with MPI
+# (the workspace itself builds without them: MPI is behind the `mpi` feature). Fetched and
+# installed while the first stage compiles.
 # valgrind, for the leaf loop's instruction counts (stage 3), comes with them.
 APT_PACKAGES=(libopenmpi-dev openmpi-bin libclang1-14 libclang-common-14-dev pkg-config valgrind)
-mpi_install=
 if ! dpkg -s "${APT_PACKAGES[@]}" >/dev/null 2>&1; then
     if [[ $(id -u) == 0 ]]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else
         echo "test.sh: needs ${APT_PACKAGES[*]}; run as root or install them" >&2
@@ -133,7 +134,6 @@ if ! dpkg -s "${APT_PACKAGES[@]}" >/dev/null 2>&1; then
         echo "$status" >"$logs/mpi-install.status"
         exit "$status"
     } >"$logs/mpi-install.log" 2>&1 &
-    mpi_install=$!
 else
     echo 0 >"$logs/mpi-install.status"
 fi
@@ -240,43 +240,58 @@ background_builds() {
     { step "loom: its build" "${LOOM_TESTS[@]}" --no-run &&
         built loom 0; } || { built loom 1; return 1; }
     step "clippy, warnings as errors" \
-        env CARGO_TARGET_DIR=target/clippy cargo clippy --workspace --all-targets -- -D warnings &&
-        step "MPI: the build (waits for Open MPI, and for the first stage's tests to end)" \
-            build_mpi_tests
-}
-# What the `mpi` feature changes of the first stage's build: `fj` and forkjoin-mpi. Built in
-# `target/`, it replaces `target/debug/fj`, which the first stage's end-to-end tests run
-# (`fj ft` without MPI must say how to get it): so not before those tests end. (In a tree
-# built before, the other background builds are quick and it started while they ran.)
-build_mpi_tests() {
-    while [[ ! -e $logs/first-stage.done ]]; do sleep 2; done
-    while [[ ! -s $logs/mpi-install.status ]]; do sleep 2; done
-    [[ $(cat "$logs/mpi-install.status") == 0 ]] || { echo "installing Open MPI failed"; return 1; }
-    cargo test -p forkjoin-bench --features mpi --test mpi --no-run &&
-        cargo test -p forkjoin-mpi --features mpi --no-run
+        env CARGO_TARGET_DIR=target/clippy cargo clippy --workspace --all-targets -- -D warnings
 }
 : >"$logs/background.log"
 : >"$logs/background.times"
-rm -f "$logs/opt.built" "$logs/loom.built" "$logs/fj.built" "$logs/first-stage.done" "$logs/first-stage-build.done"
+rm -f "$logs/opt.built" "$logs/loom.built" "$logs/fj.built" "$logs/first-stage-build.done"
 (
     renice -n 10 -p "$BASHPID" >/dev/null
     background_builds
 ) &
 builder=$!
-say "building the optimised runtime tests, loom's and the MPI tests, and clippy, in the background (log: $logs/background.log)"
+say "building the optimised runtime tests and loom's, and clippy, in the background (log: $logs/background.log)"
 
 # --- 1. The workspace, unoptimised: its build ------------------------------------------
+# `fj` itself is built once, with MPI: its end-to-end tests (forkjoin-bench's `tests/`), the
+# leaf loop's check and stage 7 run that build. Built without MPI too, it would be compiled
+# a third time (beside its unit tests' harness), for the one end-to-end test that only a
+# build without MPI runs (`fj ft` saying how to get MPI; its message has a unit test).
+# `--test` options: the integration tests of the other crates (`first`), or fj's (`fj`).
+integration_tests() {
+    cargo metadata --no-deps --format-version 1 | python3 -c '
+import json, sys
+fj = sys.argv[1] == "fj"
+for package in json.load(sys.stdin)["packages"]:
+    for target in package["targets"]:
+        if "test" in target["kind"] and (package["name"] == "forkjoin-bench") == fj:
+            print("--test"); print(target["name"])' "$1"
+}
+FIRST_STAGE=(--lib --bins)
+mapfile -t -O 2 FIRST_STAGE < <(integration_tests first)
+mapfile -t FJ_TESTS < <(integration_tests fj)
+FJ_END_TO_END=()
+for name in "${FJ_TESTS[@]}"; do
+    [[ $name == --test || $name == mpi ]] || FJ_END_TO_END+=(--test "$name")
+done
 stage "the workspace's tests, unoptimised: the build"
-# Every crate's unit tests, integration tests, examples and doctests, the differential tests
-# among them, in the `dev` profile: unoptimised, with debug assertions (overflow checks on
-# every index computation the iterators make). `fj`'s end-to-end tests run this build of
-# `fj`. (The doctests are compiled as they run.)
-run cargo test --workspace --no-run
-# This build of `fj`, for the leaf loop's check: the MPI build replaces `target/debug/fj`
-# later.
+# Every crate's unit tests, integration tests and examples, the differential tests among
+# them, in the `dev` profile: unoptimised, with debug assertions (overflow checks on every
+# index computation the iterators make). (The doctests are compiled as they run.)
+run cargo test --workspace --no-run "${FIRST_STAGE[@]}" --examples
+touch "$logs/first-stage-build.done"
+
+stage "fj with MPI, unoptimised: the build (waits for Open MPI)"
+while [[ ! -s $logs/mpi-install.status ]]; do sleep 2; done
+if [[ $(cat "$logs/mpi-install.status") != 0 ]]; then
+    tail -n 20 "$logs/mpi-install.log"
+    echo "test.sh: installing ${APT_PACKAGES[*]} failed (log: $logs/mpi-install.log)" >&2
+    exit 1
+fi
+run cargo test -p forkjoin-bench --features mpi --no-run "${FJ_TESTS[@]}"
+run cargo test -p forkjoin-mpi --features mpi --no-run
 cp target/debug/fj "$logs/fj"
 echo 0 >"$logs/fj.built"
-touch "$logs/first-stage-build.done"
 
 # --- 2, 3 and 4, beside the first stage's tests ----------------------------------------
 # The runtime's own tests optimised, the loom checks and the leaf loop's check run as soon as
@@ -322,13 +337,13 @@ beside_job=$!
 
 # --- 1. The workspace, unoptimised: its tests ------------------------------------------
 stage "the workspace's tests and doctests, unoptimised (the quick tier, cargo quick, and the doctests)"
-first_stage_status=0
+run cargo test --workspace "${FIRST_STAGE[@]}"
 # The doctests of each crate compiled into one binary (scripts/rustdoc-merged.sh), in less CPU
 # time than one by one; and rustdoc there checks the error code each `compile_fail` block
 # names, which stable rustdoc alone does not.
-run env RUSTDOC="$PWD/scripts/rustdoc-merged.sh" cargo test --workspace || first_stage_status=$?
-touch "$logs/first-stage.done"
-((first_stage_status == 0)) || exit "$first_stage_status"
+run env RUSTDOC="$PWD/scripts/rustdoc-merged.sh" cargo test --workspace --doc
+# fj's end-to-end tests but the MPI ones (stage 7), on the build with MPI.
+run cargo test -p forkjoin-bench --features mpi "${FJ_END_TO_END[@]}"
 
 # --- 2, 3 and 4: what ran beside them ------------------------------------------------
 end_stage
@@ -387,14 +402,9 @@ fi
 
 # --- 7. MPI ----------------------------------------------------------------------------
 stage "MPI: NAS FT under mpiexec, network calibration, model clocks"
-if [[ -n $mpi_install ]] && ! wait "$mpi_install"; then
-    tail -n 20 "$logs/mpi-install.log"
-    echo "test.sh: installing ${APT_PACKAGES[*]} failed (log: $logs/mpi-install.log)" >&2
-    exit 1
-fi
 # Open MPI refuses root without these, and more processes than cores without the last.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-# Built in the background (`build_mpi_tests`).
+# Built after the first stage's build.
 run cargo test -p forkjoin-bench --features mpi --test mpi
 run cargo test -p forkjoin-mpi --features mpi
 end_stage

@@ -754,6 +754,8 @@ fn ft_predict_writes_a_table_a_plot_and_json() {
     }
 }
 
+/// Only on a build without MPI: the test command runs these tests on `fj` built with MPI, and
+/// checks the message with a unit test (`commands::ft`).
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn ft_without_mpi_says_how_to_get_it() {

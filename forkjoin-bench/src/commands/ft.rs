@@ -197,4 +197,24 @@ mod tests {
         assert_eq!(super::npb_e(1e100), "1.000000000000e+100");
         assert_eq!(super::npb_e(0.0), "0.000000000000e+00");
     }
+
+    /// What `tests/cli.rs` checks of a binary built without MPI, here because the test command
+    /// runs those tests on `fj` built with MPI (scripts/test.sh, stage 1).
+    #[cfg(not(feature = "mpi"))]
+    #[test]
+    fn without_mpi_ft_and_calibrate_network_say_how_to_get_it() {
+        use clap::Parser;
+
+        use crate::commands::{run, Failure};
+        for command in ["ft", "calibrate-network"] {
+            let cli = crate::cli::Cli::try_parse_from(["fj", command]).expect("fj parses it");
+            match run(&cli.command) {
+                Err(Failure::Other(msg)) => assert!(
+                    msg.contains("built without MPI") && msg.contains("--features mpi"),
+                    "{command}: {msg}"
+                ),
+                _ => panic!("{command}: not the error that says how to get MPI"),
+            }
+        }
+    }
 }
