@@ -270,6 +270,9 @@ for package in json.load(sys.stdin)["packages"]:
 FIRST_STAGE=(--lib --bins)
 mapfile -t -O 2 FIRST_STAGE < <(integration_tests first)
 mapfile -t FJ_TESTS < <(integration_tests fj)
+# `fj` and forkjoin-mpi with MPI, always selected together: one resolution of the features,
+# so that each command finds the other's build fresh.
+WITH_MPI=(-p forkjoin-bench -p forkjoin-mpi --features forkjoin-bench/mpi)
 FJ_END_TO_END=()
 for name in "${FJ_TESTS[@]}"; do
     [[ $name == --test || $name == mpi ]] || FJ_END_TO_END+=(--test "$name")
@@ -288,8 +291,7 @@ if [[ $(cat "$logs/mpi-install.status") != 0 ]]; then
     echo "test.sh: installing ${APT_PACKAGES[*]} failed (log: $logs/mpi-install.log)" >&2
     exit 1
 fi
-run cargo test -p forkjoin-bench --features mpi --no-run "${FJ_TESTS[@]}"
-run cargo test -p forkjoin-mpi --features mpi --no-run
+run cargo test "${WITH_MPI[@]}" --no-run --lib "${FJ_TESTS[@]}"
 cp target/debug/fj "$logs/fj"
 echo 0 >"$logs/fj.built"
 
@@ -343,7 +345,7 @@ run cargo test --workspace "${FIRST_STAGE[@]}"
 # names, which stable rustdoc alone does not.
 run env RUSTDOC="$PWD/scripts/rustdoc-merged.sh" cargo test --workspace --doc
 # fj's end-to-end tests but the MPI ones (stage 7), on the build with MPI.
-run cargo test -p forkjoin-bench --features mpi "${FJ_END_TO_END[@]}"
+run cargo test "${WITH_MPI[@]}" "${FJ_END_TO_END[@]}"
 
 # --- 2, 3 and 4: what ran beside them ------------------------------------------------
 end_stage
@@ -405,8 +407,7 @@ stage "MPI: NAS FT under mpiexec, network calibration, model clocks"
 # Open MPI refuses root without these, and more processes than cores without the last.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 # Built after the first stage's build.
-run cargo test -p forkjoin-bench --features mpi --test mpi
-run cargo test -p forkjoin-mpi --features mpi
+run cargo test "${WITH_MPI[@]}" --lib --test mpi
 end_stage
 
 # --- What ran in the background --------------------------------------------------------
