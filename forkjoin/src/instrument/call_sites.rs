@@ -70,8 +70,7 @@ pub struct CallSite {
     pub span_joins: u64,
     /// Strands timed: the leaves and the pieces between joins.
     pub strands: u64,
-    /// Wall-clock time of the calls (ns), profiled; 0 for a nested site (its parent's covers
-    /// it).
+    /// Wall-clock time of the calls (ns), profiled; 0 for a nested site (its parent's covers it).
     pub wall_ns: u64,
     /// Time the calls' strands on threads outside the pool did not run (blocked, asleep or
     /// preempted; wall-clock time less their CPU time), ns: neither work nor span.
@@ -98,8 +97,8 @@ struct Program {
     /// Where the profile goes at exit (`None`: only `call_sites` reads it).
     file: Option<PathBuf>,
     start: Instant,
-    /// The CPU time of the thread that made the first call site, until then: the program's
-    /// sequential start, which no call site times.
+    /// The CPU time of the thread that made the first call site, until then (zero where its
+    /// clock cannot be read): the program's sequential start, which no call site times.
     before: Duration,
     /// Their time outside every call site from the first call on, by that clock (ns): serial work.
     outside_ns: AtomicU64,
@@ -107,13 +106,8 @@ struct Program {
     outside_blocked_ns: AtomicU64,
     /// Made at the first call site, once the profiler's cost per strand is measured.
     session: OnceLock<Session>,
-    /// By the addresses of the parent's and the site's `Location`s (`call_sites` merges twins).
-    sites: Mutex<HashMap<(usize, usize), CallSite>>,
-}
-
-/// A call site's key in `Program::sites`: its `Location`'s address, 0 for none.
-fn key(site: Site) -> usize {
-    site.map_or(0, |s| s as *const Location<'static> as usize)
+    /// By the parent's and the site's `Location`s, by value (one may lie at two addresses).
+    sites: Mutex<HashMap<(Site, &'static Location<'static>), CallSite>>,
 }
 
 /// 0: `FORKJOIN_PROFILE` not read yet; 1: no profile; 2: profiling.
@@ -133,19 +127,15 @@ fn program() -> Option<&'static Program> {
 
 #[cold]
 fn start_from_environment() -> Option<&'static Program> {
-    let file = std::env::var_os(PROFILE_VAR).filter(|f| !f.is_empty());
-    let Some(file) = file else {
+    let Some(file) = std::env::var_os(PROFILE_VAR).filter(|f| !f.is_empty()) else {
         // Relaxed: see `program`.
         STATE.store(1, Relaxed);
         return None;
     };
     let (program, made) = start(Some(PathBuf::from(file)));
-    extern "C" fn at_exit() {
-        write_at_exit();
-    }
     // Once, by the thread that made the profile (two threads may read the variable at once).
-    // SAFETY: `at_exit` is a plain function that never unwinds (`write_at_exit` catches panics).
-    if made && unsafe { libc::atexit(at_exit) } != 0 {
+    // SAFETY: `write_at_exit` is a plain function that never unwinds (it catches panics).
+    if made && unsafe { libc::atexit(write_at_exit) } != 0 {
         eprintln!("forkjoin: cannot register the profile's writer; {PROFILE_VAR} is ignored");
     }
     Some(program)
@@ -165,7 +155,7 @@ fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
         Program {
             file,
             start: Instant::now(),
-            before: thread_cpu_time(),
+            before: Duration::from_nanos(thread_cpu_ns().unwrap_or(0)),
             outside_ns: AtomicU64::new(0),
             outside_blocked_ns: AtomicU64::new(0),
             session: OnceLock::new(),
@@ -175,11 +165,6 @@ fn start(file: Option<PathBuf>) -> (&'static Program, bool) {
     // Relaxed: see `program`.
     STATE.store(2, Relaxed);
     (program, made)
-}
-
-/// The CPU time this thread has used (zero where the clock cannot be read).
-fn thread_cpu_time() -> Duration {
-    Duration::from_nanos(thread_cpu_ns().unwrap_or(0))
 }
 
 /// On a thread outside the pool: both its clocks when it last left a call site, if it did;
@@ -229,18 +214,9 @@ pub fn call_sites() -> Vec<CallSite> {
     let Some(program) = PROGRAM.get() else {
         return Vec::new();
     };
-    let sites = lock(&program.sites);
-    let mut merged: Vec<CallSite> = Vec::with_capacity(sites.len());
-    let mut all: Vec<&CallSite> = sites.values().collect();
-    let place = |c: &CallSite| (c.parent.clone(), c.file.clone(), c.line, c.column);
-    all.sort_by_key(|c| place(c));
-    for c in all {
-        match merged.last_mut() {
-            Some(last) if place(last) == place(c) => last.absorb(c),
-            _ => merged.push(c.clone()),
-        }
-    }
-    merged
+    let mut all: Vec<CallSite> = lock(&program.sites).values().cloned().collect();
+    all.sort_by_key(|c| (c.parent.clone(), c.file.clone(), c.line, c.column));
+    all
 }
 
 /// Writes the profile so far to `path` as JSON: the program's wall-clock time since its
@@ -299,21 +275,17 @@ pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
 }
 
 fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    s.chars()
+        .map(|c| match c {
+            '"' => "\\\"".to_string(),
+            '\\' => "\\\\".to_string(),
+            c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
-fn write_at_exit() {
+extern "C" fn write_at_exit() {
     let written = std::panic::catch_unwind(|| {
         let program = PROGRAM.get()?;
         // A program that exits inside a call: the call so far, under its site.
@@ -327,17 +299,14 @@ fn write_at_exit() {
             }
         }
         let file = program.file.as_ref()?;
-        Some(write_call_sites(file).map_err(|e| (file.clone(), e)))
+        let e = write_call_sites(file).err()?;
+        let file = file.display();
+        Some(format!("cannot write the profile to {file}: {e}"))
     });
     match written {
-        Ok(Some(Err((file, e)))) => {
-            eprintln!(
-                "forkjoin: cannot write the profile to {}: {e}",
-                file.display()
-            )
-        }
+        Ok(Some(error)) => eprintln!("forkjoin: {error}"),
         Err(_) => eprintln!("forkjoin: the profile's writer panicked"),
-        _ => {}
+        Ok(None) => {}
     }
 }
 
@@ -380,21 +349,13 @@ impl Program {
         f: &mut dyn FnMut(),
     ) {
         match measured_site() {
-            None => self.run(site, pool, f),
+            None => {}
             // forkjoin's own entries (`collect` into a `Vec`), and a site's entries at its
             // own line (a consumer built on another), are its caller's.
-            Some(outer) if internal(site) || outer == Some(site) => f(),
-            Some(outer) => measured_part(site, f, |acc| self.add(outer, site, acc, None)),
+            Some(outer) if internal(site) || outer == Some(site) => return f(),
+            Some(outer) => return measured_part(site, f, |acc| self.add(outer, site, acc, None)),
         }
-    }
-
-    /// A call at `site` from outside every profiled closure, its totals kept under `site`.
-    fn run(
-        &'static self,
-        site: &'static Location<'static>,
-        pool: Option<&Arc<Registry>>,
-        f: &mut dyn FnMut(),
-    ) {
+        // A call from outside every profiled closure, its totals kept under `site`.
         let worker = Worker::current_ref();
         let registry: Arc<Registry> = match (pool, worker) {
             (Some(pool), _) => Arc::clone(pool),
@@ -404,7 +365,7 @@ impl Program {
         let session = self.session(&registry);
         let _on = Profiling::on(registry);
         let t0 = Instant::now();
-        let ((), acc) = measured_at(session, site, f);
+        let ((), acc) = measured_at(session, Some(site), f);
         self.add(None, site, &acc, Some(t0.elapsed()));
         if worker.is_none() {
             // A thread outside the pool: its time since it last left a call is outside any.
@@ -433,10 +394,7 @@ impl Program {
     /// The program's session, made at the first call site with the cost per strand measured.
     fn session(&self, registry: &Arc<Registry>) -> &Session {
         self.session.get_or_init(|| {
-            let burden = std::env::var(BURDEN_VAR)
-                .ok()
-                .and_then(|b| b.parse().ok())
-                .unwrap_or(0);
+            let burden = std::env::var(BURDEN_VAR).map_or(0, |b| b.parse().unwrap_or(0));
             let cost = crate::registry::in_worker(registry, |_| super::strand_cost());
             Session::new(cost.unwrap_or(0), burden, false, 0)
         })
@@ -451,15 +409,13 @@ impl Program {
         wall: Option<Duration>,
     ) {
         let mut sites = lock(&self.sites);
-        let c = sites
-            .entry((key(parent), key(Some(site))))
-            .or_insert_with(|| CallSite {
-                file: site.file().to_string(),
-                line: site.line(),
-                column: site.column(),
-                parent: parent.map(|p| format!("{}:{}:{}", p.file(), p.line(), p.column())),
-                ..CallSite::default()
-            });
+        let c = sites.entry((parent, site)).or_insert_with(|| CallSite {
+            file: site.file().to_string(),
+            line: site.line(),
+            column: site.column(),
+            parent: parent.map(|p| format!("{}:{}:{}", p.file(), p.line(), p.column())),
+            ..CallSite::default()
+        });
         c.absorb(&CallSite {
             calls: 1,
             work_ns: acc.work,

@@ -31,8 +31,7 @@ use std::time::Duration;
 pub const HEARTBEAT: Duration = crate::registry::heartbeat::HEARTBEAT;
 
 /// A worker waiting in isolation parks for [`HEARTBEAT`] at first, doubling at each timeout
-/// up to 2 to this power times it (DESIGN.md, section 5, "Waiting without blocking, in
-/// isolation"). The simulator's waiters time out as the runtime's by it.
+/// up to 2 to this power times it (DESIGN.md, section 5); the simulator's waiters as well.
 ///
 /// ```
 /// use forkjoin::instrument::{HEARTBEAT, ISOLATED_PARK_DOUBLINGS};
@@ -131,12 +130,8 @@ pub fn strand_cost() -> Option<u64> {
 pub fn search_once() -> Option<bool> {
     let worker = Worker::current_ref()?;
     let job = worker.find_work(None);
-    let found = job.is_some();
-    if let Some(job) = job {
-        // SAFETY: on this worker's thread; the job was taken from a queue.
-        unsafe { worker.execute(job) };
-    }
-    Some(found)
+    // SAFETY: on this worker's thread; the job was taken from a queue.
+    Some(job.map(|job| unsafe { worker.execute(job) }).is_some())
 }
 
 /// On a worker: how many times the workers of its pool have parked so far (the sum of

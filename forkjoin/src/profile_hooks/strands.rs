@@ -11,9 +11,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize};
 use std::sync::OnceLock;
 use std::time::Instant;
 
-/// Set while `profile::run` measures a run on a pool: every join then takes the slow path
-/// (see `Worker::frame_bound`), where it is timed, and a loop splits at every boundary where
-/// its rest is worth sharing, as if an idle worker asked there (DESIGN.md, section 12).
+/// Set while a pool is profiled: every join then takes the slow path, where it is timed, and
+/// a loop splits wherever its rest is worth sharing (DESIGN.md, section 12, "Measuring").
 pub(crate) struct ProfilingFlag(AtomicBool);
 
 impl ProfilingFlag {
@@ -137,18 +136,14 @@ pub struct Acc {
     site: Site,
     /// Where it started on the outermost timed closure's span and burdened span.
     offset: (u64, u64),
-    /// When the open strand started (ns since `EPOCH`).
-    start: u64,
+    /// When the open strand started: by `outside_now` if `outside`, else both clocks `now`.
+    start: Stamp,
     /// Whether a strand is open (not while it waits for its parts, nor in `detached`).
     open: bool,
-    /// When the closure started (ns since `EPOCH`), for `unfinished`.
-    began: u64,
-    /// On a thread outside every pool: timed by `outside_now` (`start` is on that clock).
+    /// On a thread outside every pool: timed by `outside_now`.
     outside: bool,
-    /// For an outside closure: when its open strand started by the wall clock.
-    start_wall: u64,
-    /// For an outside closure: both clocks at its start and at its last strand's end (the
-    /// bounds of a call from outside, for the program's time between calls).
+    /// Both clocks at its start and (outside every pool) at its last strand's end: the bounds
+    /// of a call from outside, for the program's time between calls.
     pub(crate) first: Stamp,
     pub(crate) last: Stamp,
     /// Total time of the closure's strands (ns).
@@ -163,10 +158,8 @@ pub struct Acc {
     pub depth: u64,
     /// Strands timed.
     pub strands: u64,
-    /// Time its strands on threads outside every pool did not run (wall-clock time less
-    /// CPU time: blocked, asleep or preempted), ns. Neither work nor span: what such a
-    /// thread waits for is either the pool's work, counted where it runs, or outside the
-    /// program's computation, which no worker count changes.
+    /// Time its strands on threads outside every pool did not run (wall-clock time less CPU
+    /// time: blocked, asleep or preempted), ns; neither work nor span (DESIGN.md, section 12).
     pub blocked: u64,
     /// Its task graph, if the session records one.
     pub graph: TaskNode,
@@ -178,11 +171,9 @@ impl Acc {
             session,
             site,
             offset,
-            start: 0,
+            start: Stamp::default(),
             open: false,
-            began: 0,
             outside,
-            start_wall: 0,
             first: Stamp::default(),
             last: Stamp::default(),
             work: 0,
@@ -204,13 +195,12 @@ impl Acc {
 
     /// Starts the next strand.
     fn open_strand(&mut self) {
-        if self.outside {
-            let t = outside_now();
-            self.start = t.cpu;
-            self.start_wall = t.wall;
+        self.start = if self.outside {
+            outside_now()
         } else {
-            self.start = now();
-        }
+            let wall = now();
+            Stamp { cpu: wall, wall }
+        };
         self.open = true;
     }
 
@@ -221,12 +211,12 @@ impl Acc {
         let s = self.session.get();
         let elapsed = if self.outside {
             let t = outside_now();
-            let cpu = t.cpu.saturating_sub(self.start);
-            self.blocked += t.wall.saturating_sub(self.start_wall).saturating_sub(cpu);
+            let cpu = t.cpu.saturating_sub(self.start.cpu);
+            self.blocked += t.wall.saturating_sub(self.start.wall).saturating_sub(cpu);
             self.last = t;
             cpu
         } else {
-            now().saturating_sub(self.start)
+            now().saturating_sub(self.start.wall)
         };
         let d = elapsed.saturating_sub(s.timer_ns);
         self.work += d;
@@ -393,11 +383,10 @@ pub(crate) fn outside_now() -> Stamp {
     Stamp { cpu, wall }
 }
 
-/// Runs `f` as a profiled closure; returns its result and a fresh accumulator of its strands.
-/// On a thread outside every pool, its strands are timed by the thread's CPU clock (see
-/// `Acc::blocked`).
+/// Runs `f` as a profiled closure; returns its result and a fresh accumulator of its strands
+/// (timed by the thread's CPU clock on a thread outside every pool, see `Acc::blocked`).
 pub fn measured<R>(session: &Session, f: impl FnOnce() -> R) -> (R, Acc) {
-    measured_in(SessionRef(session), None, (0, 0), outside_here(), f)
+    measured_at(session, None, f)
 }
 
 /// Whether this thread is outside every pool (a borrowed slot's thread is a worker).
@@ -409,12 +398,8 @@ fn outside_here() -> bool {
 pub(crate) type Site = Option<&'static Location<'static>>;
 
 /// `measured`, for the entry at `site` into the pool.
-pub(crate) fn measured_at<R>(
-    session: &Session,
-    site: &'static Location<'static>,
-    f: impl FnOnce() -> R,
-) -> (R, Acc) {
-    measured_in(SessionRef(session), Some(site), (0, 0), outside_here(), f)
+pub(crate) fn measured_at<R>(session: &Session, site: Site, f: impl FnOnce() -> R) -> (R, Acc) {
+    measured_in(SessionRef(session), site, (0, 0), outside_here(), f)
 }
 
 /// Runs `f`, an entry at `site` inside this thread's profiled closure, as a part of it
@@ -499,15 +484,7 @@ unsafe fn begin_measured(acc: *mut Acc) -> Resume {
     // SAFETY: our contract.
     unsafe {
         (*acc).open_strand();
-        if (*acc).outside {
-            (*acc).began = (*acc).start_wall;
-            (*acc).first = Stamp {
-                cpu: (*acc).start,
-                wall: (*acc).start_wall,
-            };
-        } else {
-            (*acc).began = (*acc).start;
-        }
+        (*acc).first = (*acc).start;
     }
     restore
 }
@@ -515,20 +492,15 @@ unsafe fn begin_measured(acc: *mut Acc) -> Resume {
 /// At `process::exit` inside a profiled closure: gives `record` this thread's innermost
 /// closure's site, its totals with its strand closed now, and how long it ran (ns).
 pub(crate) fn unfinished(record: impl FnOnce(&'static Location<'static>, &Acc, u64)) {
-    let acc = CURRENT_ACC.with(Cell::get);
-    if acc.is_null() {
+    // SAFETY: if non-null, the accumulator of a `measured` call below us, never returned to.
+    let Some(acc) = (unsafe { CURRENT_ACC.with(Cell::get).as_mut() }) else {
         return;
-    }
-    // SAFETY: non-null: the accumulator of a `measured` call below us, never returned to.
-    let acc = unsafe {
-        if (*acc).open {
-            (*acc).close_strand();
-        }
-        &*acc
     };
-    let t = now();
+    if acc.open {
+        acc.close_strand();
+    }
     if let Some(site) = acc.site {
-        record(site, acc, t.saturating_sub(acc.began));
+        record(site, acc, now().saturating_sub(acc.first.wall));
     }
 }
 
@@ -592,8 +564,7 @@ impl Drop for Resume {
 }
 
 /// A waiting timed closure's scope or broadcast tasks, timed as Cilk's spawns (DESIGN.md,
-/// section 12, "Any program"); `None` outside one, or if the session records a graph (which
-/// has no node for a task).
+/// section 12); `None` outside one, or if the session records a graph (no node for a task).
 pub(crate) fn open_tasks() -> Option<TimedTasks> {
     let owner = CURRENT_ACC.with(Cell::get);
     // SAFETY: non-null: the accumulator of the `measured` call below us on this thread.
@@ -613,7 +584,6 @@ pub(crate) fn open_tasks() -> Option<TimedTasks> {
         opened_at,
         work: AtomicU64::new(0),
         ends: [AtomicU64::new(0), AtomicU64::new(0)],
-        tasks: AtomicU64::new(0),
         joins: AtomicU64::new(0),
         depth: AtomicU64::new(0),
         strands: AtomicU64::new(0),
@@ -632,7 +602,7 @@ pub(crate) struct TimedTasks {
     work: AtomicU64,
     /// The furthest end of any task on the span and on the burdened span.
     ends: [AtomicU64; 2],
-    tasks: AtomicU64,
+    /// The tasks (each one a join of its owner's) and the joins inside them.
     joins: AtomicU64,
     depth: AtomicU64,
     strands: AtomicU64,
@@ -654,35 +624,29 @@ impl TimedTasks {
 
     /// A task is spawned now by this thread: the point on the spawner's path it starts from.
     pub(crate) fn spawned(&self) -> SpawnPoint {
-        let spawner = CURRENT_ACC.with(Cell::get);
-        if spawner.is_null() {
+        // SAFETY: if non-null, this thread's current accumulator (a spawn ends its strand).
+        let Some(spawner) = (unsafe { CURRENT_ACC.with(Cell::get).as_mut() }) else {
             // A thread outside every timed closure: from where the scope opened.
             return self.opened_at;
+        };
+        // Outside every pool the dear clock is not read per spawn: tasks start where the open
+        // strand started (the span falls short by at most that strand).
+        if !spawner.outside {
+            spawner.close_strand();
+            spawner.open_strand();
         }
-        // SAFETY: this thread's current accumulator (a spawn ends its strand).
-        unsafe {
-            if (*spawner).outside {
-                // Outside every pool the dear clock is not read per spawn: tasks start where
-                // the open strand started (the span falls short by at most that strand).
-                return (*spawner).reached();
-            }
-            (*spawner).close_strand();
-            (*spawner).open_strand();
-            (*spawner).reached()
-        }
+        spawner.reached()
     }
 
     /// Runs `f`, the task spawned at `at`, timed, and adds it to the tasks' totals.
     pub(crate) fn run(&self, at: SpawnPoint, f: impl FnOnce()) {
         // Tasks run on workers (jobs run only there).
         let ((), acc) = measured_in(self.session, self.site, at, false, f);
-        let burden = self.session.get().burden_ns;
         // Relaxed (all): `close` reads them after the scope's own synchronisation.
         self.work.fetch_add(acc.work, Relaxed);
         self.ends[0].fetch_max(at.0 + acc.span, Relaxed);
-        self.ends[1].fetch_max(at.1 + burden + acc.bspan, Relaxed);
-        self.tasks.fetch_add(1, Relaxed);
-        self.joins.fetch_add(acc.joins, Relaxed);
+        self.ends[1].fetch_max(at.1 + self.session.get().burden_ns + acc.bspan, Relaxed);
+        self.joins.fetch_add(1 + acc.joins, Relaxed);
         self.depth.fetch_max(acc.depth, Relaxed);
         self.strands.fetch_add(acc.strands, Relaxed);
     }
@@ -705,14 +669,11 @@ impl TimedTasks {
         let owner = unsafe { &mut *self.owner };
         let (start, bstart) = owner.offset;
         // Relaxed (all): see `run`.
+        let [end, bend] = self.ends.each_ref().map(|e| e.load(Relaxed));
         owner.work += self.work.load(Relaxed);
-        owner.span = owner
-            .span
-            .max(self.ends[0].load(Relaxed).saturating_sub(start));
-        owner.bspan = owner
-            .bspan
-            .max(self.ends[1].load(Relaxed).saturating_sub(bstart));
-        owner.joins += self.tasks.load(Relaxed) + self.joins.load(Relaxed);
+        owner.span = owner.span.max(end.saturating_sub(start));
+        owner.bspan = owner.bspan.max(bend.saturating_sub(bstart));
+        owner.joins += self.joins.load(Relaxed);
         owner.depth = owner.depth.max(1 + self.depth.load(Relaxed));
         owner.strands += self.strands.load(Relaxed);
         owner.open_strand();
