@@ -106,8 +106,13 @@ struct Program {
     outside_blocked_ns: AtomicU64,
     /// Made at the first call site, once the profiler's cost per strand is measured.
     session: OnceLock<Session>,
-    /// By the parent's and the site's `Location`s, by value (one may lie at two addresses).
-    sites: Mutex<HashMap<(Site, &'static Location<'static>), CallSite>>,
+    /// By the addresses of the parent's and the site's `Location`s (`call_sites` merges twins).
+    sites: Mutex<HashMap<(usize, usize), CallSite>>,
+}
+
+/// A call site's key in `Program::sites`: its `Location`'s address, 0 for none.
+fn key(site: Site) -> usize {
+    site.map_or(0, |s| s as *const Location<'static> as usize)
 }
 
 /// 0: `FORKJOIN_PROFILE` not read yet; 1: no profile; 2: profiling.
@@ -214,9 +219,18 @@ pub fn call_sites() -> Vec<CallSite> {
     let Some(program) = PROGRAM.get() else {
         return Vec::new();
     };
-    let mut all: Vec<CallSite> = lock(&program.sites).values().cloned().collect();
-    all.sort_by_key(|c| (c.parent.clone(), c.file.clone(), c.line, c.column));
-    all
+    let sites = lock(&program.sites);
+    let mut merged: Vec<CallSite> = Vec::with_capacity(sites.len());
+    let mut all: Vec<&CallSite> = sites.values().collect();
+    let place = |c: &CallSite| (c.parent.clone(), c.file.clone(), c.line, c.column);
+    all.sort_by_key(|c| place(c));
+    for c in all {
+        match merged.last_mut() {
+            Some(last) if place(last) == place(c) => last.absorb(c),
+            _ => merged.push(c.clone()),
+        }
+    }
+    merged
 }
 
 /// Writes the profile so far to `path` as JSON: the program's wall-clock time since its
@@ -275,14 +289,18 @@ pub fn write_call_sites(path: &Path) -> std::io::Result<()> {
 }
 
 fn escape(s: &str) -> String {
-    s.chars()
-        .map(|c| match c {
-            '"' => "\\\"".to_string(),
-            '\\' => "\\\\".to_string(),
-            c if (c as u32) < 0x20 => format!("\\u{:04x}", c as u32),
-            c => c.to_string(),
-        })
-        .collect()
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 extern "C" fn write_at_exit() {
@@ -409,13 +427,15 @@ impl Program {
         wall: Option<Duration>,
     ) {
         let mut sites = lock(&self.sites);
-        let c = sites.entry((parent, site)).or_insert_with(|| CallSite {
-            file: site.file().to_string(),
-            line: site.line(),
-            column: site.column(),
-            parent: parent.map(|p| format!("{}:{}:{}", p.file(), p.line(), p.column())),
-            ..CallSite::default()
-        });
+        let c = sites
+            .entry((key(parent), key(Some(site))))
+            .or_insert_with(|| CallSite {
+                file: site.file().to_string(),
+                line: site.line(),
+                column: site.column(),
+                parent: parent.map(|p| format!("{}:{}:{}", p.file(), p.line(), p.column())),
+                ..CallSite::default()
+            });
         c.absorb(&CallSite {
             calls: 1,
             work_ns: acc.work,
