@@ -38,13 +38,11 @@ pub(super) fn run_borrowed<R>(
     bump(&worker.counters.executed);
 
     /// Gives the slot back on every way out of `op`, unwinding included.
-    struct GiveBack<'a>(&'a Registry, &'a Worker, Option<OutsideCall>);
+    struct GiveBack<'a>(&'a Registry, &'a Worker, OutsideCall);
     impl Drop for GiveBack<'_> {
         fn drop(&mut self) {
             let (registry, worker) = (self.0, self.1);
-            if let Some(call) = self.2.take() {
-                worker.end_outside_call(call);
-            }
+            worker.end_outside_call(self.2);
             // Untaken jobs go to the submission queues: the worker's thread never saw them pushed.
             while !worker.deque.is_empty() {
                 // SAFETY: the slot is still ours: `pop` on its owner's thread.
@@ -66,7 +64,7 @@ pub(super) fn run_borrowed<R>(
             });
         }
     }
-    let _give_back = GiveBack(registry, worker, Some(call));
+    let _give_back = GiveBack(registry, worker, call);
     if registry.profiling.is_set() {
         return profile_hooks::detached(|| op(worker));
     }

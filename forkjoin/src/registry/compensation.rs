@@ -1,7 +1,7 @@
 //! The counts behind `blocking`'s compensation (a resting spare is not counted) and
 //! `IndexToken` (DESIGN.md, section 7, "Blocking without losing a core").
 
-use crate::sync::{AtomicUsize, Condvar, Mutex};
+use crate::sync::{lock, AtomicUsize, Condvar, Mutex};
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering::{Relaxed, SeqCst};
 
@@ -45,33 +45,16 @@ impl Compensation {
 
     /// Counts one more spare for the caller to start, if fewer than blocked and below the bound.
     pub(crate) fn reserve_spare(&self) -> bool {
-        self.update(|blocked, spares| {
-            (spares < blocked && spares < self.max_spares).then(|| (blocked, spares + 1))
-        })
+        let reserve = |counts| {
+            let (blocked, spares) = split(counts);
+            (spares < blocked && spares < self.max_spares).then(|| blocked | (spares + 1) << HALF)
+        };
+        self.counts.fetch_update(SeqCst, SeqCst, reserve).is_ok()
     }
 
     /// A spare is counted out: it handed its index back (or is about to), or failed to start.
     pub(crate) fn spare_gone(&self) {
         self.counts.fetch_sub(1 << HALF, SeqCst);
-    }
-
-    fn update(&self, f: impl Fn(usize, usize) -> Option<(usize, usize)>) -> bool {
-        let mut current = self.counts.load(SeqCst);
-        loop {
-            let (blocked, spares) = split(current);
-            let Some((blocked, spares)) = f(blocked, spares) else {
-                return false;
-            };
-            match self.counts.compare_exchange_weak(
-                current,
-                blocked | spares << HALF,
-                SeqCst,
-                SeqCst,
-            ) {
-                Ok(_) => return true,
-                Err(now) => current = now,
-            }
-        }
     }
 }
 
@@ -79,8 +62,7 @@ fn split(counts: usize) -> (usize, usize) {
     (counts & LOW, counts >> HALF)
 }
 
-/// The right to run pool work under one worker index, held by one thread or none
-/// (DESIGN.md, section 7, "Blocking without losing a core", point 3).
+/// The right to run pool work under one worker index, held by one thread or none (point 3).
 pub(crate) struct IndexToken {
     /// Threads waiting in `claim`. SeqCst: Dekker with a parking holder, which reads it after
     /// announcing itself; the claimant raises it, fences and wakes (`Sleep::fence_and_wake`).
@@ -121,10 +103,6 @@ impl IndexToken {
         }
     }
 
-    fn lock(&self) -> crate::sync::MutexGuard<'_, TokenState> {
-        crate::sync::lock(&self.state)
-    }
-
     /// The holder (`me`) goes into `blocking` or ends: the token passes to the first claimant,
     /// else to the spare `start` starts under the lock, else to nobody (counted in `free`).
     pub(crate) fn give_up(
@@ -133,28 +111,23 @@ impl IndexToken {
         free: &AtomicUsize,
         start: impl FnOnce() -> Option<usize>,
     ) -> GivenTo {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         debug_assert_eq!(state.holder, Some(me), "the token given up by its holder");
         if self.pass_locked(&mut state) {
             return GivenTo::Claimant;
         }
-        match start() {
-            Some(spare) => {
-                state.holder = Some(spare);
-                GivenTo::Spare
-            }
-            None => {
-                state.holder = None;
-                // SeqCst: the Dekker pattern of `Registry::give_up_index`.
-                free.fetch_add(1, SeqCst);
-                GivenTo::Nobody
-            }
+        state.holder = start();
+        if state.holder.is_some() {
+            return GivenTo::Spare;
         }
+        // SeqCst: the Dekker pattern of `Registry::give_up_index`.
+        free.fetch_add(1, SeqCst);
+        GivenTo::Nobody
     }
 
     /// The holder (`me`), at a task boundary or about to park, passes to a claimant, if any.
     pub(crate) fn pass(&self, me: usize) -> bool {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         debug_assert_eq!(state.holder, Some(me), "the token passed by its holder");
         self.pass_locked(&mut state)
     }
@@ -179,7 +152,7 @@ impl IndexToken {
     /// Slot `me` takes the token if nobody holds it, else waits until the holder, woken by
     /// `wake` after the claim is counted, passes it. Whether it had to wait.
     pub(crate) fn claim(&self, me: usize, free: &AtomicUsize, wake: impl FnOnce(usize)) -> bool {
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         let Some(holder) = state.holder else {
             state.holder = Some(me);
             // SeqCst: as in `give_up`.
@@ -192,7 +165,7 @@ impl IndexToken {
         self.claims.fetch_add(1, SeqCst);
         drop(state);
         wake(holder);
-        let mut state = self.lock();
+        let mut state = lock(&self.state);
         while state.holder != Some(me) {
             state = self
                 .passed
@@ -205,22 +178,21 @@ impl IndexToken {
     /// The slot whose thread holds the token (tests).
     #[cfg(test)]
     pub(crate) fn holder(&self) -> Option<usize> {
-        self.lock().holder
+        lock(&self.state).holder
     }
 
     /// If nobody holds the token, gives it to the spare `start` starts, out of `free`.
     pub(crate) fn fill(&self, free: &AtomicUsize, start: impl FnOnce() -> Option<usize>) -> bool {
-        let mut state = self.lock();
-        if state.holder.is_some() {
-            return false;
-        }
-        state.holder = start();
+        let mut state = lock(&self.state);
         if state.holder.is_none() {
-            return false;
+            state.holder = start();
+            if state.holder.is_some() {
+                // SeqCst: as in `give_up`.
+                free.fetch_sub(1, SeqCst);
+                return true;
+            }
         }
-        // SeqCst: as in `give_up`.
-        free.fetch_sub(1, SeqCst);
-        true
+        false
     }
 }
 

@@ -129,10 +129,7 @@ fn in_worker_elsewhere(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + 
 fn hand_over(registry: &Arc<Registry>, op: &mut (dyn FnMut(&Worker) + Send)) {
     let Some(current) = Worker::current_ref() else {
         // From outside any pool: here in a parked worker's slot (`run_borrowed`), or handed over.
-        if registry
-            .caller_runs
-            .is_some_and(|need| stack_left() >= need)
-        {
+        if registry.caller_runs.is_some_and(|n| stack_left() >= n) {
             if let Some(index) = registry.idle.lend_parked_slot() {
                 return run_borrowed(registry, index, op);
             }
@@ -201,12 +198,13 @@ fn on_global_worker<R: Send>(op: impl FnOnce(&Worker) -> R + Send) -> R {
     in_worker(super::global_registry(), op)
 }
 
-/// Model checks of the real hand-off of a call from outside the pool, and of a call run in
-/// a borrowed slot, on a real pool (`thread::model_pool`): run with `RUSTFLAGS="--cfg loom"
-/// cargo test -p forkjoin --lib loom_tests`. A caller or a worker left parked, or a job left
-/// queued with every thread parked, is a deadlock to loom.
 #[cfg(all(test, loom))]
 mod loom_tests {
+    //! Model checks of the real hand-off of a call from outside the pool, and of a call run in
+    //! a borrowed slot, on a real pool (`thread::model_pool`): run with `RUSTFLAGS="--cfg loom"
+    //! cargo test -p forkjoin --lib loom_tests`. A caller or a worker left parked, or a job left
+    //! queued with every thread parked, is a deadlock to loom.
+
     use super::super::thread::model_pool;
     use super::{in_worker, spawn_job};
     use crate::latch::{Latch, OutsideLatch};

@@ -62,8 +62,7 @@ impl Worker {
         self.owner().outside.set(saved);
     }
 
-    /// The clock of a call from outside, read at each timed chunk of a loop (DESIGN.md,
-    /// section 7, "Entry from outside the pool").
+    /// The clock of a call from outside, read at each timed chunk of a loop (module docs).
     #[cold]
     #[inline(never)]
     pub(crate) fn caller_tick(&self) {

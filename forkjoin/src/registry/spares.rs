@@ -2,7 +2,7 @@
 //! reuse (`Spares`): DESIGN.md, section 7, "Blocking without losing a core".
 
 use super::compensation::{GivenTo, IndexToken};
-use super::thread::{set_precise_timer, ThreadEvent};
+use super::thread::set_precise_timer;
 use super::wait::Helps;
 use super::worker::Worker;
 use super::worker::{outside, CURRENT};
@@ -40,8 +40,7 @@ pub(crate) enum Cover {
     Spare,
     /// No spare: a parked worker was woken, or spares cover the blocked threads already.
     NoSpare,
-    /// Nobody yet: the next job published or spare counted out starts one
-    /// (`stand_in_for_published`, `after_spare_gone`).
+    /// Nobody yet: a job published or a spare counted out starts one (DESIGN.md's point 5).
     OnDemand,
 }
 
@@ -120,11 +119,7 @@ impl Registry {
         if self.spares.free_tokens.load(SeqCst) == 0 || !self.has_work() {
             return;
         }
-        for shown in 0..self.workers.len() {
-            if self.stand_in_if_free(shown) {
-                return;
-            }
-        }
+        let _ = (0..self.workers.len()).any(|shown| self.stand_in_if_free(shown));
     }
 
     /// Starts a spare holding index `shown`'s token if nobody holds it and the bound allows.
@@ -139,10 +134,9 @@ impl Registry {
 
     /// The calling thread, inside `blocking`, claims its index's token back if it gave it up.
     pub(crate) fn take_index_back(&self, blocked: &Worker) {
-        if !blocked.owner().blocking.gave_up_index.replace(false) {
-            return;
+        if blocked.owner().blocking.gave_up_index.replace(false) {
+            self.claim_index(blocked);
         }
-        self.claim_index(blocked);
     }
 
     /// Claims the token of `worker`'s index for it, waiting until its holder passes it.
@@ -181,8 +175,7 @@ impl Registry {
     }
 }
 
-/// How long a spare's thread rests for the next stand-in before it exits, as the JDK pool's
-/// keep-alive (DESIGN.md's point 4; docs/measurements.md, section 7, "Resting spare threads").
+/// A done spare's keep-alive, as the JDK pool's (point 4; docs/measurements.md, section 7).
 pub(crate) const SPARE_KEEP_ALIVE: Duration = Duration::from_secs(1);
 
 /// The slots of spare threads, made on first use and kept until the pool is dropped.
@@ -211,20 +204,24 @@ pub(crate) struct Spares {
 }
 
 /// A spare slot's thread, changed only under the slot's lock (DESIGN.md's point 4).
+#[derive(Default)]
 struct Rest {
     state: Mutex<SlotState>,
     /// Signalled on an assignment, and when the pool terminates.
     wake: Condvar,
 }
 
+#[derive(Default)]
 struct SlotState {
     thread: SlotThread,
     /// Raised when a resting thread is dismissed: a thread that sees another one leaves.
     generation: u64,
 }
 
+#[derive(Default)]
 enum SlotThread {
     /// No thread (new slot, or its thread exited): the next spare starts one.
+    #[default]
     NoThread,
     /// The thread stands in for a blocked thread (or is about to).
     Busy,
@@ -242,15 +239,7 @@ impl Spares {
             slots: (0..max).map(|_| AtomicPtr::new(ptr::null_mut())).collect(),
             made: AtomicUsize::new(0),
             free: Mutex::new(Vec::new()),
-            rest: (0..max)
-                .map(|_| Rest {
-                    state: Mutex::new(SlotState {
-                        thread: SlotThread::NoThread,
-                        generation: 0,
-                    }),
-                    wake: Condvar::new(),
-                })
-                .collect(),
+            rest: (0..max).map(|_| Rest::default()).collect(),
             #[cfg(test)]
             keep_alive_nanos: crate::sync::AtomicU64::new(SPARE_KEEP_ALIVE.as_nanos() as u64),
             #[cfg(test)]
@@ -261,15 +250,11 @@ impl Spares {
     }
 
     fn keep_alive(&self) -> Duration {
+        // Relaxed: a setting; nothing is published through it.
         #[cfg(test)]
-        {
-            // Relaxed: a setting; nothing is published through it.
-            Duration::from_nanos(self.keep_alive_nanos.load(Relaxed))
-        }
+        return Duration::from_nanos(self.keep_alive_nanos.load(Relaxed));
         #[cfg(not(test))]
-        {
-            SPARE_KEEP_ALIVE
-        }
+        SPARE_KEEP_ALIVE
     }
 
     /// The pool terminates (its flag set first, read under a slot's lock): resting threads exit.
@@ -286,30 +271,29 @@ impl Registry {
     /// none can be had. Returns the spare's slot.
     pub(crate) fn start_spare(&self, shown_index: usize) -> Option<usize> {
         let mut free = lock(&self.spares.free);
+        // Stored only under `free`'s lock.
+        let made = self.spares.made.load(SeqCst);
+        let all_made = made == self.spares.slots.len();
         // The latest freed resting with this index (the least used expire), as point 4 says.
         let pick = free
             .iter()
             .rposition(|&(_, shown)| shown == Some(shown_index))
             .or_else(|| free.iter().rposition(|&(_, shown)| shown.is_none()))
-            .or_else(|| {
-                let made = self.spares.made.load(SeqCst);
-                (made == self.spares.slots.len() && !free.is_empty()).then_some(0)
-            });
+            .or_else(|| (all_made && !free.is_empty()).then_some(0));
         let k = match pick {
             Some(at) => free.remove(at).0,
+            None if all_made => {
+                // Every slot held, one by a spare counted out but not yet resting: none.
+                drop(free);
+                self.compensation.spare_gone();
+                return None;
+            }
             None => {
-                let k = self.spares.made.load(SeqCst);
-                if k == self.spares.slots.len() {
-                    // Every slot held, one by a spare counted out but not yet resting: none.
-                    drop(free);
-                    self.compensation.spare_gone();
-                    return None;
-                }
-                let worker = Box::new(Worker::new(self.workers.len() + k, self));
-                self.spares.slots[k].store(Box::into_raw(worker), SeqCst);
-                self.idle.spare_started(self.workers.len() + k);
-                self.spares.made.store(k + 1, SeqCst);
-                k
+                let worker = Box::new(Worker::new(self.workers.len() + made, self));
+                self.spares.slots[made].store(Box::into_raw(worker), SeqCst);
+                self.idle.spare_started(self.workers.len() + made);
+                self.spares.made.store(made + 1, SeqCst);
+                made
             }
         };
         let index = self.workers.len() + k;
@@ -326,8 +310,7 @@ impl Registry {
             SlotThread::Resting { shown } if shown == shown_index => {
                 state.thread = SlotThread::Assigned;
                 rest.wake.notify_all();
-                drop(state);
-                drop(free);
+                // Unlocks the slot, then `free`.
                 return Some(index);
             }
             SlotThread::Resting { .. } => {
@@ -365,18 +348,15 @@ impl Registry {
         }
     }
 
-    /// A spare thread's life in slot `k`: stand-ins under one index, with rests between,
-    /// until a keep-alive runs out, it is dismissed, or the pool terminates.
+    /// A spare thread's life in slot `k`: stand-ins under one index and rests (point 4).
     fn spare_main(self: Arc<Registry>, k: usize, generation: u64) {
         set_precise_timer();
         // Relaxed: tests read it after a token's passing orders it, or poll it.
         #[cfg(test)]
         self.spares.threads_started.fetch_add(1, Relaxed);
-        loop {
+        self.stand_in(k);
+        while self.rest(k, generation) {
             self.stand_in(k);
-            if !self.rest(k, generation) {
-                break;
-            }
         }
         // Relaxed: as `threads_started`.
         #[cfg(test)]
@@ -390,23 +370,18 @@ impl Registry {
         let worker = self.slot(index);
         CURRENT.with(|c| c.set((worker as *const Worker).cast()));
         self.idle.leave();
-        self.run_thread_handler(index, ThreadEvent::Start);
+        self.run_thread_handler(index, &self.config.start_handler, "start");
         let claimed = || self.index_claimed(worker);
+        let done = || claimed() || self.is_terminating();
         // Between tasks only: claimed while running one, it finishes it first.
-        worker.wait_until(
-            &|| claimed() || self.is_terminating(),
-            None,
-            Helps::Anything,
-        );
-        if !claimed() {
-            // Terminating with the index's threads away: drain until claimed, as workers do.
-            while !claimed() {
-                let Some(job) = worker.find_work(None) else {
-                    break;
-                };
-                // SAFETY: on this slot's thread; the job was taken from a queue.
-                unsafe { worker.execute(job) };
-            }
+        worker.wait_until(&done, None, Helps::Anything);
+        // Terminating with the index's threads away: drain until claimed, as workers do.
+        while !claimed() {
+            let Some(job) = worker.find_work(None) else {
+                break;
+            };
+            // SAFETY: on this slot's thread; the job was taken from a queue.
+            unsafe { worker.execute(job) };
         }
         // Untaken jobs go to the submission queues, with their tags (a waiter may take them).
         // SAFETY: `bottom_tag` and `pop` on the slot's own thread.
@@ -417,7 +392,7 @@ impl Registry {
             self.reinject(JobRef(job), tag);
         }
         // Under the index still: the blocked thread has not resumed.
-        self.run_thread_handler(index, ThreadEvent::Exit);
+        self.run_thread_handler(index, &self.config.exit_handler, "exit");
         CURRENT.with(|c| c.set(outside()));
         self.compensation.spare_gone();
         // Resting before free; an assignment from now is taken after the token is passed on.
@@ -429,24 +404,20 @@ impl Registry {
         self.after_spare_gone();
     }
 
-    /// A spare was counted out: a free token with work queued gets it now (DESIGN.md's point
-    /// 5; Dekker: the count against `free_tokens`).
+    /// A spare was counted out: a free token with work queued gets it (point 5's Dekker pattern).
     fn after_spare_gone(&self) {
         fence(SeqCst);
         // SeqCst: as in `give_up_index`.
         if self.spares.free_tokens.load(SeqCst) == 0 {
             return;
         }
-        for shown in 0..self.workers.len() {
-            if !self.slot(shown).inbox.is_empty() {
-                let _ = self.stand_in_if_free(shown);
-            }
+        for shown in (0..self.workers.len()).filter(|&s| !self.slot(s).inbox.is_empty()) {
+            let _ = self.stand_in_if_free(shown);
         }
         self.stand_in_for_published();
     }
 
-    /// Spare slot `k`'s thread waits up to the keep-alive for a new stand-in: false (it
-    /// exits) on running out, termination, or dismissal.
+    /// Slot `k`'s thread awaits a stand-in: false (it exits) on timeout, termination or dismissal.
     fn rest(&self, k: usize, generation: u64) -> bool {
         let rest = &self.spares.rest[k];
         let deadline = Instant::now() + self.spares.keep_alive();
@@ -467,8 +438,7 @@ impl Registry {
                 state.thread = SlotThread::NoThread;
                 drop(state);
                 // The hint too, after the slot's lock (harmlessly wrong if another rests there).
-                let mut free = lock(&self.spares.free);
-                if let Some(entry) = free.iter_mut().find(|(slot, _)| *slot == k) {
+                if let Some(entry) = lock(&self.spares.free).iter_mut().find(|e| e.0 == k) {
                     entry.1 = None;
                 }
                 return false;

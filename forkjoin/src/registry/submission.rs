@@ -1,5 +1,4 @@
-//! The submission queues: jobs from outside the pool, pushed under a lock, taken by workers
-//! lock-free and in batches.
+//! Submission queues: jobs from outside, pushed under a lock, taken lock-free and in batches.
 
 use super::worker::{bump, Worker};
 use super::Registry;
@@ -15,8 +14,7 @@ use std::sync::atomic::Ordering::Relaxed;
 /// The most jobs a worker takes from a submission queue at once (DESIGN.md, section 5).
 pub(super) const SUBMISSION_BATCH: usize = 32;
 
-/// A submission queue: a deque owned by the holder of `push_lock`, taken from lock-free
-/// (DESIGN.md, section 5, "Submission queues").
+/// A deque owned by the holder of `push_lock`, taken from lock-free (DESIGN.md, section 5).
 pub(crate) struct SubmissionQueue {
     pub(super) push_lock: Mutex<()>,
     /// Jobs pushed here so far, written under `push_lock` on its line (Relaxed, no RMW) and

@@ -1,6 +1,5 @@
 //! A worker thread's life: the registry's start and shut-down, the threads' configuration and
-//! handlers (start, exit, panic), a worker's main loop, and a thread adopted as a worker
-//! (`use_current_thread`).
+//! handlers, a worker's main loop, a thread adopted as worker 0 (DESIGN.md, section 7).
 
 use super::idle::Idle;
 use super::wait::Helps;
@@ -55,35 +54,20 @@ crate::sync::thread_local! {
     static ADOPTED: std::cell::RefCell<Option<Arc<Registry>>> = const { std::cell::RefCell::new(None) };
 }
 
-impl Registry {
-    /// Makes the calling thread worker `index` until `release_current_thread`, as a worker
-    /// inside a job (`running`: never lent).
-    pub(crate) fn adopt_current_thread(self: &Arc<Registry>, index: usize) {
-        let worker = &self.workers[index];
-        CURRENT.with(|c| c.set((worker as *const Worker).cast()));
-        worker.owner().running.set(true);
-        // Busy from now (every worker is counted idle at the start).
-        self.idle.leave();
-        ADOPTED.with(|a| *a.borrow_mut() = Some(Arc::clone(self)));
-    }
-
-    /// Whether the calling thread was adopted by this pool.
-    pub(crate) fn adopted_current_thread(&self) -> bool {
-        ADOPTED.with(|a| a.borrow().as_ref().is_some_and(|r| ptr::eq(&**r, self)))
-    }
-
-    /// The calling thread stops being this pool's worker (the pool is being dropped).
-    pub(crate) fn release_current_thread(&self) {
-        CURRENT.with(|c| c.set(outside()));
-        ADOPTED.with(|a| a.borrow_mut().take());
-    }
-}
-
-/// Which of a worker thread's handlers runs.
-#[derive(Clone, Copy)]
-pub(super) enum ThreadEvent {
-    Start,
-    Exit,
+/// The checked options a registry starts with (`PoolBuilder::build` makes them).
+#[derive(Default)]
+pub(crate) struct Start {
+    pub(crate) threads: usize,
+    /// See `Registry::caller_runs`.
+    pub(crate) caller_runs: Option<usize>,
+    pub(crate) config: ThreadConfig,
+    pub(crate) max_blocking: usize,
+    /// Names worker `i`'s thread (`DefaultSpawn`'s default: `forkjoin-{i}`).
+    pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
+    /// Whether the program chose `config.stack_size`: only then does a `ThreadBuilder` report it.
+    pub(crate) stack_size_chosen: bool,
+    /// The calling thread becomes worker 0 (`PoolBuilder::use_current_thread`).
+    pub(crate) use_current_thread: bool,
 }
 
 impl Registry {
@@ -96,7 +80,7 @@ impl Registry {
         // Idle until its first search finds work (DESIGN.md, section 8); a start handler is work.
         let round = if self.config.start_handler.is_some() {
             self.idle.leave();
-            self.run_thread_handler(index, ThreadEvent::Start);
+            self.run_thread_handler(index, &self.config.start_handler, "start");
             self.idle.start_looking()
         } else {
             Idle::looking_from_start()
@@ -110,19 +94,20 @@ impl Registry {
             // SAFETY: on this worker's thread; the job was taken from a queue.
             unsafe { worker.execute(job) };
         }
-        self.run_thread_handler(index, ThreadEvent::Exit);
+        self.run_thread_handler(index, &self.config.exit_handler, "exit");
         CURRENT.with(|c| c.set(outside()));
         // A stand-in of this index mid-task gets it, and drains what it leaves.
         self.leave_index(worker);
     }
 
-    /// Runs the start or exit handler, if any, on worker `index`'s thread, as a job
+    /// Runs the `which` (start or exit) handler, if any, on worker `index`'s thread, as a job
     /// (`running`: its waits help, its slot is never lent); a panic goes to the panic handler.
-    pub(super) fn run_thread_handler(&self, index: usize, event: ThreadEvent) {
-        let (handler, which) = match event {
-            ThreadEvent::Start => (&self.config.start_handler, "start"),
-            ThreadEvent::Exit => (&self.config.exit_handler, "exit"),
-        };
+    pub(super) fn run_thread_handler(
+        &self,
+        index: usize,
+        handler: &Option<ThreadHandler>,
+        which: &str,
+    ) {
         let Some(handler) = handler else {
             return;
         };
@@ -159,25 +144,7 @@ impl Registry {
         // A payload whose `drop` panics must not unwind into the worker either.
         let _ = catch(move || drop(p));
     }
-}
 
-/// The checked options a registry starts with (`PoolBuilder::build` makes them).
-#[derive(Default)]
-pub(crate) struct Start {
-    pub(crate) threads: usize,
-    /// See `Registry::caller_runs`.
-    pub(crate) caller_runs: Option<usize>,
-    pub(crate) config: ThreadConfig,
-    pub(crate) max_blocking: usize,
-    /// Names worker `i`'s thread (`DefaultSpawn`'s default: `forkjoin-{i}`).
-    pub(crate) thread_name: Option<Box<dyn FnMut(usize) -> String>>,
-    /// Whether the program chose `config.stack_size`: only then does a `ThreadBuilder` report it.
-    pub(crate) stack_size_chosen: bool,
-    /// The calling thread becomes worker 0 (`PoolBuilder::use_current_thread`).
-    pub(crate) use_current_thread: bool,
-}
-
-impl Registry {
     /// A new registry with its threads started by `spawn`; on a failed start also the error
     /// (the caller then calls `shut_down`).
     pub(crate) fn start<S: ThreadSpawn>(
@@ -217,6 +184,17 @@ impl Registry {
         (registry, handles, None)
     }
 
+    /// Makes the calling thread worker `index` until `shut_down`, as a worker inside a job
+    /// (`running`: never lent).
+    fn adopt_current_thread(self: &Arc<Registry>, index: usize) {
+        let worker = &self.workers[index];
+        CURRENT.with(|c| c.set((worker as *const Worker).cast()));
+        worker.owner().running.set(true);
+        // Busy from now (every worker is counted idle at the start).
+        self.idle.leave();
+        ADOPTED.with(|a| *a.borrow_mut() = Some(Arc::clone(self)));
+    }
+
     /// The global pool's registry when nobody configured it (`global_registry`).
     pub(crate) fn start_default() -> Result<Arc<Registry>, BuildError> {
         let start = Start {
@@ -242,8 +220,10 @@ impl Registry {
     /// the queued work and exit unjoined, the last freeing the registry.
     pub(crate) fn shut_down(&self) {
         // A thread adopted by `use_current_thread` leaves the pool first.
-        if self.adopted_current_thread() {
-            self.release_current_thread();
+        let adopted = ADOPTED.with(|a| a.borrow().as_ref().is_some_and(|r| ptr::eq(&**r, self)));
+        if adopted {
+            CURRENT.with(|c| c.set(outside()));
+            ADOPTED.with(|a| a.borrow_mut().take());
         }
         self.terminate();
     }
@@ -281,17 +261,13 @@ pub(super) fn threads_from(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> 
             .unwrap_or(1)
     };
     // What rayon 1.12 does (`ThreadPoolBuilder::get_num_threads`): `env::var`, so a value
-    // that is not UTF-8 counts as unset, then `usize::from_str`.
+    // that is not UTF-8 counts as unset, then `usize::from_str`; 0 means the default.
     let rayon = || {
         let number = |name| var(name)?.into_string().ok()?.parse::<usize>().ok();
-        match number(RAYON_THREADS_VAR) {
-            Some(0) => cores(),
-            Some(n) => n,
-            None => match number(RAYON_OLD_THREADS_VAR) {
-                Some(n) if n > 0 => n,
-                _ => cores(),
-            },
-        }
+        number(RAYON_THREADS_VAR)
+            .or_else(|| number(RAYON_OLD_THREADS_VAR))
+            .filter(|&n| n > 0)
+            .unwrap_or_else(cores)
     };
     let Some(value) = var(THREADS_VAR) else {
         return rayon();
@@ -408,8 +384,7 @@ impl ThreadBuilder {
         self.stack_size
     }
 
-    /// Runs the worker on the calling thread until the pool is dropped and its work is
-    /// done.
+    /// Runs the worker on the calling thread until the pool is dropped and its work is done.
     pub fn run(self) {
         if let Some(cores) = &self.registry.config.cores {
             pin_current_thread(cores[self.index % cores.len()]);
@@ -440,8 +415,7 @@ mod private {
     pub trait Sealed {}
 }
 
-/// The pool starts its threads itself (std threads, which end on their own after the pool
-/// is dropped).
+/// The pool starts its threads itself (std threads, ending on their own once it is dropped).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct DefaultSpawn;
 
@@ -461,9 +435,8 @@ impl ThreadSpawn for DefaultSpawn {
     }
 }
 
-/// The program starts the threads, through the closure given to
-/// `PoolBuilder::spawn_handler`. The pool does not join them: dropping it ends them, and
-/// they exit on their own (as rayon's).
+/// The program starts the threads, through `PoolBuilder::spawn_handler`'s closure. The pool
+/// does not join them: dropping it ends them, and they exit on their own (as rayon's).
 pub struct CustomSpawn<F>(pub(crate) F);
 
 impl<F> fmt::Debug for CustomSpawn<F> {
@@ -480,10 +453,11 @@ impl<F: FnMut(ThreadBuilder) -> io::Result<()>> ThreadSpawn for CustomSpawn<F> {
     }
 }
 
-/// A loom model's pool, started as `PoolBuilder::build` starts one and stopped as its drop
-/// but joined; and a thread with a worker's stack for the model's body (loom gives 32 KiB).
 #[cfg(all(test, loom))]
 pub(super) mod model_pool {
+    //! A loom model's pool, started as `PoolBuilder::build` starts one and stopped as its drop
+    //! but joined; and a thread with a worker's stack for the model's body (loom gives 32 KiB).
+
     use super::{DefaultSpawn, Registry, Start, ThreadConfig};
     use crate::sync::{JoinHandle, SpawnBuilder};
     use std::sync::Arc;
