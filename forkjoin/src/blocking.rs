@@ -1,6 +1,5 @@
-//! `blocking`: blocking inside the pool without losing a core, the JDK pool's `managedBlock`
-//! with spare threads that stand in for the blocked one under its index (the spares are
-//! `registry/spares.rs`'s; DESIGN.md, section 7, "Blocking without losing a core").
+//! `blocking`: the JDK pool's `managedBlock`, with spare threads standing in for the blocked
+//! one under its index (DESIGN.md, section 7, "Blocking without losing a core").
 
 use crate::registry::Worker;
 
@@ -16,14 +15,11 @@ use crate::registry::Worker;
 /// per-index state (a buffer per `current_thread_index()`) still has one thread at a time.
 /// When `f` returns (or unwinds), or is about to run pool work itself (a spawn, an untaken
 /// task of a `join` or `scope` inside it, a `yield_now`, a wait that helps), the caller takes
-/// its index back, waiting until the spare has finished its current task; the spare's thread
-/// then rests a while for the next blocked thread, then exits. A spare's task that is itself
-/// inside `blocking` holds nothing: the caller takes the index at once, and the task gets it
-/// back when the caller next waits with nothing to run, blocks, or finishes. So such a task
-/// may wait, inside `blocking`, for what the caller does after `blocking` returns; waiting
-/// any other way (spinning on a flag) holds the index the caller needs. Inside `f`,
-/// `current_thread_index()` is the lent index: `f` must not use per-index state, nor hold
-/// it across the call.
+/// its index back, waiting until the spare has finished its current task. A spare's task
+/// inside `blocking` holds nothing, so it may wait there for what the caller does after
+/// `blocking` returns; waiting any other way (spinning on a flag) holds the index the caller
+/// needs. Inside `f`, `current_thread_index()` is the lent index: `f` must not use per-index
+/// state, nor hold it across the call.
 ///
 /// ```
 /// use std::sync::mpsc;

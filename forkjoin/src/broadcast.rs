@@ -1,6 +1,6 @@
 //! Broadcasts: a closure once on every worker of a pool. `broadcast` returns the results,
-//! `spawn_broadcast` does not wait; `broadcast_boxed` serves it and the scopes. Beside the
-//! scopes, as in rayon-core: it imports nothing from the pool or the scopes.
+//! `spawn_broadcast` does not wait (`broadcast_boxed` serves it and the scopes, `unwaited` it
+//! and `spawn`). Beside the scopes, as in rayon-core: it imports nothing from them or the pool.
 
 use crate::job::{JobHeader, JobRef};
 use crate::latch::{CountLatch, Latch, OutsideLatch};
@@ -8,8 +8,7 @@ use crate::panic::{catch, Panic};
 use crate::profile_hooks::{self, TimedTasks};
 use crate::program_profile::call_site;
 use crate::registry::isolation::{self, WaiterSlot};
-use crate::registry::CrossLatch;
-use crate::registry::{Registry, Worker};
+use crate::registry::{CrossLatch, Registry, Worker};
 use crate::sync::fence;
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -93,13 +92,22 @@ where
     let site = Location::caller();
     broadcast_boxed(registry, move |ctx| {
         let worker = ctx.worker;
-        // Each share, which nobody waits for, is an entry of its own, as a spawned job.
-        if let Err(p) = catch(|| call_site(site, None, || op(ctx))) {
-            worker
-                .registry()
-                .report_panic(&"a spawned broadcast", p.into_payload());
-        }
+        unwaited(site, "a spawned broadcast", || op(ctx))(worker)
     });
+}
+
+/// `f` as a job nobody waits for (a spawned job, a spawned broadcast's share): an entry of
+/// its own, timed where it runs, its panic reported as `what`'s.
+pub(crate) fn unwaited(
+    site: &'static Location<'static>,
+    what: &'static str,
+    f: impl FnOnce(),
+) -> impl FnOnce(&Worker) {
+    move |worker: &Worker| {
+        if let Err(p) = catch(|| call_site(site, None, f)) {
+            worker.registry().report_panic(&what, p.into_payload());
+        }
+    }
 }
 
 /// Puts a boxed share of `op` into every inbox and wakes sleepers, without waiting; `op`
@@ -152,24 +160,6 @@ where
     R: Send,
     L: Latch,
 {
-    fn new(op: &OP, latch: &CountLatch<L>, (region, waiter): (usize, WaiterSlot)) -> Self {
-        BroadcastJob {
-            header: JobHeader {
-                execute: Self::execute,
-            },
-            region,
-            waiter,
-            op,
-            latch,
-            result: UnsafeCell::new(None),
-        }
-    }
-
-    fn job_ref(&self) -> JobRef {
-        // From the whole job, not the header field: `execute` reads all of it.
-        JobRef(NonNull::from(self).cast())
-    }
-
     /// The header's `execute` for a share.
     ///
     /// # Safety
@@ -193,20 +183,15 @@ where
             drop(region);
             // Only this thread writes the result; the caller reads it after the latch.
             *(*job).result.get() = Some(result);
-            // Copied out: once the latch is set the caller may free the job.
-            let latch = (*job).latch;
-            CountLatch::set(latch);
+            // The pointer is copied out: once the latch is set the caller may free the job.
+            CountLatch::set((*job).latch);
         }
     }
 
     fn into_result(self) -> R {
-        match self
-            .result
-            .into_inner()
-            .expect("a broadcast share did not run")
-        {
-            Ok(r) => r,
-            Err(p) => p.resume(),
+        match self.result.into_inner() {
+            Some(result) => result.unwrap_or_else(|p| p.resume()),
+            None => panic!("a broadcast share did not run"),
         }
     }
 }
@@ -231,17 +216,14 @@ where
         }
         _ => op(ctx),
     };
-    let waited = |wait: &dyn Fn()| {
-        if let Some(timed) = &timed {
-            // SAFETY: on the opening thread; `close` after the latch, after every share's end.
-            unsafe {
-                timed.wait();
-                wait();
-                timed.close();
-            }
-        } else {
+    let waited = |wait: &dyn Fn()| match &timed {
+        // SAFETY: on the opening thread; `close` after the latch, after every share's end.
+        Some(timed) => unsafe {
+            timed.wait();
             wait();
-        }
+            timed.close();
+        },
+        None => wait(),
     };
     let Some(worker) = Worker::current_ref() else {
         let latch = CountLatch::new(n, OutsideLatch::new());
@@ -276,11 +258,22 @@ where
     L: Latch,
 {
     let n = registry.num_threads();
+    let (region, waiter) = region_waiter;
     let jobs: Vec<BroadcastJob<OP, R, L>> = (0..n)
-        .map(|_| BroadcastJob::new(op, latch, region_waiter))
+        .map(|_| BroadcastJob {
+            header: JobHeader {
+                execute: BroadcastJob::<OP, R, L>::execute,
+            },
+            region,
+            waiter,
+            op,
+            latch,
+            result: UnsafeCell::new(None),
+        })
         .collect();
     for (worker, job) in registry.workers[..n].iter().zip(&jobs) {
-        worker.inbox.push(job.job_ref());
+        // From the whole job, not the header field: `execute` reads all of it.
+        worker.inbox.push(JobRef(NonNull::from(job).cast()));
     }
     wake_for_shares(registry);
     wait();

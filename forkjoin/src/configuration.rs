@@ -23,9 +23,7 @@ pub struct Configuration {
 impl Configuration {
     /// The defaults, as [`PoolBuilder::new`].
     pub fn new() -> Configuration {
-        Configuration {
-            builder: PoolBuilder::new(),
-        }
+        Configuration::default()
     }
 
     /// [`PoolBuilder::build`], its error boxed.

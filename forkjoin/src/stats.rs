@@ -21,9 +21,8 @@ pub struct WorkerStats {
     pub joins_inline: u64,
     /// Joins this worker made stealable (promoted onto its deque).
     pub tasks_shared: u64,
-    /// Joins' second closures this worker took, idle, from a worker that had reached no
-    /// join for a while (a first closure blocked or running long); counted in
-    /// `tasks_stolen` too (DESIGN.md, section 4, "Claimed from a stalled worker").
+    /// Joins' second closures this worker took, idle, from a stalled worker (DESIGN.md,
+    /// section 4, "Claimed from a stalled worker"); counted in `tasks_stolen` too.
     pub frames_claimed: u64,
 }
 

@@ -1,12 +1,11 @@
 //! `Task`: the handle of a job submitted with `Pool::submit`, job and result in one
-//! allocation; also a `Future`, whose waker cell `wake_state` hands between poll and job
-//! (DESIGN.md, section 7).
+//! allocation; also a `Future` (DESIGN.md, section 7).
 
 use crate::job::{JobHeader, JobRef};
 use crate::panic::{catch, Panic};
 use crate::registry::isolation::{self, WaiterSlot};
 use crate::registry::wait::Helps;
-use crate::registry::{Registry, Worker};
+use crate::registry::{self, Registry, Worker};
 use crate::sync::{fence, AtomicBool, AtomicU8, AtomicUsize, Condvar, Mutex};
 use std::cell::UnsafeCell;
 use std::fmt;
@@ -19,7 +18,6 @@ use std::task::{Context, Poll, Waker};
 
 const NO_WAITER: usize = usize::MAX;
 
-// The states of `Shared::wake_state` (see the module's doc).
 /// No waker stored: the task was never polled while pending.
 const EMPTY: u8 = 0;
 /// A poll owns the waker cell and is writing it.
@@ -56,9 +54,8 @@ impl<T> Shared<T> {
     fn register(&self, waker: &Waker) -> bool {
         // Acquire: TAKEN pairs with the job's AcqRel CAS, after its `done` store, seen below.
         let state = self.wake_state.load(Acquire);
-        // Success Relaxed: from EMPTY or WAITING the cell was last written by a poll, never
-        // the job: nothing to acquire. Failure Acquire: only TAKEN fails it, as above. (A
-        // REGISTERING left by a poll that unwound is taken over.)
+        // Success Relaxed: the cell was last written by a poll, never the job. Failure
+        // Acquire: only TAKEN fails it, as above (an unwound poll's REGISTERING is taken over).
         if state == TAKEN
             || self
                 .wake_state
@@ -147,7 +144,8 @@ unsafe impl<F: Send, T: Send> Send for TaskJob<F, T> {}
 
 trait Handle<T>: Send + Sync {
     fn shared(&self) -> &Shared<T>;
-    /// Runs the task on `worker` (a joiner of its pool) if nobody started it; whether it did.
+    /// Runs the task on `worker`, this thread's (its job's executor or a joiner of its pool),
+    /// if nobody started it; whether it did.
     fn run_if_unclaimed(&self, worker: &Worker) -> bool;
 }
 
@@ -157,60 +155,11 @@ impl<F: FnOnce() -> T + Send, T: Send> Handle<T> for TaskJob<F, T> {
     }
 
     fn run_if_unclaimed(&self, worker: &Worker) -> bool {
-        // Relaxed: only decides who runs `func`, written before the joiner's handle was made.
+        // Relaxed: only decides who runs `func`, written before the job was queued.
         if self.claimed.swap(true, Relaxed) {
             return false;
         }
-        // SAFETY: claimed by us, on the calling worker's thread.
-        unsafe { self.run(worker) };
-        true
-    }
-}
-
-/// Makes the task and its job, each holding one reference to the allocation.
-pub(crate) fn new<T, F>(func: F, registry: &Arc<Registry>) -> (Task<T>, JobRef)
-where
-    T: Send + 'static,
-    F: FnOnce() -> T + Send + 'static,
-{
-    let job = Arc::new(TaskJob {
-        header: JobHeader {
-            execute: TaskJob::<F, T>::execute,
-        },
-        claimed: AtomicBool::new(false),
-        func: UnsafeCell::new(Some(func)),
-        shared: Shared::new(Arc::as_ptr(registry) as usize, isolation::new_region()),
-    });
-    let queued = Arc::into_raw(Arc::clone(&job));
-    // SAFETY: `Arc::into_raw` is never null; the header is the first field (`repr(C)`).
-    let job_ref = JobRef(unsafe { NonNull::new_unchecked(queued as *mut JobHeader) });
-    (Task { handle: job }, job_ref)
-}
-
-impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
-    /// The header's `execute` for a submitted task.
-    ///
-    /// # Safety
-    /// `this` came from `new` (the queue's `Arc` reference) and is executed once.
-    unsafe fn execute(this: *const JobHeader) {
-        unsafe {
-            // SAFETY: a job executes on a worker's thread (our contract).
-            let worker = Worker::executing();
-            // SAFETY: from `Arc::into_raw` in `new`; run once, giving back the queue's reference.
-            let job = Arc::from_raw(this as *const Self);
-            // Relaxed: as in `run_if_unclaimed`.
-            if !job.claimed.swap(true, Relaxed) {
-                job.run(worker);
-            }
-        }
-    }
-
-    /// Runs `func` on `worker` and delivers the result.
-    ///
-    /// # Safety
-    /// The caller claimed the job (`claimed`), on `worker`'s thread.
-    unsafe fn run(&self, worker: &Worker) {
-        // SAFETY: claimed (our contract): no other thread takes `func` or writes `result`.
+        // SAFETY: claimed by us, on `worker`'s thread: nobody else takes `func` or writes `result`.
         unsafe {
             let func = (*self.func.get()).take().expect("a task executed twice");
             let region = worker.enter_region(self.shared.region, WaiterSlot::NOBODY, None);
@@ -234,6 +183,46 @@ impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
             }
             // A poll's waker, if one is waiting (after the fence above); one relaxed load if not.
             shared.wake();
+        }
+        true
+    }
+}
+
+/// Makes the task and its job, each holding one reference to the allocation, and submits the
+/// job to `registry`'s pool (`Pool::submit`).
+pub(crate) fn submit<T, F>(func: F, registry: &Arc<Registry>) -> Task<T>
+where
+    T: Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
+{
+    let region = isolation::new_region();
+    let job = Arc::new(TaskJob {
+        header: JobHeader {
+            execute: TaskJob::<F, T>::execute,
+        },
+        claimed: AtomicBool::new(false),
+        func: UnsafeCell::new(Some(func)),
+        shared: Shared::new(Arc::as_ptr(registry) as usize, region),
+    });
+    let queued = Arc::into_raw(Arc::clone(&job));
+    // SAFETY: `Arc::into_raw` is never null; the header is the first field (`repr(C)`).
+    let job_ref = JobRef(unsafe { NonNull::new_unchecked(queued as *mut JobHeader) });
+    // The task's own region: `Task::join` waits for it.
+    registry::submit_job_in(registry, job_ref, region, WaiterSlot::NOBODY);
+    Task { handle: job }
+}
+
+impl<F: FnOnce() -> T + Send, T: Send> TaskJob<F, T> {
+    /// The header's `execute` for a submitted task.
+    ///
+    /// # Safety
+    /// `this` came from `submit` (the queue's `Arc` reference) and is executed once.
+    unsafe fn execute(this: *const JobHeader) {
+        unsafe {
+            // SAFETY: a job executes on a worker's thread (our contract).
+            let worker = Worker::executing();
+            // SAFETY: from `Arc::into_raw` in `submit`; run once, giving back the queue's reference.
+            Arc::from_raw(this as *const Self).run_if_unclaimed(worker);
         }
     }
 }
@@ -273,11 +262,6 @@ pub struct Task<T> {
 }
 
 impl<T> Task<T> {
-    /// The task's region, which its job is submitted with (`registry/isolation.rs`).
-    pub(crate) fn region(&self) -> usize {
-        self.handle.shared().region
-    }
-
     /// Whether the job has finished (its result is ready).
     pub fn is_done(&self) -> bool {
         // Acquire: pairs with the job's Release.
@@ -293,16 +277,15 @@ impl<T> Task<T> {
         if !self.is_done() {
             match Worker::current_ref() {
                 Some(w) if w.registry() as *const Registry as usize == shared.registry => {
-                    // Not started: run it here, wherever its job lies.
-                    if self.handle.run_if_unclaimed(w) {
-                        return self.take_result();
+                    // Not started: run it here, wherever its job lies; else wait for it.
+                    if !self.handle.run_if_unclaimed(w) {
+                        shared.waiter.store(w.index, Relaxed);
+                        // The waiter's half: announce, fence, then look (`wait_until`).
+                        fence(SeqCst);
+                        // The task's region: its job (tagged with it) and what it pushes.
+                        let helps = Helps::descendants_of(w, shared.region);
+                        w.wait_until(&|| shared.done.load(Acquire), None, helps);
                     }
-                    shared.waiter.store(w.index, Relaxed);
-                    // The waiter's half: announce, fence, then look (`wait_until`).
-                    fence(SeqCst);
-                    // The task's region: its job (tagged with it) and what it pushes.
-                    let helps = Helps::descendants_of(w, shared.region);
-                    w.wait_until(&|| shared.done.load(Acquire), None, helps);
                 }
                 // Outside any pool, or a worker of another pool, whose pool compensates.
                 _ => crate::blocking(|| {
@@ -315,13 +298,8 @@ impl<T> Task<T> {
                 }),
             }
         }
-        self.take_result()
-    }
-
-    /// The result, once `done` was acquired (or the task ran on this thread).
-    fn take_result(&self) -> Result<T, Panic> {
         // SAFETY: `done` was acquired (or the job ran here); this task is its only reader.
-        unsafe { (*self.handle.shared().result.get()).take() }
+        unsafe { (*shared.result.get()).take() }
             .expect("`Task::join` after the task's result was taken by polling it to completion")
     }
 }

@@ -1,6 +1,5 @@
-//! `PoolBuilder`: a pool's settings (threads, pinning, names, stack size, spares, handlers,
-//! how its threads start) and the three ways to start one: `build`, `build_global` and
-//! `build_scoped`.
+//! `PoolBuilder`: a pool's settings and the three ways to start one: `build`, `build_global`
+//! and `build_scoped`.
 
 use super::Pool;
 use crate::build_error::{BuildError, MAX_STACK};
@@ -51,8 +50,7 @@ struct Settings {
 }
 
 impl PoolBuilder {
-    /// A builder with the defaults (rayon's `ThreadPoolBuilder::new`); the same as
-    /// [`Pool::builder`].
+    /// A builder with the defaults (rayon's `ThreadPoolBuilder::new`), as [`Pool::builder`].
     pub fn new() -> PoolBuilder {
         PoolBuilder {
             settings: Settings {
@@ -91,8 +89,7 @@ impl PoolBuilder {
                     if let Some(size) = thread.stack_size() {
                         b = b.stack_size(size);
                     }
-                    b.spawn_scoped(scope, move || wrapper(thread))?;
-                    Ok(())
+                    b.spawn_scoped(scope, move || wrapper(thread)).map(drop)
                 })
                 .build()?;
             Ok(with_pool(&pool))
@@ -202,9 +199,8 @@ impl<S> PoolBuilder<S> {
         self
     }
 
-    /// Pins worker `i` to the `i`-th core this process may run on (modulo their number), as
-    /// the "Multithreaded multicore optimisation" article recommends when nothing else shares
-    /// the machine.
+    /// Pins worker `i` to the `i`-th core this process may run on (modulo their number): for
+    /// a machine nothing else shares.
     pub fn pin_threads(mut self, pin: bool) -> Self {
         self.settings.pin_threads = pin;
         self
@@ -261,13 +257,12 @@ impl<S> PoolBuilder<S> {
     }
 
     /// Sets a closure that runs on each worker thread just before it ends, with the
-    /// worker's index: when the pool is dropped, after the worker has run its share of the
-    /// work still queued. It may run on several threads at once. If it panics, the panic
-    /// goes to the panic handler and the thread ends normally. The global pool is never
-    /// dropped, so its exit handler never runs. Other workers may have ended already, so an
-    /// exit handler (or a job still running while the pool drains) must not `broadcast` on
-    /// the pool being dropped: the shares of ended workers would never run. Dropping a pool
-    /// returns at once, as in rayon: the exit handlers run afterwards, as the threads finish.
+    /// worker's index: after the pool is dropped (which returns at once, as in rayon) and the
+    /// worker has run its share of the work still queued. It may run on several threads at
+    /// once; a panic in it goes to the panic handler. The global pool is never dropped, so
+    /// its exit handler never runs. Other workers may have ended already, so an exit handler
+    /// (or a job still running while the pool drains) must not `broadcast` on the pool being
+    /// dropped: the shares of ended workers would never run.
     ///
     /// ```
     /// use std::sync::mpsc;
@@ -376,20 +371,19 @@ impl<S> PoolBuilder<S> {
             return Err(BuildError::StackTooLarge { requested: stack });
         }
         let cores = s.pin_threads.then(allowed_cores).transpose()?;
-        let config = ThreadConfig {
-            stack_size: stack,
-            cores: cores.map(Arc::from),
-            start_handler: s.start_handler,
-            exit_handler: s.exit_handler,
-            panic_handler: s.panic_handler,
-            breadth_first: s.breadth_first,
-        };
         let start = Start {
             threads,
             caller_runs: s
                 .caller_runs
                 .then(|| s.stack_size.unwrap_or(BORROW_STACK_DEFAULT)),
-            config,
+            config: ThreadConfig {
+                stack_size: stack,
+                cores: cores.map(Arc::from),
+                start_handler: s.start_handler,
+                exit_handler: s.exit_handler,
+                panic_handler: s.panic_handler,
+                breadth_first: s.breadth_first,
+            },
             max_blocking: s.max_blocking,
             thread_name: s.thread_name,
             stack_size_chosen: s.stack_size.is_some(),

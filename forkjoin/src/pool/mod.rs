@@ -11,14 +11,13 @@ pub use spawn::{spawn, spawn_fifo};
 use crate::broadcast::{broadcast_in, spawn_broadcast_in};
 use crate::build_error::BuildError;
 use crate::program_profile;
-use crate::registry::isolation::WaiterSlot;
 use crate::registry::{self, Registry, Worker};
 use crate::scope::{in_place_scope_in, Scope};
 use crate::scope_fifo::{in_place_scope_fifo_in, ScopeFifo};
 use crate::stats::{Stats, WorkerStats};
 use crate::sync::JoinHandle;
 use crate::task::Task;
-use spawn::{invoke_all, spawn_fifo_in, spawn_in};
+use spawn::{invoke_all, spawn_in};
 use std::fmt;
 use std::panic::Location;
 use std::sync::atomic::Ordering::Relaxed;
@@ -88,8 +87,7 @@ impl Pool {
         Pool::builder().threads(threads).build()
     }
 
-    /// A builder to configure the pool: threads, pinning, names, stack size, handlers; or
-    /// the global pool (`PoolBuilder::build_global`).
+    /// A builder to configure a pool, or the global pool (`PoolBuilder::build_global`).
     pub fn builder() -> PoolBuilder {
         PoolBuilder::new()
     }
@@ -103,11 +101,10 @@ impl Pool {
     /// parallel loops inside it use this pool. A panic in `op` is re-raised here.
     ///
     /// From a worker of this pool, `op` runs at once on that worker. From a thread outside
-    /// any pool, `op` is handed to a worker (one still looking for work takes it at once;
-    /// else a parked one is woken) and the caller waits, spinning briefly, then parked
-    /// (DESIGN.md, section 7, "Entry from outside the pool"). From a worker of another pool, `op` is
-    /// queued and the worker keeps working for its own pool meanwhile. A pool built with
-    /// [`PoolBuilder::caller_runs`] runs a call from outside on the calling thread instead.
+    /// any pool, `op` is handed to a worker and the caller waits (DESIGN.md, section 7,
+    /// "Entry from outside the pool"), or runs it itself with [`PoolBuilder::caller_runs`].
+    /// From a worker of another pool, `op` is queued and the worker keeps working for its
+    /// own pool meanwhile.
     ///
     /// ```
     /// let pool = forkjoin::Pool::new(2).unwrap();
@@ -242,7 +239,7 @@ impl Pool {
     where
         F: FnOnce() + Send + 'static,
     {
-        spawn_fifo_in(&self.registry, f);
+        spawn_in(&self.registry, true, f);
     }
 
     /// Runs `op` once on every worker without waiting for it (rayon's
@@ -306,7 +303,7 @@ impl Pool {
     where
         F: FnOnce() + Send + 'static,
     {
-        spawn_in(&self.registry, f);
+        spawn_in(&self.registry, false, f);
     }
 
     /// Submits `job` from any thread and returns at once (the JDK pool's external submission:
@@ -324,10 +321,7 @@ impl Pool {
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        let (task, job) = crate::task::new(job, &self.registry);
-        // The task's own region: `Task::join` waits for it.
-        registry::submit_job_in(&self.registry, job, task.region(), WaiterSlot::NOBODY);
-        task
+        crate::task::submit(job, &self.registry)
     }
 
     /// Runs every closure, potentially in parallel, and returns their results in order.
@@ -373,8 +367,7 @@ impl Pool {
         #[cfg(all(unix, not(loom)))]
         {
             use std::os::unix::thread::JoinHandleExt;
-            let mut total = Duration::ZERO;
-            for h in &self.handles {
+            self.handles.iter().try_fold(Duration::ZERO, |total, h| {
                 let mut clock: libc::clockid_t = 0;
                 // SAFETY: the thread is alive (not joined); `clock`, `ts` are valid out-pointers.
                 unsafe {
@@ -385,10 +378,9 @@ impl Pool {
                     if libc::clock_gettime(clock, &mut ts) != 0 {
                         return None;
                     }
-                    total += Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
+                    Some(total + Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
                 }
-            }
-            Some(total)
+            })
         }
         #[cfg(any(not(unix), loom))]
         {

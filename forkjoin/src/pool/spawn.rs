@@ -1,9 +1,6 @@
-//! Jobs nobody waits for: `spawn` (onto the current worker's deque, else into a submission
-//! queue) and `spawn_fifo` (into the submission queues, oldest first), a panic going to the
-//! pool's panic handler; and the split behind `Pool::invoke_all`.
+//! Jobs nobody waits for, `spawn` and `spawn_fifo`; and the split behind `Pool::invoke_all`.
 
-use crate::panic::catch;
-use crate::program_profile::call_site;
+use crate::broadcast::unwaited;
 use crate::registry::{self, Registry, Worker};
 use std::panic::Location;
 
@@ -21,7 +18,7 @@ pub fn spawn<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    spawn_in(Registry::current(), f);
+    spawn_in(Registry::current(), false, f);
 }
 
 /// [`spawn`] in FIFO order (rayon's `spawn_fifo`): into the current pool's submission
@@ -31,41 +28,26 @@ pub fn spawn_fifo<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    spawn_fifo_in(Registry::current(), f);
+    spawn_in(Registry::current(), true, f);
 }
 
-/// `spawn_fifo` into `registry`'s pool.
+/// `spawn` into `registry`'s pool (onto this thread's deque if it is one of its workers), or
+/// `spawn_fifo` if `fifo`.
 #[track_caller]
-pub(super) fn spawn_fifo_in<F>(registry: &Registry, f: F)
+pub(super) fn spawn_in<F>(registry: &Registry, fifo: bool, f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    let job = Worker::heap_job(unwaited(Location::caller(), f));
+    let job = unwaited(Location::caller(), "a spawned job", f);
+    if !fifo {
+        return registry::spawn_job(registry, job);
+    }
+    let job = Worker::heap_job(job);
     match Worker::current_of(registry) {
         // From a worker of the pool: in its FIFO, behind a marker on its deque (`push_fifo`).
         // SAFETY: this thread's own worker.
         Some(worker) => unsafe { worker.push_fifo(job) },
         None => registry.inject(job),
-    }
-}
-
-/// `spawn` into `registry`'s pool (onto this thread's deque if it is one of its workers).
-#[track_caller]
-pub(super) fn spawn_in<F>(registry: &Registry, f: F)
-where
-    F: FnOnce() + Send + 'static,
-{
-    registry::spawn_job(registry, unwaited(Location::caller(), f));
-}
-
-/// `f` as a job nobody waits for: an entry of its own, timed where it runs, its panic reported.
-fn unwaited(site: &'static Location<'static>, f: impl FnOnce()) -> impl FnOnce(&Worker) {
-    move |worker: &Worker| {
-        if let Err(p) = catch(|| call_site(site, None, f)) {
-            worker
-                .registry()
-                .report_panic(&"a spawned job", p.into_payload());
-        }
     }
 }
 
