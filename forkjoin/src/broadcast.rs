@@ -189,10 +189,10 @@ where
     }
 
     fn into_result(self) -> R {
-        match self.result.into_inner() {
-            Some(result) => result.unwrap_or_else(|p| p.resume()),
-            None => panic!("a broadcast share did not run"),
-        }
+        let result = self.result.into_inner();
+        result
+            .expect("a broadcast share did not run")
+            .unwrap_or_else(|p| p.resume())
     }
 }
 
