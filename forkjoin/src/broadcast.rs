@@ -189,8 +189,8 @@ where
     }
 
     fn into_result(self) -> R {
-        let result = self.result.into_inner();
-        result
+        self.result
+            .into_inner()
             .expect("a broadcast share did not run")
             .unwrap_or_else(|p| p.resume())
     }

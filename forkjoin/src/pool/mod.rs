@@ -17,7 +17,7 @@ use crate::scope_fifo::{in_place_scope_fifo_in, ScopeFifo};
 use crate::stats::{Stats, WorkerStats};
 use crate::sync::JoinHandle;
 use crate::task::Task;
-use spawn::{invoke_all, spawn_in};
+use spawn::{invoke_all, spawn_fifo_in, spawn_in};
 use std::fmt;
 use std::panic::Location;
 use std::sync::atomic::Ordering::Relaxed;
@@ -239,7 +239,7 @@ impl Pool {
     where
         F: FnOnce() + Send + 'static,
     {
-        spawn_in(&self.registry, true, f);
+        spawn_fifo_in(&self.registry, f);
     }
 
     /// Runs `op` once on every worker without waiting for it (rayon's
@@ -303,7 +303,7 @@ impl Pool {
     where
         F: FnOnce() + Send + 'static,
     {
-        spawn_in(&self.registry, false, f);
+        spawn_in(&self.registry, f);
     }
 
     /// Submits `job` from any thread and returns at once (the JDK pool's external submission:

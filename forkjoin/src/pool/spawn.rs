@@ -18,7 +18,7 @@ pub fn spawn<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    spawn_in(Registry::current(), false, f);
+    spawn_in(Registry::current(), f);
 }
 
 /// [`spawn`] in FIFO order (rayon's `spawn_fifo`): into the current pool's submission
@@ -28,21 +28,19 @@ pub fn spawn_fifo<F>(f: F)
 where
     F: FnOnce() + Send + 'static,
 {
-    spawn_in(Registry::current(), true, f);
+    spawn_fifo_in(Registry::current(), f);
 }
 
-/// `spawn` into `registry`'s pool (onto this thread's deque if it is one of its workers), or
-/// `spawn_fifo` if `fifo`.
+/// `spawn` into `registry`'s pool (onto this thread's deque if it is one of its workers).
 #[track_caller]
-pub(super) fn spawn_in<F>(registry: &Registry, fifo: bool, f: F)
-where
-    F: FnOnce() + Send + 'static,
-{
-    let job = unwaited(Location::caller(), "a spawned job", f);
-    if !fifo {
-        return registry::spawn_job(registry, job);
-    }
-    let job = Worker::heap_job(job);
+pub(super) fn spawn_in<F: FnOnce() + Send + 'static>(registry: &Registry, f: F) {
+    registry::spawn_job(registry, unwaited(Location::caller(), "a spawned job", f));
+}
+
+/// `spawn_fifo` into `registry`'s pool.
+#[track_caller]
+pub(super) fn spawn_fifo_in<F: FnOnce() + Send + 'static>(registry: &Registry, f: F) {
+    let job = Worker::heap_job(unwaited(Location::caller(), "a spawned job", f));
     match Worker::current_of(registry) {
         // From a worker of the pool: in its FIFO, behind a marker on its deque (`push_fifo`).
         // SAFETY: this thread's own worker.
