@@ -118,7 +118,8 @@ run() { "$@" 2>&1 | tee -a "$current_log"; } # a stage's command, its output kep
 # Open MPI and what the `mpi` crate's bindings are generated with, for `fj` built with MPI
 # (the workspace itself builds without them: MPI is behind the `mpi` feature). Fetched and
 # installed while the first stage compiles.
-# valgrind, for the leaf loop's instruction counts (stage 3), comes with them.
+# valgrind, for the leaf loop's instruction counts (stage 3), comes with them. Without what
+# they only recommend (Fortran coarrays and gfortran, compiler-rt, gdb: half the packages).
 APT_PACKAGES=(libopenmpi-dev openmpi-bin libclang1-14 libclang-common-14-dev pkg-config valgrind)
 if ! dpkg -s "${APT_PACKAGES[@]}" >/dev/null 2>&1; then
     if [[ $(id -u) == 0 ]]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else
@@ -130,7 +131,7 @@ if ! dpkg -s "${APT_PACKAGES[@]}" >/dev/null 2>&1; then
     {
         status=0
         { "${sudo[@]}" apt-get update -q &&
-            DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q "${APT_PACKAGES[@]}"; } || status=$?
+            DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends "${APT_PACKAGES[@]}"; } || status=$?
         echo "$status" >"$logs/mpi-install.status"
         exit "$status"
     } >"$logs/mpi-install.log" 2>&1 &
@@ -339,7 +340,10 @@ beside_job=$!
 
 # --- 1. The workspace, unoptimised: its tests ------------------------------------------
 stage "the workspace's tests and doctests, unoptimised (the quick tier, cargo quick, and the doctests)"
-run cargo test --workspace "${FIRST_STAGE[@]}"
+# The isolation stress programs (tests/runtime/isolation.rs) run 100 times per pool size in
+# stage 2's optimised build, where a run takes a fraction of the time; here, under debug
+# assertions, 25 times.
+run env FJ_ISOLATION_RUNS=25 cargo test --workspace "${FIRST_STAGE[@]}"
 # The doctests of each crate compiled into one binary (scripts/rustdoc-merged.sh), in less CPU
 # time than one by one; and rustdoc there checks the error code each `compile_fail` block
 # names, which stable rustdoc alone does not.

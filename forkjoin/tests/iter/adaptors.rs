@@ -106,7 +106,7 @@ fn map_with_and_map_init() {
 
 #[test]
 fn flat_map_and_flat_map_iter() {
-    on_pools_and_lens(&LENS, |at, n| {
+    on_pools_and_lens(&LENS_FOR_COSTLY_ITEMS, |at, n| {
         let v = input(n);
         let got: Vec<u64> = v
             .par_iter()

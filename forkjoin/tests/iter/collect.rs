@@ -159,7 +159,7 @@ fn collect_into_every_kind_of_collection() {
 
 #[test]
 fn unzip_partition_and_par_extend_keep_the_order() {
-    on_pools_and_lens(&LENS, |at, n| {
+    on_pools_and_lens(&LENS_FOR_COSTLY_ITEMS, |at, n| {
         let v = input(n);
         let (a, b): (Vec<usize>, Vec<u64>) = v.par_iter().enumerate().map(|(i, &x)| (i, x)).unzip();
         assert_eq!(a, (0..n).collect::<Vec<_>>(), "unzip left, {at}");

@@ -79,7 +79,8 @@ fn nested_parallel_iterators_three_levels_deep() {
 
 #[test]
 fn parallel_iterators_inside_join_and_scope() {
-    on_pools_and_lens(&[0, 17, 1001, BIG], |at, n| {
+    // Up to `MID` items: each input is also sorted (`LENS_FOR_COSTLY_ITEMS`).
+    on_pools_and_lens(&[0, 17, 1001, MID], |at, n| {
         let v = input(n);
         let (a, b) = join(
             || v.par_iter().map(|&x| Wrapping(x)).sum::<Wrapping<u64>>(),
