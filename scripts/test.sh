@@ -186,25 +186,23 @@ miri_job() {
     # reports its own, and capturing one at each panic the tests make took the panic tests 10
     # to 50 times as long (docs/measurements.md, "The test command").
     #
-    # A run of the runtime's tests, in two halves, one per lane. Each test alone
+    # A run of the runtime's tests, and the sorts' exact answers. Each test alone
     # (`--test-threads=1`): two tests' pools interleaved in one interpreter cost it more than
     # one after the other, except the iterator cases', which share one pool.
     miri_lane runtime --test runtime -- --test-threads=1 --exact join::fib_exact_at_many_worker_counts \
         join::panics_propagate_and_the_pool_survives loops::loops_are_exact \
         join::nested_pools_do_not_deadlock pool::bad_input_is_an_error_not_a_panic \
-        tasks::a_stream_of_submissions_runs_each_job_once ";" \
+        tasks::a_stream_of_submissions_runs_each_job_once scope::scope_borrows_the_stack_and_returns_a_value \
+        tasks::invoke_all_keeps_order tasks::task_is_done_and_join_from_inside_the_pool ";" \
         --lib -- --test-threads=1 sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std &
     local runtime=$!
     # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds the
     # whole crate and runs only these): collect in place, owning sources, drains, panics
-    # while collecting, nesting; the deque, the sleep protocol and tasks; the runtime tests'
-    # other half. The first lane has the sorts' exact answers: the second builds the iterator
-    # tests for Miri, and with one sort moved to it, it ended 125 s after the first (each
-    # lane's end is in its log).
+    # while collecting, nesting; the deque, the sleep protocol and tasks. This lane also
+    # builds the iterator tests for Miri: with three of the runtime tests in it, it ended 52 s
+    # after the first lane, with a sort moved to it too, 125 s (each lane's end is in its log).
     miri_lane iterators --test iter -- miri:: ";" \
-        --lib -- --test-threads=1 deque::tests frame_counts::tests lineage::tests sleep::tests task::tests ";" \
-        --test runtime -- --test-threads=1 --exact scope::scope_borrows_the_stack_and_returns_a_value \
-        tasks::invoke_all_keeps_order tasks::task_is_done_and_join_from_inside_the_pool &
+        --lib -- --test-threads=1 deque::tests frame_counts::tests lineage::tests sleep::tests task::tests &
     local iterators=$! failed=0
     wait "$runtime" || failed=1
     wait "$iterators" || failed=1
