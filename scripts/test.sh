@@ -119,7 +119,7 @@ run() { "$@" 2>&1 | tee -a "$current_log"; } # a stage's command, its output kep
 # (the workspace itself builds without them: MPI is behind the `mpi` feature). Fetched and
 # installed while the first stage compiles.
 # valgrind, for the leaf loop's instruction counts (stage 3), comes with them. Without what
-# they only recommend (Fortran coarrays and gfortran, compiler-rt, gdb: half the packages).
+# they only recommend (Fortran coarrays and gfortran, compiler-rt, gdb: 41 packages, not 49).
 APT_PACKAGES=(libopenmpi-dev openmpi-bin libclang1-14 libclang-common-14-dev pkg-config valgrind)
 if ! dpkg -s "${APT_PACKAGES[@]}" >/dev/null 2>&1; then
     if [[ $(id -u) == 0 ]]; then sudo=(); elif command -v sudo >/dev/null; then sudo=(sudo); else
