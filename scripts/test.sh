@@ -3,13 +3,15 @@
 # with a table: each stage's time, its test count and the target directories' peak size.
 #
 #   1. the workspace's tests and doctests, unoptimised (`cargo test` at the root; without
-#      the doctests, `cargo quick`, the quick tier a contributor runs after each change); the
+#      the doctests, `cargo quick`, the quick tier a contributor runs after each change),
+#      compiled through clippy, warnings as errors (the lints of every target: no second
+#      compilation for clippy alone); the
 #      doctests of a crate compiled as one binary, and the error code each `compile_fail`
 #      block names checked (scripts/rustdoc-merged.sh); `fj`'s end-to-end tests on `fj`
 #      built with MPI;
 #   2. the runtime's own tests again optimised and without the `profile` feature (memory
 #      orderings are exercised by optimised code; the default build must pass on its own);
-#   3. the workspace builds without MPI; clippy, warnings as errors; the leaf loop against
+#   3. the workspace builds without MPI; the leaf loop against
 #      std's loop by the instructions it executes (`fj loops --instructions`, callgrind, with
 #      Debian's valgrind), beside the first stage's tests;
 #   4. the loom model checks of the deque, of the sleep/wake protocol, of frame claims and of
@@ -25,9 +27,9 @@
 # Each artifact is built once. Stages 1 and 7 share `target/` (the `dev` profile), and `fj`
 # is built once there, with MPI, after the rest of the first stage's build (Open MPI is
 # installed by then). What needs other flags has a directory of
-# its own: the optimised runtime tests (`target/opt`, the `ci` profile), clippy, loom, Miri
-# and the nightly builds. Tests leave a core idle much of the time, and so does the end of
-# stage 1's build, so what the later stages build, clippy and Miri run beside stage 1 from
+# its own: the optimised runtime tests (`target/opt`, the `ci` profile), loom, Miri and the
+# nightly builds. Tests leave a core idle much of the time, and so does the end of
+# stage 1's build, so what the later stages build and Miri run beside stage 1 from
 # the start at a lower priority, stages 2 and 4 and the leaf loop's check run beside stage 1's
 # tests as soon as they are built, and Open MPI (with valgrind) and the nightly toolchain are
 # installed in the background from the start.
@@ -225,8 +227,8 @@ LOOM_TESTS=(env RUSTFLAGS="--cfg loom" CARGO_TARGET_DIR=target/loom cargo test -
 # first stage's build: its last crate, the iterator tests, compiles alone for a minute or
 # two. The builds the later stages need, each in a target directory of its own (cargo locks
 # its directory while it works: a stage that reaches one still being built waits for it),
-# and clippy, run beside them from the start at a lower priority, so that they take the idle
-# time and not the first stage's.
+# run beside them from the start at a lower priority, so that they take the idle time and not
+# the first stage's.
 background_builds() {
     step() { # name, command...
         local name=$1 t=$SECONDS status=ok
@@ -241,8 +243,6 @@ background_builds() {
         built opt 0; } || { built opt 1; built loom 1; return 1; }
     { step "loom: its build" "${LOOM_TESTS[@]}" --no-run &&
         built loom 0; } || { built loom 1; return 1; }
-    step "clippy, warnings as errors" \
-        env CARGO_TARGET_DIR=target/clippy cargo clippy --workspace --all-targets -- -D warnings
 }
 : >"$logs/background.log"
 : >"$logs/background.times"
@@ -252,7 +252,7 @@ rm -f "$logs/opt.built" "$logs/loom.built" "$logs/fj.built" "$logs/first-stage-b
     background_builds
 ) &
 builder=$!
-say "building the optimised runtime tests and loom's, and clippy, in the background (log: $logs/background.log)"
+say "building the optimised runtime tests and loom's in the background (log: $logs/background.log)"
 
 # --- 1. The workspace, unoptimised: its build ------------------------------------------
 # `fj` itself is built once, with MPI: its end-to-end tests (forkjoin-bench's `tests/`), the
@@ -269,6 +269,14 @@ for package in json.load(sys.stdin)["packages"]:
         if "test" in target["kind"] and (package["name"] == "forkjoin-bench") == fj:
             print("--test"); print(target["name"])' "$1"
 }
+# The workspace's own crates compile through clippy's driver, as `cargo clippy` runs it (the
+# same two variables), but into the build the tests run: clippy's lints on every target,
+# warnings as errors, for the cost of its lint passes alone; a `cargo clippy` of its own
+# compiled the workspace and its dependencies once more (docs/measurements.md, "The test
+# command"). Cargo's fingerprint includes the driver: every command on `target/` has it.
+CLIPPY_DRIVER=$(rustc --print sysroot)/bin/clippy-driver
+[[ -x $CLIPPY_DRIVER ]] || rustup component add clippy
+LINTED=(env RUSTC_WORKSPACE_WRAPPER="$CLIPPY_DRIVER" CLIPPY_ARGS=-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__)
 FIRST_STAGE=(--lib --bins)
 mapfile -t -O 2 FIRST_STAGE < <(integration_tests first)
 mapfile -t FJ_TESTS < <(integration_tests fj)
@@ -283,7 +291,7 @@ stage "the workspace's tests, unoptimised: the build"
 # Every crate's unit tests, integration tests and examples, the differential tests among
 # them, in the `dev` profile: unoptimised, with debug assertions (overflow checks on every
 # index computation the iterators make). (The doctests are compiled as they run.)
-run cargo test --workspace --no-run "${FIRST_STAGE[@]}" --examples
+run "${LINTED[@]}" cargo test --workspace --no-run "${FIRST_STAGE[@]}" --examples
 touch "$logs/first-stage-build.done"
 
 stage "fj with MPI, unoptimised: the build (waits for Open MPI)"
@@ -293,7 +301,7 @@ if [[ $(cat "$logs/mpi-install.status") != 0 ]]; then
     echo "test.sh: installing ${APT_PACKAGES[*]} failed (log: $logs/mpi-install.log)" >&2
     exit 1
 fi
-run cargo test "${WITH_MPI[@]}" --no-run --lib "${FJ_TESTS[@]}"
+run "${LINTED[@]}" cargo test "${WITH_MPI[@]}" --no-run --lib "${FJ_TESTS[@]}"
 cp target/debug/fj "$logs/fj"
 echo 0 >"$logs/fj.built"
 
@@ -344,13 +352,13 @@ stage "the workspace's tests and doctests, unoptimised (the quick tier, cargo qu
 # The isolation stress programs (tests/runtime/isolation.rs) run 100 times per pool size in
 # stage 2's optimised build, where a run takes a fraction of the time; here, under debug
 # assertions, 25 times.
-run env FJ_ISOLATION_RUNS=25 cargo test --workspace "${FIRST_STAGE[@]}"
+run "${LINTED[@]}" FJ_ISOLATION_RUNS=25 cargo test --workspace "${FIRST_STAGE[@]}"
 # The doctests of each crate compiled into one binary (scripts/rustdoc-merged.sh), in less CPU
 # time than one by one; and rustdoc there checks the error code each `compile_fail` block
 # names, which stable rustdoc alone does not.
-run env RUSTDOC="$PWD/scripts/rustdoc-merged.sh" cargo test --workspace --doc
+run "${LINTED[@]}" RUSTDOC="$PWD/scripts/rustdoc-merged.sh" cargo test --workspace --doc
 # fj's end-to-end tests but the MPI ones (stage 7), on the build with MPI.
-run cargo test "${WITH_MPI[@]}" "${FJ_END_TO_END[@]}"
+run "${LINTED[@]}" cargo test "${WITH_MPI[@]}" "${FJ_END_TO_END[@]}"
 
 # --- 2, 3 and 4: what ran beside them ------------------------------------------------
 end_stage
@@ -369,7 +377,7 @@ done <"$logs/beside.times"
 ((beside_ok)) || { echo "test.sh: the optimised runtime tests, loom or the leaf loop's check failed" >&2; exit 1; }
 done_with target/opt target/loom target/loops
 
-# --- 3. The build without MPI (clippy: in the background) ------------------------------
+# --- 3. The build without MPI ---------------------------------------------------------
 stage "the workspace builds without MPI"
 if cargo tree --workspace -e normal,build --prefix none | grep -q '^mpi-sys '; then
     echo "test.sh: mpi-sys is in the default build of the workspace; MPI must stay behind the \`mpi\` feature" >&2
@@ -412,11 +420,11 @@ stage "MPI: NAS FT under mpiexec, network calibration, model clocks"
 # Open MPI refuses root without these, and more processes than cores without the last.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 # Built after the first stage's build.
-run cargo test "${WITH_MPI[@]}" --lib --test mpi
+run "${LINTED[@]}" cargo test "${WITH_MPI[@]}" --lib --test mpi
 end_stage
 
 # --- What ran in the background --------------------------------------------------------
-say "waiting for the background builds and clippy"
+say "waiting for the background builds"
 builds_ok=1
 wait "$builder" || builds_ok=0
 note_peak
@@ -430,7 +438,6 @@ if ((!builds_ok)); then
     echo "test.sh: a background step failed (log: $logs/background.log)" >&2
     exit 1
 fi
-done_with target/clippy
 
 if [[ "${FJ_SKIP_MIRI:-0}" != 1 ]]; then
     current="Miri (in the background from the start)" current_log=$logs/miri.log current_start=$miri_start

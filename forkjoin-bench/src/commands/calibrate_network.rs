@@ -13,7 +13,7 @@ pub(crate) fn run(_args: &CalibrateNetworkArgs) -> Result<ExitCode, Failure> {
 }
 
 #[cfg(feature = "mpi")]
-pub use with_mpi::run;
+pub(crate) use with_mpi::run;
 
 #[cfg(feature = "mpi")]
 mod with_mpi {
@@ -66,7 +66,7 @@ mod with_mpi {
         out
     }
 
-    pub fn run(args: &CalibrateNetworkArgs) -> Result<ExitCode, Failure> {
+    pub(crate) fn run(args: &CalibrateNetworkArgs) -> Result<ExitCode, Failure> {
         let cluster = start_cluster(Some(1), false)?;
         if cluster.size != 2 {
             return Err(Failure::Usage(format!(

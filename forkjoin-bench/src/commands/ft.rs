@@ -30,7 +30,7 @@ pub(crate) fn run(_args: &FtArgs) -> Result<ExitCode, Failure> {
 }
 
 #[cfg(feature = "mpi")]
-pub use with_mpi::run;
+pub(crate) use with_mpi::run;
 #[cfg(feature = "mpi")]
 pub(super) use with_mpi::start_cluster;
 
@@ -48,14 +48,14 @@ mod with_mpi {
     use crate::ft::{self as kernel};
 
     /// Starts MPI and this process's pool.
-    pub fn start_cluster(
+    pub(crate) fn start_cluster(
         threads: Option<usize>,
         pin: bool,
     ) -> Result<forkjoin_mpi::Cluster, Failure> {
         start(&StartOptions { threads, pin }).map_err(|e| Failure::Other(e.to_string()))
     }
 
-    pub fn run(args: &FtArgs) -> Result<ExitCode, Failure> {
+    pub(crate) fn run(args: &FtArgs) -> Result<ExitCode, Failure> {
         let class = args.class;
         let mode = Mode::parse(&args.mode).map_err(Failure::Usage)?;
         // Everything that can fail on bad input fails before MPI starts.

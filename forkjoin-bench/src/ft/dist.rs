@@ -24,13 +24,13 @@ use super::{
 use crate::join::Fj;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Processes,
     Hybrid,
 }
 
 impl Mode {
-    pub fn parse(s: &str) -> Result<Mode, String> {
+    pub(crate) fn parse(s: &str) -> Result<Mode, String> {
         match s {
             "processes" => Ok(Mode::Processes),
             "hybrid" => Ok(Mode::Hybrid),
@@ -184,17 +184,17 @@ fn as_complex_mut(v: &mut [f64]) -> &mut [Complex64] {
 }
 
 /// What a run measured.
-pub struct Outcome {
-    pub sums: Vec<Complex64>,
+pub(crate) struct Outcome {
+    pub(crate) sums: Vec<Complex64>,
     /// The slowest rank's wall time of the timed part.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// The latest model clock at the end, when a model was asked for.
-    pub model_seconds: Option<f64>,
+    pub(crate) model_seconds: Option<f64>,
     /// Of that, the communication of the rank with the latest clock.
-    pub model_communication: Option<f64>,
+    pub(crate) model_communication: Option<f64>,
     /// Ranks that reached the end (a sum over all of them: the run's size when none was
     /// lost).
-    pub ranks: usize,
+    pub(crate) ranks: usize,
 }
 
 /// The layouts of one decomposition and its exchanges: each transpose of the forward FFT
@@ -336,7 +336,7 @@ fn plan(class: Class, mode: Mode, world: &Comm) -> Result<Plan, String> {
 
 /// Runs FT once: `on_iteration(t, checksum)` is called on every rank after each
 /// iteration's checksum (all ranks hold the same sum).
-pub fn run(
+pub(crate) fn run(
     class: Class,
     mode: Mode,
     world: &Comm,

@@ -25,7 +25,7 @@ use crate::join::Join;
 
 pub(crate) mod cluster;
 #[cfg(feature = "mpi")]
-pub mod dist;
+pub(crate) mod dist;
 
 /// An NPB problem class.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
