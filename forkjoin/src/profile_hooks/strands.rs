@@ -8,8 +8,6 @@ use std::panic::Location;
 use std::ptr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize};
-use std::sync::OnceLock;
-use std::time::Instant;
 
 /// Set while a pool is profiled: every join then takes the slow path, where it is timed, and
 /// a loop splits wherever its rest is worth sharing (DESIGN.md, section 12, "Measuring").
@@ -291,12 +289,11 @@ thread_local! {
     static CURRENT_ACC: Cell<*mut Acc> = const { Cell::new(ptr::null_mut()) };
 }
 
-static EPOCH: OnceLock<Instant> = OnceLock::new();
-
-/// Nanoseconds since the profiler's epoch.
+/// Nanoseconds since the profiler's epoch, by the cheap clock: a profiled run reads it about
+/// five times a join (DESIGN.md, section 12, "Measuring").
 #[inline]
 fn now() -> u64 {
-    EPOCH.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    crate::clock::nanos()
 }
 
 /// Both clocks of a thread outside every pool, read together (ns): its CPU time (the wall
