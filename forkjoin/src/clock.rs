@@ -1,7 +1,7 @@
 //! A cheap monotonic clock: the time-stamp counter where there is one (cheaper to read than
 //! `Instant::now`), else nanoseconds since the first read.
 //! The splitter times its chunks with it, a thread that borrowed a worker's slot its run, and
-//! the profiler every strand (`nanos`).
+//! the profiler every strand.
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -31,18 +31,8 @@ pub(crate) fn ticks(ns: u64) -> u64 {
     ns * per_microsecond() / 1000
 }
 
-/// Nanoseconds since the first call, from the tick count: what `Instant::now` gives, for a
-/// fraction of its cost where the ticks are the time-stamp counter (which counts at a
-/// constant rate, asleep or not, as the wall clock).
-#[inline]
-pub(crate) fn nanos() -> u64 {
-    // The first tick, and nanoseconds per tick in 32.32 fixed point.
-    static SCALE: OnceLock<(u64, u64)> = OnceLock::new();
-    let &(first, per_tick) = SCALE.get_or_init(|| (now(), (1000 << 32) / per_microsecond()));
-    ((now().saturating_sub(first) as u128 * per_tick as u128) >> 32) as u64
-}
-
-fn per_microsecond() -> u64 {
+/// Ticks per microsecond.
+pub(crate) fn per_microsecond() -> u64 {
     static PER_MICROSECOND: OnceLock<u64> = OnceLock::new();
     *PER_MICROSECOND.get_or_init(measure_per_microsecond)
 }

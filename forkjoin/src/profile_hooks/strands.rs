@@ -8,6 +8,7 @@ use std::panic::Location;
 use std::ptr;
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize};
+use std::sync::OnceLock;
 
 /// Set while a pool is profiled: every join then takes the slow path, where it is timed, and
 /// a loop splits wherever its rest is worth sharing (DESIGN.md, section 12, "Measuring").
@@ -289,11 +290,17 @@ thread_local! {
     static CURRENT_ACC: Cell<*mut Acc> = const { Cell::new(ptr::null_mut()) };
 }
 
-/// Nanoseconds since the profiler's epoch, by the cheap clock: a profiled run reads it about
-/// five times a join (DESIGN.md, section 12, "Measuring").
+/// Nanoseconds since the profiler's first read, from the cheap clock's ticks (the time-stamp
+/// counter, which counts at a constant rate as the wall clock): a profiled join reads it six
+/// times, and `Instant::now` costs more (DESIGN.md, section 12, "Measuring").
 #[inline]
 fn now() -> u64 {
-    crate::clock::nanos()
+    use crate::clock;
+    // The first tick, and nanoseconds per tick in 32.32 fixed point.
+    static SCALE: OnceLock<(u64, u64)> = OnceLock::new();
+    let &(first, per_tick) =
+        SCALE.get_or_init(|| (clock::now(), (1000 << 32) / clock::per_microsecond()));
+    ((clock::now().saturating_sub(first) as u128 * per_tick as u128) >> 32) as u64
 }
 
 /// Both clocks of a thread outside every pool, read together (ns): its CPU time (the wall
