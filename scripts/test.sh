@@ -4,16 +4,15 @@
 #
 #   1. the workspace's tests and doctests, unoptimised (`cargo test` at the root; without
 #      the doctests, `cargo quick`, the quick tier a contributor runs after each change),
-#      compiled through clippy, warnings as errors (the lints of every target: no second
-#      compilation for clippy alone); the
-#      doctests of a crate compiled as one binary, and the error code each `compile_fail`
-#      block names checked (scripts/rustdoc-merged.sh); `fj`'s end-to-end tests on `fj`
-#      built with MPI;
+#      compiled through clippy, warnings as errors (every target linted, with no compilation
+#      for clippy alone); the doctests of a crate compiled as one binary, and the error code
+#      each `compile_fail` block names checked (scripts/rustdoc-merged.sh); `fj`'s end-to-end
+#      tests on `fj` built with MPI;
 #   2. the runtime's own tests again optimised and without the `profile` feature (memory
 #      orderings are exercised by optimised code; the default build must pass on its own);
-#   3. the workspace builds without MPI; the leaf loop against
-#      std's loop by the instructions it executes (`fj loops --instructions`, callgrind, with
-#      Debian's valgrind), beside the first stage's tests;
+#   3. the workspace builds without MPI; the leaf loop against std's loop by the instructions
+#      it executes (`fj loops --instructions`, callgrind, with Debian's valgrind), beside the
+#      first stage's tests;
 #   4. the loom model checks of the deque, of the sleep/wake protocol, of frame claims and of
 #      the waits on a real pool (an isolated wait, a call from outside, a borrowed slot);
 #   5. Miri on the deque, the sleep protocol, a run of the runtime's tests, small parallel
