@@ -215,6 +215,39 @@ fn cases(n: usize) -> Vec<Case> {
                 .map_or(vec![], |&(k, i)| vec![k as u64, i as u64]),
         },
         Case {
+            name: "max_by with ties",
+            parallel: Box::new(move || {
+                let m = keys.par_iter().deterministic().max_by(|a, b| a.0.cmp(&b.0));
+                m.map_or(vec![], |&(k, i)| vec![k as u64, i as u64])
+            }),
+            // As std's: the last of the equal maxima, by position.
+            expected: keys
+                .iter()
+                .max_by(|a, b| a.0.cmp(&b.0))
+                .map_or(vec![], |&(k, i)| vec![k as u64, i as u64]),
+        },
+        Case {
+            name: "reduce_with",
+            parallel: Box::new(move || {
+                let r = xs
+                    .par_iter()
+                    .deterministic()
+                    .map(|x| x * 0.7)
+                    .reduce_with(|a, b| a + b);
+                r.map_or(vec![], |x| vec![x.to_bits()])
+            }),
+            expected: tree(
+                0..n,
+                b,
+                &move |r| xs[r].iter().map(|x| x * 0.7).reduce(|a, b| a + b),
+                &|l: Option<f64>, r| match (l, r) {
+                    (Some(l), Some(r)) => Some(l + r),
+                    (l, r) => l.or(r),
+                },
+            )
+            .map_or(vec![], |x| vec![x.to_bits()]),
+        },
+        Case {
             name: "collect of folds",
             parallel: Box::new(move || {
                 xs.par_iter()
