@@ -41,6 +41,16 @@ fn floats(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
+/// Keys with ties compared by their first field; the second is the position.
+fn by_key(a: &&(u8, usize), b: &&(u8, usize)) -> std::cmp::Ordering {
+    a.0.cmp(&b.0)
+}
+
+/// A found key and its position as bits.
+fn key_bits(m: Option<&(u8, usize)>) -> Vec<u64> {
+    m.map_or(vec![], |&(k, i)| vec![k as u64, i as u64])
+}
+
 type Acc = [f64; 6];
 
 /// A 48-byte accumulator whose fold does not commute with regrouping.
@@ -205,26 +215,14 @@ fn cases(n: usize) -> Vec<Case> {
         },
         Case {
             name: "min_by with ties",
-            parallel: Box::new(move || {
-                let m = keys.par_iter().deterministic().min_by(|a, b| a.0.cmp(&b.0));
-                m.map_or(vec![], |&(k, i)| vec![k as u64, i as u64])
-            }),
-            expected: keys
-                .iter()
-                .min_by(|a, b| a.0.cmp(&b.0))
-                .map_or(vec![], |&(k, i)| vec![k as u64, i as u64]),
+            parallel: Box::new(move || key_bits(keys.par_iter().deterministic().min_by(by_key))),
+            expected: key_bits(keys.iter().min_by(by_key)),
         },
         Case {
             name: "max_by with ties",
-            parallel: Box::new(move || {
-                let m = keys.par_iter().deterministic().max_by(|a, b| a.0.cmp(&b.0));
-                m.map_or(vec![], |&(k, i)| vec![k as u64, i as u64])
-            }),
+            parallel: Box::new(move || key_bits(keys.par_iter().deterministic().max_by(by_key))),
             // As std's: the last of the equal maxima, by position.
-            expected: keys
-                .iter()
-                .max_by(|a, b| a.0.cmp(&b.0))
-                .map_or(vec![], |&(k, i)| vec![k as u64, i as u64]),
+            expected: key_bits(keys.iter().max_by(by_key)),
         },
         Case {
             name: "reduce_with",
