@@ -646,7 +646,19 @@ fn a_block_with_nothing_queued_gets_its_stand_in_when_work_is_published() {
             round,
             "round {round}: a stand-in for nothing"
         );
-        pool.spawn(move || tx.send(40 + round as u64).unwrap());
+        // Who ran it, for the message below: a spare's thread, showing index 0.
+        let ran_on = std::sync::Arc::new(Mutex::new(None));
+        pool.spawn({
+            let ran_on = ran_on.clone();
+            move || {
+                let me = std::thread::current();
+                *ran_on.lock().unwrap() = Some((
+                    me.name().map(str::to_owned),
+                    forkjoin::current_thread_index(),
+                ));
+                tx.send(40 + round as u64).unwrap()
+            }
+        });
         let start = Instant::now();
         while !caller.is_finished() {
             assert!(
@@ -656,7 +668,18 @@ fn a_block_with_nothing_queued_gets_its_stand_in_when_work_is_published() {
             std::thread::sleep(Duration::from_millis(1));
         }
         assert_eq!(caller.join().unwrap(), 40 + round as u64);
-        assert_eq!(starts.lock().unwrap().len(), round + 1, "round {round}");
+        let starts = starts.lock().unwrap().clone();
+        let ran_on = ran_on.lock().unwrap().clone();
+        let (name, index) = ran_on.clone().expect("the job ran");
+        assert!(
+            name.is_some_and(|n| n.starts_with("forkjoin-spare")) && index == Some(0),
+            "round {round}: the job ran on {ran_on:?}, not on a spare showing index 0; starts {starts:?}"
+        );
+        assert_eq!(
+            starts.len(),
+            round + 1,
+            "round {round}: the job ran on {ran_on:?}, starts {starts:?}"
+        );
     }
     drop(pool);
     assert_eq!(spares_after_retiring(), 0);
