@@ -13,12 +13,27 @@ use std::ptr;
 /// std's partitions, which are as fast as ours.
 const LEAF: usize = if cfg!(miri) { 16 } else { 8192 };
 
+/// Elements larger than `MAX_LOMUTO_SIZE` go to std's sort only in pieces of this many:
+/// std partitions them with a branch per element, mispredicted about half the time on
+/// random keys, where `partition_blocks` has none; below `LEAF` the two sides are sorted
+/// one after the other, without a `join`.
+const LARGE_LEAF: usize = if cfg!(miri) { 4 } else { 24 };
+
 /// Shorter inputs go to std's sort without a look for a nearly sorted order.
 const NEARLY_SORTED_MIN: usize = if cfg!(miri) { 64 } else { 128 };
 
 /// Elements up to this size are partitioned by moving each one (`partition_lomuto`), larger
-/// ones by swapping only those on the wrong side (`partition_hoare`).
+/// ones by swapping only those on the wrong side (`partition_blocks`).
 const MAX_LOMUTO_SIZE: usize = 64;
+
+/// Pieces of at most this many `T` go to std's unstable sort.
+const fn std_leaf<T>() -> usize {
+    if mem::size_of::<T>() <= MAX_LOMUTO_SIZE {
+        LEAF
+    } else {
+        LARGE_LEAF
+    }
+}
 
 /// Sorts `v` in parallel, not necessarily keeping the order of equal elements: after it, no
 /// element is less than its predecessor.
@@ -33,7 +48,8 @@ where
     if mem::size_of::<T>() == 0 || len <= 1 {
         return;
     }
-    if len <= LEAF {
+    // Short inputs go to std's sort: up to `LEAF` small elements, `NEARLY_SORTED_MIN` large.
+    if len <= std_leaf::<T>().max(NEARLY_SORTED_MIN) {
         // std's sort finds an ordered input by itself, not a nearly ordered one.
         if len < NEARLY_SORTED_MIN || !sort_nearly_sorted(v, is_less) {
             v.sort_unstable_by(ordering(is_less));
@@ -53,13 +69,17 @@ where
 
 /// Sorts `v`, all of whose elements are not less than `ancestor` (when given): the pivot
 /// just left of `v` in the parent's partition, or an earlier one.
-fn quick_rec<'a, T, F>(mut v: &'a mut [T], ancestor: Option<&'a mut T>, is_less: &F, mut limit: u32)
-where
+fn quick_rec<'a, T, F>(
+    mut v: &'a mut [T],
+    mut ancestor: Option<&'a mut T>,
+    is_less: &F,
+    mut limit: u32,
+) where
     T: Send,
     F: Fn(&T, &T) -> bool + Sync,
 {
     loop {
-        if v.len() <= LEAF || limit == 0 {
+        if v.len() <= std_leaf::<T>() || limit == 0 {
             // std's unstable sort is O(n log n) in the worst case (it has a heapsort
             // fallback), so a piece that kept getting bad pivots ends here.
             v.sort_unstable_by(ordering(is_less));
@@ -86,13 +106,25 @@ where
         let mid = partition(rest, pivot, |x, p| is_less(x, p));
         // The pivot goes between the two sides, to its final place.
         v.swap(0, mid);
-        let (left, right) = v.split_at_mut(mid);
+        let len = v.len();
+        let (left, right) = mem::take(&mut v).split_at_mut(mid);
         let (pivot, right) = right.split_first_mut().unwrap();
-        join(
-            move || quick_rec(left, ancestor, is_less, limit),
-            move || quick_rec(right, Some(pivot), is_less, limit),
-        );
-        return;
+        if len > LEAF {
+            join(
+                move || quick_rec(left, ancestor, is_less, limit),
+                move || quick_rec(right, Some(pivot), is_less, limit),
+            );
+            return;
+        }
+        // Below `LEAF` (large elements only): the shorter side first, the longer one by
+        // looping, so the recursion is at most logarithmic.
+        if left.len() <= right.len() {
+            quick_rec(left, ancestor, is_less, limit);
+            (v, ancestor) = (right, Some(pivot));
+        } else {
+            quick_rec(right, Some(pivot), is_less, limit);
+            v = left;
+        }
     }
 }
 
@@ -152,7 +184,7 @@ where
     if mem::size_of::<T>() <= MAX_LOMUTO_SIZE {
         partition_lomuto(v, pivot, goes_left)
     } else {
-        partition_hoare(v, pivot, goes_left)
+        partition_blocks(v, pivot, goes_left)
     }
 }
 
@@ -220,26 +252,168 @@ impl<T> Drop for Gap<T> {
     }
 }
 
-/// Hoare's partition: swaps only the pairs on the wrong sides, for elements too large to
-/// move each one. Swaps alone keep `v` a permutation whatever `goes_left` does.
-fn partition_hoare<T, P>(v: &mut [T], pivot: &T, goes_left: P) -> usize
+/// Elements a block of `partition_blocks` looks at, at most (offsets fit in a `u8`).
+const BLOCK: usize = 128;
+
+/// Hoare's partition in blocks (Edelkamp and Weiss's BlockQuicksort), for elements too large
+/// to move each one: a block at each end is scanned without a branch, noting the offsets of
+/// the elements on the wrong side, and then the noted pairs are exchanged. Elements move only
+/// between calls of `goes_left`, by exchanges and swaps, so `v` stays a permutation of itself
+/// whatever `goes_left` does.
+fn partition_blocks<T, P>(v: &mut [T], pivot: &T, goes_left: P) -> usize
 where
     P: Fn(&T, &T) -> bool,
 {
+    // `v[..l]` go left and `v[r..]` right. The left block is `v[l..]`, its wrong-side
+    // offsets `left.offsets[left.done..left.found]`; the right block ends at `r`, offsets
+    // counted from `r - 1` down.
     let (mut l, mut r) = (0, v.len());
+    let (mut left, mut right) = (Offsets::new(), Offsets::new());
     loop {
-        while l < r && goes_left(&v[l], pivot) {
-            l += 1;
+        let width = r - l;
+        // The last round takes what is left: a block still pending keeps its width.
+        let last = width <= 2 * BLOCK;
+        let (left_width, right_width) = match (left.pending(), right.pending()) {
+            _ if !last => (BLOCK, BLOCK),
+            (true, _) => (BLOCK, width - BLOCK),
+            (_, true) => (width - BLOCK, BLOCK),
+            _ => (width / 2, width - width / 2),
+        };
+        if !left.pending() {
+            left.scan(v[l..l + left_width].iter(), |x| !goes_left(x, pivot));
         }
-        while l < r && !goes_left(&v[r - 1], pivot) {
-            r -= 1;
+        if !right.pending() {
+            right.scan(v[r - right_width..r].iter().rev(), |x| goes_left(x, pivot));
         }
-        if l >= r {
-            return l;
+        let pairs = left.left().min(right.left());
+        // SAFETY: `pairs` offsets of each block, below its width: the left block's places
+        // `l + a` are below `l + left_width`, the right block's `r - 1 - b` at or above
+        // `r - right_width`, and `l + left_width <= r - right_width`; each block's offsets
+        // are distinct.
+        unsafe {
+            exchange(
+                v,
+                left.take(pairs).map(|a| l + a),
+                right.take(pairs).map(|b| r - 1 - b),
+            );
         }
-        r -= 1;
-        v.swap(l, r);
-        l += 1;
+        if last {
+            if left.pending() {
+                // Wrong-side elements left in the left block: to its end, last first.
+                r = l + left_width;
+                for a in left.rest().rev() {
+                    r -= 1;
+                    v.swap(l + a, r);
+                }
+                return r;
+            }
+            if right.pending() {
+                l = r - right_width;
+                for b in right.rest().rev() {
+                    v.swap(r - 1 - b, l);
+                    l += 1;
+                }
+                return l;
+            }
+            return l + left_width;
+        }
+        if !left.pending() {
+            l += BLOCK;
+        }
+        if !right.pending() {
+            r -= BLOCK;
+        }
+    }
+}
+
+/// Exchanges the elements at `lefts` with those at `rights`, pair by pair, as one cycle:
+/// `2n + 1` moves of an element where `n` swaps make `3n`.
+///
+/// # Safety
+/// `lefts` and `rights` yield as many indices each, all in bounds and all distinct.
+unsafe fn exchange<T>(
+    v: &mut [T],
+    mut lefts: impl Iterator<Item = usize>,
+    mut rights: impl Iterator<Item = usize>,
+) {
+    let Some(mut left) = lefts.next() else {
+        return;
+    };
+    let len = v.len();
+    let base = v.as_mut_ptr();
+    let at = |i: usize| {
+        debug_assert!(i < len);
+        // SAFETY: in bounds (the contract).
+        unsafe { base.add(i) }
+    };
+    // SAFETY: the places are distinct places of `v` (the contract), so each copy is between
+    // two of them. The cycle takes the first left element out, moves each right element into
+    // the left place before it and each later left element into the right place before it,
+    // and puts the one taken out in the last right place: `v` ends a permutation of itself.
+    // Only copies run in between (no user code), so nothing unwinds halfway.
+    unsafe {
+        let out = ManuallyDrop::new(ptr::read(at(left)));
+        let mut right = rights.next().unwrap_unchecked();
+        ptr::copy_nonoverlapping(at(right), at(left), 1);
+        for next_left in lefts {
+            ptr::copy_nonoverlapping(at(next_left), at(right), 1);
+            left = next_left;
+            right = rights.next().unwrap_unchecked();
+            ptr::copy_nonoverlapping(at(right), at(left), 1);
+        }
+        ptr::copy_nonoverlapping(&*out, at(right), 1);
+    }
+}
+
+/// The offsets of one block's wrong-side elements (`partition_blocks`), and how many of them
+/// have been swapped.
+struct Offsets {
+    offsets: [u8; BLOCK],
+    found: usize,
+    done: usize,
+}
+
+impl Offsets {
+    fn new() -> Self {
+        Offsets {
+            offsets: [0; BLOCK],
+            found: 0,
+            done: 0,
+        }
+    }
+
+    /// Whether offsets are left to swap.
+    fn pending(&self) -> bool {
+        self.done < self.found
+    }
+
+    fn left(&self) -> usize {
+        self.found - self.done
+    }
+
+    /// Notes the offsets of the block's elements (at most `BLOCK`) for which `wrong` holds,
+    /// writing every offset and counting only those, so the scan has no branch.
+    fn scan<'a, T: 'a>(&mut self, block: impl Iterator<Item = &'a T>, wrong: impl Fn(&T) -> bool) {
+        self.found = 0;
+        self.done = 0;
+        for (i, x) in block.enumerate() {
+            self.offsets[self.found] = i as u8;
+            self.found += wrong(x) as usize;
+        }
+    }
+
+    /// The next `n` offsets, marked swapped.
+    fn take(&mut self, n: usize) -> impl Iterator<Item = usize> + '_ {
+        let from = self.done;
+        self.done += n;
+        self.offsets[from..from + n].iter().map(|&o| o as usize)
+    }
+
+    /// The offsets not yet swapped, in increasing order.
+    fn rest(&self) -> impl DoubleEndedIterator<Item = usize> + '_ {
+        self.offsets[self.done..self.found]
+            .iter()
+            .map(|&o| o as usize)
     }
 }
 
@@ -446,20 +620,34 @@ mod tests {
         }
     }
 
+    /// Both partitions on every length around `partition_blocks`'s block widths, for the
+    /// exact split and a permutation; under Miri, the blocks' (their `exchange` is unsafe) on
+    /// one length with full blocks and a last round.
     #[test]
     fn partitions_are_exact() {
         let mut s = 3u64;
-        for len in [0usize, 1, 2, 3, 10, 257] {
-            for distinct in [1u64, 2, 5, 1000] {
+        let (lens, distincts, lomutos): (&[usize], &[u64], &[bool]) = if cfg!(miri) {
+            (&[300], &[1000], &[false])
+        } else {
+            (
+                &[
+                    0, 1, 2, 3, 10, 127, 128, 129, 255, 256, 257, 383, 384, 385, 1000, 4099,
+                ],
+                &[1, 2, 5, 1000],
+                &[true, false],
+            )
+        };
+        for &len in lens {
+            for &distinct in distincts {
                 let input: Vec<u64> = (0..len).map(|_| splitmix64(&mut s) % distinct).collect();
                 let pivot = distinct / 2;
-                for lomuto in [true, false] {
+                for &lomuto in lomutos {
                     let mut v = input.clone();
                     let less = |x: &u64, p: &u64| x < p;
                     let n = if lomuto {
                         partition_lomuto(&mut v, &pivot, less)
                     } else {
-                        partition_hoare(&mut v, &pivot, less)
+                        partition_blocks(&mut v, &pivot, less)
                     };
                     assert_eq!(n, input.iter().filter(|&&x| x < pivot).count());
                     assert!(
