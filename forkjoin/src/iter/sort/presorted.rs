@@ -14,7 +14,7 @@
 //! promises for its unstable sort. The comparisons are the pass's one per element, the sort of
 //! the few and the searches.
 
-use super::{par_quick_sort, CopyOnDrop};
+use super::{is_sorted, par_quick_sort, CopyOnDrop};
 use std::mem::{self, MaybeUninit};
 use std::ptr;
 
@@ -66,8 +66,12 @@ where
         if ascents > SAMPLE_MISSES {
             return false;
         }
-        // Nearly descending: reversed, nearly ascending (equal elements may swap places).
+        // Nearly descending: reversed, nearly ascending (equal elements may swap places);
+        // a wholly descending input is sorted now, which the vectorised scan sees at once.
         v.reverse();
+        if is_sorted(v, is_less) {
+            return true;
+        }
     } else if descents > SAMPLE_MISSES {
         return false;
     }
