@@ -366,7 +366,7 @@ unsafe fn exchange<T>(
 }
 
 /// The offsets of one block's wrong-side elements (`partition_blocks`), and how many of them
-/// have been swapped.
+/// have been moved to the other side.
 struct Offsets {
     offsets: [u8; BLOCK],
     found: usize,
@@ -382,7 +382,7 @@ impl Offsets {
         }
     }
 
-    /// Whether offsets are left to swap.
+    /// Whether offsets are left to move.
     fn pending(&self) -> bool {
         self.done < self.found
     }
@@ -402,14 +402,14 @@ impl Offsets {
         }
     }
 
-    /// The next `n` offsets, marked swapped.
+    /// The next `n` offsets, marked moved.
     fn take(&mut self, n: usize) -> impl Iterator<Item = usize> + '_ {
         let from = self.done;
         self.done += n;
         self.offsets[from..from + n].iter().map(|&o| o as usize)
     }
 
-    /// The offsets not yet swapped, in increasing order.
+    /// The offsets not yet moved, in increasing order.
     fn rest(&self) -> impl DoubleEndedIterator<Item = usize> + '_ {
         self.offsets[self.done..self.found]
             .iter()
