@@ -10,7 +10,7 @@
 //!
 //! [`par_quick_sort`] (unstable) is a quicksort in the style of pattern-defeating quicksort:
 //! a pseudo-median pivot, a branchless partition (elements of up to 64 bytes moved one by
-//! one, larger ones swapped in blocks), both sides sorted with `join` down to 8K elements;
+//! one, larger ones exchanged in blocks), both sides sorted with `join` down to 8K elements;
 //! std's unstable sort on pieces of 8K elements (24 of the larger ones, whose partitions std
 //! makes with a branch per element), and on any piece whose recursion ran too deep (as
 //! introsort does, so adversarial inputs stay O(n log n)). A pivot equal to an earlier

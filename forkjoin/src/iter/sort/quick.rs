@@ -285,7 +285,7 @@ where
         if !right.pending() {
             right.scan(v[r - right_width..r].iter().rev(), |x| goes_left(x, pivot));
         }
-        let pairs = left.left().min(right.left());
+        let pairs = left.remaining().min(right.remaining());
         // SAFETY: `pairs` offsets of each block, below its width: the left block's places
         // `l + a` are below `l + left_width`, the right block's `r - 1 - b` at or above
         // `r - right_width`, and `l + left_width <= r - right_width`; each block's offsets
@@ -382,13 +382,13 @@ impl Offsets {
         }
     }
 
-    /// Whether offsets are left to move.
-    fn pending(&self) -> bool {
-        self.done < self.found
+    /// How many offsets are left to move.
+    fn remaining(&self) -> usize {
+        self.found - self.done
     }
 
-    fn left(&self) -> usize {
-        self.found - self.done
+    fn pending(&self) -> bool {
+        self.remaining() > 0
     }
 
     /// Notes the offsets of the block's elements (at most `BLOCK`) for which `wrong` holds,
