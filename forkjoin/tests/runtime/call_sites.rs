@@ -467,7 +467,20 @@ fn spawns_from_outside_the_pool_read_no_clock_per_task() {
 #[test]
 #[ignore = "run by scopes_broadcasts_and_spawns_are_entries_with_timed_tasks in a process of its own"]
 fn tasks_program() {
-    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use std::sync::atomic::{
+        AtomicU64,
+        Ordering::{Acquire, Relaxed, Release},
+    };
+    use std::sync::Arc;
+    /// What `ready` gives, once it gives something: asked every millisecond.
+    fn poll(ready: impl Fn() -> Option<u64>) -> u64 {
+        loop {
+            match ready() {
+                Some(x) => return x,
+                None => std::thread::sleep(std::time::Duration::from_millis(1)),
+            }
+        }
+    }
     if !in_child() {
         return;
     }
@@ -499,14 +512,26 @@ fn tasks_program() {
     });
     let broadcast_line = line!() + 1;
     let shares: u64 = pool.broadcast(|_| spin(4)).iter().sum();
-    let (tx, rx) = std::sync::mpsc::channel();
+    // Nobody waits for a spawned job: the caller polls for what its tasks stored. A channel
+    // would wake the caller from inside the task, after its clock stopped, and on a busy
+    // machine the woken thread can take the worker's core for a time slice that the entry
+    // counts and the task does not.
+    let spawned = Arc::new(AtomicU64::new(0));
+    let slot = Arc::clone(&spawned);
+    // Relaxed: the value is all the caller reads of the job.
     let spawn_line = line!() + 1;
-    pool.spawn(move || tx.send(spin(4)).unwrap());
-    let spawned = rx.recv().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
+    pool.spawn(move || slot.store(spin(4), Relaxed));
+    let spawned = poll(|| Some(spawned.load(Relaxed)).filter(|&t| t > 0));
+    let share_times = Arc::new((AtomicU64::new(0), AtomicU64::new(0)));
+    let slot = Arc::clone(&share_times);
     let shares_line = line!() + 1;
-    pool.spawn_broadcast(move |_| tx.send(spin(4)).unwrap());
-    let spawned_shares: u64 = rx.iter().take(2).sum();
+    pool.spawn_broadcast(move |_| {
+        slot.0.fetch_add(spin(4), Relaxed);
+        // Release: the sum's addition above is seen by whoever reads this count.
+        slot.1.fetch_add(1, Release);
+    });
+    let spawned_shares =
+        poll(|| (share_times.1.load(Acquire) == 2).then(|| share_times.0.load(Relaxed)));
     // A job spawned inside a call and run by its own `yield_local` (a pool of one) is the
     // job's work, not the call's.
     let alone = forkjoin::Pool::new(1).unwrap();
@@ -522,7 +547,7 @@ fn tasks_program() {
         });
         done.load(Relaxed)
     });
-    // The spawned job's site is added after it returns, which the channel does not wait for.
+    // The spawned jobs' sites are added after they return, which the polling does not wait for.
     std::thread::sleep(std::time::Duration::from_millis(50));
     println!(
         "\nTASKS {} {scope_line} {} {fifo_line} {} {broadcast_line} {shares} {spawn_line} {spawned} {yield_line} {inside} {shares_line} {spawned_shares}",
