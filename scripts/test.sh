@@ -196,7 +196,7 @@ miri_job() {
         tasks::a_stream_of_submissions_runs_each_job_once scope::scope_borrows_the_stack_and_returns_a_value \
         tasks::invoke_all_keeps_order tasks::task_is_done_and_join_from_inside_the_pool ";" \
         --lib -- --test-threads=1 sort::merge::tests::merge_sort_matches_std sort::quick::tests::quick_sort_matches_std \
-        sort::quick::tests::partitions_are_exact &
+        sort::quick::tests::partitions_are_exact sort::merge::tests::merge_sort_large_elements &
     local runtime=$!
     # Parallel iterators on small inputs (the iterator tests' `miri` module: Miri builds the
     # whole crate and runs only these): collect in place, owning sources, drains, panics

@@ -9,6 +9,7 @@
 
 use super::{is_sorted, ordering, CopyOnDrop, SendPtr};
 use crate::join::join;
+use crate::registry::on_worker;
 use std::{mem, ptr, slice};
 
 // The sizes below were measured with 4M random `u64` at 1 and 2 workers (interleaved runs;
@@ -60,15 +61,18 @@ where
         v.reverse();
         return;
     }
-    // Room for `len` elements, never any in it (its length stays 0): dropping it frees the
-    // memory and drops nothing.
-    let mut buf: Vec<T> = Vec::with_capacity(len);
-    let (src, dst) = (SendPtr(v.as_mut_ptr()), SendPtr(buf.as_mut_ptr()));
-    // SAFETY: `src` holds the `len` initialized elements of `v`, which nothing else touches
-    // while `v` stays mutably borrowed here; `dst` has room for `len` and is a distinct
-    // allocation. The leaf depth is even, as `sort_into` requires for a destination in the
-    // slice, and on return or unwind the elements are back in `v`.
-    unsafe { sort_into(src, dst, len, false, leaf_depth(len), is_less) }
+    // The buffer is allocated on a worker (see the parent module's doc).
+    on_worker(|_| {
+        // Room for `len` elements, never any in it (its length stays 0): dropping it frees
+        // the memory and drops nothing.
+        let mut buf: Vec<T> = Vec::with_capacity(len);
+        let (src, dst) = (SendPtr(v.as_mut_ptr()), SendPtr(buf.as_mut_ptr()));
+        // SAFETY: `src` holds the `len` initialized elements of `v`, which nothing else
+        // touches while `v` stays mutably borrowed here; `dst` has room for `len` and is a
+        // distinct allocation. The leaf depth is even, as `sort_into` requires for a
+        // destination in the slice, and on return or unwind the elements are back in `v`.
+        unsafe { sort_into(src, dst, len, false, leaf_depth(len), true, is_less) }
+    })
 }
 
 /// How many times to halve `len` elements before sorting the pieces directly: the fewest
@@ -85,7 +89,8 @@ fn leaf_depth(len: usize) -> u32 {
 }
 
 /// Sorts the `len` elements at `v`, leaving them at `v` (`into_buf == false`) or at the same
-/// offsets from `buf`.
+/// offsets from `buf`: the halves by `join` and merged in parallel if `parallel`, else one
+/// after the other and merged sequentially.
 ///
 /// # Safety
 /// `v` holds `len` initialized elements and `buf` has room for `len`, the two ranges
@@ -99,6 +104,7 @@ unsafe fn sort_into<T, F>(
     len: usize,
     into_buf: bool,
     depth: u32,
+    parallel: bool,
     is_less: &F,
 ) where
     T: Send,
@@ -106,6 +112,19 @@ unsafe fn sort_into<T, F>(
 {
     if depth == 0 {
         debug_assert!(!into_buf);
+        let small = small_sort_len::<T>();
+        if parallel && mem::size_of::<T>() > LARGE_ELEMENT && len > small {
+            // A parallel leaf of large elements: halved on, one half after the other, down to
+            // pieces std sorts without allocating, with the leaf's part of the buffer as the
+            // merges' scratch.
+            let mut depth = 2;
+            while (len >> depth) >= small {
+                depth += 2;
+            }
+            // SAFETY: the caller's contract, with the even depth that keeps the elements here.
+            unsafe { sort_into(v, buf, len, false, depth, false, is_less) };
+            return;
+        }
         // SAFETY: the caller gives us the `len` elements at `v` exclusively. std's sort is
         // panic safe: on unwind they are still all there, where they belong.
         let piece = unsafe { slice::from_raw_parts_mut(v.get(), len) };
@@ -122,27 +141,73 @@ unsafe fn sort_into<T, F>(
         dst: dst.get(),
         len,
     };
-    join(
-        // SAFETY: the halves `[0, mid)` and `[mid, len)` split our ranges in
-        // two disjoint parts, one per closure; `!into_buf` matches the parity of `depth - 1`.
-        move || unsafe { sort_into(v, buf, mid, !into_buf, depth - 1, is_less) },
-        // SAFETY: as above.
-        move || unsafe {
-            sort_into(
-                v.add(mid),
-                buf.add(mid),
-                len - mid,
-                !into_buf,
-                depth - 1,
-                is_less,
-            )
-        },
-    );
+    // SAFETY: the halves `[0, mid)` and `[mid, len)` split our ranges in two disjoint
+    // parts, one per closure; `!into_buf` matches the parity of `depth - 1`.
+    let left = move || unsafe { sort_into(v, buf, mid, !into_buf, depth - 1, parallel, is_less) };
+    // SAFETY: as above.
+    let right = move || unsafe {
+        let (v, buf) = (v.add(mid), buf.add(mid));
+        sort_into(v, buf, len - mid, !into_buf, depth - 1, parallel, is_less)
+    };
+    if parallel {
+        join(left, right);
+    } else {
+        one_then_other(left, right);
+    }
     mem::forget(guard);
     // SAFETY: both sorted halves are at `src`, adjacent and initialized; `dst` has room for
     // `len` and does not overlap `src`; the merge leaves all `len` elements at `dst`, on
     // return or unwind, as we promise.
-    unsafe { par_merge(src, mid, src.add(mid), len - mid, dst, is_less) }
+    unsafe {
+        if parallel {
+            par_merge(src, mid, src.add(mid), len - mid, dst, is_less)
+        } else {
+            seq_merge(
+                src.get(),
+                mid,
+                src.get().add(mid),
+                len - mid,
+                dst.get(),
+                is_less,
+            )
+        }
+    }
+}
+
+/// Elements larger than this many bytes are sorted in leaves by our merges down to pieces
+/// of `small_sort_len`; smaller ones by std's stable sort (see the parent module's doc).
+const LARGE_ELEMENT: usize = 64;
+
+/// The longest piece of large elements a leaf leaves to std's stable sort: std sorts up to
+/// 20 elements by insertion, and somewhat more with scratch space on its stack (4 KB),
+/// without allocating. Larger pieces would each allocate scratch as large as themselves.
+const fn small_sort_len<T>() -> usize {
+    // Zero-sized elements never come here (`par_merge_sort` returns first).
+    let size = if mem::size_of::<T>() == 0 {
+        1
+    } else {
+        mem::size_of::<T>()
+    };
+    let on_stack = 4096 / size;
+    if cfg!(miri) {
+        // Miri's leaves are short (`MAX_LEAF`): shorter pieces still, so that it checks our
+        // merges inside a leaf.
+        4
+    } else if on_stack > 20 {
+        on_stack
+    } else {
+        20
+    }
+}
+
+/// Runs `first`, then `second` even if `first` unwinds, as `join` does; a panic of either
+/// propagates after both ran.
+fn one_then_other(first: impl FnOnce(), second: impl FnOnce()) {
+    let first = std::panic::catch_unwind(std::panic::AssertUnwindSafe(first));
+    second();
+    if let Err(payload) = first {
+        std::panic::resume_unwind(payload);
+    }
 }
 
 /// Merges the sorted runs `a` (`na` elements) and `b` (`nb`) into `dst`, stably: of equal
@@ -384,26 +449,48 @@ mod tests {
         });
     }
 
+    fn merge_sort_tracked<const PAD: usize>(v: &mut [Tracked<PAD>], f: &Cmp<PAD>) {
+        par_merge_sort(v, &|a: &Tracked<PAD>, b: &Tracked<PAD>| f(a, b))
+    }
+
     #[test]
     fn merge_sort_panic_safe() {
-        let sort =
-            |v: &mut [Tracked], f: &Cmp| par_merge_sort(v, &|a: &Tracked, b: &Tracked| f(a, b));
         let lens: &[usize] = if cfg!(miri) {
             &[2, 17, 150]
         } else {
             &[2, 17, 5000, 50_000]
         };
-        in_pools(|_| {
-            for &len in lens {
-                for distinct in [3, 1 << 40] {
-                    let total = count_comparisons(&sort, len, distinct);
-                    for k in panic_points(total) {
-                        for keep in [false, true] {
-                            assert!(check_panic_safety(&sort, len, distinct, k, keep));
-                        }
+        panic_safe_at_every_point::<0>(&merge_sort_tracked, lens);
+    }
+
+    /// Elements over 64 bytes, whose leaves our merges sort (longer than `SEQUENTIAL`).
+    #[test]
+    fn merge_sort_panic_safe_large_elements() {
+        let lens: &[usize] = if cfg!(miri) { &[150] } else { &[20_000] };
+        panic_safe_at_every_point::<8>(&merge_sort_tracked, lens);
+    }
+
+    /// Elements over 64 bytes sort as std's stable sort does, equal keys in their order.
+    /// (Under Miri only where our merges sort a leaf: random keys and few, 100 of them.)
+    #[test]
+    fn merge_sort_large_elements() {
+        in_pools(|w| {
+            for &len in LENS.iter().filter(|&&len| !cfg!(miri) || len == 100) {
+                for (name, keys) in inputs(len) {
+                    if cfg!(miri) && !matches!(name, "random" | "few") {
+                        continue;
                     }
-                    // One past the last comparison: no panic, and the result is sorted.
-                    assert!(!check_panic_safety(&sort, len, distinct, total + 1, false));
+                    // The key, then the position, which the comparison does not look at.
+                    let input: Vec<[u64; 12]> = keys
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &k)| [k % 1000, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, i as u64])
+                        .collect();
+                    let mut expected = input.clone();
+                    expected.sort_by_key(|e| e[0]);
+                    let mut v = input;
+                    par_merge_sort(&mut v, &|a: &[u64; 12], b: &[u64; 12]| a[0] < b[0]);
+                    assert!(v == expected, "{name}, len {len}, {w} workers");
                 }
             }
         });

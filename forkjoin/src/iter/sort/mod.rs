@@ -8,6 +8,19 @@
 //! successive levels merge from the slice into the buffer and back (ping-pong), so each
 //! element moves once per level.
 //!
+//! Two choices keep fresh memory down, whose first touch costs a page fault per 4 KB (about
+//! 2 us on this project's virtual machine, a third of a 128-byte sort's time):
+//! - Elements over 64 bytes are sorted in the leaves by the same halving and merging, one
+//!   half after the other, down to pieces std sorts without allocating (up to 20 elements,
+//!   by insertion, or its 4 KB of stack). std's sort of a whole leaf would allocate scratch as
+//!   large as the leaf; our merges use the leaf's part of the buffer. For smaller elements
+//!   std's leaves are faster than our merges (its partitions), and take its scratch.
+//! - The buffer is allocated on a worker. With an allocator that keeps an arena per thread
+//!   (glibc's), it then comes from another arena than a calling thread's data: a caller that
+//!   clones a large slice and sorts it, over and over (rayon-demo's sorts), frees its copy
+//!   next to our freed buffer in one arena, and glibc returned both to the system each time
+//!   (the top of the heap past its trim threshold), to fault them in again on the next call.
+//!
 //! [`par_quick_sort`] (unstable) is a quicksort in the style of pattern-defeating quicksort:
 //! a pseudo-median pivot, a branchless partition (elements of up to 64 bytes moved one by
 //! one, larger ones exchanged in blocks), both sides sorted with `join` down to 8K elements;
@@ -214,8 +227,9 @@ mod testutil {
     }
 
     /// A comparison of `Tracked` elements, and a sort that takes one.
-    pub(super) type Cmp<'a> = dyn Fn(&Tracked, &Tracked) -> bool + Sync + 'a;
-    pub(super) type SortFn = dyn Fn(&mut [Tracked], &Cmp) + Sync;
+    pub(super) type Cmp<'a, const PAD: usize = 0> =
+        dyn Fn(&Tracked<PAD>, &Tracked<PAD>) -> bool + Sync + 'a;
+    pub(super) type SortFn<const PAD: usize = 0> = dyn Fn(&mut [Tracked<PAD>], &Cmp<PAD>) + Sync;
 
     /// What the `Tracked` elements of one test count.
     #[derive(Default)]
@@ -228,17 +242,19 @@ mod testutil {
 
     /// An element that is not `Copy` (nor `Sync`), carries a unique id, counts its drops, and
     /// changes on each comparison, through a `Cell`, as in rayon's `sort-panic-safe` test: a
-    /// sort that compared an element and then kept an older copy of it is caught.
-    pub(super) struct Tracked {
+    /// sort that compared an element and then kept an older copy of it is caught. `PAD` words
+    /// more make it large (40 bytes without), for the sorts' paths for large elements.
+    pub(super) struct Tracked<const PAD: usize = 0> {
         pub(super) key: u64,
         pub(super) id: usize,
         version: Cell<usize>,
         // Heap data, so a duplicated element would be a double free that Miri reports.
         _heap: Box<u64>,
         counters: Arc<Counters>,
+        _pad: [u64; PAD],
     }
 
-    impl Tracked {
+    impl<const PAD: usize> Tracked<PAD> {
         pub(super) fn new_vec(len: usize, distinct: u64, counters: &Arc<Counters>) -> Vec<Self> {
             let mut s = 0x5eed ^ len as u64;
             (0..len)
@@ -248,12 +264,13 @@ mod testutil {
                     version: Cell::new(0),
                     _heap: Box::new(id as u64),
                     counters: Arc::clone(counters),
+                    _pad: [0; PAD],
                 })
                 .collect()
         }
 
         /// Compares the keys, and makes both elements a new version.
-        pub(super) fn less(a: &Tracked, b: &Tracked) -> bool {
+        pub(super) fn less(a: &Self, b: &Self) -> bool {
             a.version.set(a.version.get() + 1);
             b.version.set(b.version.get() + 1);
             a.counters.versions.fetch_add(2, Relaxed);
@@ -261,7 +278,7 @@ mod testutil {
         }
     }
 
-    impl Drop for Tracked {
+    impl<const PAD: usize> Drop for Tracked<PAD> {
         fn drop(&mut self) {
             self.counters.drops.fetch_add(1, Relaxed);
             self.counters
@@ -274,8 +291,8 @@ mod testutil {
     /// `keep_panicking`, at every later one, so several workers panic at once), then checks
     /// that the slice holds every id once and that dropping it drops each element once.
     /// Returns whether the sort panicked (false when it needed fewer than `k` comparisons).
-    pub(super) fn check_panic_safety(
-        sort: &SortFn,
+    pub(super) fn check_panic_safety<const PAD: usize>(
+        sort: &SortFn<PAD>,
         len: usize,
         distinct: u64,
         k: usize,
@@ -285,7 +302,7 @@ mod testutil {
         let counters = Arc::new(Counters::default());
         let mut v = Tracked::new_vec(len, distinct, &counters);
         let calls = AtomicUsize::new(0);
-        let is_less = |a: &Tracked, b: &Tracked| {
+        let is_less = |a: &Tracked<PAD>, b: &Tracked<PAD>| {
             let c = calls.fetch_add(1, Relaxed) + 1;
             if c == k || (keep_panicking && c > k) {
                 panic::panic_any(PANIC_MSG);
@@ -326,11 +343,15 @@ mod testutil {
 
     /// The comparisons `sort` makes on the `Tracked` input of `len` (deterministic: neither
     /// sort's comparisons depend on scheduling).
-    pub(super) fn count_comparisons(sort: &SortFn, len: usize, distinct: u64) -> usize {
+    pub(super) fn count_comparisons<const PAD: usize>(
+        sort: &SortFn<PAD>,
+        len: usize,
+        distinct: u64,
+    ) -> usize {
         let counters = Arc::new(Counters::default());
         let mut v = Tracked::new_vec(len, distinct, &counters);
         let calls = AtomicUsize::new(0);
-        sort(&mut v, &|a: &Tracked, b: &Tracked| {
+        sort(&mut v, &|a: &Tracked<PAD>, b: &Tracked<PAD>| {
             calls.fetch_add(1, Relaxed);
             Tracked::less(a, b)
         });
@@ -362,5 +383,24 @@ mod testutil {
         ks.sort_unstable();
         ks.dedup();
         ks
+    }
+
+    /// Checks `sort` with a panic at each of `panic_points` (once, and from there on), at
+    /// every length of `lens`, on few and on many distinct keys, in pools of each size; and
+    /// that one comparison past the last makes no panic and a sorted result.
+    pub(super) fn panic_safe_at_every_point<const PAD: usize>(sort: &SortFn<PAD>, lens: &[usize]) {
+        in_pools(|_| {
+            for &len in lens {
+                for distinct in [3, 1 << 40] {
+                    let total = count_comparisons(sort, len, distinct);
+                    for k in panic_points(total) {
+                        for keep in [false, true] {
+                            assert!(check_panic_safety(sort, len, distinct, k, keep));
+                        }
+                    }
+                    assert!(!check_panic_safety(sort, len, distinct, total + 1, false));
+                }
+            }
+        });
     }
 }

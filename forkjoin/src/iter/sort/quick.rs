@@ -581,28 +581,25 @@ mod tests {
         });
     }
 
+    fn quick_sort_tracked<const PAD: usize>(v: &mut [Tracked<PAD>], f: &Cmp<PAD>) {
+        par_quick_sort(v, &|a: &Tracked<PAD>, b: &Tracked<PAD>| f(a, b))
+    }
+
     #[test]
     fn quick_sort_panic_safe() {
-        let sort =
-            |v: &mut [Tracked], f: &Cmp| par_quick_sort(v, &|a: &Tracked, b: &Tracked| f(a, b));
         let lens: &[usize] = if cfg!(miri) {
             &[2, 17, 150]
         } else {
             &[2, 17, 5000, 50_000]
         };
-        in_pools(|_| {
-            for &len in lens {
-                for distinct in [3, 1 << 40] {
-                    let total = count_comparisons(&sort, len, distinct);
-                    for k in panic_points(total) {
-                        for keep in [false, true] {
-                            assert!(check_panic_safety(&sort, len, distinct, k, keep));
-                        }
-                    }
-                    assert!(!check_panic_safety(&sort, len, distinct, total + 1, false));
-                }
-            }
-        });
+        panic_safe_at_every_point::<0>(&quick_sort_tracked, lens);
+    }
+
+    /// Elements over 64 bytes, partitioned in blocks.
+    #[test]
+    fn quick_sort_panic_safe_large_elements() {
+        let lens: &[usize] = if cfg!(miri) { &[150] } else { &[5000] };
+        panic_safe_at_every_point::<8>(&quick_sort_tracked, lens);
     }
 
     /// The grouped scan answers as a pairwise one, wherever the one disorder lies.
