@@ -390,10 +390,9 @@ impl<T> Folder<T> for ListVecFolder<T> {
 
     #[inline]
     fn consume_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> Self {
-        // Folded (internal iteration), not `Vec::extend`: for a chain without a trusted
-        // length that loops on `next`, and a filter's `next` is a search loop, which LLVM
-        // may vectorize as an early-exit loop that tests a vector of items to find the
-        // first that passes: ten times the work where most pass (DESIGN.md, section 8).
+        // Pushed in a fold, not by `Vec::extend`, whose loop on `next` makes a filter a
+        // search loop that LLVM may vectorize (DESIGN.md, section 8, "The leaf loop is
+        // std's loop").
         let iter = iter.into_iter();
         self.vec.reserve(iter.size_hint().0);
         iter.for_each(|item| self.vec.push(item));
