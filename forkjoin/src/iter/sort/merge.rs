@@ -71,18 +71,29 @@ where
         // touches while `v` stays mutably borrowed here; `dst` has room for `len` and is a
         // distinct allocation. The leaf depth is even, as `sort_into` requires for a
         // destination in the slice, and on return or unwind the elements are back in `v`.
-        unsafe { sort_into(src, dst, len, false, leaf_depth(len), true, is_less) }
+        unsafe {
+            sort_into(
+                src,
+                dst,
+                len,
+                false,
+                leaf_depth(len, MAX_LEAF),
+                true,
+                is_less,
+            )
+        }
     })
 }
 
 /// How many times to halve `len` elements before sorting the pieces directly: the fewest
-/// that leave pieces shorter than `MAX_LEAF`, rounded up to even so that the leaves, which
-/// sort in place, are on the side of the ping-pong that ends in the slice (no leaf copies);
-/// at least 2, so that slices shorter than `MAX_LEAF` are sorted in parallel too.
-fn leaf_depth(len: usize) -> u32 {
+/// that leave pieces shorter than `piece` (`MAX_LEAF` for the parallel leaves), rounded up to
+/// even so that the leaves, which sort in place, are on the side of the ping-pong that ends
+/// in the slice (no leaf copies); at least 2, so that slices shorter than `MAX_LEAF` are
+/// sorted in parallel too.
+fn leaf_depth(len: usize, piece: usize) -> u32 {
     let mut depth = 2;
     // A piece at depth `d` holds `len >> d` elements, or one more.
-    while (len >> depth) >= MAX_LEAF {
+    while (len >> depth) >= piece {
         depth += 2;
     }
     depth
@@ -117,10 +128,7 @@ unsafe fn sort_into<T, F>(
             // A parallel leaf of large elements: halved on, one half after the other, down to
             // pieces std sorts without allocating, with the leaf's part of the buffer as the
             // merges' scratch.
-            let mut depth = 2;
-            while (len >> depth) >= small {
-                depth += 2;
-            }
+            let depth = leaf_depth(len, small);
             // SAFETY: the caller's contract, with the even depth that keeps the elements here.
             unsafe { sort_into(v, buf, len, false, depth, false, is_less) };
             return;
@@ -455,12 +463,7 @@ mod tests {
 
     #[test]
     fn merge_sort_panic_safe() {
-        let lens: &[usize] = if cfg!(miri) {
-            &[2, 17, 150]
-        } else {
-            &[2, 17, 5000, 50_000]
-        };
-        panic_safe_at_every_point::<0>(&merge_sort_tracked, lens);
+        panic_safe_at_every_point::<0>(&merge_sort_tracked, PANIC_LENS);
     }
 
     /// Elements over 64 bytes, whose leaves our merges sort (longer than `SEQUENTIAL`).

@@ -385,6 +385,13 @@ mod testutil {
         ks
     }
 
+    /// The lengths the panic-safety checks of both sorts run at (shorter under Miri).
+    pub(super) const PANIC_LENS: &[usize] = if cfg!(miri) {
+        &[2, 17, 150]
+    } else {
+        &[2, 17, 5000, 50_000]
+    };
+
     /// Checks `sort` with a panic at each of `panic_points` (once, and from there on), at
     /// every length of `lens`, on few and on many distinct keys, in pools of each size; and
     /// that one comparison past the last makes no panic and a sorted result.

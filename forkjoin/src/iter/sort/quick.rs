@@ -587,12 +587,7 @@ mod tests {
 
     #[test]
     fn quick_sort_panic_safe() {
-        let lens: &[usize] = if cfg!(miri) {
-            &[2, 17, 150]
-        } else {
-            &[2, 17, 5000, 50_000]
-        };
-        panic_safe_at_every_point::<0>(&quick_sort_tracked, lens);
+        panic_safe_at_every_point::<0>(&quick_sort_tracked, PANIC_LENS);
     }
 
     /// Elements over 64 bytes, partitioned in blocks.
