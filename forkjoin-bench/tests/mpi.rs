@@ -4,21 +4,39 @@
 
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 mod common;
 use common::{assert_stderr_contains, scratch, text};
 
 /// `mpiexec -n N fj ARGS`, allowed to run as root and to put more processes than cores.
+///
+/// Each call has its own `TMPDIR`, where Open MPI puts its session directory: the tests run
+/// side by side, and two `mpiexec`s sharing `/tmp/ompi.HOST.UID` race, one removing it as it
+/// ends while the other creates it ("mkdir: File exists").
 fn mpiexec(n: usize, args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new("mpiexec")
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    // A short path: Open MPI's sockets live under it, and a socket's path has at most
+    // 107 bytes.
+    let tmp = std::env::temp_dir().join(format!(
+        "fj-mpi.{}.{}",
+        std::process::id(),
+        // Relaxed: a unique number is all this needs; it orders nothing.
+        CALLS.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let out = Command::new("mpiexec")
         .args(["-n", &n.to_string(), env!("CARGO_BIN_EXE_fj")])
         .args(args)
+        .env("TMPDIR", &tmp)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
         .envs(env.iter().copied())
         .output()
-        .expect("mpiexec runs (Open MPI: apt-get install openmpi-bin libopenmpi-dev)")
+        .expect("mpiexec runs (Open MPI: apt-get install openmpi-bin libopenmpi-dev)");
+    let _ = std::fs::remove_dir_all(&tmp);
+    out
 }
 
 fn json(path: &Path) -> serde_json::Value {
