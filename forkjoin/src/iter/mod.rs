@@ -843,7 +843,7 @@ pub trait ParallelIterator: Sized + Send {
     where
         Self::Item: Ord,
     {
-        self.reduce_with(Ord::max)
+        self.max_by(Ord::cmp)
     }
 
     /// The largest item by `f`.
