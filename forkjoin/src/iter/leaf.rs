@@ -18,8 +18,7 @@ where
     F: FnMut(Acc, In) -> Acc,
 {
     let large = mem::size_of::<Acc>() > LARGE_ACC;
-    if !large
-        && (!mem::needs_drop::<Acc>() || mem::size_of::<Acc>() > 3 * mem::size_of::<usize>())
+    if !large && (!mem::needs_drop::<Acc>() || mem::size_of::<Acc>() > 3 * mem::size_of::<usize>())
     {
         return iter.fold(acc, f);
     }
@@ -99,11 +98,15 @@ mod tests {
         // The same with an accumulator larger than the registers.
         let drops = Cell::new(0);
         let result = catch_unwind(AssertUnwindSafe(|| {
-            fold_moving(0..10u32, (Counted(&drops, Vec::new()), [0u64; 32]), |(mut c, a), x| {
-                assert!(x != 5, "item five");
-                c.1.push(x);
-                (c, a)
-            })
+            fold_moving(
+                0..10u32,
+                (Counted(&drops, Vec::new()), [0u64; 32]),
+                |(mut c, a), x| {
+                    assert!(x != 5, "item five");
+                    c.1.push(x);
+                    (c, a)
+                },
+            )
         }));
         assert!(result.is_err());
         assert_eq!(drops.get(), 1);

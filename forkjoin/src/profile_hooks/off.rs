@@ -35,7 +35,7 @@ pub(crate) fn handed_over<W: ?Sized>(
 pub(crate) struct OpenJoin(Infallible);
 
 /// What a timed closure returns beside its result (never made).
-pub(crate) type Acc = ();
+pub(crate) type JoinTotals = ();
 
 #[inline(always)]
 pub(crate) fn open_join() -> Option<OpenJoin> {
@@ -46,12 +46,12 @@ impl OpenJoin {
     pub(crate) fn timed<R>(
         &self,
         _f: impl FnOnce() -> R + Send,
-    ) -> impl FnOnce() -> (R, Acc) + Send {
+    ) -> impl FnOnce() -> (R, JoinTotals) + Send {
         let never = self.0;
         move || match never {}
     }
 
-    pub(crate) fn close<RA, RB>(self, _a: (RA, Acc), _b: (RB, Acc)) -> (RA, RB) {
+    pub(crate) fn close<RA, RB>(self, _a: (RA, JoinTotals), _b: (RB, JoinTotals)) -> (RA, RB) {
         match self.0 {}
     }
 }

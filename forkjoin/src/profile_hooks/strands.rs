@@ -71,16 +71,23 @@ impl OpenJoin {
     pub(crate) fn timed<R>(
         &self,
         f: impl FnOnce() -> R + Send,
-    ) -> impl FnOnce() -> (R, Acc) + Send {
+    ) -> impl FnOnce() -> (R, JoinTotals) + Send {
         // SAFETY: the parent accumulator is live (see `open_join`).
         let (session, site, at) =
             unsafe { ((*self.0).session, (*self.0).site, (*self.0).reached()) };
         // A join's closures run on workers, timed by the wall clock.
-        move || measured_in(session, site, at, false, f)
+        move || {
+            let (r, acc) = measured_in(session, site, at, false, f);
+            (r, acc.totals())
+        }
     }
 
     /// Both closures are done: combine their totals and open the parent's next strand.
-    pub(crate) fn close<RA, RB>(self, (ra, acc_a): (RA, Acc), (rb, acc_b): (RB, Acc)) -> (RA, RB) {
+    pub(crate) fn close<RA, RB>(
+        self,
+        (ra, acc_a): (RA, JoinTotals),
+        (rb, acc_b): (RB, JoinTotals),
+    ) -> (RA, RB) {
         // SAFETY: the parent accumulator is live (`open_join`); this thread runs its closure.
         unsafe {
             (*self.0).combine(acc_a, acc_b);
@@ -126,6 +133,19 @@ impl SessionRef {
         // SAFETY: see above.
         unsafe { &*self.0 }
     }
+}
+
+/// What a join's closure hands its parent: its totals and graph, not its whole accumulator,
+/// which its results copied several times (docs/measurements.md, section 12).
+pub(crate) struct JoinTotals {
+    work: u64,
+    span: u64,
+    bspan: u64,
+    joins: u64,
+    depth: u64,
+    strands: u64,
+    blocked: u64,
+    graph: TaskNode,
 }
 
 /// The totals of one closure's execution so far, and its open strand.
@@ -229,8 +249,22 @@ impl Acc {
         }
     }
 
+    /// What the parent of a join's closure adds.
+    fn totals(self) -> JoinTotals {
+        JoinTotals {
+            work: self.work,
+            span: self.span,
+            bspan: self.bspan,
+            joins: self.joins,
+            depth: self.depth,
+            strands: self.strands,
+            blocked: self.blocked,
+            graph: self.graph,
+        }
+    }
+
     /// Adds a finished join of `a` and `b`.
-    fn combine(&mut self, a: Acc, b: Acc) {
+    fn combine(&mut self, a: JoinTotals, b: JoinTotals) {
         let s = self.session.get();
         self.work += a.work + b.work;
         self.span += a.span.max(b.span);
