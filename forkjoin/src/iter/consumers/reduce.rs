@@ -188,16 +188,10 @@ where
     }
     #[inline]
     fn add_all<I: Iterator<Item = T>>(self, acc: Option<T>, iter: I) -> Option<T> {
-        // The `Option` is the accumulator of every item, as in rayon's fold: with the first
-        // item taken by `next` and a bare accumulator after it, a `max` behind a `flat_map`
-        // compiled to a slower loop (docs/measurements.md, section 8).
-        let op = self.op;
-        fold_moving(iter, acc, move |acc, item| {
-            Some(match acc {
-                Some(a) => op(a, item),
-                None => item,
-            })
-        })
+        // The `Option` is the accumulator of every item (`add`), as in rayon's fold: with the
+        // first item taken by `next` and a bare accumulator after it, a `max` behind a
+        // `flat_map` compiled to a slower loop (docs/measurements.md, section 8).
+        fold_moving(iter, acc, move |acc, item| self.add(acc, item))
     }
     #[inline]
     fn finish(self, acc: Option<T>) -> Option<T> {
