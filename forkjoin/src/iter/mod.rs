@@ -35,6 +35,7 @@ mod collect;
 mod consumers;
 mod leaf;
 pub(crate) mod loops;
+mod sized_chunk;
 pub(crate) mod sort;
 pub(crate) mod sources;
 mod splitter;

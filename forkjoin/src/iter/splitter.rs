@@ -41,6 +41,7 @@
 use super::plumbing::traits::{
     Consumer, Folder, Producer, Reducer, UnindexedConsumer, UnindexedProducer,
 };
+use super::sized_chunk;
 use crate::clock;
 use crate::join::{join, join_context, join_in_current};
 use crate::registry::{self, Worker};
@@ -742,7 +743,7 @@ where
             }
             folder
         } else {
-            head.fold_with(folder)
+            sized_chunk::fold(take, head, folder)
         };
         let Some(tail) = tail else {
             return folder.complete();
@@ -901,7 +902,9 @@ where
     }
     let mut next = pace.get();
     if len <= next.chunk || !bounds.can_halve(len) {
-        let result = producer.fold_with(consumer.into_folder()).complete();
+        // A chunk the pace sized, or a piece `with_min_len` keeps whole (not marked).
+        let mark = if len <= next.chunk { len } else { 0 };
+        let result = sized_chunk::fold(mark, producer, consumer.into_folder()).complete();
         next.learn(len);
         pace.set(next);
         return result;

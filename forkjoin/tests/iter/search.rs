@@ -726,3 +726,48 @@ fn a_search_stops_pieces_in_endless_inner_iterators() {
         }
     }
 }
+
+/// A search looks at the other pieces between the items of an iterator of known length that
+/// is not a chunk the splitter sized: here a user's producer hands its folder `1..usize::MAX`
+/// (with no look it would run for ever), while its other piece holds the match.
+#[test]
+fn a_search_stops_a_users_piece_of_known_length() {
+    use forkjoin::iter::plumbing::{
+        bridge_unindexed, Folder, UnindexedConsumer, UnindexedProducer,
+    };
+
+    /// Piece 0 is `1..usize::MAX`, piece 1 the match alone.
+    struct Pieces(Option<usize>);
+    impl UnindexedProducer for Pieces {
+        type Item = usize;
+        fn split(self) -> (Self, Option<Self>) {
+            match self.0 {
+                None => (Pieces(Some(0)), Some(Pieces(Some(1)))),
+                Some(_) => (self, None),
+            }
+        }
+        fn fold_with<F: Folder<usize>>(self, folder: F) -> F {
+            match self.0 {
+                Some(0) => folder.consume_iter(1..usize::MAX),
+                _ => folder.consume_iter(std::iter::once(0)),
+            }
+        }
+    }
+    struct Endless;
+    impl ParallelIterator for Endless {
+        type Item = usize;
+        fn drive_unindexed<C: UnindexedConsumer<usize>>(self, consumer: C) -> C::Result {
+            bridge_unindexed(Pieces(None), consumer)
+        }
+    }
+    for workers in [2, 4] {
+        let pool = forkjoin::ThreadPoolBuilder::new()
+            .num_threads(workers)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            assert_eq!(Endless.find_any(|&x| x == 0), Some(0), "{workers} workers");
+            assert!(Endless.any(|x| x == 0), "{workers} workers");
+        });
+    }
+}

@@ -27,6 +27,7 @@
 //! every item of a long `flat_map` a load more.)
 
 use crate::iter::plumbing::{Consumer, Folder, Reducer, UnindexedConsumer};
+use crate::iter::sized_chunk;
 use crate::iter::ParallelIterator;
 use std::cell::Cell;
 use std::mem;
@@ -176,10 +177,12 @@ where
     }
 }
 
-/// The first item of `iter` that `predicate` accepts, looking at `go_on` before every
-/// `LOOK_EVERY` items of an iterator of known length (a plain search between looks: a look per
-/// item halved the speed of a scan) and before every item of any other (a chunk may be a whole
-/// inner iterator of a `flat_map_iter`, unbounded): `None` once `go_on` fails.
+/// The first item of `iter` that `predicate` accepts, looking at `go_on` once before a chunk
+/// the splitter sized or one of at most `LOOK_EVERY` items (the splitter looks between
+/// chunks), before every `LOOK_EVERY` items of another iterator of known length (a plain
+/// search between looks: a look per item halved the speed of a scan) and before every item
+/// of any other (a chunk may be a whole inner iterator of a `flat_map_iter`, unbounded):
+/// `None` once `go_on` fails.
 #[inline]
 fn find_while<T>(
     iter: impl IntoIterator<Item = T>,
@@ -188,6 +191,10 @@ fn find_while<T>(
 ) -> Option<T> {
     let mut iter = iter.into_iter();
     match iter.size_hint() {
+        (len, Some(upper)) if len == upper && (sized_chunk::take(len) || len <= LOOK_EVERY) => {
+            // One plain loop: the blocks' `take` cost a counter an item.
+            go_on().then(|| iter.find(|item| predicate(item))).flatten()
+        }
         (len, Some(upper)) if len == upper => {
             let mut left = len;
             while left > 0 && go_on() {
