@@ -187,11 +187,22 @@ where
         })
     }
     #[inline]
-    fn add_all<I: Iterator<Item = T>>(self, acc: Option<T>, iter: I) -> Option<T> {
-        // The `Option` is the accumulator of every item (`add`), as in rayon's fold: with the
-        // first item taken by `next` and a bare accumulator after it, a `max` behind a
-        // `flat_map` compiled to a slower loop (docs/measurements.md, section 8).
-        fold_moving(iter, acc, move |acc, item| self.add(acc, item))
+    fn add_all<I: Iterator<Item = T>>(self, acc: Option<T>, mut iter: I) -> Option<T> {
+        match iter.size_hint() {
+            // A counted loop (a slice's, a range's, a `map` of one): std's `reduce`, the
+            // first item by `next` and a bare accumulator after it.
+            (len, Some(upper)) if len == upper => {
+                let first = match acc {
+                    Some(a) => a,
+                    None => iter.next()?,
+                };
+                Some(fold_moving(iter, first, self.op))
+            }
+            // Any other: the `Option` is the accumulator of every item (`add`), as in rayon's
+            // fold; a `max` behind a `flat_map` compiled to a slower loop with the first item
+            // by `next` (docs/measurements.md, section 8).
+            _ => fold_moving(iter, acc, move |acc, item| self.add(acc, item)),
+        }
     }
     #[inline]
     fn finish(self, acc: Option<T>) -> Option<T> {
