@@ -1,5 +1,5 @@
 //! Which chunk the splitter is folding: a search inside it need not look at the other
-//! pieces between its items (DESIGN.md, section 8, "A search looks between chunks").
+//! pieces between its items (DESIGN.md, section 8, "The leaf loop is std's loop").
 //!
 //! The splitter sizes a run's chunks by time (a few microseconds; a pool of one folds the
 //! loop in one chunk, beside no other piece), and looks at `Folder::full` between them. A
