@@ -191,11 +191,11 @@ fn find_while<T>(
 ) -> Option<T> {
     let mut iter = iter.into_iter();
     match iter.size_hint() {
-        (len, Some(upper)) if len == upper && (sized_chunk::take(len) || len <= LOOK_EVERY) => {
-            // One plain loop: the blocks' `take` cost a counter an item.
-            go_on().then(|| iter.find(|item| predicate(item))).flatten()
-        }
         (len, Some(upper)) if len == upper => {
+            if sized_chunk::take(len) || len <= LOOK_EVERY {
+                // One plain loop: the blocks' `take` cost a counter an item.
+                return go_on().then(|| iter.find(|item| predicate(item))).flatten();
+            }
             let mut left = len;
             while left > 0 && go_on() {
                 let block = left.min(LOOK_EVERY);
